@@ -1,0 +1,94 @@
+/**
+ * The JSON value type and its guards.
+ *
+ * @since 0.1.0
+ */
+
+/** A JSON value: what `JSON.parse` returns and `JSON.stringify` writes without loss. */
+export type JsonValue = null | boolean | number | string | JsonArray | JsonObject
+
+/** A JSON array. */
+export type JsonArray = ReadonlyArray<JsonValue>
+
+/** A JSON object. Keys are own properties; `__proto__` is an ordinary key. */
+export interface JsonObject {
+  readonly [key: string]: JsonValue
+}
+
+/** Whether `u` is a plain JSON object (not an array, not null). */
+export const isObject = (u: unknown): u is JsonObject => typeof u === "object" && u !== null && !Array.isArray(u)
+
+/** Whether `u` is a JSON array. */
+export const isArray = (u: unknown): u is JsonArray => Array.isArray(u)
+
+/** The JSON Schema type name of a value: `"integer"` for whole numbers, `"number"` otherwise. */
+export const typeOf = (
+  u: JsonValue
+): "null" | "boolean" | "integer" | "number" | "string" | "array" | "object" =>
+  u === null
+    ? "null"
+    : typeof u === "boolean"
+    ? "boolean"
+    : typeof u === "number"
+    ? Number.isInteger(u) ? "integer" : "number"
+    : typeof u === "string"
+    ? "string"
+    : Array.isArray(u)
+    ? "array"
+    : "object"
+
+/** Whether a value is JSON all the way down: finite numbers, plain objects and arrays, no cycles. */
+export const isJsonValue = (u: unknown): u is JsonValue => {
+  const seen = new Set<object>()
+  const stack: Array<unknown> = [u]
+  while (stack.length > 0) {
+    const v = stack.pop()
+    if (v === null || typeof v === "boolean" || typeof v === "string") continue
+    if (typeof v === "number") {
+      if (!Number.isFinite(v)) return false
+      continue
+    }
+    if (typeof v !== "object") return false
+    if (seen.has(v)) return false
+    seen.add(v)
+    if (Array.isArray(v)) {
+      for (const x of v) stack.push(x)
+    } else {
+      const proto = Object.getPrototypeOf(v)
+      if (proto !== Object.prototype && proto !== null) return false
+      for (const k of Object.keys(v)) stack.push((v as Record<string, unknown>)[k])
+    }
+  }
+  return true
+}
+
+/**
+ * Builds an object from entries without touching any prototype: a `__proto__` key becomes an own
+ * property, never the object's prototype.
+ */
+export const fromEntries = (entries: Iterable<readonly [string, JsonValue]>): JsonObject => {
+  const out: Record<string, JsonValue> = {}
+  for (const [k, v] of entries) {
+    Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true })
+  }
+  return out
+}
+
+/** Structural equality of two JSON values (object key order ignored), as JSON Schema's `const` and `enum` use it. */
+export const equals = (a: JsonValue, b: JsonValue): boolean => {
+  if (a === b) return true
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false
+    for (let i = 0; i < a.length; i++) if (!equals(a[i]!, b[i]!)) return false
+    return true
+  }
+  if (Array.isArray(b)) return false
+  const ka = Object.keys(a)
+  if (ka.length !== Object.keys(b).length) return false
+  for (const k of ka) {
+    if (!Object.prototype.hasOwnProperty.call(b, k)) return false
+    if (!equals((a as JsonObject)[k]!, (b as JsonObject)[k]!)) return false
+  }
+  return true
+}

@@ -1,0 +1,20 @@
+/**
+ * @toolgate/json-schema: pure JSON Schema algebra. Every module is a namespace.
+ *
+ * @since 0.1.0
+ */
+
+/** The JSON value type and guards. */
+export * as JsonValue from "./JsonValue.js"
+
+/** The schema type, dialects, pointers, local `$ref` resolution and `upgrade`. */
+export * as JsonSchema from "./JsonSchema.js"
+
+/** Compiled Ajv validators, cached per schema, with model-readable issues. */
+export * as Validator from "./Validator.js"
+
+/** The lenient preflight: schema-directed repairs of near-miss arguments. */
+export * as Coercion from "./Coercion.js"
+
+/** `prepare`: parse, default, coerce and validate a tool call's arguments. */
+export * as Arguments from "./Arguments.js"

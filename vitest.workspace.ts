@@ -1,0 +1,2 @@
+/** The vitest projects: one per package and app. */
+export default ["packages/*", "apps/*"]
