@@ -9,3 +9,6 @@ export * as ToolEnvelope from "./ToolEnvelope.js"
 
 /** The typed errors of the runtime, as `Schema.TaggedError`s. */
 export * as Errors from "./Errors.js"
+
+/** `require…` / `optional…` helpers: read a tool argument or get its `invalid_args` envelope. */
+export * as ToolArgs from "./ToolArgs.js"

@@ -1,0 +1,189 @@
+/**
+ * The typed errors of the runtime. Each is a `Schema.TaggedError`, so it crosses HTTP, envelopes and
+ * CLI JSON output intact; every field is plain JSON and every error has a readable `message`.
+ *
+ * @since 0.1.0
+ */
+import * as Schema from "effect/Schema"
+import { clip } from "./internal/json.js"
+import { Issue as IssueSchema, Json } from "./internal/schemas.js"
+
+/** The wire form of a validation issue: `{ path, field, keyword, expected, message }`. */
+export const Issue = IssueSchema
+
+/** One reason a cloud schema is broader than the local one, with the JSON pointers on each side. */
+export const DriftReason = Schema.Struct({
+  cloudPath: Schema.String,
+  localPath: Schema.String,
+  message: Schema.String
+}).annotations({ identifier: "DriftReason" })
+
+/** A JSON value rendered for a message, clipped so a huge witness stays readable. */
+const preview = (u: unknown): string => {
+  try {
+    return clip(JSON.stringify(u) ?? "undefined", 200)
+  } catch {
+    return "(unprintable)"
+  }
+}
+
+/** Several strings as "a; b; c", at most `max` of them. */
+const listed = (items: ReadonlyArray<string>, max = 5): string =>
+  items.length <= max ? items.join("; ") : `${items.slice(0, max).join("; ")}; and ${items.length - max} more`
+
+/** The relay's schema for `tool` accepts a value (the `witness`) that the local schema rejects, or the app cannot execute a cloud tool. */
+export class SchemaDriftError extends Schema.TaggedError<SchemaDriftError>()("SchemaDriftError", {
+  tool: Schema.String,
+  reasons: Schema.Array(DriftReason),
+  witness: Json,
+  drifted: Schema.Array(Schema.String)
+}) {
+  /** A readable summary: the tool, why it drifted, the witness and every drifted tool. */
+  override get message(): string {
+    const why = listed(this.reasons.map((r) => r.message))
+    const others = this.drifted.length > 1 ? ` Drifted tools: ${this.drifted.join(", ")}.` : ""
+    return `Tool \`${this.tool}\` drifted from its local schema${why === "" ? "" : `: ${why}`}. ` +
+      `The relay would send ${preview(this.witness)}, which the local schema rejects.${others}`
+  }
+}
+
+/** The prover met a construct in a cloud schema it cannot model, so the gate fails closed. */
+export class UnsupportedCloudToolSchema
+  extends Schema.TaggedError<UnsupportedCloudToolSchema>()("UnsupportedCloudToolSchema", {
+    tool: Schema.String,
+    construct: Schema.String,
+    path: Schema.String
+  })
+{
+  /** Names the tool, the construct and where it sits. */
+  override get message(): string {
+    return `Cannot prove the relay's schema for tool \`${this.tool}\` safe: it uses ${this.construct} at ` +
+      `${this.path === "" ? "the root" : this.path}, which the prover does not model.`
+  }
+}
+
+/** Why a capabilities envelope broke the wire contract. */
+export const CapabilitiesContractReason = Schema.Literal("malformed", "incomplete", "unsupported_version")
+
+/** The relay's capabilities envelope is malformed, half-exported, or from a newer major version. */
+export class CapabilitiesContractError
+  extends Schema.TaggedError<CapabilitiesContractError>()("CapabilitiesContractError", {
+    reason: CapabilitiesContractReason,
+    detail: Schema.String
+  })
+{
+  /** The reason and its detail. */
+  override get message(): string {
+    return `The relay's capabilities break the contract (${this.reason}): ${this.detail}`
+  }
+}
+
+/** One call of a rejected round: which tool, which call id, and what was wrong with its arguments. */
+export const RejectedCall = Schema.Struct({
+  tool: Schema.String,
+  callId: Schema.String,
+  issues: Schema.Array(IssueSchema)
+}).annotations({ identifier: "RejectedCall" })
+
+/** The turn's argument-repair budget was spent and the model sent invalid arguments again; none of them ran. */
+export class ToolArgumentRepairExhausted
+  extends Schema.TaggedError<ToolArgumentRepairExhausted>()("ToolArgumentRepairExhausted", {
+    calls: Schema.Array(RejectedCall),
+    budget: Schema.NonNegativeInt,
+    spent: Schema.NonNegativeInt
+  })
+{
+  /** The tool names of the rejected calls, in order. */
+  get tools(): ReadonlyArray<string> {
+    return this.calls.map((c) => c.tool)
+  }
+  /** The call ids of the rejected calls, in order. */
+  get callIds(): ReadonlyArray<string> {
+    return this.calls.map((c) => c.callId)
+  }
+  /** The budget and each rejected call with its first issue. */
+  override get message(): string {
+    const calls = this.calls.map((c) => {
+      const first = c.issues[0]
+      return `\`${c.tool}\` (${c.callId})${first === undefined ? "" : `: ${first.message}`}`
+    })
+    return `Tool argument repairs exhausted (${this.spent} of ${this.budget} used); ` +
+      `the model sent invalid arguments again${calls.length === 0 ? "" : `: ${listed(calls)}`}.`
+  }
+}
+
+/** A provider-driven event stream broke the contract (a call without exactly one terminal event, a reused id, …). */
+export class ProviderEventContractViolation
+  extends Schema.TaggedError<ProviderEventContractViolation>()("ProviderEventContractViolation", {
+    rule: Schema.String,
+    callId: Schema.optionalWith(Schema.String, { exact: true })
+  })
+{
+  /** The rule broken and the call concerned. */
+  override get message(): string {
+    return `The provider's event stream broke the contract: ${this.rule}` +
+      `${this.callId === undefined ? "" : ` (call ${this.callId})`}.`
+  }
+}
+
+/** The turn needed more provider round trips than `maxProviderRoundTrips` allows. */
+export class RoundTripLimitExceeded extends Schema.TaggedError<RoundTripLimitExceeded>()("RoundTripLimitExceeded", {
+  limit: Schema.NonNegativeInt
+}) {
+  /** States the limit. */
+  override get message(): string {
+    return `The turn exceeded its limit of ${this.limit} provider round trip${this.limit === 1 ? "" : "s"}.`
+  }
+}
+
+/** The request asked for a tool choice the provider cannot honour. */
+export class ToolChoiceUnsupported extends Schema.TaggedError<ToolChoiceUnsupported>()("ToolChoiceUnsupported", {
+  choice: Schema.String,
+  provider: Schema.String
+}) {
+  /** Names the provider and the choice. */
+  override get message(): string {
+    return `Provider ${this.provider} does not support tool choice \`${this.choice}\`.`
+  }
+}
+
+/** The request asked for structured output from a provider that cannot produce it. */
+export class StructuredOutputUnsupported
+  extends Schema.TaggedError<StructuredOutputUnsupported>()("StructuredOutputUnsupported", {
+    provider: Schema.String
+  })
+{
+  /** Names the provider. */
+  override get message(): string {
+    return `Provider ${this.provider} does not support structured output.`
+  }
+}
+
+/** A provider failed (transport, status, decoding); `retryable` says whether trying again may help. */
+export class ProviderError extends Schema.TaggedError<ProviderError>()("ProviderError", {
+  provider: Schema.String,
+  reason: Schema.String,
+  retryable: Schema.Boolean,
+  cause: Schema.optionalWith(Schema.String, { exact: true })
+}) {
+  /** The provider, the reason and the cause when known. */
+  override get message(): string {
+    return `Provider ${this.provider} failed: ${this.reason}${this.cause === undefined ? "" : ` (${this.cause})`}.`
+  }
+}
+
+/** Every error above as one Schema union, for decoding an error that crossed a boundary. */
+export const RuntimeError = Schema.Union(
+  SchemaDriftError,
+  UnsupportedCloudToolSchema,
+  CapabilitiesContractError,
+  ToolArgumentRepairExhausted,
+  ProviderEventContractViolation,
+  RoundTripLimitExceeded,
+  ToolChoiceUnsupported,
+  StructuredOutputUnsupported,
+  ProviderError
+)
+
+/** Any of the runtime's typed errors. */
+export type RuntimeError = typeof RuntimeError.Type

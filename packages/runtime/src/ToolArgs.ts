@@ -1,0 +1,213 @@
+/**
+ * Argument helpers for tool bodies: read one argument from a JSON object and get either its value or
+ * the standard `invalid_args` failure envelope, with `field` and `expected` filled in, ready to hand back
+ * to the model.
+ *
+ * Scalars are as lenient as the preflight: an integer, number or boolean may arrive string-encoded
+ * (`"15"`, `"3.14"`, `"yes"`), and a string array as a JSON-encoded string. Strings stay strict (42 is
+ * not a string), a bare string is never wrapped into an array, and a required string must not be empty.
+ * Optional helpers treat an absent key, `null` and a blank string (a model's empty filler) as absent.
+ * Only own properties are read, so a `__proto__` key is just a key.
+ *
+ * @since 0.1.0
+ */
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import type { JsonValue as J } from "@toolgate/json-schema"
+import { clip, describe, hasOwnValue, isPlainObject, ownValue, parseJson } from "./internal/json.js"
+import { failure } from "./internal/kinds.js"
+import type { Failure } from "./ToolEnvelope.js"
+
+/** The value, or the `invalid_args` failure envelope to return to the model. */
+export type Result<A> = Either.Either<A, Failure>
+
+/** What a helper may be told: the tool's name and the caller's own words for what is expected. */
+export interface Options {
+  readonly tool?: string | undefined
+  readonly expected?: string | undefined
+}
+
+/** Options of `requireString`. */
+export interface StringOptions extends Options {
+  /** Accept `""` (say, the content of an empty file). Default false. */
+  readonly allowEmpty?: boolean | undefined
+}
+
+/** How a value is read: its type label for messages, an article for "must be …", and the conversion. */
+interface Reader<A> {
+  readonly label: string
+  readonly article: string
+  readonly read: (u: J.JsonValue | undefined) => { readonly value: A } | { readonly item: number } | undefined
+}
+
+const invalid = (key: string, message: string, expected: string, options: Options | undefined, field = key) =>
+  Either.left(failure("invalid_args", message, { field, expected: options?.expected ?? expected, tool: options?.tool }))
+
+/** Runs a reader over a present value, producing the standard messages. */
+const run = <A>(reader: Reader<A>, args: unknown, key: string, options: Options | undefined): Result<A> => {
+  const value = ownValue(args, key) as J.JsonValue | undefined
+  if (value === undefined || value === null) {
+    return invalid(key, `Missing required argument \`${key}\` (${reader.label}).`, reader.label, options)
+  }
+  const got = reader.read(value)
+  if (got === undefined) {
+    return invalid(key, `Argument \`${key}\` must be ${reader.article}, got ${describe(value)}.`, reader.label, options)
+  }
+  if ("item" in got) {
+    const item = Array.isArray(value) ? value[got.item] : undefined
+    return invalid(
+      key,
+      `Argument \`${key}\` must be ${reader.article}; item ${got.item} is ${describe(item)}.`,
+      reader.label,
+      options,
+      `${key}.${got.item}`
+    )
+  }
+  return Either.right(got.value)
+}
+
+/** Whether an optional argument counts as absent: missing, `null`, or a blank string. */
+const absent = (args: unknown, key: string): boolean => {
+  const value = ownValue(args, key)
+  return value === undefined || value === null || (typeof value === "string" && value.trim() === "")
+}
+
+const optional = <A>(reader: Reader<A>, args: unknown, key: string, options: Options | undefined) =>
+  absent(args, key) ? Either.right(Option.none<A>()) : Either.map(run(reader, args, key, options), Option.some)
+
+const integerText = /^[+-]?\d+(?:\.0+)?$/
+const numberText = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/
+const trueWords: ReadonlyArray<string> = ["true", "yes", "1"]
+const falseWords: ReadonlyArray<string> = ["false", "no", "0"]
+
+/** A finite number from a number or from a numeric string that matches `pattern`. */
+const numeric = (u: J.JsonValue | undefined, pattern: RegExp): number | undefined => {
+  if (typeof u === "number") return Number.isFinite(u) ? u : undefined
+  if (typeof u !== "string" || u.length > 400) return undefined
+  const t = u.trim()
+  if (!pattern.test(t)) return undefined
+  const n = Number(t)
+  return Number.isFinite(n) ? n : undefined
+}
+
+const stringReader: Reader<string> = {
+  label: "string",
+  article: "a string",
+  read: (u) => typeof u === "string" ? { value: u } : undefined
+}
+
+const intReader: Reader<number> = {
+  label: "integer",
+  article: "an integer",
+  read: (u) => {
+    const n = numeric(u, integerText)
+    return n !== undefined && Number.isInteger(n) ? { value: n } : undefined
+  }
+}
+
+const numberReader: Reader<number> = {
+  label: "number",
+  article: "a number",
+  read: (u) => {
+    const n = numeric(u, numberText)
+    return n === undefined ? undefined : { value: n }
+  }
+}
+
+const booleanReader: Reader<boolean> = {
+  label: "boolean",
+  article: "a boolean",
+  read: (u) => {
+    if (typeof u === "boolean") return { value: u }
+    if (typeof u !== "string" || u.length > 20) return undefined
+    const t = u.trim().toLowerCase()
+    return trueWords.includes(t) ? { value: true } : falseWords.includes(t) ? { value: false } : undefined
+  }
+}
+
+const stringArrayReader: Reader<ReadonlyArray<string>> = {
+  label: "array of strings",
+  article: "an array of strings",
+  read: (u) => {
+    const decoded = typeof u === "string" && u.trimStart().startsWith("[") ? parseJson(u)?.value : u
+    if (!Array.isArray(decoded)) return undefined
+    const bad = decoded.findIndex((x) => typeof x !== "string")
+    return bad === -1 ? { value: decoded as ReadonlyArray<string> } : { item: bad }
+  }
+}
+
+/**
+ * The arguments of a call as a JSON object. Accepts a JSON string (as providers stream it) or a parsed
+ * value; `null`, `undefined` and `""` are `{}`. Anything else is an `invalid_args` failure.
+ */
+export const requireArgumentsObject = (raw: unknown, options?: Options): Result<J.JsonObject> => {
+  const expected = options?.expected ?? "a JSON object of arguments"
+  const fail = (message: string) => Either.left(failure("invalid_args", message, { expected, tool: options?.tool }))
+  if (raw === undefined || raw === null) return Either.right({})
+  let value: unknown = raw
+  if (typeof raw === "string") {
+    if (raw.trim() === "") return Either.right({})
+    const parsed = parseJson(raw)
+    if (parsed === undefined) return fail(`The arguments are not valid JSON: ${JSON.stringify(clip(raw, 80))}.`)
+    value = parsed.value
+    if (value === null) return Either.right({})
+  }
+  return isPlainObject(value)
+    ? Either.right(value)
+    : fail(`The arguments must be a JSON object, got ${describe(value)}.`)
+}
+
+/** A required, non-empty string argument. */
+export const requireString = (args: J.JsonObject, key: string, options?: StringOptions): Result<string> =>
+  Either.flatMap(
+    run(stringReader, args, key, options),
+    (s) =>
+      s === "" && options?.allowEmpty !== true
+        ? invalid(key, `Argument \`${key}\` must not be empty.`, "non-empty string", options)
+        : Either.right(s)
+  )
+
+/** A required integer argument (`15` or `"15"`; `"30.0"` is 30; `1.5` and `true` are not integers). */
+export const requireInt = (args: J.JsonObject, key: string, options?: Options): Result<number> =>
+  run(intReader, args, key, options)
+
+/** A required finite number argument (`3.14` or `"3.14"`). */
+export const requireNumber = (args: J.JsonObject, key: string, options?: Options): Result<number> =>
+  run(numberReader, args, key, options)
+
+/** A required boolean argument (`true`, or `"true"`/`"yes"`/`"1"` and their negatives, any case). */
+export const requireBoolean = (args: J.JsonObject, key: string, options?: Options): Result<boolean> =>
+  run(booleanReader, args, key, options)
+
+/** A required array of strings (or a string that JSON-decodes to one); an empty array is allowed. */
+export const requireStringArray = (
+  args: J.JsonObject,
+  key: string,
+  options?: Options
+): Result<ReadonlyArray<string>> => run(stringArrayReader, args, key, options)
+
+/** An optional string: `None` when absent, `null` or blank. */
+export const optionalString = (args: J.JsonObject, key: string, options?: Options): Result<Option.Option<string>> =>
+  optional(stringReader, args, key, options)
+
+/** An optional integer: `None` when absent, `null` or blank. */
+export const optionalInt = (args: J.JsonObject, key: string, options?: Options): Result<Option.Option<number>> =>
+  optional(intReader, args, key, options)
+
+/** An optional number: `None` when absent, `null` or blank. */
+export const optionalNumber = (args: J.JsonObject, key: string, options?: Options): Result<Option.Option<number>> =>
+  optional(numberReader, args, key, options)
+
+/** An optional boolean: `None` when absent, `null` or blank. */
+export const optionalBoolean = (args: J.JsonObject, key: string, options?: Options): Result<Option.Option<boolean>> =>
+  optional(booleanReader, args, key, options)
+
+/** An optional array of strings: `None` when absent, `null` or blank. */
+export const optionalStringArray = (
+  args: J.JsonObject,
+  key: string,
+  options?: Options
+): Result<Option.Option<ReadonlyArray<string>>> => optional(stringArrayReader, args, key, options)
+
+/** Whether `args` has the key as an own property (present, even if `null`). */
+export const has = (args: J.JsonObject, key: string): boolean => hasOwnValue(args, key)

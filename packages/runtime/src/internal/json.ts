@@ -1,0 +1,142 @@
+/**
+ * Defensive reads over values of unknown origin: nothing here invokes a getter, a `toString`, a
+ * `Symbol.toPrimitive` or a Proxy trap without catching what it throws.
+ *
+ * @internal
+ */
+import type { JsonValue as J } from "@toolgate/json-schema"
+
+type JsonValue = J.JsonValue
+type JsonObject = J.JsonObject
+
+/** An own data property of `u`, never an inherited or accessor one; `undefined` when absent or unreadable. */
+export const ownValue = (u: unknown, key: string): unknown => {
+  if (typeof u !== "object" || u === null) return undefined
+  try {
+    const d = Object.getOwnPropertyDescriptor(u, key)
+    return d !== undefined && "value" in d ? d.value : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** Whether `u` has an own data property `key`. */
+export const hasOwnValue = (u: unknown, key: string): boolean => {
+  if (typeof u !== "object" || u === null) return false
+  try {
+    const d = Object.getOwnPropertyDescriptor(u, key)
+    return d !== undefined && "value" in d
+  } catch {
+    return false
+  }
+}
+
+/** A property read (inherited getters included, as `Error.message` may be one) that never throws. */
+export const safeGet = (u: unknown, key: string): unknown => {
+  if (typeof u !== "object" && typeof u !== "function") return undefined
+  if (u === null) return undefined
+  try {
+    return (u as Record<string, unknown>)[key]
+  } catch {
+    return undefined
+  }
+}
+
+/** Whether `u` is a plain object (not an array, not null); a Proxy that throws is not. */
+export const isPlainObject = (u: unknown): u is JsonObject => {
+  if (typeof u !== "object" || u === null) return false
+  try {
+    if (Array.isArray(u)) return false
+    const proto = Object.getPrototypeOf(u)
+    return proto === Object.prototype || proto === null
+  } catch {
+    return false
+  }
+}
+
+/**
+ * Whether `u` is JSON all the way down: finite numbers, plain objects with data properties only,
+ * arrays, no cycles. Iterative, so 10,000-level nesting costs no stack.
+ */
+export const isJson = (u: unknown): u is JsonValue => {
+  try {
+    const seen = new Set<object>()
+    const stack: Array<unknown> = [u]
+    while (stack.length > 0) {
+      const v = stack.pop()
+      if (v === null || typeof v === "boolean" || typeof v === "string") continue
+      if (typeof v === "number") {
+        if (!Number.isFinite(v)) return false
+        continue
+      }
+      if (typeof v !== "object" || seen.has(v)) return false
+      seen.add(v)
+      if (Array.isArray(v)) {
+        for (let i = 0; i < v.length; i++) {
+          const d = Object.getOwnPropertyDescriptor(v, i)
+          if (d === undefined || !("value" in d)) return false
+          stack.push(d.value)
+        }
+        continue
+      }
+      if (!isPlainObject(v)) return false
+      for (const k of Reflect.ownKeys(v)) {
+        if (typeof k === "symbol") return false
+        const d = Object.getOwnPropertyDescriptor(v, k)
+        if (d === undefined || !("value" in d)) return false
+        if (!d.enumerable) return false
+        stack.push(d.value)
+      }
+    }
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** `JSON.parse` that answers `undefined` instead of throwing. */
+export const parseJson = (text: string): { readonly value: unknown } | undefined => {
+  try {
+    return { value: JSON.parse(text) as unknown }
+  } catch {
+    return undefined
+  }
+}
+
+/** A short, single-line description of any value, for messages; never throws. */
+export const describe = (u: unknown, max = 60): string => {
+  try {
+    if (u === null) return "null"
+    if (u === undefined) return "nothing"
+    if (typeof u === "string") return `string ${JSON.stringify(clip(u, max))}`
+    if (typeof u === "number" || typeof u === "boolean") return `${typeof u} ${String(u)}`
+    if (Array.isArray(u)) return `an array of ${u.length} item${u.length === 1 ? "" : "s"}`
+    if (typeof u === "object") return "an object"
+    return `a ${typeof u}`
+  } catch {
+    return "an unreadable value"
+  }
+}
+
+/** Clips `s` to at most `max` code units, never between a surrogate pair, marking the cut with "…". */
+export const clip = (s: string, max: number): string => {
+  if (s.length <= max) return s
+  let end = Math.max(0, max - 1)
+  if (end > 0 && isHighSurrogate(s.charCodeAt(end - 1))) end -= 1
+  return `${s.slice(0, end)}…`
+}
+
+/** Whether a UTF-16 code unit opens a surrogate pair. */
+export const isHighSurrogate = (c: number): boolean => c >= 0xd800 && c <= 0xdbff
+
+/** Whether a UTF-16 code unit closes a surrogate pair. */
+export const isLowSurrogate = (c: number): boolean => c >= 0xdc00 && c <= 0xdfff
+
+/** `String(u)`, or `""` when converting throws (a hostile `toString` or `Symbol.toPrimitive`). */
+export const safeString = (u: unknown): string => {
+  try {
+    return String(u)
+  } catch {
+    return ""
+  }
+}
