@@ -16,7 +16,7 @@ import * as Schema from "effect/Schema"
 import type { JsonValue as J } from "@toolgate/json-schema"
 import * as detect from "./internal/detect.js"
 import * as errors from "./internal/fromError.js"
-import { safeGet } from "./internal/json.js"
+import { safeGet, stringify } from "./internal/json.js"
 import * as schemas from "./internal/schemas.js"
 import * as truncate from "./internal/truncate.js"
 import * as kinds from "./internal/kinds.js"
@@ -219,7 +219,7 @@ const decodeValue = Schema.decodeUnknownEither(Envelope, { errors: "all" })
 export const encode = (envelope: Envelope): string => {
   try {
     const encoded = encodeEither(envelope)
-    if (Either.isRight(encoded)) return JSON.stringify(encoded.right)
+    if (Either.isRight(encoded)) return stringify(encoded.right as J.JsonValue)
   } catch {
     // a hostile envelope (throwing getters) falls through to the failure below
   }

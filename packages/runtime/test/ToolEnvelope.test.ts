@@ -1,0 +1,340 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Arbitrary, Cause, Either, FastCheck as fc, Schema } from "effect"
+import { Errors, ToolEnvelope } from "@toolgate/runtime"
+import { stringifyIterative } from "../src/internal/json.js"
+
+const roundTrip = (envelope: ToolEnvelope.Envelope) => {
+  const json = ToolEnvelope.encode(envelope)
+  const back = ToolEnvelope.decode(json)
+  assert.isTrue(Either.isRight(back), json)
+  return { json, back: Either.getOrThrow(back) }
+}
+
+const deep = (levels: number): unknown => {
+  let v: unknown = 0
+  for (let i = 0; i < levels; i++) v = i % 2 === 0 ? [v] : { k: v }
+  return v
+}
+
+describe("ToolEnvelope schemas", () => {
+  it.prop("encode → decode gives back the same envelope, and the detectors agree with ok", [
+    Arbitrary.make(ToolEnvelope.Envelope)
+  ], ([envelope]) => {
+    const { back, json } = roundTrip(envelope)
+    assert.deepStrictEqual(back, envelope)
+    assert.isTrue(json.startsWith("{\"ok\":"))
+    assert.strictEqual(ToolEnvelope.isSuccess(json), envelope.ok)
+    assert.strictEqual(ToolEnvelope.isError(json), !envelope.ok)
+    assert.strictEqual(ToolEnvelope.isSuccess(JSON.parse(json)), envelope.ok)
+    assert.strictEqual(ToolEnvelope.isError(JSON.parse(json)), !envelope.ok)
+  }, { fastCheck: { numRuns: 300 } })
+
+  it.prop("a success's payload and a failure's message survive detection", [
+    Arbitrary.make(ToolEnvelope.Envelope)
+  ], ([envelope]) => {
+    const json = ToolEnvelope.encode(envelope)
+    if (envelope.ok) {
+      assert.deepStrictEqual(ToolEnvelope.successPayload(json).pipe((o) => o._tag === "Some" ? o.value : "none"), envelope.result)
+    } else {
+      assert.strictEqual(ToolEnvelope.failureMessage(json), envelope.message)
+      const d = ToolEnvelope.classify(json)
+      assert.isTrue(d._tag === "Failure" && d.kind === envelope.kind && d.retryable === envelope.retryable && !d.legacy)
+    }
+  })
+
+  it("each kind has its contract's default retryable", () => {
+    assert.deepStrictEqual(
+      Object.fromEntries(ToolEnvelope.allKinds.map((k) => [k, ToolEnvelope.failure(k, "m").retryable])),
+      {
+        invalid_args: true,
+        rejected: false,
+        user_denied: false,
+        timeout: true,
+        execution_error: true,
+        not_found: false,
+        unavailable: true,
+        tool_not_found: false
+      }
+    )
+    assert.isFalse(ToolEnvelope.failure("timeout", "m", { retryable: false }).retryable)
+    assert.isTrue(ToolEnvelope.failure("rejected", "m", { retryable: true }).retryable)
+  })
+
+  it("decode rejects shapes that are not envelopes", () => {
+    for (
+      const bad of [
+        "",
+        "null",
+        "{\"ok\":true}",
+        "{\"ok\":false,\"kind\":\"nope\",\"message\":\"m\",\"retryable\":true}",
+        "{\"ok\":false,\"kind\":\"timeout\",\"message\":\"m\"}",
+        "{\"ok\":\"true\",\"result\":1}",
+        "{\"ok\":true,\"result\":1,\"warnings\":[1]}",
+        "{\"ok\":true,\"result\":1",
+        42,
+        undefined,
+        { ok: true, result: () => 1 },
+        { ok: true, result: Number.NaN }
+      ]
+    ) {
+      assert.isTrue(Either.isLeft(ToolEnvelope.decode(bad)), String(bad))
+    }
+  })
+
+  it("decode keeps __proto__ keys of a result as own data and pollutes nothing", () => {
+    const json = "{\"ok\":true,\"result\":{\"__proto__\":{\"polluted\":1},\"constructor\":{\"prototype\":{\"x\":1}}},\"__proto__\":{\"ok\":false}}"
+    const back = Either.getOrThrow(ToolEnvelope.decode(json))
+    assert.isTrue(back.ok)
+    assert.isTrue(Object.prototype.hasOwnProperty.call(back.ok ? back.result : null, "__proto__"))
+    assert.strictEqual(ToolEnvelope.encode(back), "{\"ok\":true,\"result\":{\"__proto__\":{\"polluted\":1},\"constructor\":{\"prototype\":{\"x\":1}}}}")
+    assert.isUndefined(({} as Record<string, unknown>)["polluted"])
+    assert.isUndefined(({} as Record<string, unknown>)["x"])
+  })
+
+  it("a 10,000-level result and a 10 MB string encode and decode", () => {
+    const nested = ToolEnvelope.success(deep(10_000) as never)
+    const { back: nestedBack, json: nestedJson } = roundTrip(nested)
+    assert.isTrue(nestedJson.startsWith("{\"ok\":true,\"result\":{\"k\":[{\"k\":[{"))
+    assert.isTrue(nestedJson.includes("{\"k\":[0]}]}") && nestedJson.endsWith("}]}}"))
+    assert.strictEqual(nestedJson.length, 20 + 5000 * "{\"k\":[]}".length + 1 + 1)
+    assert.strictEqual(ToolEnvelope.encode(nestedBack), nestedJson)
+    const big = ToolEnvelope.text("x".repeat(10_000_000))
+    const { back, json } = roundTrip(big)
+    assert.strictEqual(json.length, 10_000_000 + "{\"ok\":true,\"result\":{\"text\":\"\"}}".length)
+    assert.deepStrictEqual(back, big)
+  })
+
+  it.prop("the iterative writer (deep encoding's fallback) writes what JSON.stringify writes", [fc.jsonValue()], ([value]) => {
+    assert.strictEqual(stringifyIterative(value as never), JSON.stringify(value))
+  })
+
+  it("encode is total: a result that is not JSON becomes an execution_error", () => {
+    const cyclic: Record<string, unknown> = {}
+    cyclic["self"] = cyclic
+    const hostile = new Proxy({}, {
+      get: () => {
+        throw new Error("trap")
+      },
+      ownKeys: () => {
+        throw new Error("trap")
+      }
+    })
+    for (const result of [cyclic, 1n, () => 1, Symbol("s"), undefined, Number.POSITIVE_INFINITY, hostile, new Date(0)]) {
+      const json = ToolEnvelope.encode(ToolEnvelope.success(result as never, { tool: "t" }))
+      const back = Either.getOrThrow(ToolEnvelope.decode(json))
+      assert.deepStrictEqual(back, {
+        ok: false,
+        kind: "execution_error",
+        message: "The tool's result could not be encoded as JSON.",
+        tool: "t",
+        retryable: true
+      })
+    }
+    assert.isTrue(ToolEnvelope.isError(ToolEnvelope.encode(hostile as never)))
+  })
+})
+
+describe("ToolEnvelope constructors", () => {
+  it("success leaves out absent tool and empty warnings, keeps them when given", () => {
+    assert.deepStrictEqual(ToolEnvelope.success(null), { ok: true, result: null })
+    assert.deepStrictEqual(ToolEnvelope.success([1], { warnings: [] }), { ok: true, result: [1] })
+    assert.strictEqual(
+      ToolEnvelope.encode(ToolEnvelope.success({ path: "/a", size: 1 }, { tool: "w", warnings: ["slow disk"] })),
+      "{\"ok\":true,\"tool\":\"w\",\"result\":{\"path\":\"/a\",\"size\":1},\"warnings\":[\"slow disk\"]}"
+    )
+  })
+
+  it("text is sugar for { text }", () => {
+    assert.deepStrictEqual(ToolEnvelope.text("Found 3", { tool: "grep" }), { ok: true, tool: "grep", result: { text: "Found 3" } })
+  })
+
+  it("listing counts entries and marks a partial listing truncated", () => {
+    const entries = [
+      { name: "notes.txt", path: "Desktop/notes.txt", type: "file" as const },
+      { name: "photos", path: "Desktop/photos", type: "directory" as const }
+    ]
+    const full = ToolEnvelope.listing("Desktop", entries)
+    assert.deepStrictEqual(full.result, { kind: "listing", path: "Desktop", entries, entry_count: 2, truncated: false })
+    const partial = ToolEnvelope.listing("Desktop", entries, { entryCount: 40 })
+    assert.deepStrictEqual(partial.result, { kind: "listing", path: "Desktop", entries, entry_count: 40, truncated: true })
+    // a count below the entries given, or a nonsense count, cannot make the listing lie
+    for (const entryCount of [1, -5, Number.NaN, 1.5, Number.POSITIVE_INFINITY]) {
+      assert.deepStrictEqual(ToolEnvelope.listing("Desktop", entries, { entryCount }).result, full.result)
+    }
+    assert.deepStrictEqual(ToolEnvelope.listing("empty", []).result, { kind: "listing", path: "empty", entries: [], entry_count: 0, truncated: false })
+    assert.isTrue(Schema.is(ToolEnvelope.Listing)(partial.result))
+  })
+
+  it("listing copies only name, path and type of each entry", () => {
+    const entry = { name: "a", path: "d/a", type: "file" as const, secret: "x" }
+    const result = ToolEnvelope.listing("d", [entry]).result as ToolEnvelope.Listing
+    assert.deepStrictEqual(result.entries[0], { name: "a", path: "d/a", type: "file" })
+  })
+
+  it("file carries line and byte metadata", () => {
+    const whole = ToolEnvelope.file("a.txt", "héllo\nwörld\n", { tool: "read" })
+    assert.deepStrictEqual(whole, {
+      ok: true,
+      tool: "read",
+      result: { kind: "file", path: "a.txt", text: "héllo\nwörld\n", start_line: 1, end_line: 2, total_lines: 2, bytes: 14, truncated: false }
+    })
+    const slice = ToolEnvelope.file("b.ts", "x\ny\nz", { startLine: 10, totalLines: 100, bytes: 5000 })
+    assert.deepStrictEqual(slice.result, {
+      kind: "file", path: "b.ts", text: "x\ny\nz", start_line: 10, end_line: 12, total_lines: 100, bytes: 5000, truncated: true
+    })
+    assert.deepStrictEqual(ToolEnvelope.file("e", "").result, {
+      kind: "file", path: "e", text: "", start_line: 1, end_line: 0, total_lines: 0, bytes: 0, truncated: false
+    })
+    assert.strictEqual((ToolEnvelope.file("emoji", "😀\uD800").result as ToolEnvelope.FileContent).bytes, 7)
+    assert.isTrue(Schema.is(ToolEnvelope.FileContent)(slice.result))
+  })
+
+  it.prop("file's metadata always decodes with the FileContent schema", [fc.string({ maxLength: 200 }), fc.integer(), fc.integer()], ([text, startLine, totalLines]) => {
+    const result = ToolEnvelope.file("p", text, { startLine, totalLines }).result as ToolEnvelope.FileContent
+    assert.isTrue(Schema.is(ToolEnvelope.FileContent)(result))
+    assert.isTrue(result.start_line >= 1 && result.total_lines >= result.end_line)
+    assert.strictEqual(result.bytes, new TextEncoder().encode(text).length)
+  })
+
+  it("failure leaves out absent options and keeps the wire's key order", () => {
+    assert.strictEqual(
+      ToolEnvelope.encode(ToolEnvelope.failure("invalid_args", "Missing required argument `content` (string).", {
+        tool: "sandbox_write_file",
+        expected: "non-empty string of file contents",
+        field: "content"
+      })),
+      "{\"ok\":false,\"kind\":\"invalid_args\",\"message\":\"Missing required argument `content` (string).\",\"field\":\"content\",\"expected\":\"non-empty string of file contents\",\"tool\":\"sandbox_write_file\",\"retryable\":true}"
+    )
+    assert.deepStrictEqual(ToolEnvelope.failure("not_found", "gone"), { ok: false, kind: "not_found", message: "gone", retryable: false })
+  })
+})
+
+const issue = (field: string, message: string, expected = "string"): ToolEnvelope.Issue => ({
+  path: field === "" ? "" : `/${field.split(".").join("/")}`,
+  field,
+  keyword: "type",
+  expected,
+  message
+})
+
+describe("ToolEnvelope.fromIssues", () => {
+  it("one issue becomes one invalid_args envelope with its field and expected", () => {
+    assert.deepStrictEqual(
+      ToolEnvelope.fromIssues([issue("content", "Missing required argument `content` (string).", "non-empty string of file contents")], "write"),
+      {
+        ok: false,
+        kind: "invalid_args",
+        message: "Missing required argument `content` (string).",
+        field: "content",
+        expected: "non-empty string of file contents",
+        tool: "write",
+        retryable: true
+      }
+    )
+  })
+
+  it("several issues are listed; field and expected come from the first", () => {
+    const f = ToolEnvelope.fromIssues([issue("a.0", "A is wrong.", "integer"), issue("b", "B is wrong.")])
+    assert.strictEqual(f.message, "2 arguments are invalid:\n- A is wrong.\n- B is wrong.")
+    assert.strictEqual(f.field, "a.0")
+    assert.strictEqual(f.expected, "integer")
+    assert.isUndefined(f.tool)
+  })
+
+  it("lists at most 20 issues and says how many more", () => {
+    const issues = Array.from({ length: 25 }, (_, i) => issue(`k${i}`, `Issue ${i}.`))
+    const f = ToolEnvelope.fromIssues(issues)
+    assert.isTrue(f.message.startsWith("25 arguments are invalid:\n- Issue 0."))
+    assert.isTrue(f.message.includes("- Issue 19.") && !f.message.includes("- Issue 20."))
+    assert.isTrue(f.message.endsWith("- … and 5 more"))
+  })
+
+  it("the whole-arguments issue has no field; no issues still gives a message; hostile input does not throw", () => {
+    const whole = ToolEnvelope.fromIssues([issue("", "The arguments must be an object.", "")])
+    assert.deepStrictEqual(whole, { ok: false, kind: "invalid_args", message: "The arguments must be an object.", retryable: true })
+    assert.strictEqual(ToolEnvelope.fromIssues([]).message, "The arguments are invalid.")
+    const huge = ToolEnvelope.fromIssues([issue("x", "m".repeat(10_000_000))])
+    assert.isTrue(huge.message.length <= 10_000)
+    assert.strictEqual(ToolEnvelope.fromIssues(null as never).message, "The arguments are invalid.")
+    const throwing = { get message(): string { throw new Error("no") }, get field(): string { throw new Error("no") } }
+    assert.strictEqual(ToolEnvelope.fromIssues([throwing as never]).message, "Invalid argument.")
+  })
+})
+
+describe("ToolEnvelope.fromError", () => {
+  it("maps each runtime error by tag, taking its message, tool and retryable", () => {
+    const cases: ReadonlyArray<readonly [Errors.RuntimeError, ToolEnvelope.Kind, boolean]> = [
+      [new Errors.SchemaDriftError({ tool: "w", reasons: [], witness: null, drifted: ["w"] }), "rejected", false],
+      [new Errors.UnsupportedCloudToolSchema({ tool: "w", construct: "patternProperties", path: "/x" }), "rejected", false],
+      [new Errors.CapabilitiesContractError({ reason: "malformed", detail: "d" }), "unavailable", false],
+      [new Errors.ToolArgumentRepairExhausted({ calls: [], budget: 1, spent: 1 }), "invalid_args", false],
+      [new Errors.ProviderEventContractViolation({ rule: "r" }), "execution_error", true],
+      [new Errors.RoundTripLimitExceeded({ limit: 10 }), "rejected", false],
+      [new Errors.ToolChoiceUnsupported({ choice: "required", provider: "p" }), "unavailable", false],
+      [new Errors.StructuredOutputUnsupported({ provider: "p" }), "unavailable", false],
+      [new Errors.ProviderError({ provider: "p", reason: "503", retryable: true }), "unavailable", true],
+      [new Errors.ProviderError({ provider: "p", reason: "401", retryable: false }), "unavailable", false]
+    ]
+    for (const [error, kind, retryable] of cases) {
+      const f = ToolEnvelope.fromError(error)
+      assert.deepStrictEqual([f.kind, f.retryable, f.message], [kind, retryable, error.message], error._tag)
+    }
+    assert.strictEqual(ToolEnvelope.fromError(cases[0]![0]).tool, "w")
+    assert.strictEqual(ToolEnvelope.fromError(cases[0]![0], "other").tool, "other")
+  })
+
+  it("maps a tool-failure-like value by its kind, an Error, a string and a TimeoutException", () => {
+    assert.deepStrictEqual(
+      ToolEnvelope.fromError({ kind: "not_found", message: "No such file: a.txt", field: "path" }, "read"),
+      { ok: false, kind: "not_found", message: "No such file: a.txt", field: "path", tool: "read", retryable: false }
+    )
+    assert.deepStrictEqual(ToolEnvelope.fromError(ToolEnvelope.failure("user_denied", "Denied", { retryable: true })), ToolEnvelope.failure("user_denied", "Denied", { retryable: true }))
+    assert.deepStrictEqual(ToolEnvelope.fromError(new Error("disk full")), ToolEnvelope.failure("execution_error", "disk full"))
+    assert.strictEqual(ToolEnvelope.fromError(new TypeError("x is not a function")).message, "TypeError: x is not a function")
+    assert.strictEqual(ToolEnvelope.fromError("exit 1").message, "exit 1")
+    assert.strictEqual(ToolEnvelope.fromError(new Cause.TimeoutException()).kind, "timeout")
+    assert.strictEqual(ToolEnvelope.fromError({ kind: "bogus", message: "m" }).kind, "execution_error")
+    assert.strictEqual(ToolEnvelope.fromError({ message: "plain object" }).message, "plain object")
+  })
+
+  it("never throws on hostile values and always gives a valid envelope", () => {
+    const thrower = () => {
+      throw new Error("hostile")
+    }
+    const revocable = Proxy.revocable({}, {})
+    revocable.revoke()
+    const getters = Object.defineProperties({}, {
+      kind: { get: thrower },
+      message: { get: thrower },
+      _tag: { get: thrower },
+      toString: { get: thrower },
+      [Symbol.toPrimitive]: { get: thrower }
+    })
+    const badError = new Error("x")
+    Object.defineProperty(badError, "message", { get: thrower })
+    Object.defineProperty(badError, "name", { get: thrower })
+    const trapAll = new Proxy({}, {
+      get: thrower, getPrototypeOf: thrower, getOwnPropertyDescriptor: thrower, has: thrower, ownKeys: thrower
+    })
+    const values: ReadonlyArray<unknown> = [
+      undefined, null, 0, Number.NaN, 1n, Symbol("s"), true, "", "   ", thrower, Object.create(null),
+      revocable.proxy, getters, badError, trapAll, deep(10_000), new Error("m".repeat(10_000_000)),
+      "s".repeat(10_000_000), JSON.parse("{\"__proto__\":{\"kind\":\"rejected\"},\"constructor\":{\"prototype\":{\"kind\":\"timeout\"}}}"),
+      [1, 2, 3], new Map(), Promise.resolve(1)
+    ]
+    for (const value of values) {
+      const f = ToolEnvelope.fromError(value, "t")
+      assert.isTrue(Schema.is(ToolEnvelope.Failure)(f))
+      assert.strictEqual(f.tool, "t")
+      assert.isTrue(f.message.length > 0 && f.message.length <= 10_000)
+    }
+    assert.strictEqual(ToolEnvelope.fromError(JSON.parse("{\"__proto__\":{\"kind\":\"rejected\"}}")).kind, "execution_error")
+    assert.isUndefined(({} as Record<string, unknown>)["kind"])
+  })
+
+  it.prop("maps any runtime error to a valid failure with the error's message", [Arbitrary.make(Errors.RuntimeError)], ([error]) => {
+    const f = ToolEnvelope.fromError(error)
+    assert.isTrue(Schema.is(ToolEnvelope.Failure)(f))
+    assert.strictEqual(f.message, ToolEnvelope.truncateForModel(error.message, 10_000))
+  })
+})
