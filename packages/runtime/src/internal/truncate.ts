@@ -24,7 +24,7 @@ const safeStart = (text: string, start: number): number =>
     ? start + 1
     : start
 
-/** Normalises a caller's limit: NaN and negatives are 0, fractions round down, `Infinity` stays. */
+/** Normalises a caller's limit: NaN, negatives and non-numbers are 0, fractions round down, `Infinity` stays. */
 const limitOf = (maxChars: number): number =>
   typeof maxChars !== "number" || Number.isNaN(maxChars) || maxChars <= 0
     ? 0
