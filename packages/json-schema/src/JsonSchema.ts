@@ -1,0 +1,119 @@
+/**
+ * The JSON Schema type (draft 2020-12, draft-07 read too): dialect detection, keyword tables, JSON
+ * pointers, local `$ref` resolution with cycle detection, and `upgrade` for schemas as tools publish them.
+ *
+ * @since 0.1.0
+ */
+import * as K from "./internal/keywords.js"
+import * as P from "./internal/pointer.js"
+import * as R from "./internal/resolve.js"
+import * as U from "./internal/upgrade.js"
+import type { JsonValue } from "./JsonValue.js"
+
+/** A JSON Schema: a boolean schema or a schema object. */
+export type JsonSchema = boolean | JsonSchemaObject
+
+/** A schema object: keywords to JSON values. */
+export interface JsonSchemaObject {
+  readonly [keyword: string]: JsonValue
+}
+
+/** The two dialects toolgate reads. Draft-04/06 and 2019-09 are read as their nearest neighbour. */
+export type Dialect = "2020-12" | "draft-07"
+
+/** Whether `u` can be a schema: a boolean or a plain object (arrays, null and class instances cannot). */
+export const isSchema = (u: unknown): u is JsonSchema => {
+  if (typeof u === "boolean") return true
+  if (typeof u !== "object" || u === null || Array.isArray(u)) return false
+  const proto = Object.getPrototypeOf(u)
+  return proto === Object.prototype || proto === null
+}
+
+/** The dialect of a schema: its `$schema`, else draft-07 when it uses draft-07-only forms, else 2020-12. */
+export const dialect = (schema: JsonSchema): Dialect => {
+  if (typeof schema !== "object" || schema === null) return "2020-12"
+  const declared = dialectOfUri(schema["$schema"])
+  if (declared !== undefined) return declared
+  let old = false
+  const seen = new Set<object>()
+  const stack: Array<JsonValue> = [schema]
+  while (stack.length > 0) {
+    const v = stack.pop()
+    if (typeof v !== "object" || v === null || Array.isArray(v) || seen.has(v)) continue
+    const s = v as JsonSchemaObject
+    seen.add(s)
+    for (const key of Object.keys(s)) {
+      if (K.since2019.has(key)) return "2020-12"
+      if (K.draft07Only.has(key) || (key === "items" && Array.isArray(s[key]))) old = true
+    }
+    for (const c of K.children(s)) stack.push(c.schema)
+  }
+  return old ? "draft-07" : "2020-12"
+}
+
+/** The dialect a `$schema` URI names, or `undefined` when it names none toolgate knows. */
+export const dialectOfUri = (uri: JsonValue | undefined): Dialect | undefined => {
+  if (typeof uri !== "string") return undefined
+  if (/draft-0[3-7]\b/.test(uri)) return "draft-07"
+  if (/draft\/20(19-09|20-12)\b/.test(uri)) return "2020-12"
+  return undefined
+}
+
+/** The `$schema` URI of draft 2020-12. */
+export const uri2020 = "https://json-schema.org/draft/2020-12/schema"
+
+/** The `$schema` URI of draft-07. */
+export const uriDraft07 = "http://json-schema.org/draft-07/schema#"
+
+/** JSON pointers (RFC 6901) for instance and schema paths alike; `#`-fragments are percent-decoded. */
+export const Pointer: {
+  /** The reference tokens of a pointer or `#` URI fragment; `""` and `"#"` are the root. */
+  readonly parse: (p: string) => ReadonlyArray<string>
+  /** A pointer from tokens, escaping `~` as `~0` and `/` as `~1`. */
+  readonly format: (tokens: ReadonlyArray<string | number>) => string
+  /** The value at a pointer (own properties only, canonical array indices), or `undefined`. */
+  readonly get: (root: JsonValue, p: string) => JsonValue | undefined
+  /** A pointer with one more token. */
+  readonly append: (p: string, token: string | number) => string
+} = { parse: P.parse, format: P.format, get: P.get, append: P.append }
+
+/** The outcome of resolving a local `$ref`. */
+export type Resolved =
+  | { readonly _tag: "Resolved"; readonly schema: JsonSchema; readonly pointer: string }
+  | { readonly _tag: "Unresolvable"; readonly ref: string; readonly reason: "external" | "missing" | "cycle" }
+
+/**
+ * Resolves a `$ref` against the root document: `#`, `#/$defs/x`, `#/definitions/x`, percent-encoded
+ * fragments, `$anchor` names and the root's own `$id`. A target that is only another `$ref` (plus
+ * annotations) is followed; a chain that comes back on itself is `cycle`.
+ */
+export const resolveRef = (root: JsonSchema, ref: string): Resolved => R.resolveRef(root, ref)
+
+/** One change `upgrade` made: where (a pointer into the input schema) and a readable sentence. */
+export interface Change {
+  readonly path: string
+  readonly change: string
+}
+
+/**
+ * Brings a schema as tools publish it (draft-07 tuples, OpenAPI `nullable`, BFCL and Java-ish type names)
+ * to draft 2020-12. Pure and total: it never throws and never mutates its input; idempotent.
+ */
+export const upgrade = (schema: unknown): { readonly schema: JsonSchema; readonly changes: ReadonlyArray<Change> } =>
+  U.upgrade(schema)
+
+/** The keyword tables: which keywords apply subschemas, assert, or only annotate, per dialect. */
+export const Keywords = {
+  applicators: K.applicators,
+  assertions: K.assertions,
+  annotations: K.annotations,
+  core: K.core,
+  draft07Only: K.draft07Only,
+  since2019: K.since2019
+} as const
+
+/** The direct subschemas of a schema, each with its path tokens (`["properties", "a"]`). */
+export const subschemas = (schema: JsonSchema): ReadonlyArray<{ readonly tokens: ReadonlyArray<string>; readonly schema: JsonSchema }> =>
+  typeof schema === "object" && schema !== null
+    ? K.children(schema) as ReadonlyArray<{ readonly tokens: ReadonlyArray<string>; readonly schema: JsonSchema }>
+    : []
