@@ -31,6 +31,9 @@ const preview = (u: unknown): string => {
 const listed = (items: ReadonlyArray<string>, max = 5): string =>
   items.length <= max ? items.join("; ") : `${items.slice(0, max).join("; ")}; and ${items.length - max} more`
 
+/** Ends `s` with a full stop unless it already ends with punctuation. */
+const sentence = (s: string): string => /[.!?…]$/.test(s) ? s : `${s}.`
+
 /** The relay's schema for `tool` accepts a value (the `witness`) that the local schema rejects, or the app cannot execute a cloud tool. */
 export class SchemaDriftError extends Schema.TaggedError<SchemaDriftError>()("SchemaDriftError", {
   tool: Schema.String,
@@ -74,7 +77,7 @@ export class CapabilitiesContractError
 {
   /** The reason and its detail. */
   override get message(): string {
-    return `The relay's capabilities break the contract (${this.reason}): ${this.detail}`
+    return sentence(`The relay's capabilities break the contract (${this.reason}): ${this.detail}`)
   }
 }
 
@@ -107,8 +110,10 @@ export class ToolArgumentRepairExhausted
       const first = c.issues[0]
       return `\`${c.tool}\` (${c.callId})${first === undefined ? "" : `: ${first.message}`}`
     })
-    return `Tool argument repairs exhausted (${this.spent} of ${this.budget} used); ` +
-      `the model sent invalid arguments again${calls.length === 0 ? "" : `: ${listed(calls)}`}.`
+    return sentence(
+      `Tool argument repairs exhausted (${this.spent} of ${this.budget} used); ` +
+        `the model sent invalid arguments again${calls.length === 0 ? "" : `: ${listed(calls)}`}`
+    )
   }
 }
 
@@ -121,8 +126,10 @@ export class ProviderEventContractViolation
 {
   /** The rule broken and the call concerned. */
   override get message(): string {
-    return `The provider's event stream broke the contract: ${this.rule}` +
-      `${this.callId === undefined ? "" : ` (call ${this.callId})`}.`
+    return sentence(
+      `The provider's event stream broke the contract: ${this.rule}` +
+        `${this.callId === undefined ? "" : ` (call ${this.callId})`}`
+    )
   }
 }
 
@@ -168,7 +175,7 @@ export class ProviderError extends Schema.TaggedError<ProviderError>()("Provider
 }) {
   /** The provider, the reason and the cause when known. */
   override get message(): string {
-    return `Provider ${this.provider} failed: ${this.reason}${this.cause === undefined ? "" : ` (${this.cause})`}.`
+    return sentence(`Provider ${this.provider} failed: ${this.reason}${this.cause === undefined ? "" : ` (${this.cause})`}`)
   }
 }
 

@@ -1,0 +1,125 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Arbitrary, Effect, Either, Exit, Schema } from "effect"
+import { Errors } from "@toolgate/runtime"
+
+const issue = { path: "/city", field: "city", keyword: "type", expected: "string", message: "Argument `city` must be a string." }
+
+/** One example of each error, with the words its message must contain. */
+const examples: ReadonlyArray<readonly [Errors.RuntimeError, ReadonlyArray<string>]> = [
+  [
+    new Errors.SchemaDriftError({
+      tool: "get_weather",
+      reasons: [{ cloudPath: "/properties/days", localPath: "/properties/days", message: "the relay allows days up to 30, the app up to 14" }],
+      witness: { city: "Oslo", days: 30 },
+      drifted: ["get_weather", "search"]
+    }),
+    ["`get_weather`", "up to 14", "{\"city\":\"Oslo\",\"days\":30}", "Drifted tools: get_weather, search."]
+  ],
+  [new Errors.UnsupportedCloudToolSchema({ tool: "t", construct: "patternProperties", path: "/properties/x" }), ["`t`", "patternProperties", "/properties/x"]],
+  [new Errors.CapabilitiesContractError({ reason: "unsupported_version", detail: "capabilities_version 2.0; this runtime supports 1.x" }), ["unsupported_version", "2.0"]],
+  [
+    new Errors.ToolArgumentRepairExhausted({ calls: [{ tool: "get_weather", callId: "call_7", issues: [issue] }], budget: 1, spent: 1 }),
+    ["1 of 1", "`get_weather` (call_7)", "must be a string"]
+  ],
+  [new Errors.ProviderEventContractViolation({ rule: "toolCallStarted without a terminal event", callId: "c1" }), ["without a terminal event", "call c1"]],
+  [new Errors.RoundTripLimitExceeded({ limit: 10 }), ["10 provider round trips"]],
+  [new Errors.ToolChoiceUnsupported({ choice: "required", provider: "ollama" }), ["ollama", "`required`"]],
+  [new Errors.StructuredOutputUnsupported({ provider: "scripted" }), ["scripted", "structured output"]],
+  [new Errors.ProviderError({ provider: "openai", reason: "HTTP 503", retryable: true, cause: "upstream overloaded" }), ["openai", "HTTP 503", "upstream overloaded"]]
+]
+
+/** Encodes an error to a JSON string and back through the union Schema. */
+const viaJson = (error: Errors.RuntimeError) => {
+  const json = JSON.stringify(Schema.encodeSync(Errors.RuntimeError)(error))
+  return { json, back: Schema.decodeUnknownSync(Errors.RuntimeError)(JSON.parse(json)) }
+}
+
+describe("Errors", () => {
+  it("every error encodes to JSON and decodes back to the same class, fields and message", () => {
+    for (const [error, words] of examples) {
+      const { back, json } = viaJson(error)
+      assert.strictEqual(back.constructor, error.constructor)
+      assert.strictEqual(back._tag, error._tag)
+      assert.strictEqual(back.message, error.message)
+      assert.include(json, `"_tag":"${error._tag}"`)
+      assert.deepStrictEqual(Schema.encodeSync(Errors.RuntimeError)(back), Schema.encodeSync(Errors.RuntimeError)(error))
+      for (const w of words) assert.include(error.message, w, error._tag)
+      assert.instanceOf(error, Error)
+    }
+  })
+
+  it.prop("round trip through JSON for arbitrary errors, each with a message", [Arbitrary.make(Errors.RuntimeError)], ([error]) => {
+    const { back } = viaJson(error)
+    assert.deepStrictEqual(Schema.encodeSync(Errors.RuntimeError)(back), Schema.encodeSync(Errors.RuntimeError)(error))
+    assert.isTrue(error.message.length > 0)
+    assert.strictEqual(back.message, error.message)
+  }, { fastCheck: { numRuns: 200 } })
+
+  it.effect("errors are yieldable and caught by tag", () =>
+    Effect.gen(function*() {
+      const caught = yield* Effect.gen(function*() {
+        return yield* new Errors.RoundTripLimitExceeded({ limit: 3 })
+      }).pipe(Effect.catchTag("RoundTripLimitExceeded", (e) => Effect.succeed(e.limit)))
+      assert.strictEqual(caught, 3)
+      const exit = yield* Effect.exit(new Errors.ProviderError({ provider: "p", reason: "r", retryable: false }))
+      assert.isTrue(Exit.isFailure(exit))
+    }))
+
+  it("ToolArgumentRepairExhausted lists tool names and call ids", () => {
+    const e = new Errors.ToolArgumentRepairExhausted({
+      calls: [{ tool: "a", callId: "1", issues: [] }, { tool: "b", callId: "2", issues: [issue] }],
+      budget: 1,
+      spent: 1
+    })
+    assert.deepStrictEqual(e.tools, ["a", "b"])
+    assert.deepStrictEqual(e.callIds, ["1", "2"])
+    assert.strictEqual(e.message, "Tool argument repairs exhausted (1 of 1 used); the model sent invalid arguments again: `a` (1); `b` (2): Argument `city` must be a string.")
+  })
+
+  it("optional fields stay out of the wire and the message when absent", () => {
+    const v = new Errors.ProviderEventContractViolation({ rule: "duplicate call id" })
+    assert.deepStrictEqual(Schema.encodeSync(Errors.ProviderEventContractViolation)(v), { _tag: "ProviderEventContractViolation", rule: "duplicate call id" })
+    assert.strictEqual(v.message, "The provider's event stream broke the contract: duplicate call id.")
+    const p = new Errors.ProviderError({ provider: "p", reason: "timeout", retryable: true })
+    assert.strictEqual(p.message, "Provider p failed: timeout.")
+  })
+
+  it("a drift message stays short whatever the witness and reasons", () => {
+    const e = new Errors.SchemaDriftError({
+      tool: "t",
+      reasons: Array.from({ length: 50 }, (_, i) => ({ cloudPath: "", localPath: "", message: `r${i}` })),
+      witness: { big: "x".repeat(10_000_000) },
+      drifted: ["t"]
+    })
+    assert.isTrue(e.message.length < 500, String(e.message.length))
+    assert.include(e.message, "r4; and 45 more")
+  })
+
+  it("decoding rejects wrong shapes: bad reason, negative budget, non-JSON witness, unknown tag", () => {
+    const bad: ReadonlyArray<unknown> = [
+      { _tag: "CapabilitiesContractError", reason: "nope", detail: "d" },
+      { _tag: "ToolArgumentRepairExhausted", calls: [], budget: -1, spent: 0 },
+      { _tag: "RoundTripLimitExceeded", limit: 1.5 },
+      { _tag: "SchemaDriftError", tool: "t", reasons: [], witness: undefined, drifted: [] },
+      { _tag: "ProviderError", provider: "p", reason: "r", retryable: "yes" },
+      { _tag: "Nope" },
+      null,
+      JSON.parse("{\"__proto__\":{\"_tag\":\"RoundTripLimitExceeded\",\"limit\":1}}")
+    ]
+    for (const u of bad) assert.isTrue(Either.isLeft(Schema.decodeUnknownEither(Errors.RuntimeError)(u)), JSON.stringify(u))
+    assert.isUndefined(({} as Record<string, unknown>)["_tag"])
+  })
+
+  it("a witness with __proto__ keys and 10,000-level nesting crosses JSON intact", () => {
+    let deep: unknown = "leaf"
+    for (let i = 0; i < 10_000; i++) deep = [deep]
+    const witness = JSON.parse("{\"__proto__\":{\"admin\":true}}") as object
+    for (const w of [witness, deep]) {
+      const e = new Errors.SchemaDriftError({ tool: "t", reasons: [], witness: w as never, drifted: ["t"] })
+      const encoded = Schema.encodeSync(Errors.SchemaDriftError)(e)
+      assert.strictEqual(encoded.witness, w)
+      assert.isTrue(e.message.length < 400)
+    }
+    assert.isUndefined(({} as Record<string, unknown>)["admin"])
+  })
+})
