@@ -1,0 +1,177 @@
+/**
+ * Reading raw tool-call arguments: a JSON string as providers stream it, a parsed value, `null`,
+ * `undefined` or `""`; and the issues for arguments that cannot be read at all.
+ *
+ * @internal
+ */
+import { type JsonSchema, Pointer, resolveRef } from "../JsonSchema.js"
+import * as JsonValue from "../JsonValue.js"
+import type { Issue } from "../Validator.js"
+import * as S from "./coercionScalars.js"
+
+/** Raw arguments read as JSON, or the issue that says why they cannot be. */
+export type Read =
+  | { readonly _tag: "Read"; readonly value: JsonValue.JsonValue }
+  | { readonly _tag: "Unreadable"; readonly issue: Issue }
+
+const wholeIssue = (keyword: string, expected: string, message: string): Issue => ({
+  path: "",
+  field: "",
+  keyword,
+  expected,
+  message
+})
+
+/** Whether no-argument calls (`null`, omitted, `""`) mean `{}`: type object, or `properties`/`required`. */
+export const isObjectSchema = (schema: JsonSchema): boolean => {
+  if (typeof schema !== "object") return false
+  const t = S.own(schema, "type")
+  if (t === "object" || (Array.isArray(t) && t.includes("object"))) return true
+  if (S.own(schema, "properties") !== undefined || S.own(schema, "required") !== undefined) return true
+  const ref = S.own(schema, "$ref")
+  if (typeof ref !== "string") return false
+  const r = resolveRef(schema, ref)
+  return r._tag === "Resolved" && r.schema !== schema && isObjectSchema(r.schema)
+}
+
+/** Reads raw arguments; `null`, `undefined` and a blank string are `{}` for an object schema. */
+export const read = (schema: JsonSchema, raw: unknown): Read => {
+  let value: JsonValue.JsonValue
+  if (raw === undefined || raw === null) value = null
+  else if (typeof raw === "string") {
+    if (S.isBlank(raw)) value = null
+    else {
+      try {
+        value = JSON.parse(raw) as JsonValue.JsonValue
+      } catch (e) {
+        return { _tag: "Unreadable", issue: parseIssue(raw, e) }
+      }
+    }
+  } else {
+    const problem = notJson(raw)
+    if (problem !== undefined) return { _tag: "Unreadable", issue: problem }
+    value = raw as JsonValue.JsonValue
+  }
+  return { _tag: "Read", value: value === null && isObjectSchema(schema) ? {} : value }
+}
+
+const lineAndColumn = (text: string, pos: number): string => {
+  let line = 1
+  let start = 0
+  for (let i = text.indexOf("\n"); i !== -1 && i < pos; i = text.indexOf("\n", i + 1)) (line++, start = i + 1)
+  return `line ${line}, column ${pos - start + 1}`
+}
+
+/** Says where a JSON text broke: its end (truncated), or the position, with the text around it. */
+export const parseIssue = (text: string, error: unknown): Issue => {
+  const reason = error instanceof Error ? error.message : String(error)
+  const m = /position (\d+)/.exec(reason)
+  const pos = m === null ? undefined : Number(m[1])
+  const end = text.trimEnd().length
+  if (/end of JSON input/.test(reason) || (pos !== undefined && pos >= end)) {
+    return wholeIssue(
+      "json",
+      "complete JSON",
+      `The arguments are not valid JSON: they stop after ${end} characters, before the JSON is complete ` +
+        "(truncated output?). Send the whole JSON object."
+    )
+  }
+  const where = pos === undefined ? "" : ` at ${lineAndColumn(text, pos)}`
+  const near = pos === undefined
+    ? ""
+    : `, near \`${text.slice(Math.max(0, pos - 20), pos + 20).replace(/\s+/g, " ")}\``
+  const what = reason.replace(/ in JSON at position \d+.*$/s, "").replace(/^Unexpected token.*$/s, "unexpected character")
+  return wholeIssue("json", "valid JSON", `The arguments are not valid JSON${where}${near}: ${what}.`)
+}
+
+/** The issue when the stack runs out on deeply nested arguments. */
+export const tooDeepIssue: Issue = wholeIssue(
+  "depth",
+  "arguments nested less deeply",
+  "The arguments are nested too deeply to check. Send a flatter JSON value."
+)
+
+/** The issue when reading the arguments failed in some other way (a throwing getter, a proxy). */
+export const unreadableIssue = (error: unknown): Issue =>
+  wholeIssue(
+    "json",
+    "plain JSON",
+    `The arguments could not be read as JSON: ${error instanceof Error ? error.message : String(error)}.`
+  )
+
+// The fast check gives up past this depth (cycles end up here) and hands over to the careful one.
+const fastDepth = 64
+
+const fast = (u: unknown, depth: number): 0 | 1 | 2 => {
+  if (u === null || typeof u === "string" || typeof u === "boolean") return 1
+  if (typeof u === "number") return Number.isFinite(u) ? 1 : 0
+  if (typeof u !== "object") return 0
+  if (depth === fastDepth) return 2
+  if (Array.isArray(u)) {
+    for (let i = 0; i < u.length; i++) {
+      const r = fast(u[i], depth + 1)
+      if (r !== 1) return r
+    }
+    return 1
+  }
+  const proto = Object.getPrototypeOf(u)
+  if (proto !== Object.prototype && proto !== null) return 0
+  for (const k in u) {
+    const r = fast((u as Record<string, unknown>)[k], depth + 1)
+    if (r !== 1) return r
+  }
+  return 1
+}
+
+const describe = (u: unknown): string | undefined => {
+  if (u === null || typeof u === "string" || typeof u === "boolean") return undefined
+  if (typeof u === "number") return Number.isFinite(u) ? undefined : `the number ${u}`
+  if (u === undefined) return "undefined"
+  if (typeof u !== "object") return `a ${typeof u}`
+  if (Array.isArray(u)) return Object.keys(u).length === u.length ? undefined : "an array with holes"
+  const proto = Object.getPrototypeOf(u)
+  if (proto === Object.prototype || proto === null) return undefined
+  const name = typeof proto?.constructor === "function" ? proto.constructor.name : ""
+  return `an instance of ${name === "" ? "a class" : name}`
+}
+
+/** The first place where a value is not JSON (iterative: any depth, cycles found), or undefined. */
+const careful = (root: unknown): { readonly path: ReadonlyArray<string | number>; readonly what: string } | undefined => {
+  const ancestors = new Set<object>()
+  const stack: Array<{ value: unknown; path: ReadonlyArray<string | number>; leave: boolean }> = [
+    { value: root, path: [], leave: false }
+  ]
+  while (stack.length > 0) {
+    const frame = stack.pop()!
+    if (frame.leave) {
+      ancestors.delete(frame.value as object)
+      continue
+    }
+    const what = describe(frame.value)
+    if (what !== undefined) return { path: frame.path, what }
+    if (typeof frame.value !== "object" || frame.value === null) continue
+    if (ancestors.has(frame.value)) return { path: frame.path, what: "a cycle (a value containing itself)" }
+    ancestors.add(frame.value)
+    stack.push({ value: frame.value, path: frame.path, leave: true })
+    const o = frame.value as Record<string, unknown>
+    const keys = Array.isArray(o) ? o.map((_, i) => i) : Object.keys(o)
+    for (let i = keys.length - 1; i >= 0; i--) stack.push({ value: o[keys[i]!], path: [...frame.path, keys[i]!], leave: false })
+  }
+  return undefined
+}
+
+/** Undefined when `u` is JSON all the way down; otherwise the issue naming the first place it is not. */
+export const notJson = (u: unknown): Issue | undefined => {
+  const r = fast(u, 0)
+  if (r === 1) return undefined
+  const problem = careful(u)
+  if (problem === undefined) return undefined
+  const at = problem.path.length === 0 ? "" : ` at \`${S.fieldOf(problem.path)}\``
+  return {
+    path: Pointer.format(problem.path),
+    field: S.fieldOf(problem.path),
+    keyword: "json",
+    expected: "a JSON value",
+    message: `The arguments are not JSON: found ${problem.what}${at}.`
+  }
+}

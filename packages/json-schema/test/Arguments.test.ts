@@ -1,0 +1,191 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Arguments, type JsonSchema } from "@toolgate/json-schema"
+
+type Schema = JsonSchema.JsonSchema
+
+const weather: Schema = {
+  type: "object",
+  properties: {
+    city: { type: "string", description: "City name" },
+    days: { type: "integer", minimum: 1 },
+    units: { type: "string", enum: ["metric", "imperial"] }
+  },
+  required: ["city"],
+  additionalProperties: false
+}
+
+const issuesOf = (r: Arguments.Prepared) => {
+  assert.strictEqual(r._tag, "Invalid", JSON.stringify(r))
+  return (r as Arguments.Invalid).issues
+}
+
+const valueOf = (r: Arguments.Prepared) => {
+  assert.strictEqual(r._tag, "Valid", JSON.stringify(r))
+  return (r as Arguments.Valid).value
+}
+
+describe("Arguments.prepare: raw input", () => {
+  it("reads a JSON string as providers stream it", () => {
+    assert.deepStrictEqual(valueOf(Arguments.prepare(weather, "{\"city\": \"Oslo\", \"days\": 3}")), { city: "Oslo", days: 3 })
+  })
+  it("null, omitted and \"\" are {} for an object schema", () => {
+    const open: Schema = { type: "object", properties: { verbose: { type: "boolean" } } }
+    for (const raw of [null, undefined, "", "  \n"]) assert.deepStrictEqual(valueOf(Arguments.prepare(open, raw)), {})
+    assert.deepStrictEqual(valueOf(Arguments.prepare({ properties: {} }, null)), {})
+    assert.deepStrictEqual(valueOf(Arguments.prepare({ type: ["object", "null"] }, undefined)), {})
+    const missing = issuesOf(Arguments.prepare(weather, null))
+    assert.strictEqual(missing[0]!.keyword, "required")
+  })
+  it("null stays null for a schema that is not an object schema", () => {
+    assert.strictEqual(valueOf(Arguments.prepare(true, null)), null)
+    issuesOf(Arguments.prepare({ type: "string" }, undefined))
+  })
+  it("unparseable JSON is Invalid and says where it broke", () => {
+    const truncated = issuesOf(Arguments.prepare(weather, "{\"city\": \"Os"))
+    assert.strictEqual(truncated.length, 1)
+    assert.strictEqual(truncated[0]!.keyword, "json")
+    assert.match(truncated[0]!.message, /not valid JSON.*stop after 12 characters.*truncated/)
+    const broken = issuesOf(Arguments.prepare(weather, "{\"city\": \"Oslo\",\n \"days\" 3}"))
+    assert.match(broken[0]!.message, /line 2, column 9/)
+    assert.match(broken[0]!.message, /near `.*"days" 3/)
+  })
+  it("a parsed value that is not JSON is Invalid, naming where", () => {
+    class Point {
+      x = 1
+    }
+    const cyclic: Record<string, unknown> = { city: "x" }
+    cyclic.self = cyclic
+    const cases: ReadonlyArray<readonly [unknown, RegExp]> = [
+      [{ city: () => "Oslo" }, /a function at `city`/],
+      [{ city: "x", days: Number.NaN }, /the number NaN at `days`/],
+      [{ city: "x", days: Infinity }, /the number Infinity/],
+      [new Point(), /an instance of Point/],
+      [{ city: new Date(0) }, /an instance of Date at `city`/],
+      [cyclic, /a cycle .* at `self`/],
+      [{ city: "x", days: undefined }, /undefined at `days`/],
+      [{ city: [1, , 3] }, /holes/],
+      [{ city: 10n }, /a bigint/],
+      [Symbol("x"), /a symbol/]
+    ]
+    for (const [raw, message] of cases) {
+      const issues = issuesOf(Arguments.prepare(weather, raw))
+      assert.match(issues[0]!.message, message)
+    }
+  })
+  it("a cycle deep inside is found without blowing up, fan-out or not", () => {
+    const a: Record<string, unknown> = {}
+    a.left = a
+    a.right = a
+    let deep: Record<string, unknown> = { tail: a }
+    for (let i = 0; i < 100; i++) deep = { next: deep }
+    assert.match(issuesOf(Arguments.prepare({ type: "object" }, deep))[0]!.message, /cycle/)
+  })
+  it("a null-prototype object is a plain JSON object", () => {
+    const o = Object.assign(Object.create(null) as object, { city: "Oslo" })
+    assert.deepStrictEqual(valueOf(Arguments.prepare(weather, o)), { city: "Oslo" })
+  })
+  it("a getter that throws is Invalid, not a throw", () => {
+    const o = Object.defineProperty({}, "city", { enumerable: true, get: () => { throw new Error("boom") } })
+    assert.match(issuesOf(Arguments.prepare(weather, o))[0]!.message, /could not be read.*boom/)
+  })
+})
+
+describe("Arguments.prepare: policies", () => {
+  const near = { city: "Oslo", days: "3", units: "Metric" }
+  it("lenient (the default) repairs and reports each repair", () => {
+    const r = Arguments.prepare(weather, near)
+    assert.deepStrictEqual(valueOf(r), { city: "Oslo", days: 3, units: "metric" })
+    assert.deepStrictEqual((r as Arguments.Valid).coercions.map((c) => c.rule), ["string-to-integer", "enum-case"])
+  })
+  it("strict validates only and names every field", () => {
+    const issues = issuesOf(Arguments.prepare(weather, near, { policy: "strict" }))
+    assert.deepStrictEqual(issues.map((i) => i.field).sort(), ["days", "units"])
+    const ok = { city: "Oslo", units: "metric", days: 2 }
+    const r = Arguments.prepare(weather, ok, { policy: "strict" })
+    assert.strictEqual(valueOf(r), ok)
+  })
+  it("strict keeps empty optional fillers: the value is the model's own", () => {
+    const v = { city: "Oslo", units: "" }
+    issuesOf(Arguments.prepare(weather, v, { policy: "strict" }))
+    const open: Schema = { type: "object", properties: { note: { type: "string" } } }
+    assert.deepStrictEqual(valueOf(Arguments.prepare(open, { note: "" }, { policy: "strict" })), { note: "" })
+    assert.deepStrictEqual(valueOf(Arguments.prepare(open, { note: "" })), {})
+  })
+  it("issues after coercion speak of what is still wrong", () => {
+    const issues = issuesOf(Arguments.prepare(weather, { days: "0", units: "kelvin" }))
+    assert.deepStrictEqual(issues.map((i) => [i.field, i.keyword]).sort(), [["city", "required"], ["days", "minimum"], ["units", "enum"]])
+  })
+  it("a valid value comes back as the same reference with no coercions", () => {
+    const v = { city: "Oslo", days: 2 }
+    const r = Arguments.prepare(weather, v) as Arguments.Valid
+    assert.strictEqual(r.value, v)
+    assert.strictEqual(r.coercions.length, 0)
+  })
+  it("dropping a filler that would make the value invalid keeps the value", () => {
+    const s: Schema = { type: "object", properties: { a: { type: "string" } }, minProperties: 1 }
+    assert.deepStrictEqual(valueOf(Arguments.prepare(s, { a: "" })), { a: "" })
+  })
+})
+
+describe("Arguments.prepare: fromStrictProvider", () => {
+  const local: Schema = {
+    type: "object",
+    properties: { query: { type: "string" }, limit: { type: "integer" }, cursor: { type: ["string", "null"] } },
+    required: ["query"],
+    additionalProperties: false
+  }
+  it("drops nulls on optional, non-nullable properties first, under both policies", () => {
+    for (const policy of ["lenient", "strict"] as const) {
+      const r = Arguments.prepare(local, "{\"query\": \"q\", \"limit\": null, \"cursor\": null}", { policy, fromStrictProvider: true })
+      assert.deepStrictEqual(valueOf(r), { query: "q", cursor: null }, policy)
+      assert.deepStrictEqual((r as Arguments.Valid).coercions.map((c) => [c.path, c.rule]), [["/limit", "drop-strict-null"]])
+    }
+  })
+  it("keeps a null on a required property, and does nothing without the option", () => {
+    issuesOf(Arguments.prepare(local, { query: null }, { fromStrictProvider: true }))
+    issuesOf(Arguments.prepare(local, { query: "q", limit: null }))
+  })
+})
+
+describe("Arguments.prepare: schema errors and hostile input", () => {
+  it("a schema that cannot be compiled is a SchemaError value, not blame on the model", () => {
+    const r = Arguments.prepare({ type: "object", properties: { a: { $ref: "#/$defs/missing" } } }, {})
+    assert.strictEqual(r._tag, "SchemaError")
+    assert.strictEqual(Arguments.prepare({ type: "string", pattern: "([" }, "\"x\"")._tag, "SchemaError")
+  })
+  it("10,000-level nesting neither throws nor passes silently when the schema recurses", () => {
+    const deep = "[".repeat(10_000) + "]".repeat(10_000)
+    const tree: Schema = { $defs: { t: { type: "array", items: { $ref: "#/$defs/t" } } }, $ref: "#/$defs/t" }
+    const r = Arguments.prepare(tree, deep)
+    assert.isTrue(r._tag === "Valid" || (r._tag === "Invalid" && r.issues[0]!.keyword === "depth"))
+    const objects = "{\"a\":".repeat(10_000) + "1" + "}".repeat(10_000)
+    const s: Schema = { type: "object", properties: { a: { type: "string" } } }
+    assert.strictEqual(Arguments.prepare(s, objects)._tag, "Invalid")
+  })
+  it("a 10 MB string is handled", () => {
+    const big = "x".repeat(10 * 1024 * 1024)
+    assert.strictEqual((valueOf(Arguments.prepare(weather, { city: big })) as { city: string }).city.length, big.length)
+    assert.strictEqual(Arguments.prepare(weather, { city: "x", days: big })._tag, "Invalid")
+    assert.strictEqual(Arguments.prepare(weather, "{\"city\": \"" + big)._tag, "Invalid")
+  })
+  it("__proto__ and constructor keys stay own keys and pollute nothing", () => {
+    const s: Schema = { type: "object", properties: { ["__proto__"]: { type: "integer" }, constructor: { type: "boolean" } } }
+    const r = Arguments.prepare(s, "{\"__proto__\": \"1\", \"constructor\": \"yes\", \"toString\": \"x\"}")
+    const v = valueOf(r) as Record<string, unknown>
+    assert.strictEqual(Object.getPrototypeOf(v), Object.prototype)
+    assert.strictEqual(Object.getOwnPropertyDescriptor(v, "__proto__")?.value, 1)
+    assert.strictEqual(Object.getOwnPropertyDescriptor(v, "constructor")?.value, true)
+    assert.strictEqual(({} as Record<string, unknown>).toString, Object.prototype.toString)
+    const closed: Schema = { type: "object", properties: { a: { type: "string" } }, additionalProperties: false }
+    const polluted = issuesOf(Arguments.prepare(closed, "{\"__proto__\": {\"admin\": true}}"))
+    assert.strictEqual(polluted[0]!.field, "__proto__")
+    assert.strictEqual(({} as Record<string, unknown>).admin, undefined)
+  })
+  it("huge fan-out is fine", () => {
+    const wide = Object.fromEntries(Array.from({ length: 100_000 }, (_, i) => [`k${i}`, String(i)]))
+    const s: Schema = { type: "object", additionalProperties: { type: "integer" } }
+    const v = valueOf(Arguments.prepare(s, wide)) as Record<string, number>
+    assert.strictEqual(v.k99999, 99999)
+    assert.strictEqual(wide.k99999, "99999")
+  })
+})
