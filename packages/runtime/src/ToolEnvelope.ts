@@ -13,7 +13,7 @@
 import * as Either from "effect/Either"
 import type * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
-import type { JsonValue as J } from "@toolgate/json-schema"
+import type { JsonValue as J, Validator } from "@toolgate/json-schema"
 import * as detect from "./internal/detect.js"
 import * as errors from "./internal/fromError.js"
 import { safeGet, stringify } from "./internal/json.js"
@@ -192,8 +192,8 @@ export type FailureOptions = kinds.FailureOptions
 /** Builds a failure envelope with `retryable` defaulted by kind. */
 export const failure = (kind: Kind, message: string, options?: FailureOptions): Failure => kinds.failure(kind, message, options)
 
-/** A validation issue as `Validator` reports it (structurally `Validator.Issue` of `@toolgate/json-schema`). */
-export type Issue = typeof schemas.Issue.Type
+/** A validation issue as `Validator` of `@toolgate/json-schema` reports it. */
+export type Issue = Validator.Issue
 
 /**
  * Turns the issues of one call into one `invalid_args` failure. One issue gives its message, field and
