@@ -21,6 +21,8 @@ const options = {
   strict: false,
   allErrors: true,
   verbose: true,
+  // `required: ["constructor"]` must not be met by Object.prototype (the suite checks this, and so do hostile inputs)
+  ownProperties: true,
   logger: false
 } as const
 
