@@ -11,7 +11,7 @@
  * @since 0.1.0
  */
 import * as Either from "effect/Either"
-import type * as ParseResult from "effect/ParseResult"
+import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import type { JsonValue as J, Validator } from "@toolgate/json-schema"
 import * as detect from "./internal/detect.js"
@@ -231,9 +231,16 @@ export const encode = (envelope: Envelope): string => {
   )
 }
 
-/** Decodes an envelope from a JSON string or from a parsed value. */
-export const decode = (input: unknown): Either.Either<Envelope, ParseResult.ParseError> =>
-  typeof input === "string" ? decodeString(input) : decodeValue(input)
+/** Decodes an envelope from a JSON string or from a parsed value; a value whose getters or traps throw is a `ParseError` too. */
+export const decode = (input: unknown): Either.Either<Envelope, ParseResult.ParseError> => {
+  try {
+    return typeof input === "string" ? decodeString(input) : decodeValue(input)
+  } catch {
+    return Either.left(
+      new ParseResult.ParseError({ issue: new ParseResult.Type(Envelope.ast, undefined, "the value could not be read") })
+    )
+  }
+}
 
 /** What a tool result is: a success (with its payload), a failure (current or legacy form), or neither. */
 export type Detected = detect.Detected

@@ -16,6 +16,16 @@ const deep = (levels: number): unknown => {
   return v
 }
 
+const thrower = (): never => {
+  throw new Error("hostile")
+}
+
+const revoked = () => {
+  const r = Proxy.revocable({}, {})
+  r.revoke()
+  return r.proxy
+}
+
 describe("ToolEnvelope schemas", () => {
   it.prop("encode → decode gives back the same envelope, and the detectors agree with ok", [
     Arbitrary.make(ToolEnvelope.Envelope)
@@ -60,25 +70,26 @@ describe("ToolEnvelope schemas", () => {
     assert.isTrue(ToolEnvelope.failure("rejected", "m", { retryable: true }).retryable)
   })
 
-  it("decode rejects shapes that are not envelopes", () => {
-    for (
-      const bad of [
-        "",
-        "null",
-        "{\"ok\":true}",
-        "{\"ok\":false,\"kind\":\"nope\",\"message\":\"m\",\"retryable\":true}",
-        "{\"ok\":false,\"kind\":\"timeout\",\"message\":\"m\"}",
-        "{\"ok\":\"true\",\"result\":1}",
-        "{\"ok\":true,\"result\":1,\"warnings\":[1]}",
-        "{\"ok\":true,\"result\":1",
-        42,
-        undefined,
-        { ok: true, result: () => 1 },
-        { ok: true, result: Number.NaN }
-      ]
-    ) {
-      assert.isTrue(Either.isLeft(ToolEnvelope.decode(bad)), String(bad))
-    }
+  it("decode rejects shapes that are not envelopes, and never throws", () => {
+    const cases: ReadonlyArray<unknown> = [
+      "",
+      "null",
+      "{\"ok\":true}",
+      "{\"ok\":false,\"kind\":\"nope\",\"message\":\"m\",\"retryable\":true}",
+      "{\"ok\":false,\"kind\":\"timeout\",\"message\":\"m\"}",
+      "{\"ok\":\"true\",\"result\":1}",
+      "{\"ok\":true,\"result\":1,\"warnings\":[1]}",
+      "{\"ok\":true,\"result\":1",
+      42,
+      undefined,
+      { ok: true, result: () => 1 },
+      { ok: true, result: Number.NaN },
+      Object.defineProperty({ result: 1 }, "ok", { get: thrower, enumerable: true }),
+      { ok: true, get result() { return thrower() } },
+      new Proxy({}, { get: thrower, getOwnPropertyDescriptor: thrower, ownKeys: thrower, has: thrower }),
+      revoked()
+    ]
+    cases.forEach((bad, i) => assert.isTrue(Either.isLeft(ToolEnvelope.decode(bad)), `case ${i}`))
   })
 
   it("decode keeps __proto__ keys of a result as own data and pollutes nothing", () => {
