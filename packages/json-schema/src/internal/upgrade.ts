@@ -164,7 +164,7 @@ const schemaUri = (n: R.Node): void => {
   if (typeof v === "string" && /^https?:\/\/json-schema\.org\/draft\/2020-12\/schema#?$/.test(v)) return
   if (typeof v === "string" && /json-schema\.org\/(draft-0[3-7]\/|draft\/2019-09\/)schema#?$/.test(v)) {
     n.m.set("$schema", uri2020)
-    n.report("$schema", `\`$schema\` ${v} became ${uri2020}: the draft-07-only forms were rewritten`)
+    n.report("$schema", `\`$schema\` ${v} became ${uri2020} (no draft-07-only form is left)`)
     return
   }
   n.m.delete("$schema")
