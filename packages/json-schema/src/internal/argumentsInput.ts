@@ -135,12 +135,24 @@ const describe = (u: unknown): string | undefined => {
   return `an instance of ${name === "" ? "a class" : name}`
 }
 
+interface Frame {
+  readonly value: unknown
+  readonly key: string | number | undefined
+  readonly parent: Frame | undefined
+  readonly leave: boolean
+}
+
+// Paths are rebuilt from parent links only on failure: copying them per level is quadratic in depth.
+const pathOf = (frame: Frame): ReadonlyArray<string | number> => {
+  const out: Array<string | number> = []
+  for (let f: Frame | undefined = frame; f !== undefined && f.key !== undefined; f = f.parent) out.push(f.key)
+  return out.reverse()
+}
+
 /** The first place where a value is not JSON (iterative: any depth, cycles found), or undefined. */
 const careful = (root: unknown): { readonly path: ReadonlyArray<string | number>; readonly what: string } | undefined => {
   const ancestors = new Set<object>()
-  const stack: Array<{ value: unknown; path: ReadonlyArray<string | number>; leave: boolean }> = [
-    { value: root, path: [], leave: false }
-  ]
+  const stack: Array<Frame> = [{ value: root, key: undefined, parent: undefined, leave: false }]
   while (stack.length > 0) {
     const frame = stack.pop()!
     if (frame.leave) {
@@ -148,14 +160,14 @@ const careful = (root: unknown): { readonly path: ReadonlyArray<string | number>
       continue
     }
     const what = describe(frame.value)
-    if (what !== undefined) return { path: frame.path, what }
+    if (what !== undefined) return { path: pathOf(frame), what }
     if (typeof frame.value !== "object" || frame.value === null) continue
-    if (ancestors.has(frame.value)) return { path: frame.path, what: "a cycle (a value containing itself)" }
+    if (ancestors.has(frame.value)) return { path: pathOf(frame), what: "a cycle (a value containing itself)" }
     ancestors.add(frame.value)
-    stack.push({ value: frame.value, path: frame.path, leave: true })
+    stack.push({ ...frame, leave: true })
     const o = frame.value as Record<string, unknown>
     const keys = Array.isArray(o) ? o.map((_, i) => i) : Object.keys(o)
-    for (let i = keys.length - 1; i >= 0; i--) stack.push({ value: o[keys[i]!], path: [...frame.path, keys[i]!], leave: false })
+    for (let i = keys.length - 1; i >= 0; i--) stack.push({ value: o[keys[i]!], key: keys[i]!, parent: frame, leave: false })
   }
   return undefined
 }
