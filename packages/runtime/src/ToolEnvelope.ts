@@ -14,13 +14,13 @@ import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import type { JsonValue as J, Validator } from "@toolgate/json-schema"
+import * as build from "./internal/build.js"
 import * as detect from "./internal/detect.js"
 import * as errors from "./internal/fromError.js"
 import { safeGet, stringify } from "./internal/json.js"
 import * as schemas from "./internal/schemas.js"
 import * as truncate from "./internal/truncate.js"
 import * as kinds from "./internal/kinds.js"
-import * as textInfo from "./internal/text.js"
 
 /** A JSON value, as an Effect Schema (checked iteratively, passed through untouched). */
 export const Json = schemas.Json
@@ -118,15 +118,10 @@ export interface SuccessOptions {
 }
 
 /** Builds a success envelope; an empty `warnings` list is left out. */
-export const success = (result: J.JsonValue, options?: SuccessOptions): Success => ({
-  ok: true,
-  ...(options?.tool === undefined ? {} : { tool: options.tool }),
-  result,
-  ...(options?.warnings === undefined || options.warnings.length === 0 ? {} : { warnings: options.warnings })
-})
+export const success = (result: J.JsonValue, options?: SuccessOptions): Success => build.success(result, options)
 
 /** A success whose result is `{ "text": text }`, which chat UIs render verbatim. */
-export const text = (text: string, options?: SuccessOptions): Success => success({ text }, options)
+export const text = (text: string, options?: SuccessOptions): Success => build.success({ text: build.str(text) }, options)
 
 /** Options of `listing`: the directory's real size when `entries` is a prefix of it. */
 export interface ListingOptions extends SuccessOptions {
@@ -135,21 +130,8 @@ export interface ListingOptions extends SuccessOptions {
 }
 
 /** A directory listing success; `entry_count` defaults to the entries given, `truncated` to whether fewer were given. */
-export const listing = (
-  path: string,
-  entries: ReadonlyArray<ListingEntry>,
-  options?: ListingOptions
-): Success => {
-  const entryCount = Math.max(entries.length, count(options?.entryCount, entries.length))
-  const result: Listing = {
-    kind: "listing",
-    path,
-    entries: entries.map((e) => ({ name: e.name, path: e.path, type: e.type })),
-    entry_count: entryCount,
-    truncated: options?.truncated ?? entries.length < entryCount
-  }
-  return success(result, options)
-}
+export const listing = (path: string, entries: ReadonlyArray<ListingEntry>, options?: ListingOptions): Success =>
+  build.success(build.listing(path, entries, options), options)
 
 /** Options of `file`: where the text sits in the file. */
 export interface FileOptions extends SuccessOptions {
@@ -164,27 +146,8 @@ export interface FileOptions extends SuccessOptions {
  * start one); by default the text is the whole file, so `total_lines` is its line count and `bytes`
  * its UTF-8 size.
  */
-export const file = (path: string, text: string, options?: FileOptions): Success => {
-  const lines = textInfo.lineCount(text)
-  const startLine = Math.max(1, count(options?.startLine, 1))
-  const endLine = startLine + lines - 1
-  const totalLines = Math.max(endLine, count(options?.totalLines, endLine))
-  const result: FileContent = {
-    kind: "file",
-    path,
-    text,
-    start_line: startLine,
-    end_line: Math.max(0, endLine),
-    total_lines: totalLines,
-    bytes: count(options?.bytes, textInfo.utf8Length(text)),
-    truncated: options?.truncated ?? (startLine > 1 || endLine < totalLines)
-  }
-  return success(result, options)
-}
-
-/** A caller's count, when it is a non-negative safe integer; `fallback` otherwise. */
-const count = (n: number | undefined, fallback: number): number =>
-  typeof n === "number" && Number.isSafeInteger(n) && n >= 0 ? n : fallback
+export const file = (path: string, text: string, options?: FileOptions): Success =>
+  build.success(build.file(path, text, options), options)
 
 /** Options of a failure: `field`, `expected`, `tool`, and a `retryable` that overrides the kind's default. */
 export type FailureOptions = kinds.FailureOptions

@@ -5,6 +5,7 @@
  * @internal
  */
 import * as Schema from "effect/Schema"
+import { safeGet, safeString } from "./json.js"
 
 /** Every kind, in the order of the contract's table. */
 export const allKinds = [
@@ -58,13 +59,23 @@ export interface FailureOptions {
   readonly retryable?: boolean | undefined
 }
 
-/** Builds a failure in the wire's key order, leaving out absent options. */
-export const failure = (kind: Kind, message: string, options?: FailureOptions): Failure => ({
-  ok: false,
-  kind,
-  message,
-  ...(typeof options?.field === "string" ? { field: options.field } : {}),
-  ...(typeof options?.expected === "string" ? { expected: options.expected } : {}),
-  ...(typeof options?.tool === "string" ? { tool: options.tool } : {}),
-  retryable: typeof options?.retryable === "boolean" ? options.retryable : defaultRetryable[kind]
-})
+/**
+ * Builds a failure in the wire's key order, leaving out absent options. Defensive: an unknown kind is
+ * `execution_error`, a non-string message is stringified, options of the wrong type are ignored.
+ */
+export const failure = (kind: Kind, message: string, options?: FailureOptions): Failure => {
+  const k: Kind = isKind(kind) ? kind : "execution_error"
+  const field = safeGet(options, "field")
+  const expected = safeGet(options, "expected")
+  const tool = safeGet(options, "tool")
+  const retryable = safeGet(options, "retryable")
+  return {
+    ok: false,
+    kind: k,
+    message: typeof message === "string" ? message : safeString(message),
+    ...(typeof field === "string" ? { field } : {}),
+    ...(typeof expected === "string" ? { expected } : {}),
+    ...(typeof tool === "string" ? { tool } : {}),
+    retryable: typeof retryable === "boolean" ? retryable : defaultRetryable[k]
+  }
+}
