@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Arbitrary, Either, FastCheck as fc, Schema } from "effect"
+import { Arbitrary, Either, FastCheck as fc, JSONSchema, Schema } from "effect"
+import { Validator } from "@toolgate/json-schema"
 import { ToolEnvelope } from "@toolgate/runtime"
 import { stringifyIterative } from "../src/internal/json.js"
 
@@ -50,6 +51,14 @@ describe("ToolEnvelope schemas", () => {
       const d = ToolEnvelope.classify(json)
       assert.isTrue(d._tag === "Failure" && d.kind === envelope.kind && d.retryable === envelope.retryable && !d.legacy)
     }
+  })
+
+  it.prop("the envelope's JSON Schema (for non-Effect consumers) accepts every encoded envelope", [
+    Arbitrary.make(ToolEnvelope.Envelope)
+  ], ([envelope]) => {
+    const compiled = Either.getOrThrow(Validator.compile(JSONSchema.make(ToolEnvelope.Envelope) as never))
+    assert.deepStrictEqual(compiled.validate(JSON.parse(ToolEnvelope.encode(envelope))), [])
+    assert.isFalse(compiled.isValid({ ok: false, kind: "nope", message: "m", retryable: true }))
   })
 
   it("each kind has its contract's default retryable", () => {

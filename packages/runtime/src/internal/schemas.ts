@@ -17,6 +17,7 @@ export const Json: Schema.Schema<J.JsonValue> = Schema.declare(
   {
     identifier: "JsonValue",
     description: "a JSON value",
+    jsonSchema: { type: ["null", "boolean", "number", "string", "array", "object"] },
     arbitrary: () => (fc) => fc.jsonValue({ maxDepth: 4 }).map((v) => JSON.parse(JSON.stringify(v)) as J.JsonValue)
   }
 )
