@@ -10,8 +10,11 @@ import { JsonSchema, JsonValue } from "@toolgate/json-schema"
 type Pair = { readonly accepted: JsonValue.JsonValue; readonly miss: JsonValue.JsonValue }
 type Arb = fc.Arbitrary<Pair>
 
+/** The names of the schemas the properties run over. */
+export type Name = "weather" | "search" | "geometry" | "account"
+
 /** The schemas the properties run over. */
-export const schemas: Readonly<Record<string, JsonSchema.JsonSchemaObject>> = {
+export const schemas: Readonly<Record<Name, JsonSchema.JsonSchemaObject>> = {
   weather: {
     type: "object",
     properties: {
@@ -126,7 +129,7 @@ const objectOf = (props: Record<string, Arb>, required: ReadonlyArray<string>, r
 const point: Arb = objectOf({ x: number, y: number }, ["x", "y"], false)
 
 /** `{ accepted, miss }` pairs for each schema in `schemas`. */
-export const pairs: Readonly<Record<keyof typeof schemas & string, Arb>> = {
+export const pairs: Readonly<Record<Name, Arb>> = {
   weather: objectOf(
     { city: text.map(same), days: integer(1, 14), units: enumOf(["metric", "imperial", "Kelvin"]), verbose: boolean, note: text.map(same) },
     ["city"],
@@ -151,8 +154,8 @@ export const pairs: Readonly<Record<keyof typeof schemas & string, Arb>> = {
 }
 
 /** A schema name with one of its pairs. */
-export const anyPair: fc.Arbitrary<readonly [keyof typeof schemas & string, Pair]> = fc.oneof(
-  ...Object.keys(pairs).map((name) => pairs[name as keyof typeof pairs].map((p) => [name as keyof typeof schemas & string, p] as const))
+export const anyPair: fc.Arbitrary<readonly [Name, Pair]> = fc.oneof(
+  ...(Object.keys(pairs) as Array<Name>).map((name) => pairs[name].map((p) => [name, p] as const))
 )
 
 const hostileKey = fc.constantFrom("__proto__", "constructor", "prototype", "toString", "hasOwnProperty", "valueOf", "city", "userId", "properties")

@@ -125,6 +125,12 @@ describe("Coercion: empty optional fillers", () => {
     const e = obj({ sep: { type: "string", enum: ["", ","] } })
     assert.deepStrictEqual(repaired(e, { sep: "" }), { value: { sep: "" }, rules: [], coercions: [] })
   })
+  it("with a string default, whitespace is a value (a separator), only \"\" is a filler", () => {
+    const join = obj({ strings: { type: "array" }, separator: { type: "string", default: "" } }, ["strings"])
+    assert.deepStrictEqual(repaired(join, { strings: [], separator: " " }).value, { strings: [], separator: " " })
+    assert.deepStrictEqual(repaired(join, { strings: [], separator: "" }).rules, ["drop-empty-optional"])
+    assert.deepStrictEqual(repaired(join, { strings: "[]", separator: " " }).value, { strings: [], separator: " " })
+  })
   it("undeclared keys are not properties, so their blanks stay", () => {
     assert.deepStrictEqual(repaired(s, { path: "/a", other: "" }).value, { path: "/a", other: "" })
   })

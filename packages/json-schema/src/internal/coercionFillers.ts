@@ -15,8 +15,8 @@ type Mode = "blank" | "nulls"
 type Path = ReadonlyArray<string | number>
 
 interface Plan {
-  /** Declared keys, optional here, where a blank string is a filler. */
-  readonly blank: Array<string>
+  /** Declared keys, optional here, where a blank string is a filler, with which blanks are. */
+  readonly blank: Array<readonly [string, "empty" | "blank"]>
   /** Declared keys, optional here, whose schema does not accept `null`. */
   readonly nulls: Array<string>
   /** The keys a value must have here (own `required`, `$ref` targets and `allOf` members). */
@@ -97,7 +97,8 @@ const fill = (
     const ps = props![k]!
     if (!S.isSchemaValue(ps)) continue
     const optional = !plan.required.has(k)
-    if (optional && Schema.mayBeString(root, ps) && !Schema.keepsBlank(root, ps)) plan.blank.push(k)
+    const fillers = Schema.fillers(root, ps)
+    if (optional && Schema.mayBeString(root, ps) && fillers !== "none") plan.blank.push([k, fillers])
     if (optional && !Schema.acceptsNull(root, ps)) plan.nulls.push(k)
     const child = node(ps)
     if (child !== undefined) plan.props.push([k, child])
@@ -136,8 +137,6 @@ const settle = (all: ReadonlyArray<Plan>): void => {
   }
 }
 
-const droppable = (mode: Mode, x: JsonValue.JsonValue | undefined): boolean =>
-  mode === "blank" ? typeof x === "string" && S.isBlank(x) : x === null
 
 const run = (plan: Plan, v: JsonValue.JsonValue, path: Path, mode: Mode, out: Array<Coercion>): JsonValue.JsonValue => {
   if (!(mode === "blank" ? plan.blankAny : plan.nullsAny)) return v
@@ -146,7 +145,14 @@ const run = (plan: Plan, v: JsonValue.JsonValue, path: Path, mode: Mode, out: Ar
   let drop: Set<string> | undefined
   let next: Map<string, JsonValue.JsonValue> | undefined
   for (const p of plan.flat) {
-    for (const k of p[mode]) if (droppable(mode, S.own(v, k)) && !plan.required.has(k)) (drop ??= new Set()).add(k)
+    if (mode === "nulls") {
+      for (const k of p.nulls) if (S.own(v, k) === null && !plan.required.has(k)) (drop ??= new Set()).add(k)
+      continue
+    }
+    for (const [k, rule] of p.blank) {
+      const x = S.own(v, k)
+      if (typeof x === "string" && Schema.isFiller(rule, x) && !plan.required.has(k)) (drop ??= new Set()).add(k)
+    }
   }
   const visit = (k: string, child: Plan) => {
     const x = next !== undefined && next.has(k) ? next.get(k) : S.own(v, k)

@@ -61,7 +61,12 @@ export const allows = (types: ReadonlySet<TypeName>, t: TypeName): boolean =>
   types.has(t) || (t === "integer" && types.has("number"))
 
 /** Whether a string is empty or only whitespace: an unused optional field the model filled in. */
-export const isBlank = (s: string): boolean => s.trim().length === 0
+export const isBlank = (s: string): boolean => {
+  if (s.length === 0) return true
+  const c = s.charCodeAt(0)
+  // Hot path (valid values): a printable ASCII first character settles it without trimming.
+  return c > 32 && c < 127 ? false : s.trim().length === 0
+}
 
 // The JSON number grammar only: no hex, no "", no "Infinity", no leading "+" or zeros.
 const jsonNumber = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/

@@ -4,7 +4,7 @@
  *
  * @internal
  */
-import { type JsonSchema, resolveRef } from "../JsonSchema.js"
+import { type JsonSchema, type JsonSchemaObject, resolveRef } from "../JsonSchema.js"
 import * as S from "./coercionScalars.js"
 
 /** The schema a node's own `$ref` points at, when it resolves. */
@@ -60,15 +60,23 @@ export const acceptsNull = (root: JsonSchema, schema: JsonSchema): boolean => {
   return visit(schema)
 }
 
-/** Whether a blank string is one of the property's declared values (then it is meant, not a filler). */
-export const keepsBlank = (root: JsonSchema, schema: JsonSchema): boolean => {
-  if (typeof schema !== "object") return false
-  const values = S.enumValues(schema)
-  if (values !== undefined && values.some((v) => typeof v === "string" && S.isBlank(v))) return true
+/**
+ * Which blank strings are fillers for a property: none when a blank string is a declared value (`enum`,
+ * `const`); only `""` when the property declares a string `default` (a separator, a prefix: a space is
+ * then a value, as in the corpus's `concat_strings` with `separator: " "`); otherwise `""` and whitespace.
+ */
+export const fillers = (root: JsonSchema, schema: JsonSchema): "none" | "empty" | "blank" => {
+  if (typeof schema !== "object") return "blank"
   const target = refTarget(root, schema)
-  return target !== undefined && target !== schema && typeof target === "object" &&
-    (S.enumValues(target) ?? []).some((v) => typeof v === "string" && S.isBlank(v))
+  const nodes = typeof target === "object" && target !== schema ? [schema, target] : [schema]
+  const declared = (n: JsonSchemaObject) => (S.enumValues(n) ?? []).some((v) => typeof v === "string" && S.isBlank(v))
+  if (nodes.some(declared)) return "none"
+  return nodes.some((n) => typeof S.own(n, "default") === "string") ? "empty" : "blank"
 }
+
+/** Whether a string is a filler under a property's `fillers` rule. */
+export const isFiller = (rule: "none" | "empty" | "blank", s: string): boolean =>
+  rule === "blank" ? S.isBlank(s) : rule === "empty" && s.length === 0
 
 /** Whether a property schema can hold a string at all (a blank filler is only possible then). */
 export const mayBeString = (root: JsonSchema, schema: JsonSchema): boolean => {

@@ -179,7 +179,7 @@ const object = (
     const declared = props === undefined ? undefined : S.own(props, k)
     if (
       typeof x === "string" && S.isSchemaValue(declared) && !required.has(k) && S.isBlank(x) &&
-      !Schema.keepsBlank(ctx.root, declared)
+      Schema.isFiller(Schema.fillers(ctx.root, declared), x)
     ) {
       note(ctx, written, "drop-empty-optional", x, undefined)
       changed = true
