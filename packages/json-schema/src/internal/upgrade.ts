@@ -140,6 +140,7 @@ const rewrite = (f: Frame, changes: Array<Change>, rewriteRef: (ref: string) => 
       n.report("$ref", `\`$ref\` ${ref} follows the renamed keywords: ${next}`)
     }
   }
+  if (R.emptyLists(n)) return false
   R.nullable(n)
   schemaUri(n)
   return !childChanged && changes.length === before ? f.node : materialize(m)

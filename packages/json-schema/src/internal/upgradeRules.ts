@@ -25,7 +25,7 @@ export const mapTypes = (t: unknown): {
   const names = typeof t === "string" ? [t] : Array.isArray(t) ? t : undefined
   if (names === undefined) return { types: undefined, items: undefined, notes: [`\`type\` ${JSON.stringify(t) ?? String(t)} is not a type name; removed (no type constraint)`] }
   const out: Array<string> = []
-  const notes: Array<string> = []
+  const notes: Array<string> = names.length === 0 ? ["an empty `type` list is not valid; removed (no type constraint)"] : []
   let items: T.JsonType | undefined
   let any = false
   for (const n of names) {
@@ -118,6 +118,8 @@ export const tuples = (n: Node): void => {
     n.m.delete("items")
     if (n.m.has("prefixItems")) {
       n.report("items", "array-form `items` dropped: `prefixItems` already gives the tuple")
+    } else if (items.length === 0) {
+      n.report("items", "empty array-form `items` constrains nothing; removed")
     } else {
       n.m.set("prefixItems", items)
       n.report("items", "array-form `items` became `prefixItems`")
@@ -191,4 +193,23 @@ export const exclusiveBounds = (n: Node): void => {
       n.report(ex, `draft-04 boolean \`${ex}: ${v}\` without a numeric \`${bound}\` has no effect; removed`)
     }
   }
+}
+
+/**
+ * Empty `allOf` is dropped (an empty conjunction holds); an empty `anyOf`/`oneOf` or `enum` admits nothing,
+ * so the schema becomes `false` (2020-12's meta-schema forbids the empty arrays, and Ajv rejects `enum: []`).
+ */
+export const emptyLists = (n: Node): boolean => {
+  if (Array.isArray(n.m.get("allOf")) && (n.m.get("allOf") as Array<unknown>).length === 0) {
+    n.m.delete("allOf")
+    n.report("allOf", "empty `allOf` holds for every value; removed")
+  }
+  for (const k of ["anyOf", "oneOf", "enum"]) {
+    const v = n.m.get(k)
+    if (Array.isArray(v) && v.length === 0) {
+      n.report(k, `empty \`${k}\` admits no value; the schema became \`false\``)
+      return true
+    }
+  }
+  return false
 }
