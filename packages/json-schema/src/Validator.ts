@@ -165,14 +165,14 @@ const engine = (
   }
 
   const compile = (schema: JsonSchema.JsonSchema): Result => {
+    const fast = typeof schema === "object" && schema !== null ? byObject.get(schema) : undefined
+    if (fast !== undefined) return fast
     if (typeof schema === "boolean") {
       let r = byBoolean.get(schema)
       if (r === undefined) byBoolean.set(schema, r = build(schema))
       return r
     }
     if (!JsonSchema.isSchema(schema)) return Either.left(new SchemaError({ message: "A schema is a boolean or a plain object.", path: "" }))
-    const hit = byObject.get(schema)
-    if (hit !== undefined) return hit
     const key = stableKey(schema)
     let r = key === undefined ? undefined : byKey.get(key)
     if (r === undefined) {

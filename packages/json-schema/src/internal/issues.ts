@@ -63,7 +63,7 @@ export const issuesOf = (all: ReadonlyArray<Err>, ctx: Context, prefix = ""): Re
     if (e.keyword === "anyOf" || (e.keyword === "oneOf" && !Array.isArray(e.params["passingSchemas"]))) {
       for (const issue of alternatives(e, ctx)) push(issue)
     } else {
-      push(one(e, ctx))
+      push(one(e, ctx, errors[i - 1]))
     }
   })
   return out
@@ -86,7 +86,7 @@ const alternatives = (e: Err, ctx: Context): ReadonlyArray<Issue> => {
 }
 
 /** One Ajv error as one issue. */
-const one = (e: Err, ctx: Context): Issue => {
+const one = (e: Err, ctx: Context, before: Err | undefined): Issue => {
   const p = e.params
   const field = P.toField(e.instancePath)
   const s = subject(field)
@@ -118,8 +118,12 @@ const one = (e: Err, ctx: Context): Issue => {
     case "propertyNames": {
       const name = String(p["propertyName"])
       const path = P.append(e.instancePath, name)
-      const expected = D.summary(e.schema as JsonSchema, ctx.resolve) ?? "a permitted name"
-      return make(path, e.keyword, `a name that is ${expected}`, `Argument name \`${P.toField(path)}\` is not allowed; names must be ${expected}.`)
+      const inner = before !== undefined && (before as { propertyName?: unknown }).propertyName === name ? before : undefined
+      const phrase = (inner === undefined ? undefined : bound(inner)) ?? D.summary(e.schema as JsonSchema, ctx.resolve)
+      const verb = inner !== undefined && counted.has(inner.keyword) ? "have" : "be"
+      const expected = phrase === undefined ? "a permitted name" : `a name that must ${verb} ${phrase}`
+      const why = phrase === undefined ? "" : `; names must ${verb} ${phrase}`
+      return make(path, e.keyword, expected, `Argument name \`${P.toField(path)}\` is not allowed${why}.`)
     }
     case "type": {
       const expected = D.typeWords(p["type"]) ?? "a value of another type"
@@ -136,7 +140,7 @@ const one = (e: Err, ctx: Context): Issue => {
     }
     case "oneOf":
       return make(e.instancePath, e.keyword, "exactly one of the alternatives",
-        `${s} matches more than one alternative (${(p["passingSchemas"] as Array<number>).join(" and ")}); it must match exactly one.`)
+        `${s} must match exactly one alternative, but matches ${(p["passingSchemas"] as Array<number>).join(" and ")}.`)
     case "false schema":
       return make(e.instancePath, e.keyword, "no value here", `${s} is not allowed.`)
     case "not": {

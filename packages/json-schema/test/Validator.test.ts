@@ -1,0 +1,258 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Either } from "effect"
+import type * as JsonSchema from "../src/JsonSchema.js"
+import * as Validator from "../src/Validator.js"
+
+const compiled = (schema: JsonSchema.JsonSchema): Validator.Compiled => {
+  const c = Validator.compile(schema)
+  if (Either.isLeft(c)) throw new Error(`test schema did not compile: ${c.left.message}`)
+  return c.right
+}
+
+const issues = (schema: JsonSchema.JsonSchema, value: unknown) => compiled(schema).validate(value)
+
+const only = (schema: JsonSchema.JsonSchema, value: unknown): Validator.Issue => {
+  const found = issues(schema, value)
+  assert.strictEqual(found.length, 1, JSON.stringify(found))
+  return found[0]!
+}
+
+const tool: JsonSchema.JsonSchemaObject = {
+  type: "object",
+  additionalProperties: false,
+  required: ["content", "limit"],
+  properties: {
+    content: { type: "string", description: "non-empty string of file contents" },
+    limit: { type: "integer", minimum: 1, maximum: 100 },
+    order: { enum: ["asc", "desc"] },
+    filters: { type: "array", maxItems: 5, items: { type: "object", required: ["name"], properties: { name: { type: "string", minLength: 1 } } } },
+    note: { type: ["string", "null"] }
+  }
+}
+
+describe("Validator issues: one message shape per keyword", () => {
+  it("required: the missing property's path, its type, and its description as expected", () => {
+    assert.deepStrictEqual(only(tool, { limit: 1 }), {
+      path: "/content",
+      field: "content",
+      keyword: "required",
+      expected: "non-empty string of file contents",
+      message: "Missing required argument `content` (string)."
+    })
+    const nested = only(tool, { content: "x", limit: 1, filters: [{ name: "a" }, {}] })
+    assert.deepStrictEqual([nested.path, nested.field, nested.expected, nested.message], [
+      "/filters/1/name", "filters.1.name", "string", "Missing required argument `filters.1.name` (string)."
+    ])
+    assert.strictEqual(only({ required: ["x"] }, {}).message, "Missing required argument `x`.")
+  })
+
+  it("additionalProperties: the extra key's path and the allowed names", () => {
+    const i = only(tool, { content: "x", limit: 1, foo: 1 })
+    assert.deepStrictEqual([i.path, i.field, i.keyword], ["/foo", "foo", "additionalProperties"])
+    assert.strictEqual(i.message, "Unknown argument `foo`; allowed: content, limit, order, filters, note.")
+    assert.strictEqual(only({ type: "object", additionalProperties: false }, { a: 1 }).message, "Unknown argument `a`; no other arguments are allowed.")
+  })
+
+  it("type, with the received value quoted", () => {
+    const i = only(tool, { content: "x", limit: "abc" })
+    assert.deepStrictEqual([i.field, i.keyword, i.expected, i.message], ["limit", "type", "integer", "Argument `limit` must be integer, got string \"abc\"."])
+    assert.strictEqual(only(tool, { content: "x", limit: 1, note: 3 }).expected, "string or null")
+    assert.strictEqual(only(tool, []).message, "The arguments must be object, got an empty array.")
+    assert.strictEqual(only({ type: "integer" }, 1.5).message, "The arguments must be integer, got number 1.5.")
+  })
+
+  it("enum and const", () => {
+    const i = only(tool, { content: "x", limit: 1, order: "up" })
+    assert.deepStrictEqual([i.expected, i.message], ["one of: asc, desc", "Argument `order` must be one of: asc, desc; got string \"up\"."])
+    assert.strictEqual(only({ const: "yes" }, "no").expected, "exactly \"yes\"")
+    const many = only({ enum: Array.from({ length: 40 }, (_, k) => `v${k}`) }, "x").expected
+    assert.match(many, /^one of: v0, v1, .*, v11, … \(28 more\)$/)
+  })
+
+  it("bounds read as words", () => {
+    assert.strictEqual(only(tool, { content: "x", limit: 0 }).message, "Argument `limit` must be at least 1; got integer 0.")
+    assert.strictEqual(only(tool, { content: "x", limit: 101 }).expected, "at most 100")
+    assert.strictEqual(only({ exclusiveMinimum: 0 }, 0).expected, "greater than 0")
+    assert.strictEqual(only({ exclusiveMaximum: 10 }, 10).expected, "less than 10")
+    assert.strictEqual(only({ maxLength: 3 }, "abcd").message, "The arguments must have at most 3 characters; got string \"abcd\".")
+    assert.strictEqual(only({ minLength: 1 }, "").expected, "at least 1 character")
+    assert.strictEqual(only(tool, { content: "x", limit: 1, filters: [{ name: "a" }, { name: "b" }, { name: "c" }, { name: "d" }, { name: "e" }, { name: "f" }] }).expected, "at most 5 items")
+    assert.strictEqual(only({ minProperties: 2 }, { a: 1 }).expected, "at least 2 properties")
+    assert.strictEqual(only({ multipleOf: 5 }, 7).expected, "a multiple of 5")
+    assert.strictEqual(only({ pattern: "^a+$" }, "b").expected, "a string matching /^a+$/")
+    assert.strictEqual(only({ format: "date" }, "tomorrow").expected, "a valid date")
+    assert.strictEqual(only({ prefixItems: [true], items: false }, [1, 2]).expected, "at most 1 item")
+  })
+
+  it("uniqueItems, dependentRequired, propertyNames, not, false, contains", () => {
+    assert.strictEqual(only({ uniqueItems: true }, [1, 2, 1]).message, "The arguments must not contain duplicates (items 0 and 2 are equal).")
+    const dep = only({ dependentRequired: { from: ["to"] } }, { from: 1 })
+    assert.deepStrictEqual([dep.path, dep.message], ["/to", "Missing argument `to` (required when `from` is present)."])
+    const name = only({ propertyNames: { maxLength: 3 } }, { long_name: 1 })
+    assert.deepStrictEqual([name.path, name.keyword, name.message], ["/long_name", "propertyNames", "Argument name `long_name` is not allowed; names must have at most 3 characters."])
+    assert.strictEqual(only({ propertyNames: { enum: ["a"] } }, { b: 1 }).expected, "a name that must be one of: a")
+    assert.strictEqual(only({ not: { type: "string" } }, "s").message, "The arguments must not be string; got string \"s\".")
+    assert.strictEqual(only({ properties: { a: false } }, { a: 1 }).message, "Argument `a` is not allowed.")
+    assert.strictEqual(only({ contains: { type: "integer" } }, ["a"]).expected, "at least 1 matching item")
+  })
+
+  it("anyOf collapses to one issue naming the alternatives", () => {
+    const i = only({ properties: { id: { anyOf: [{ type: "string" }, { type: "integer" }] } } }, { id: true })
+    assert.deepStrictEqual([i.field, i.keyword, i.expected, i.message], ["id", "anyOf", "string or integer", "Argument `id` must be string or integer; got boolean true."])
+    assert.strictEqual(only({ oneOf: [{ enum: ["a"] }, { type: "null" }] }, 3).expected, "one of: a or null")
+  })
+
+  it("anyOf: when the value's type fits exactly one alternative, that alternative speaks", () => {
+    const s = { $defs: { opt: { type: "object", required: ["x"], properties: { x: { type: "integer" } } } }, properties: { o: { anyOf: [{ $ref: "#/$defs/opt" }, { type: "null" }] } } }
+    const i = only(s, { o: { x: "a" } })
+    assert.deepStrictEqual([i.path, i.field, i.keyword, i.message], ["/o/x", "o.x", "type", "Argument `o.x` must be integer, got string \"a\"."])
+    assert.strictEqual(only(s, { o: {} }).message, "Missing required argument `o.x` (integer).")
+  })
+
+  it("oneOf matching more than one alternative says so", () => {
+    const i = only({ oneOf: [{ type: "integer" }, { type: "number" }] }, 2)
+    assert.strictEqual(i.message, "The arguments must match exactly one alternative, but matches 0 and 1.")
+  })
+
+  it("if/then reports the then-branch only, and duplicates are dropped", () => {
+    const found = issues({ if: { required: ["a"] }, then: { required: ["b"] }, allOf: [{ required: ["b"] }] }, { a: 1 })
+    assert.deepStrictEqual(found.map((i) => [i.path, i.keyword]), [["/b", "required"]])
+  })
+
+  it("quotes a 10 MB value truncated", () => {
+    const i = only({ type: "integer" }, "x".repeat(10_000_000))
+    assert.isBelow(i.message.length, 200)
+    assert.match(i.message, /…" \(10000000 characters\)\.$/)
+    assert.isBelow(only({ enum: ["a"] }, { ["k".repeat(1000)]: 1 }).message.length, 200 + 1000 + 20)
+  })
+})
+
+describe("Validator results", () => {
+  it("valid values give the shared frozen empty array", () => {
+    const c = compiled(tool)
+    const a = c.validate({ content: "x", limit: 3 })
+    const b = compiled({ type: "string" }).validate("s")
+    assert.strictEqual(a.length, 0)
+    assert.strictEqual(a, b)
+    assert.isTrue(Object.isFrozen(a))
+    assert.isTrue(Object.isFrozen(c.validate({})))
+  })
+
+  it("isValid is the raw Ajv function", () => {
+    const c = compiled(tool)
+    assert.isTrue(c.isValid({ content: "x", limit: 3 }))
+    assert.isFalse(c.isValid({}))
+    assert.isArray((c.isValid as unknown as { errors: unknown }).errors)
+    assert.strictEqual((c.isValid as unknown as { schema: unknown }).schema, tool)
+  })
+
+  it("a 100,000-level value under a recursive schema is an issue, not a throw", () => {
+    const tree = { $defs: { node: { type: "object", properties: { child: { $ref: "#/$defs/node" } } } }, $ref: "#/$defs/node" }
+    let v: Record<string, unknown> = {}
+    for (let i = 0; i < 100_000; i++) v = { child: v }
+    const found = compiled(tree).validate(v)
+    assert.deepStrictEqual(found.map((i) => [i.path, i.keyword]), [["", "depth"]])
+    assert.strictEqual(found[0]!.message, "The arguments are nested too deeply to validate.")
+  })
+
+  it("__proto__ and constructor arguments are ordinary keys and pollute nothing", () => {
+    const s = { type: "object", additionalProperties: false, required: ["constructor"], properties: { a: { type: "string" }, constructor: { type: "string" } } }
+    assert.strictEqual(only(s, {}).message, "Missing required argument `constructor` (string).")
+    const i = issues(s, JSON.parse('{"constructor": "c", "__proto__": {"polluted": true}}'))
+    assert.deepStrictEqual(i.map((x) => x.message), ["Unknown argument `__proto__`; allowed: a, constructor."])
+    assert.strictEqual(({} as Record<string, unknown>)["polluted"], undefined)
+  })
+
+  it("reads draft-07 schemas with the draft-07 class", () => {
+    const c = compiled({ definitions: { s: { type: "string" } }, type: "array", items: [{ $ref: "#/definitions/s" }], additionalItems: false })
+    assert.strictEqual(c.dialect, "draft-07")
+    assert.isTrue(c.isValid(["a"]))
+    assert.isFalse(c.isValid(["a", 1]))
+    assert.isFalse(c.isValid([1]))
+  })
+})
+
+describe("Validator cache", () => {
+  it("returns the same Compiled for the same schema, an equal copy, and another key order", () => {
+    const s = { type: "object", properties: { a: { type: "string" }, b: { type: "integer" } } }
+    const first = compiled(s)
+    assert.strictEqual(compiled(s), first)
+    assert.strictEqual(compiled(structuredClone(s)), first)
+    assert.strictEqual(compiled({ properties: { b: { type: "integer" }, a: { type: "string" } }, type: "object" }), first)
+    assert.notStrictEqual(compiled({ type: "object", properties: { a: { type: "string" } } }), first)
+    assert.strictEqual(Validator.compile(true), Validator.compile(true))
+  })
+
+  it("caches failures too, and compileAt per pointer", () => {
+    const bad = { type: 12 } as unknown as JsonSchema.JsonSchema
+    assert.strictEqual(Validator.compile(bad), Validator.compile(bad))
+    assert.strictEqual(Validator.compileAt(tool, "/properties/limit"), Validator.compileAt(tool, "/properties/limit"))
+  })
+
+  it("two different schemas with the same $id both compile and keep their meaning", () => {
+    const a = compiled({ $id: "https://example.com/same", type: "string" })
+    const b = compiled({ $id: "https://example.com/same", type: "integer" })
+    assert.isTrue(a.isValid("s") && !a.isValid(1))
+    assert.isTrue(b.isValid(1) && !b.isValid("s"))
+  })
+})
+
+describe("Validator.compileAt", () => {
+  it("compiles a subschema, resolving $refs against the root", () => {
+    const root = { $defs: { name: { type: "string", minLength: 2 } }, properties: { user: { properties: { name: { $ref: "#/$defs/name" } } }, "a/b": { type: "integer" } } }
+    const at = Validator.compileAt(root, "/properties/user")
+    assert.isTrue(Either.isRight(at))
+    if (Either.isRight(at)) {
+      assert.isTrue(at.right.isValid({ name: "ok" }))
+      assert.deepStrictEqual(at.right.validate({ name: "x" }).map((i) => i.field), ["name"])
+    }
+    const escaped = Validator.compileAt(root, "/properties/a~1b")
+    assert.isTrue(Either.isRight(escaped) && escaped.right.isValid(1) && !escaped.right.isValid("1"))
+    assert.strictEqual(Validator.compileAt(root, ""), Validator.compile(root))
+  })
+
+  it("is a SchemaError for a pointer to nothing or to a non-schema", () => {
+    const missing = Validator.compileAt(tool, "/properties/nope")
+    assert.isTrue(Either.isLeft(missing) && missing.left.path === "/properties/nope")
+    assert.isTrue(Either.isLeft(Validator.compileAt(tool, "/required")))
+    assert.isTrue(Either.isLeft(Validator.compileAt(tool, "/__proto__")))
+  })
+})
+
+describe("SchemaError", () => {
+  const left = (u: unknown) => {
+    const c = Validator.compile(u as JsonSchema.JsonSchema)
+    assert.isTrue(Either.isLeft(c), String(u))
+    return Either.isLeft(c) ? c.left : undefined
+  }
+
+  it("names an invalid keyword value and where it is", () => {
+    const e = left({ properties: { a: { type: 12 } } })
+    assert.strictEqual(e?._tag, "SchemaError")
+    assert.strictEqual(e?.path, "/properties/a/type")
+  })
+
+  it("covers a bad regex, an unresolvable $ref, $async and non-schemas", () => {
+    assert.match(left({ pattern: "(" })?.message ?? "", /Invalid regular expression/)
+    assert.match(left({ $ref: "#/$defs/missing" })?.message ?? "", /Cannot resolve reference/)
+    assert.match(left({ $ref: "https://example.com/elsewhere.json" })?.message ?? "", /Cannot resolve reference/)
+    assert.strictEqual(left({ $async: true })?.path, "/$async")
+    for (const u of [null, undefined, 5, "string", [], new Date(), { $schema: "http://example.com/unknown-meta" }]) left(u)
+  })
+
+  it("a 10,000-level schema or a cyclic object is an error, not a throw", () => {
+    let s: Record<string, unknown> = { type: "string" }
+    for (let i = 0; i < 10_000; i++) s = { properties: { a: s } }
+    const deep = Validator.compile(s)
+    assert.isTrue(Either.isLeft(deep) || deep.right.isValid({}))
+    const cyclic: Record<string, unknown> = { properties: {} }
+    ;(cyclic["properties"] as Record<string, unknown>)["self"] = cyclic
+    left(cyclic)
+  })
+
+  it("an unknown format is ignored, as an annotation (tools publish formats of their own)", () => {
+    const c = compiled({ type: "string", format: "file-path" })
+    assert.isTrue(c.isValid("anything"))
+    assert.isFalse(c.isValid(3))
+  })
+})
