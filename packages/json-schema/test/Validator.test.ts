@@ -243,7 +243,7 @@ describe("SchemaError", () => {
   it("a 10,000-level schema or a cyclic object is an error, not a throw", () => {
     let s: Record<string, unknown> = { type: "string" }
     for (let i = 0; i < 10_000; i++) s = { properties: { a: s } }
-    const deep = Validator.compile(s)
+    const deep = Validator.compile(s as JsonSchema.JsonSchema)
     assert.isTrue(Either.isLeft(deep) || deep.right.isValid({}))
     const cyclic: Record<string, unknown> = { properties: {} }
     ;(cyclic["properties"] as Record<string, unknown>)["self"] = cyclic
