@@ -67,8 +67,8 @@ interface Origin {
 /** A validator instance with its own remotes; the module-level `compile`/`compileAt` use a default one. */
 export const make = (options: Options = {}): Either.Either<Validator, SchemaError> => {
   const remotes = Object.keys(options.remotes ?? {}).map((uri) => [uri, options.remotes![uri]!] as const)
-  const fresh = (d: JsonSchema.Dialect): A.AnyAjv | SchemaError => {
-    const ajv = A.makeAjv(d)
+  const fresh = (d: JsonSchema.Dialect, own: boolean): A.AnyAjv | SchemaError => {
+    const ajv = A.makeAjv(d, own)
     for (const [uri, schema] of remotes) {
       try {
         ajv.addSchema(schema as object, uri, undefined, false)
@@ -78,18 +78,30 @@ export const make = (options: Options = {}): Either.Either<Validator, SchemaErro
     }
     return ajv
   }
-  const shared: Partial<Record<JsonSchema.Dialect, A.AnyAjv>> = {}
+  const shared = new Map<string, A.AnyAjv>()
   for (const d of remotes.length > 0 ? (["2020-12", "draft-07"] as const) : []) {
-    const ajv = fresh(d)
-    if (ajv instanceof SchemaError) return Either.left(ajv)
-    shared[d] = ajv
+    for (const own of [false, true]) {
+      const ajv = fresh(d, own)
+      if (ajv instanceof SchemaError) return Either.left(ajv)
+      shared.set(`${d}:${own}`, ajv)
+    }
   }
-  return Either.right(engine((d) => (shared[d] ??= fresh(d) as A.AnyAjv), fresh))
+  return Either.right(engine(shareBy(shared, fresh as Fresh), fresh))
+}
+
+type Fresh = (d: JsonSchema.Dialect, own: boolean) => A.AnyAjv
+
+/** One shared instance per dialect and `ownProperties` setting, made on first use. */
+const shareBy = (shared: Map<string, A.AnyAjv>, fresh: Fresh) => (d: JsonSchema.Dialect, own: boolean): A.AnyAjv => {
+  const key = `${d}:${own}`
+  let ajv = shared.get(key)
+  if (ajv === undefined) shared.set(key, ajv = fresh(d, own))
+  return ajv
 }
 
 const engine = (
-  instance: (d: JsonSchema.Dialect) => A.AnyAjv,
-  fresh: (d: JsonSchema.Dialect) => A.AnyAjv | SchemaError
+  instance: (d: JsonSchema.Dialect, own: boolean) => A.AnyAjv,
+  fresh: (d: JsonSchema.Dialect, own: boolean) => A.AnyAjv | SchemaError
 ): Validator => {
   const byObject = new WeakMap<object, Result>()
   const byBoolean = new Map<boolean, Result>()
@@ -149,10 +161,11 @@ const engine = (
 
   const build = (schema: JsonSchema.JsonSchema): Result => {
     const d = JsonSchema.dialect(schema)
-    let ajv = instance(d)
+    const own = A.namesPrototypeMembers(schema)
+    let ajv = instance(d, own)
     let r = A.tryCompile(ajv, schema)
     if (r === "clash") {
-      const iso = fresh(d)
+      const iso = fresh(d, own)
       if (iso instanceof SchemaError) return Either.left(iso)
       ajv = iso
       r = A.tryCompile(ajv, schema)
@@ -229,8 +242,7 @@ const unvalidatable = (e: unknown): Issue => ({
     : `The arguments could not be validated: ${e instanceof Error ? e.message : String(e)}.`
 })
 
-const defaultAjv: Partial<Record<JsonSchema.Dialect, A.AnyAjv>> = {}
-const defaultValidator: Validator = engine((d) => (defaultAjv[d] ??= A.makeAjv(d)), A.makeAjv)
+const defaultValidator: Validator = engine(shareBy(new Map(), A.makeAjv), A.makeAjv)
 
 /** Compiles a schema with the default instance; cached once per process (identity, then content). */
 export const compile = (schema: JsonSchema.JsonSchema): Either.Either<Compiled, SchemaError> => defaultValidator.compile(schema)

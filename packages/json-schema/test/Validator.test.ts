@@ -161,6 +161,9 @@ describe("Validator results", () => {
     const i = issues(s, JSON.parse('{"constructor": "c", "__proto__": {"polluted": true}}'))
     assert.deepStrictEqual(i.map((x) => x.message), ["Unknown argument `__proto__`; allowed: a, constructor."])
     assert.strictEqual(({} as Record<string, unknown>)["polluted"], undefined)
+    const named = compiled({ type: "object", properties: { toString: { type: "string" }, valueOf: { type: "integer" } } })
+    assert.isTrue(named.isValid({}))
+    assert.isFalse(named.isValid({ toString: 1 }))
   })
 
   it("reads draft-07 schemas with the draft-07 class", () => {

@@ -7,7 +7,10 @@ import { Ajv } from "ajv"
 import type { AnySchema, ValidateFunction } from "ajv"
 import { Ajv2020 } from "ajv/dist/2020.js"
 import addFormatsModule from "ajv-formats"
-import type { Dialect } from "../JsonSchema.js"
+import type { Dialect, JsonSchema } from "../JsonSchema.js"
+import { isObject } from "../JsonValue.js"
+import type { JsonValue } from "../JsonValue.js"
+import { children } from "./keywords.js"
 
 const addFormats: typeof addFormatsModule.default =
   (addFormatsModule as unknown as { default?: typeof addFormatsModule.default }).default ??
@@ -17,20 +20,42 @@ const addFormats: typeof addFormatsModule.default =
 export type AnyAjv = Ajv | Ajv2020
 
 /** Options every instance shares: real tool schemas carry unknown keywords, so `strict` is off. */
-const options = {
-  strict: false,
-  allErrors: true,
-  verbose: true,
-  // `required: ["constructor"]` must not be met by Object.prototype (the suite checks this, and so do hostile inputs)
-  ownProperties: true,
-  logger: false
-} as const
+const options = { strict: false, allErrors: true, verbose: true, logger: false } as const
 
-/** A fresh, formats-enabled Ajv instance for a dialect. */
-export const makeAjv = (dialect: Dialect): AnyAjv => {
-  const ajv = dialect === "2020-12" ? new Ajv2020(options) : new Ajv(options)
+/**
+ * A fresh, formats-enabled Ajv instance for a dialect. `ownProperties` makes Ajv test own properties only,
+ * so `required: ["constructor"]` is not met by `Object.prototype`; it costs about half again per call, so
+ * only schemas that name such a property get an instance with it (see `namesPrototypeMembers`).
+ */
+export const makeAjv = (dialect: Dialect, ownProperties = false): AnyAjv => {
+  const o = { ...options, ownProperties }
+  const ajv = dialect === "2020-12" ? new Ajv2020(o) : new Ajv(o)
   addFormats(ajv)
   return ajv
+}
+
+const inherited: ReadonlySet<string> = new Set([...Object.getOwnPropertyNames(Object.prototype), "__proto__"])
+
+const namesIn = (v: JsonValue | undefined): ReadonlyArray<string> =>
+  Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : isObject(v) ? Object.keys(v) : []
+
+/** Whether a schema looks a property up by a name `Object.prototype` also has (`constructor`, `toString`, …). */
+export const namesPrototypeMembers = (schema: JsonSchema): boolean => {
+  const seen = new Set<object>()
+  const stack: Array<JsonValue> = [schema]
+  while (stack.length > 0) {
+    const s = stack.pop()
+    if (!isObject(s) || seen.has(s)) continue
+    seen.add(s)
+    const req = s["dependentRequired"]
+    const lookups = [
+      ...namesIn(s["properties"]), ...namesIn(s["required"]), ...namesIn(req), ...namesIn(s["dependentSchemas"]),
+      ...namesIn(s["dependencies"]), ...(isObject(req) ? Object.values(req).flatMap(namesIn) : [])
+    ]
+    if (lookups.some((n) => inherited.has(n))) return true
+    for (const c of children(s)) stack.push(c.schema)
+  }
+  return false
 }
 
 /** Why Ajv refused a schema: a readable message and the pointer into the schema where it could tell. */
