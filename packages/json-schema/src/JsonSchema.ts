@@ -67,7 +67,7 @@ export const uriDraft07 = "http://json-schema.org/draft-07/schema#"
 
 /** JSON pointers (RFC 6901) for instance and schema paths alike; `#`-fragments are percent-decoded. */
 export const Pointer: {
-  /** The reference tokens of a pointer or `#` URI fragment; `""` and `"#"` are the root. */
+  /** The tokens of a pointer or `#` URI fragment; `""` and `"#"` are the root; a missing leading `/` is tolerated. */
   readonly parse: (p: string) => ReadonlyArray<string>
   /** A pointer from tokens, escaping `~` as `~0` and `/` as `~1`. */
   readonly format: (tokens: ReadonlyArray<string | number>) => string

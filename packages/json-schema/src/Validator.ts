@@ -32,6 +32,7 @@ export class SchemaError extends Data.TaggedError("SchemaError")<{ readonly mess
 
 /** A compiled schema. */
 export interface Compiled {
+  /** The schema as first compiled (an equal copy compiled later gets this same `Compiled`). */
   readonly schema: JsonSchema.JsonSchema
   readonly dialect: JsonSchema.Dialect
   /** The raw Ajv function, nothing around it: call it with one argument. See the README on deep values. */
@@ -160,6 +161,15 @@ const engine = (
   }
 
   const build = (schema: JsonSchema.JsonSchema): Result => {
+    try {
+      return buildUnsafe(schema)
+    } catch (e) {
+      // only a hostile object (a throwing getter or proxy trap) gets here: Ajv's own throws are mapped inside
+      return Either.left(new SchemaError({ message: `The schema could not be read: ${e instanceof Error ? e.message : String(e)}`, path: "" }))
+    }
+  }
+
+  const buildUnsafe = (schema: JsonSchema.JsonSchema): Result => {
     const d = JsonSchema.dialect(schema)
     const own = A.namesPrototypeMembers(schema)
     let ajv = instance(d, own)
@@ -185,7 +195,7 @@ const engine = (
       if (r === undefined) byBoolean.set(schema, r = build(schema))
       return r
     }
-    if (!JsonSchema.isSchema(schema)) return Either.left(new SchemaError({ message: "A schema is a boolean or a plain object.", path: "" }))
+    if (!safeIsSchema(schema)) return Either.left(new SchemaError({ message: "A schema is a boolean or a plain object.", path: "" }))
     const key = stableKey(schema)
     let r = key === undefined ? undefined : byKey.get(key)
     if (r === undefined) {
@@ -230,6 +240,14 @@ const engine = (
   }
 
   return { compile, compileAt }
+}
+
+const safeIsSchema = (u: unknown): boolean => {
+  try {
+    return JsonSchema.isSchema(u)
+  } catch {
+    return false
+  }
 }
 
 const unvalidatable = (e: unknown): Issue => ({

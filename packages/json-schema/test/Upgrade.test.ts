@@ -210,6 +210,15 @@ describe("upgrade: purity and hostile input", () => {
     assert.strictEqual(upgrade({ properties: props }).changes.length, 20_000)
   })
 
+  it("survives throwing getters and proxy traps", () => {
+    const getter = Object.defineProperty({}, "type", { enumerable: true, get: () => { throw new Error("boom") } })
+    const r = upgrade({ properties: { a: getter } })
+    assert.strictEqual(r.schema, true)
+    assert.match(r.changes[0]!.change, /could not be read \(boom\)/)
+    const proxy = new Proxy({}, { ownKeys: () => { throw new Error("trap") } })
+    assert.strictEqual(upgrade(proxy).changes.length, 1)
+  })
+
   it("replaces a cycle (impossible in JSON, possible in JavaScript) by true", () => {
     const s: Record<string, unknown> = { type: "object", properties: {} }
     ;(s["properties"] as Record<string, unknown>)["self"] = s

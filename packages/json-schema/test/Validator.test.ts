@@ -51,6 +51,10 @@ describe("Validator issues: one message shape per keyword", () => {
     assert.deepStrictEqual([i.path, i.field, i.keyword], ["/foo", "foo", "additionalProperties"])
     assert.strictEqual(i.message, "Unknown argument `foo`; allowed: content, limit, order, filters, note.")
     assert.strictEqual(only({ type: "object", additionalProperties: false }, { a: 1 }).message, "Unknown argument `a`; no other arguments are allowed.")
+    assert.strictEqual(
+      only({ properties: { a: true }, patternProperties: { "^x-": true }, additionalProperties: false }, { b: 1 }).message,
+      "Unknown argument `b`; allowed: a, names matching /^x-/."
+    )
   })
 
   it("type, with the received value quoted", () => {
@@ -251,6 +255,13 @@ describe("SchemaError", () => {
     const cyclic: Record<string, unknown> = { properties: {} }
     ;(cyclic["properties"] as Record<string, unknown>)["self"] = cyclic
     left(cyclic)
+  })
+
+  it("an object whose getters or proxy traps throw is an error, not a throw", () => {
+    const getter = Object.defineProperty({}, "type", { enumerable: true, get: () => { throw new Error("boom") } })
+    assert.match(left(getter)?.message ?? "", /boom|could not be read/)
+    const proxy = new Proxy({}, { getPrototypeOf: () => { throw new Error("trap") }, ownKeys: () => { throw new Error("trap") } })
+    left(proxy)
   })
 
   it("an unknown format is ignored, as an annotation (tools publish formats of their own)", () => {

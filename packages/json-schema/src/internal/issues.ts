@@ -108,9 +108,10 @@ const one = (e: Err, ctx: Context, before: Err | undefined): Issue => {
     case "unevaluatedProperties": {
       const name = String(p["additionalProperty"] ?? p["unevaluatedProperty"])
       const path = P.append(e.instancePath, name)
-      const allowed = typeof parent === "object" && typeof parent["properties"] === "object" && parent["properties"] !== null
-        ? Object.keys(parent["properties"])
-        : []
+      const allowed = [
+        ...keysOf(parent, "properties"),
+        ...keysOf(parent, "patternProperties").map((p) => `names matching /${p}/`)
+      ]
       const expected = allowed.length === 0 ? "no other arguments" : `one of: ${D.list(allowed)}`
       const tail = allowed.length === 0 ? "no other arguments are allowed" : `allowed: ${D.list(allowed)}`
       return make(path, e.keyword, expected, `Unknown argument \`${P.toField(path)}\`; ${tail}.`)
@@ -207,6 +208,11 @@ const bound = (e: Err): string | undefined => {
     default:
       return undefined
   }
+}
+
+const keysOf = (s: JsonSchema | undefined, keyword: string): ReadonlyArray<string> => {
+  const v = typeof s === "object" ? s[keyword] : undefined
+  return typeof v === "object" && v !== null && !Array.isArray(v) ? Object.keys(v) : []
 }
 
 /** The schema of property `name` under `parent`, following `$ref`. */

@@ -53,6 +53,16 @@ const slotPath = (path: string, s: Slot): string => (s.sub === undefined ? P.app
 
 /** Upgrades a schema; see `JsonSchema.upgrade`. */
 export const upgrade = (input: unknown): { readonly schema: JsonSchema; readonly changes: ReadonlyArray<Change> } => {
+  try {
+    return upgradeUnsafe(input)
+  } catch (e) {
+    // only a hostile object (a throwing getter or proxy trap) gets here: plain data never throws
+    const why = e instanceof Error ? e.message : String(e)
+    return { schema: true, changes: [{ path: "", change: `the input could not be read (${why}); replaced by \`true\` (no constraint)` }] }
+  }
+}
+
+const upgradeUnsafe = (input: unknown): { readonly schema: JsonSchema; readonly changes: ReadonlyArray<Change> } => {
   const changes: Array<Change> = []
   const leaf = (v: unknown, path: string): unknown => {
     if (typeof v === "boolean") return v
