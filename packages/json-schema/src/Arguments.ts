@@ -52,30 +52,52 @@ const invalid = (issues: ReadonlyArray<Validator.Issue>): Invalid => ({ _tag: "I
 /** Whether a caught error is the engine running out of stack (deeply nested input). */
 const isStackOverflow = (e: unknown): boolean => e instanceof RangeError && /call stack/i.test(e.message)
 
+/** What `prepare` keeps per schema object, flat: the hot path makes one WeakMap lookup and no more. */
+interface Entry {
+  readonly error: Validator.SchemaError | undefined
+  readonly isValid: (value: unknown) => boolean
+  readonly validate: (value: unknown) => ReadonlyArray<Validator.Issue>
+  readonly plan: Fillers.Plan | undefined
+  readonly fillers: boolean
+}
+
+const cache = new WeakMap<object, Entry>()
+
+const entryOf = (schema: JsonSchema): Entry => {
+  const hit = typeof schema === "object" ? cache.get(schema) : undefined
+  if (hit !== undefined) return hit
+  const compiled = Validator.compile(schema)
+  const plan = Fillers.planOf(schema)
+  const entry: Entry = Either.isLeft(compiled)
+    ? { error: compiled.left, isValid: () => false, validate: () => [], plan, fillers: false }
+    : { error: undefined, isValid: compiled.right.isValid, validate: compiled.right.validate, plan, fillers: Fillers.dropsFillers(plan) }
+  if (typeof schema === "object") cache.set(schema, entry)
+  return entry
+}
+
 /**
  * Prepares raw tool-call arguments (a JSON string, a parsed value, `null`, `undefined` or `""`) for an
  * executor. Never throws and never mutates `raw`: unreadable or non-JSON input is `Invalid`.
  */
 export const prepare = (schema: JsonSchema, raw: unknown, options?: Options): Prepared => {
   try {
-    const compiled = Validator.compile(schema)
-    if (Either.isLeft(compiled)) return compiled.left
-    const { isValid, validate } = compiled.right
-    const read = Input.read(schema, raw)
-    if (read._tag === "Unreadable") return invalid([read.issue])
-    const value = read.value
+    const entry = entryOf(schema)
+    if (entry.error !== undefined) return entry.error
+    const isValid = entry.isValid
+    const value = Input.read(schema, raw)
+    if (value instanceof Input.Unreadable) return invalid([value.issue])
     const strict = options?.policy === "strict"
     if (isValid(value)) {
-      if (strict) return valid(value, none)
-      const dropped = Fillers.dropValid(schema, isValid, value)
-      return valid(dropped.value, dropped.coercions)
+      if (strict || !entry.fillers) return valid(value, none)
+      const dropped = Fillers.dropValidWith(entry.plan, isValid, value)
+      return dropped === undefined ? valid(value, none) : valid(dropped.value, dropped.coercions)
     }
     const fromStrictProvider = options?.fromStrictProvider === true
     const repaired = strict
       ? (fromStrictProvider ? Fillers.dropStrictNulls(schema, value) : { value, coercions: none })
       : Walk.coerce(schema, value, fromStrictProvider)
     if (repaired.coercions.length > 0 && isValid(repaired.value)) return valid(repaired.value, repaired.coercions)
-    return invalid(validate(repaired.value))
+    return invalid(entry.validate(repaired.value))
   } catch (e) {
     return invalid([isStackOverflow(e) ? Input.tooDeepIssue : Input.unreadableIssue(e)])
   }

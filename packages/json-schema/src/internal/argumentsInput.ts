@@ -9,10 +9,10 @@ import * as JsonValue from "../JsonValue.js"
 import type { Issue } from "../Validator.js"
 import * as S from "./coercionScalars.js"
 
-/** Raw arguments read as JSON, or the issue that says why they cannot be. */
-export type Read =
-  | { readonly _tag: "Read"; readonly value: JsonValue.JsonValue }
-  | { readonly _tag: "Unreadable"; readonly issue: Issue }
+/** Why raw arguments cannot be read (a class, so it can never be mistaken for a JSON value). */
+export class Unreadable {
+  constructor(readonly issue: Issue) {}
+}
 
 const wholeIssue = (keyword: string, expected: string, message: string): Issue => ({
   path: "",
@@ -35,7 +35,7 @@ export const isObjectSchema = (schema: JsonSchema): boolean => {
 }
 
 /** Reads raw arguments; `null`, `undefined` and a blank string are `{}` for an object schema. */
-export const read = (schema: JsonSchema, raw: unknown): Read => {
+export const read = (schema: JsonSchema, raw: unknown): JsonValue.JsonValue | Unreadable => {
   let value: JsonValue.JsonValue
   if (raw === undefined || raw === null) value = null
   else if (typeof raw === "string") {
@@ -44,15 +44,15 @@ export const read = (schema: JsonSchema, raw: unknown): Read => {
       try {
         value = JSON.parse(raw) as JsonValue.JsonValue
       } catch (e) {
-        return { _tag: "Unreadable", issue: parseIssue(raw, e) }
+        return new Unreadable(parseIssue(raw, e))
       }
     }
   } else {
     const problem = notJson(raw)
-    if (problem !== undefined) return { _tag: "Unreadable", issue: problem }
+    if (problem !== undefined) return new Unreadable(problem)
     value = raw as JsonValue.JsonValue
   }
-  return { _tag: "Read", value: value === null && isObjectSchema(schema) ? {} : value }
+  return value === null && isObjectSchema(schema) ? {} : value
 }
 
 const lineAndColumn = (text: string, pos: number): string => {
@@ -103,24 +103,33 @@ export const unreadableIssue = (error: unknown): Issue =>
 const fastDepth = 64
 
 const fast = (u: unknown, depth: number): 0 | 1 | 2 => {
-  if (u === null || typeof u === "string" || typeof u === "boolean") return 1
-  if (typeof u === "number") return Number.isFinite(u) ? 1 : 0
-  if (typeof u !== "object") return 0
-  if (depth === fastDepth) return 2
-  if (Array.isArray(u)) {
-    for (let i = 0; i < u.length; i++) {
-      const r = fast(u[i], depth + 1)
-      if (r !== 1) return r
+  switch (typeof u) {
+    case "string":
+    case "boolean":
+      return 1
+    case "number":
+      return u - u === 0 ? 1 : 0 // finite: NaN and ±Infinity give NaN
+    case "object": {
+      if (u === null) return 1
+      if (depth === fastDepth) return 2
+      if (Array.isArray(u)) {
+        for (let i = 0; i < u.length; i++) {
+          const r = fast(u[i], depth + 1)
+          if (r !== 1) return r
+        }
+        return 1
+      }
+      const proto = Object.getPrototypeOf(u)
+      if (proto !== Object.prototype && proto !== null) return 0
+      for (const k in u) {
+        const r = fast((u as Record<string, unknown>)[k], depth + 1)
+        if (r !== 1) return r
+      }
+      return 1
     }
-    return 1
+    default:
+      return 0
   }
-  const proto = Object.getPrototypeOf(u)
-  if (proto !== Object.prototype && proto !== null) return 0
-  for (const k in u) {
-    const r = fast((u as Record<string, unknown>)[k], depth + 1)
-    if (r !== 1) return r
-  }
-  return 1
 }
 
 const describe = (u: unknown): string | undefined => {

@@ -14,14 +14,21 @@ import * as S from "./coercionScalars.js"
 type Mode = "blank" | "nulls"
 type Path = ReadonlyArray<string | number>
 
-interface Plan {
+/** The cheap pass's plan for one schema node, built once per schema object. */
+export interface Plan {
   /** Declared keys, optional here, where a blank string is a filler, with which blanks are. */
   readonly blank: Array<readonly [string, "empty" | "blank"]>
+  /** Declared keys whose blank strings are declared values (never fillers). */
+  readonly keep: Array<string>
+  /** For this plan as the entry for a value: every filler key of `flat`, required ones left out. */
+  fillers: Map<string, "empty" | "blank">
+  /** Whether any plan of `flat` has children to walk. */
+  walks: boolean
   /** Declared keys, optional here, whose schema does not accept `null`. */
   readonly nulls: Array<string>
   /** The keys a value must have here (own `required`, `$ref` targets and `allOf` members). */
   required: ReadonlySet<string>
-  readonly props: Array<readonly [string, Plan]>
+  props: Array<readonly [string, Plan]>
   declared: JsonValue.JsonObject | undefined
   rest: Plan | undefined
   readonly prefix: Array<Plan | undefined>
@@ -36,6 +43,9 @@ interface Plan {
 
 const emptyPlan = (): Plan => ({
   blank: [],
+  keep: [],
+  fillers: new Map(),
+  walks: false,
   nulls: [],
   required: new Set(),
   props: [],
@@ -52,7 +62,8 @@ const emptyPlan = (): Plan => ({
 const none: ReadonlyArray<Coercion> = Object.freeze([])
 const plans = new WeakMap<object, Plan>()
 
-const planOf = (root: JsonSchema): Plan | undefined => {
+/** The plan for `root` (cached by identity); undefined for a boolean schema. */
+export const planOf = (root: JsonSchema): Plan | undefined => {
   if (typeof root !== "object") return undefined
   let plan = plans.get(root)
   if (plan === undefined) {
@@ -81,6 +92,15 @@ const build = (root: JsonSchemaObject): Plan => {
   const all = [...memo.values()]
   for (const p of all) p.flat = closure(p)
   settle(all)
+  // Only children that can drop something are walked: a leaf property costs nothing per call.
+  for (const p of all) {
+    p.props = p.props.filter(([, c]) => c.blankAny || c.nullsAny)
+    if (p.rest !== undefined && !p.rest.blankAny && !p.rest.nullsAny) p.rest = undefined
+  }
+  for (const p of all) {
+    p.fillers = fillersOf(p)
+    p.walks = p.flat.some((q) => q.props.length > 0 || q.rest !== undefined || q.prefix.length > 0 || q.items !== undefined)
+  }
   return top
 }
 
@@ -98,7 +118,7 @@ const fill = (
     if (!S.isSchemaValue(ps)) continue
     const optional = !plan.required.has(k)
     const fillers = Schema.fillers(root, ps)
-    if (optional && Schema.mayBeString(root, ps) && fillers !== "none") plan.blank.push([k, fillers])
+    if (optional && Schema.mayBeString(root, ps)) fillers === "none" ? plan.keep.push(k) : plan.blank.push([k, fillers])
     if (optional && !Schema.acceptsNull(root, ps)) plan.nulls.push(k)
     const child = node(ps)
     if (child !== undefined) plan.props.push([k, child])
@@ -111,6 +131,15 @@ const fill = (
   const target = Schema.refTarget(root, schema)
   if (JsonValue.isObject(target)) plan.also.push(node(target)!)
   for (const m of S.arrayKeyword(schema, "allOf") ?? []) if (JsonValue.isObject(m)) plan.also.push(node(m)!)
+}
+
+/** The filler keys of a plan's `flat` set, the more careful rule winning where members disagree. */
+const fillersOf = (p: Plan): Map<string, "empty" | "blank"> => {
+  const out = new Map<string, "empty" | "blank">()
+  for (const q of p.flat) for (const [k, rule] of q.blank) if (out.get(k) !== "empty") out.set(k, rule)
+  for (const q of p.flat) for (const k of q.keep) out.delete(k)
+  for (const k of p.required) out.delete(k)
+  return out
 }
 
 const closure = (p: Plan): ReadonlyArray<Plan> => {
@@ -144,27 +173,19 @@ const run = (plan: Plan, v: JsonValue.JsonValue, path: Path, mode: Mode, out: Ar
   if (!JsonValue.isObject(v)) return v
   let drop: Set<string> | undefined
   let next: Map<string, JsonValue.JsonValue> | undefined
-  for (const p of plan.flat) {
-    if (mode === "nulls") {
+  if (mode === "blank") drop = fillerKeys(plan, v)
+  else {
+    for (const p of plan.flat) {
       for (const k of p.nulls) if (S.own(v, k) === null && !plan.required.has(k)) (drop ??= new Set()).add(k)
-      continue
-    }
-    for (const [k, rule] of p.blank) {
-      const x = S.own(v, k)
-      if (typeof x === "string" && Schema.isFiller(rule, x) && !plan.required.has(k)) (drop ??= new Set()).add(k)
     }
   }
-  const visit = (k: string, child: Plan) => {
-    const x = next !== undefined && next.has(k) ? next.get(k) : S.own(v, k)
-    if (x === undefined || drop?.has(k) === true) return
-    const y = run(child, x, [...path, k], mode, out)
-    if (y !== x) (next ??= new Map()).set(k, y)
-  }
-  for (const p of plan.flat) {
-    for (const [k, child] of p.props) visit(k, child)
+  if (plan.walks) for (const p of plan.flat) {
+    for (const [k, child] of p.props) next = visit(v, k, child, drop, next, path, mode, out)
     const rest = p.rest
     if (rest === undefined) continue
-    for (const k of Object.keys(v)) if (p.declared === undefined || !Object.hasOwn(p.declared, k)) visit(k, rest)
+    for (const k of Object.keys(v)) {
+      if (p.declared === undefined || !Object.hasOwn(p.declared, k)) next = visit(v, k, rest, drop, next, path, mode, out)
+    }
   }
   if (drop === undefined && next === undefined) return v
   const entries: Array<readonly [string, JsonValue.JsonValue]> = []
@@ -175,6 +196,38 @@ const run = (plan: Plan, v: JsonValue.JsonValue, path: Path, mode: Mode, out: Ar
     } else entries.push([k, next !== undefined && next.has(k) ? next.get(k)! : v[k]!])
   }
   return JsonValue.fromEntries(entries)
+}
+
+/** The own keys of `v` holding a filler: the value's keys are few, and most strings are not blank. */
+const fillerKeys = (plan: Plan, v: JsonValue.JsonObject): Set<string> | undefined => {
+  const rules = plan.fillers
+  if (rules.size === 0) return undefined
+  let drop: Set<string> | undefined
+  for (const k in v) {
+    const x = v[k]
+    if (typeof x !== "string" || !S.isBlank(x)) continue
+    const rule = rules.get(k)
+    if (rule !== undefined && Schema.isFiller(rule, x) && Object.hasOwn(v, k)) (drop ??= new Set()).add(k)
+  }
+  return drop
+}
+
+const visit = (
+  v: JsonValue.JsonObject,
+  k: string,
+  child: Plan,
+  drop: Set<string> | undefined,
+  next: Map<string, JsonValue.JsonValue> | undefined,
+  path: Path,
+  mode: Mode,
+  out: Array<Coercion>
+): Map<string, JsonValue.JsonValue> | undefined => {
+  if (!(mode === "blank" ? child.blankAny : child.nullsAny)) return next
+  const x = next !== undefined && next.has(k) ? next.get(k) : S.own(v, k)
+  if (x === undefined || drop?.has(k) === true) return next
+  const y = run(child, x, [...path, k], mode, out)
+  if (y !== x) (next ??= new Map()).set(k, y)
+  return next
 }
 
 const runArray = (plan: Plan, v: JsonValue.JsonArray, path: Path, mode: Mode, out: Array<Coercion>): JsonValue.JsonValue => {
@@ -199,12 +252,26 @@ export const dropValid = (
   root: JsonSchema,
   isValid: (u: unknown) => boolean,
   value: JsonValue.JsonValue
-): { readonly value: JsonValue.JsonValue; readonly coercions: ReadonlyArray<Coercion> } => {
-  const plan = planOf(root)
-  if (plan === undefined || !plan.blankAny) return { value, coercions: none }
-  const out: Array<Coercion> = []
-  const v = run(plan, value, [], "blank", out)
-  return out.length === 0 || !isValid(v) ? { value, coercions: none } : { value: v, coercions: out }
+): { readonly value: JsonValue.JsonValue; readonly coercions: ReadonlyArray<Coercion> } =>
+  dropValidWith(planOf(root), isValid, value) ?? { value, coercions: none }
+
+const top: Path = Object.freeze([])
+// The hot path allocates nothing when nothing is dropped: coercions collect here, copied out only on a drop.
+const scratch: Array<Coercion> = []
+
+/** `dropValid` with the plan in hand (the hot path of `Arguments.prepare`); undefined when nothing changes. */
+export const dropValidWith = (
+  plan: Plan | undefined,
+  isValid: (u: unknown) => boolean,
+  value: JsonValue.JsonValue
+): { readonly value: JsonValue.JsonValue; readonly coercions: ReadonlyArray<Coercion> } | undefined => {
+  if (plan === undefined || !plan.blankAny) return undefined
+  scratch.length = 0
+  const v = run(plan, value, top, "blank", scratch)
+  if (v === value) return undefined
+  const coercions = scratch.slice()
+  scratch.length = 0
+  return isValid(v) ? { value: v, coercions } : undefined
 }
 
 /** Drops `null`s that a strict provider forced onto properties that are optional and not nullable here. */
@@ -218,3 +285,6 @@ export const dropStrictNulls = (
   const v = run(plan, value, [], "nulls", out)
   return out.length === 0 ? { value, coercions: none } : { value: v, coercions: out }
 }
+
+/** Whether a plan can drop an empty filler anywhere (when not, valid values skip the pass entirely). */
+export const dropsFillers = (plan: Plan | undefined): boolean => plan !== undefined && plan.blankAny

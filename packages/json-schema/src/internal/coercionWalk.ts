@@ -6,25 +6,13 @@
  *
  * @internal
  */
-import * as Either from "effect/Either"
 import type { Coercion, Rule } from "../Coercion.js"
-import { type JsonSchema, type JsonSchemaObject, Pointer, resolveRef } from "../JsonSchema.js"
+import { type JsonSchema, type JsonSchemaObject, resolveRef } from "../JsonSchema.js"
 import * as JsonValue from "../JsonValue.js"
-import * as Validator from "../Validator.js"
+import { at, type Context, type Entry, note, type Path, validAt } from "./coercionContext.js"
+import * as Keys from "./coercionKeys.js"
 import * as Schema from "./coercionSchema.js"
 import * as S from "./coercionScalars.js"
-
-type Path = ReadonlyArray<string | number>
-type Entry = readonly [key: string, value: JsonValue.JsonValue, written: Path]
-
-interface Context {
-  readonly root: JsonSchema
-  readonly strictNulls: boolean
-  readonly out: Array<Coercion>
-  readonly budget: { left: number }
-  /** Inside a union trial, where nested unions multiply the work: only there does the budget count. */
-  readonly trial: boolean
-}
 
 /** The schema nodes already applied to the current value (a `$ref` loop guard) and the keys it must have. */
 interface Group {
@@ -44,18 +32,6 @@ export const coerce = (
   const ctx: Context = { root, strictNulls, out: [], budget: { left: budget }, trial: false }
   const v = walk(ctx, root, "", value, [], undefined)
   return { value: v, coercions: ctx.out }
-}
-
-const at = (ptr: string, ...tokens: ReadonlyArray<string | number>): string => ptr + Pointer.format(tokens)
-
-const note = (ctx: Context, path: Path, rule: Rule, from: JsonValue.JsonValue, to: JsonValue.JsonValue | undefined) => {
-  ctx.out.push({ path: Pointer.format(path), field: S.fieldOf(path), rule, from, to })
-}
-
-/** Whether the subschema at `ptr` accepts `value`; undefined when it cannot be compiled. */
-const validAt = (ctx: Context, ptr: string, value: JsonValue.JsonValue): boolean | undefined => {
-  const compiled = Validator.compileAt(ctx.root, ptr)
-  return Either.isRight(compiled) ? compiled.right.isValid(value) : undefined
 }
 
 const walk = (
@@ -142,12 +118,6 @@ const decode = (types: ReadonlySet<S.TypeName>, s: string): readonly [Rule, Json
   return undefined
 }
 
-const matchesPattern = (patterns: JsonValue.JsonObject | undefined, key: string): boolean => {
-  if (patterns === undefined) return false
-  for (const p of Object.keys(patterns)) if (S.patternOf(p)?.test(key) === true) return true
-  return false
-}
-
 /** The object rules: strict-provider nulls, the `properties` wrapper, key spelling, then each member. */
 const object = (
   ctx: Context,
@@ -167,11 +137,11 @@ const object = (
   let changed = false
   if (props !== undefined) {
     const before = entries
-    if (ctx.strictNulls) entries = dropStrictNulls(ctx, props, required, entries)
+    if (ctx.strictNulls) entries = Keys.dropStrictNulls(ctx, props, required, entries)
     let invalid: boolean | undefined
     const isInvalid = () => (invalid ??= validAt(ctx, ptr, obj) === false)
-    entries = unwrap(ctx, props, patterns, entries, path, isInvalid)
-    entries = rename(ctx, props, patterns, entries, isInvalid)
+    entries = Keys.unwrap(ctx, props, patterns, entries, path, isInvalid)
+    entries = Keys.rename(ctx, props, patterns, entries, isInvalid)
     changed = entries !== before
   }
   const out: Array<readonly [string, JsonValue.JsonValue]> = []
@@ -218,92 +188,6 @@ const member = (
     y = walk(ctx, s.extra, at(ptr, "additionalProperties"), y, written, undefined)
   }
   return y
-}
-
-const dropStrictNulls = (
-  ctx: Context,
-  props: JsonValue.JsonObject,
-  required: ReadonlySet<string>,
-  entries: ReadonlyArray<Entry>
-): ReadonlyArray<Entry> => {
-  const kept = entries.filter(([k, x, written]) => {
-    const declared = S.own(props, k)
-    if (x !== null || !S.isSchemaValue(declared) || required.has(k) || Schema.acceptsNull(ctx.root, declared)) {
-      return true
-    }
-    note(ctx, written, "drop-strict-null", null, undefined)
-    return false
-  })
-  return kept.length === entries.length ? entries : kept
-}
-
-/** `{"properties": {…}}` around the real arguments: lift its keys, the top-level ones winning. */
-const unwrap = (
-  ctx: Context,
-  props: JsonValue.JsonObject,
-  patterns: JsonValue.JsonObject | undefined,
-  entries: ReadonlyArray<Entry>,
-  path: Path,
-  isInvalid: () => boolean
-): ReadonlyArray<Entry> => {
-  const wrapper = entries.find(([k]) => k === "properties")
-  if (wrapper === undefined || S.own(props, "properties") !== undefined || matchesPattern(patterns, "properties")) {
-    return entries
-  }
-  const inner = wrapper[1]
-  if (!JsonValue.isObject(inner) || !Object.keys(inner).some((k) => S.own(props, k) !== undefined)) return entries
-  if (!isInvalid()) return entries
-  const outer = new Set(entries.map(([k]) => k))
-  const lifted: Array<Entry> = []
-  for (const e of entries) {
-    if (e !== wrapper) lifted.push(e)
-    else {
-      for (const k of Object.keys(inner)) if (!outer.has(k)) lifted.push([k, inner[k]!, [...path, "properties", k]])
-    }
-  }
-  note(ctx, wrapper[2], "unwrap-properties", inner, undefined)
-  return lifted
-}
-
-/** Keys that differ from one declared, absent key only by case or `_`/`-` spelling take its name. */
-const rename = (
-  ctx: Context,
-  props: JsonValue.JsonObject,
-  patterns: JsonValue.JsonObject | undefined,
-  entries: ReadonlyArray<Entry>,
-  isInvalid: () => boolean
-): ReadonlyArray<Entry> => {
-  const present = new Set(entries.map(([k]) => k))
-  const wanted = new Map<string, string>()
-  const claims = new Map<string, number>()
-  let shapes: Map<string, Array<string>> | undefined
-  for (const [k] of entries) {
-    if (S.own(props, k) !== undefined || matchesPattern(patterns, k)) continue
-    shapes ??= shapesOf(props)
-    const candidates = shapes.get(S.keyShape(k))
-    if (candidates === undefined || candidates.length !== 1 || present.has(candidates[0]!)) continue
-    wanted.set(k, candidates[0]!)
-    claims.set(candidates[0]!, (claims.get(candidates[0]!) ?? 0) + 1)
-  }
-  for (const [k, d] of wanted) if (claims.get(d)! > 1) wanted.delete(k)
-  if (wanted.size === 0 || !isInvalid()) return entries
-  return entries.map((e) => {
-    const d = wanted.get(e[0])
-    if (d === undefined) return e
-    note(ctx, e[2], "rename-key", e[0], d)
-    return [d, e[1], e[2]] as const
-  })
-}
-
-const shapesOf = (props: JsonValue.JsonObject): Map<string, Array<string>> => {
-  const shapes = new Map<string, Array<string>>()
-  for (const d of Object.keys(props)) {
-    const s = S.keyShape(d)
-    const list = shapes.get(s)
-    if (list === undefined) shapes.set(s, [d])
-    else list.push(d)
-  }
-  return shapes
 }
 
 /** `prefixItems` (or draft-07 tuple `items`) by position, then `items` (or `additionalItems`) for the rest. */
