@@ -64,14 +64,15 @@ interface Entry {
 const cache = new WeakMap<object, Entry>()
 
 const entryOf = (schema: JsonSchema): Entry => {
-  const hit = typeof schema === "object" ? cache.get(schema) : undefined
+  const keyed = typeof schema === "object" && schema !== null
+  const hit = keyed ? cache.get(schema) : undefined
   if (hit !== undefined) return hit
   const compiled = Validator.compile(schema)
   const plan = Fillers.planOf(schema)
   const entry: Entry = Either.isLeft(compiled)
     ? { error: compiled.left, isValid: () => false, validate: () => [], plan, fillers: false }
     : { error: undefined, isValid: compiled.right.isValid, validate: compiled.right.validate, plan, fillers: Fillers.dropsFillers(plan) }
-  if (typeof schema === "object") cache.set(schema, entry)
+  if (keyed) cache.set(schema, entry)
   return entry
 }
 

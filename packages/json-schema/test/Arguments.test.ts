@@ -153,6 +153,11 @@ describe("Arguments.prepare: schema errors and hostile input", () => {
     assert.strictEqual(r._tag, "SchemaError")
     assert.strictEqual(Arguments.prepare({ type: "string", pattern: "([" }, "\"x\"")._tag, "SchemaError")
   })
+  it("a value that is not a schema at all is a SchemaError too", () => {
+    for (const schema of [null, 42, "object", [], undefined]) {
+      assert.strictEqual(Arguments.prepare(schema as unknown as Schema, {})._tag, "SchemaError", String(schema))
+    }
+  })
   it("10,000-level nesting neither throws nor passes silently when the schema recurses", () => {
     const deep = "[".repeat(10_000) + "]".repeat(10_000)
     const tree: Schema = { $defs: { t: { type: "array", items: { $ref: "#/$defs/t" } } }, $ref: "#/$defs/t" }

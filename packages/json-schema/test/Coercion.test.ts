@@ -187,6 +187,12 @@ describe("Coercion: keys", () => {
   it("does not rename two keys onto one declared key", () => {
     rejected(s, { chart_type: "bar", ChartType: "line" })
   })
+  it("never rewrites the keys of a nested object its subschema accepts", () => {
+    const nested = obj({ user: obj({ userId: { type: "string" } }), n: { type: "integer" } }, ["n"])
+    const r = Coercion.coerce(nested, { user: { user_id: "u1", properties: { userId: "x" } }, n: "2" })
+    assert.deepStrictEqual(r.value, { user: { user_id: "u1", properties: { userId: "x" } }, n: 2 })
+    assert.deepStrictEqual(r.coercions.map((c) => c.rule), ["string-to-integer"])
+  })
   it("keeps key order", () => {
     const a = repaired(s, { title: "t", chart_type: "bar" })
     assert.deepStrictEqual(Object.keys(a.value as object), ["title", "chartType"])

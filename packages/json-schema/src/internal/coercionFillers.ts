@@ -64,7 +64,7 @@ const plans = new WeakMap<object, Plan>()
 
 /** The plan for `root` (cached by identity); undefined for a boolean schema. */
 export const planOf = (root: JsonSchema): Plan | undefined => {
-  if (typeof root !== "object") return undefined
+  if (!JsonValue.isObject(root)) return undefined
   let plan = plans.get(root)
   if (plan === undefined) {
     try {

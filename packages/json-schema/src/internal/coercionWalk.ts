@@ -42,7 +42,7 @@ const walk = (
   path: Path,
   group: Group | undefined
 ): JsonValue.JsonValue => {
-  if (typeof schema !== "object" || (ctx.trial && ctx.budget.left-- <= 0)) return value
+  if (!JsonValue.isObject(schema) || (ctx.trial && ctx.budget.left-- <= 0)) return value
   const g = group ?? { seen: new Set<object>(), required: Schema.requiredOf(ctx.root, schema) }
   if (g.seen.has(schema)) return value
   g.seen.add(schema)
