@@ -71,7 +71,13 @@ const entryOf = (schema: JsonSchema): Entry => {
   const plan = Fillers.planOf(schema)
   const entry: Entry = Either.isLeft(compiled)
     ? { error: compiled.left, isValid: () => false, validate: () => [], plan, fillers: false }
-    : { error: undefined, isValid: compiled.right.isValid, validate: compiled.right.validate, plan, fillers: Fillers.dropsFillers(plan) }
+    : {
+      error: undefined,
+      isValid: compiled.right.isValid,
+      validate: compiled.right.validate,
+      plan,
+      fillers: Fillers.dropsFillers(plan)
+    }
   if (keyed) cache.set(schema, entry)
   return entry
 }

@@ -99,9 +99,10 @@ export const unreadableIssue = (error: unknown): Issue =>
     `The arguments could not be read as JSON: ${error instanceof Error ? error.message : String(error)}.`
   )
 
-// The fast check gives up past this depth (cycles end up here) and hands over to the careful one.
+// The quick check gives up past this depth (cycles end up here) and hands over to the careful one.
 const fastDepth = 64
 
+/** 1: JSON all the way down; 0: not JSON; 2: deeper than the quick check goes. */
 const fast = (u: unknown, depth: number): 0 | 1 | 2 => {
   switch (typeof u) {
     case "string":

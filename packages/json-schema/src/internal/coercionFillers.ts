@@ -266,7 +266,9 @@ export const dropValidWith = (
   value: JsonValue.JsonValue
 ): { readonly value: JsonValue.JsonValue; readonly coercions: ReadonlyArray<Coercion> } | undefined => {
   if (plan === undefined || !plan.blankAny) return undefined
-  scratch.length = 0
+  // Most plans only look at the top level: a scan of the value's own keys settles it, usually "nothing".
+  if (!plan.walks && JsonValue.isObject(value) && fillerKeys(plan, value) === undefined) return undefined
+  if (scratch.length !== 0) scratch.length = 0
   const v = run(plan, value, top, "blank", scratch)
   if (v === value) return undefined
   const coercions = scratch.slice()
