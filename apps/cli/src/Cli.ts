@@ -1,0 +1,17 @@
+/**
+ * The `toolgate` command: its subcommands, wired once.
+ *
+ * @since 0.1.0
+ */
+import * as Command from "@effect/cli/Command"
+import * as Examples from "./Examples.js"
+import * as Validate from "./Validate.js"
+
+/** The root command. */
+export const command = Command.make("toolgate").pipe(
+  Command.withDescription("Tool-call contracts: validate arguments, check schemas."),
+  Command.withSubcommands([Validate.command, Examples.command])
+)
+
+/** Runs the command line over `argv` (as `process.argv`). */
+export const run = Command.run(command, { name: "toolgate", version: "0.1.0" })

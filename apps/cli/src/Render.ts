@@ -1,0 +1,51 @@
+/**
+ * How an `Outcome` reads: a short trace for a person, or one JSON object for a machine.
+ *
+ * @since 0.1.0
+ */
+import type { Outcome } from "./Outcome.js"
+
+const compact = (value: unknown, max = 160): string => {
+  const text = JSON.stringify(value) ?? String(value)
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text
+}
+
+const plural = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? "" : "s"}`
+
+const indent = (lines: ReadonlyArray<string>, by = "  "): Array<string> => lines.map((line) => by + line)
+
+/** The human-readable trace of one outcome. */
+export const text = (outcome: Outcome, policy: string): string => {
+  switch (outcome.status) {
+    case "error":
+      return `✘ bad input: ${outcome.message}`
+    case "valid": {
+      const lines = [
+        ...(outcome.upgrades.length > 0
+          ? [`schema upgraded (${plural(outcome.upgrades.length, "change")}):`,
+            ...indent(outcome.upgrades.map((c) => `${c.path || "/"}: ${c.change}`))]
+          : []),
+        outcome.coercions.length === 0
+          ? `✔ valid (${policy}), unchanged`
+          : `✔ valid (${policy}) after ${plural(outcome.coercions.length, "coercion")}:`,
+        ...indent(outcome.coercions.map((c) =>
+          `${c.field || "(arguments)"}: ${compact(c.from, 60)} → ${c.to === undefined ? "(dropped)" : compact(c.to, 60)}  [${c.rule}]`
+        )),
+        `executor receives: ${compact(outcome.value, 400)}`
+      ]
+      return lines.join("\n")
+    }
+    case "invalid":
+      return [
+        ...(outcome.upgrades.length > 0 ? [`schema upgraded (${plural(outcome.upgrades.length, "change")})`] : []),
+        `✘ invalid (${policy}): ${plural(outcome.issues.length, "issue")}`,
+        ...indent(outcome.issues.map((i) => `${i.field || "(arguments)"}: ${i.message} (expected: ${i.expected})`)),
+        "fed back to the model, the executor does not run:",
+        ...indent([JSON.stringify(outcome.envelope)])
+      ].join("\n")
+  }
+}
+
+/** The machine-readable form of one outcome (one JSON object, one line). */
+export const json = (outcome: Outcome, extra: Record<string, unknown> = {}): string =>
+  JSON.stringify({ ...extra, ...outcome })

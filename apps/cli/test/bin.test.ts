@@ -1,0 +1,51 @@
+import { describe, expect, it } from "@effect/vitest"
+import { spawnSync } from "node:child_process"
+import { resolve } from "node:path"
+
+const root = resolve(import.meta.dirname, "../../..")
+const toolgate = (...args: Array<string>) => {
+  const result = spawnSync(process.execPath, [resolve(root, "apps/cli/bin/toolgate.js"), ...args], {
+    cwd: root,
+    encoding: "utf8",
+    timeout: 60_000
+  })
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr }
+}
+
+const schema = JSON.stringify({ type: "object", properties: { n: { type: "integer" } }, required: ["n"] })
+
+// The real process, so the exit codes a CI script sees are the ones tested.
+describe("toolgate (the process)", () => {
+  it("validate exits 0 and prints the coercion for a repaired near-miss", () => {
+    const { code, stdout } = toolgate("validate", "--schema", schema, "--args", '{"n":"15"}')
+    expect(code).toBe(0)
+    expect(stdout).toContain("string-to-integer")
+    expect(stdout).toContain('{"n":15}')
+  })
+
+  it("validate --json exits 1 with the invalid_args envelope under --policy strict", () => {
+    const { code, stdout } = toolgate("validate", "--schema", schema, "--args", '{"n":"15"}', "--policy", "strict", "--json")
+    expect(code).toBe(1)
+    const printed = JSON.parse(stdout.trim())
+    expect(printed.status).toBe("invalid")
+    expect(printed.envelope).toMatchObject({ ok: false, kind: "invalid_args", field: "n" })
+  })
+
+  it("validate exits 2 for a schema that is not JSON, a missing file, or an unknown option", () => {
+    expect(toolgate("validate", "--schema", "{nope", "--args", "{}").code).toBe(2)
+    const missing = toolgate("validate", "--schema", "no/such/file.json", "--args", "{}")
+    expect(missing.code).toBe(2)
+    expect(missing.stderr).toContain("no/such/file.json")
+    expect(toolgate("validate", "--schema", schema).code).toBe(2)
+  })
+
+  it("examples runs every example in the repository and summarises", () => {
+    const { code, stdout } = toolgate("examples", "--json")
+    expect(code).toBe(0)
+    const lines = stdout.trim().split("\n").map((line) => JSON.parse(line))
+    const summary = lines.at(-1)
+    expect(summary.summary.valid + summary.summary.invalid + summary.summary.error).toBe(lines.length - 1)
+    expect(summary.summary.invalid).toBeGreaterThan(0)
+    expect(summary.summary.valid).toBeGreaterThan(0)
+  })
+})

@@ -1,0 +1,74 @@
+/**
+ * The bench harness: measures candidates against a baseline in the same run, interleaved, and reports
+ * ratios, because absolute times on a shared two-core machine mean little.
+ */
+import { measure } from "mitata"
+
+/** One thing to time: `run` does `ops` operations per call. */
+export interface Candidate {
+  readonly name: string
+  readonly ops: number
+  readonly run: () => unknown
+}
+
+/** A target on a ratio: `candidate / baseline` must be at most `max` (or at least `min`). */
+export interface Target {
+  readonly name: string
+  readonly candidate: string
+  readonly baseline: string
+  readonly max?: number
+  readonly min?: number
+}
+
+/** A measured candidate. */
+export interface Result {
+  readonly suite: string
+  readonly name: string
+  readonly nsPerOp: number
+  readonly baseline: string
+  readonly ratio: number
+}
+
+const median = (xs: ReadonlyArray<number>): number => {
+  const sorted = [...xs].sort((a, b) => a - b)
+  return sorted[Math.floor(sorted.length / 2)]!
+}
+
+/** Times each candidate `rounds` times, round-robin, and keeps the median of each candidate's averages. */
+export const time = async (
+  candidates: ReadonlyArray<Candidate>,
+  rounds = 5
+): Promise<Map<string, number>> => {
+  const samples = new Map<string, Array<number>>(candidates.map((c) => [c.name, []]))
+  for (let round = 0; round < rounds; round++) {
+    for (const candidate of candidates) {
+      const stats = await measure(candidate.run, { min_cpu_time: 300e6, batch_samples: 64 })
+      samples.get(candidate.name)!.push(stats.avg / candidate.ops)
+    }
+  }
+  return new Map([...samples].map(([name, xs]) => [name, median(xs)]))
+}
+
+/** Prints a suite's table and its targets; returns the results and whether every target was met. */
+export const report = (
+  suite: string,
+  nsPerOp: Map<string, number>,
+  baseline: string,
+  targets: ReadonlyArray<Target>
+): { readonly results: ReadonlyArray<Result>; readonly met: boolean } => {
+  const base = nsPerOp.get(baseline)!
+  const results = [...nsPerOp].map(([name, ns]) => ({ suite, name, nsPerOp: ns, baseline, ratio: ns / base }))
+  console.log(`\n${suite}`)
+  for (const r of results) {
+    console.log(`  ${r.name.padEnd(44)} ${r.nsPerOp.toFixed(0).padStart(9)} ns/op  ${r.ratio.toFixed(2).padStart(6)}× ${baseline}`)
+  }
+  let met = true
+  for (const t of targets) {
+    const ratio = nsPerOp.get(t.candidate)! / nsPerOp.get(t.baseline)!
+    const ok = (t.max === undefined || ratio <= t.max) && (t.min === undefined || ratio >= t.min)
+    met &&= ok
+    const bound = t.max !== undefined ? `≤ ${t.max}×` : `≥ ${t.min}×`
+    console.log(`  ${ok ? "✔" : "✘"} ${t.name}: ${ratio.toFixed(2)}× (target ${bound})`)
+  }
+  return { results, met }
+}

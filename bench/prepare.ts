@@ -1,0 +1,79 @@
+/**
+ * Layer 2's cost: `Arguments.prepare` (lenient) on the corpus's valid examples, against the raw Ajv function
+ * on the same compiled validators, and against zod 4's `z.fromJSONSchema(...).safeParse`.
+ */
+import { Arguments, JsonSchema, Validator } from "@toolgate/json-schema"
+import * as Either from "effect/Either"
+import { readFileSync } from "node:fs"
+import { resolve } from "node:path"
+import { do_not_optimize } from "mitata"
+import { z } from "zod"
+import { report, time } from "./harness.js"
+
+const corpus = resolve(import.meta.dirname, "../../shared/corpus/tools.jsonl")
+
+interface Case {
+  readonly schema: JsonSchema.JsonSchema
+  readonly isValid: (value: unknown) => boolean
+  readonly zod: { safeParse: (value: unknown) => { success: boolean } }
+  readonly value: unknown
+}
+
+/** Every corpus example that raw Ajv accepts and that zod can also convert, with its upgraded schema. */
+const load = () => {
+  const cases: Array<Case> = []
+  let examples = 0
+  let invalid = 0
+  let zodUnsupported = 0
+  for (const line of readFileSync(corpus, "utf8").split("\n")) {
+    if (line.trim() === "") continue
+    const tool = JSON.parse(line) as { parameters: unknown; examples: ReadonlyArray<unknown> }
+    if (tool.examples.length === 0 || !JsonSchema.isSchema(tool.parameters)) continue
+    const { schema } = JsonSchema.upgrade(tool.parameters)
+    const compiled = Validator.compile(schema)
+    if (Either.isLeft(compiled)) continue
+    let zod: Case["zod"] | undefined
+    try {
+      zod = z.fromJSONSchema(schema as never)
+    } catch {
+      zod = undefined
+    }
+    for (const value of tool.examples) {
+      examples++
+      if (!compiled.right.isValid(value)) {
+        invalid++
+        continue
+      }
+      if (zod === undefined || !zod.safeParse(value).success) {
+        zodUnsupported++
+        continue
+      }
+      cases.push({ schema, isValid: compiled.right.isValid, zod, value })
+    }
+  }
+  return { cases, examples, invalid, zodUnsupported }
+}
+
+/** Runs the suite; resolves to its results and whether its targets were met. */
+export const run = async () => {
+  const { cases, examples, invalid, zodUnsupported } = load()
+  console.log(
+    `prepare: ${cases.length} valid corpus calls (of ${examples}; ${invalid} invalid under Ajv, ` +
+      `${zodUnsupported} that zod cannot convert or rejects left out)`
+  )
+  const nsPerOp = await time([
+    { name: "raw Ajv (compiled validator)", ops: cases.length, run: () => {
+      for (const c of cases) do_not_optimize(c.isValid(c.value))
+    } },
+    { name: "Arguments.prepare (lenient)", ops: cases.length, run: () => {
+      for (const c of cases) do_not_optimize(Arguments.prepare(c.schema, c.value))
+    } },
+    { name: "zod 4 fromJSONSchema(…).safeParse", ops: cases.length, run: () => {
+      for (const c of cases) do_not_optimize(c.zod.safeParse(c.value))
+    } }
+  ])
+  return report("Arguments.prepare vs raw Ajv vs zod", nsPerOp, "raw Ajv (compiled validator)", [
+    { name: "prepare / raw Ajv", candidate: "Arguments.prepare (lenient)", baseline: "raw Ajv (compiled validator)", max: 1.3 },
+    { name: "zod / prepare", candidate: "zod 4 fromJSONSchema(…).safeParse", baseline: "Arguments.prepare (lenient)", min: 3 }
+  ])
+}
