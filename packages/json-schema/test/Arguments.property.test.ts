@@ -64,6 +64,26 @@ describe("Arguments.prepare properties", () => {
     prototypesClean()
   })
 
+  it.prop(
+    "a parsed value is accepted exactly when it is JSON (the quick check agrees with JsonValue.isJsonValue)",
+    [fc.anything({
+      withBoxedValues: true,
+      withMap: true,
+      withSet: true,
+      withNullPrototype: true,
+      withBigInt: true,
+      withDate: true,
+      withTypedArray: true,
+      withSparseArray: true,
+      withObjectString: true,
+      maxDepth: 4
+    }).filter((u) => typeof u !== "string" && u !== undefined)],
+    ([u]) => {
+      const r = Arguments.prepare(true, u)
+      assert.strictEqual(r._tag === "Valid", JsonValue.isJsonValue(u))
+    }
+  )
+
   it.prop("arbitrary strings as raw arguments never throw", [fc.string({ maxLength: 64 })], ([raw]) => {
     const r = Arguments.prepare(schemas.search, raw)
     assert.include(["Valid", "Invalid"], r._tag)

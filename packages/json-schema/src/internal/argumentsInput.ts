@@ -102,36 +102,36 @@ export const unreadableIssue = (error: unknown): Issue =>
 // The quick check gives up past this depth (cycles end up here) and hands over to the careful one.
 const fastDepth = 64
 
-/** 1: JSON all the way down; 0: not JSON; 2: deeper than the quick check goes. */
+/**
+ * 1: JSON all the way down; 0: not JSON; 2: deeper than the quick check goes. Leaves are settled inline and
+ * members read with `Object.values` (own enumerable keys only): this runs on every call of `prepare`.
+ */
 const fast = (u: unknown, depth: number): 0 | 1 | 2 => {
-  switch (typeof u) {
-    case "string":
-    case "boolean":
-      return 1
-    case "number":
-      return u - u === 0 ? 1 : 0 // finite: NaN and ±Infinity give NaN
-    case "object": {
-      if (u === null) return 1
-      if (depth === fastDepth) return 2
-      if (Array.isArray(u)) {
-        for (let i = 0; i < u.length; i++) {
-          const r = fast(u[i], depth + 1)
-          if (r !== 1) return r
-        }
-        return 1
-      }
-      const proto = Object.getPrototypeOf(u)
-      if (proto !== Object.prototype && proto !== null) return 0
-      for (const k in u) {
-        const r = fast((u as Record<string, unknown>)[k], depth + 1)
-        if (r !== 1) return r
-      }
-      return 1
-    }
-    default:
-      return 0
+  if (typeof u !== "object") return leaf(u)
+  if (u === null) return 1
+  if (depth === fastDepth) return 2
+  let members: ReadonlyArray<unknown>
+  if (Array.isArray(u)) members = u
+  else {
+    const proto = Object.getPrototypeOf(u)
+    if (proto !== Object.prototype && proto !== null) return 0
+    members = Object.values(u)
   }
+  for (let i = 0; i < members.length; i++) {
+    const x = members[i]
+    if (typeof x !== "object") {
+      if (leaf(x) === 0) return 0
+    } else if (x !== null) {
+      const r = fast(x, depth + 1)
+      if (r !== 1) return r
+    }
+  }
+  return 1
 }
+
+// A finite number (NaN and ±Infinity give NaN), a string or a boolean.
+const leaf = (x: unknown): 0 | 1 =>
+  typeof x === "string" || typeof x === "boolean" ? 1 : typeof x === "number" && x - x === 0 ? 1 : 0
 
 const describe = (u: unknown): string | undefined => {
   if (u === null || typeof u === "string" || typeof u === "boolean") return undefined
