@@ -265,6 +265,14 @@ describe("Coercion.coerce", () => {
     assert.deepStrictEqual(r.value, { b: null, c: null })
     assert.deepStrictEqual(r.coercions.map((c) => [c.path, c.rule]), [["/a", "drop-strict-null"]])
   })
+  it("never throws on 10,000 levels under a recursive schema, or on a schema that is not one", () => {
+    const tree: Schema = { $defs: { t: { type: "object", properties: { n: { type: "integer" }, kid: { $ref: "#/$defs/t" } } } }, $ref: "#/$defs/t" }
+    let deep: JsonValue.JsonValue = { n: "1" }
+    for (let i = 0; i < 10_000; i++) deep = { kid: deep, n: "2" }
+    const r = Coercion.coerce(tree, deep)
+    assert.isTrue(r.value === deep || (r.value as { n: unknown }).n === 2)
+    assert.deepStrictEqual(Coercion.coerce(null as unknown as Schema, { n: "1" }), { value: { n: "1" }, coercions: [] })
+  })
   it("never throws on hostile values and builds no prototype", () => {
     const hostile = JSON.parse("{\"__proto__\": {\"polluted\": \"15\"}, \"constructor\": {\"prototype\": {\"x\": 1}}, \"n\": \"1\"}") as JsonValue.JsonValue
     const r = Coercion.coerce(obj({ n: { type: "integer" } }, ["n"], { additionalProperties: { type: "object", properties: { polluted: { type: "integer" } } } }), hostile)
