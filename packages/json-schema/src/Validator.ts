@@ -68,8 +68,8 @@ interface Origin {
 /** A validator instance with its own remotes; the module-level `compile`/`compileAt` use a default one. */
 export const make = (options: Options = {}): Either.Either<Validator, SchemaError> => {
   const remotes = Object.keys(options.remotes ?? {}).map((uri) => [uri, options.remotes![uri]!] as const)
-  const fresh = (d: JsonSchema.Dialect, own: boolean): A.AnyAjv | SchemaError => {
-    const ajv = A.makeAjv(d, own)
+  const fresh = (d: JsonSchema.Dialect, own: boolean, all: boolean): A.AnyAjv | SchemaError => {
+    const ajv = A.makeAjv(d, own, all)
     for (const [uri, schema] of remotes) {
       try {
         ajv.addSchema(schema as object, uri, undefined, false)
@@ -82,27 +82,27 @@ export const make = (options: Options = {}): Either.Either<Validator, SchemaErro
   const shared = new Map<string, A.AnyAjv>()
   for (const d of remotes.length > 0 ? (["2020-12", "draft-07"] as const) : []) {
     for (const own of [false, true]) {
-      const ajv = fresh(d, own)
+      const ajv = fresh(d, own, true)
       if (ajv instanceof SchemaError) return Either.left(ajv)
-      shared.set(`${d}:${own}`, ajv)
+      shared.set(`${d}:${own}:true`, ajv)
     }
   }
   return Either.right(engine(shareBy(shared, fresh as Fresh), fresh))
 }
 
-type Fresh = (d: JsonSchema.Dialect, own: boolean) => A.AnyAjv
+type Fresh = (d: JsonSchema.Dialect, own: boolean, all: boolean) => A.AnyAjv
 
-/** One shared instance per dialect and `ownProperties` setting, made on first use. */
-const shareBy = (shared: Map<string, A.AnyAjv>, fresh: Fresh) => (d: JsonSchema.Dialect, own: boolean): A.AnyAjv => {
-  const key = `${d}:${own}`
+/** One shared instance per dialect, `ownProperties` and `allErrors` setting, made on first use. */
+const shareBy = (shared: Map<string, A.AnyAjv>, fresh: Fresh) => (d: JsonSchema.Dialect, own: boolean, all = true): A.AnyAjv => {
+  const key = `${d}:${own}:${all}`
   let ajv = shared.get(key)
-  if (ajv === undefined) shared.set(key, ajv = fresh(d, own))
+  if (ajv === undefined) shared.set(key, ajv = fresh(d, own, all))
   return ajv
 }
 
 const engine = (
-  instance: (d: JsonSchema.Dialect, own: boolean) => A.AnyAjv,
-  fresh: (d: JsonSchema.Dialect, own: boolean) => A.AnyAjv | SchemaError
+  instance: (d: JsonSchema.Dialect, own: boolean, all?: boolean) => A.AnyAjv,
+  fresh: (d: JsonSchema.Dialect, own: boolean, all: boolean) => A.AnyAjv | SchemaError
 ): Validator => {
   const byObject = new WeakMap<object, Result>()
   const byBoolean = new Map<boolean, Result>()
@@ -113,7 +113,13 @@ const engine = (
   const runs = new WeakMap<Compiled, (value: unknown, prefix: string) => ReadonlyArray<Issue>>()
   let keys = 0
 
-  const wrap = (schema: JsonSchema.JsonSchema, d: JsonSchema.Dialect, fn: ValidateFunction, root: JsonSchema.JsonSchema): Compiled => {
+  const wrap = (
+    schema: JsonSchema.JsonSchema,
+    d: JsonSchema.Dialect,
+    fn: ValidateFunction,
+    root: JsonSchema.JsonSchema,
+    fallback?: () => ValidateFunction | undefined
+  ): Compiled => {
     const ctx: I.Context = {
       resolve: (ref) => {
         const r = JsonSchema.resolveRef(root, ref)
@@ -130,7 +136,15 @@ const engine = (
         if (fn(value) === true) return EMPTY
         return Object.freeze(I.issuesOf(fn.errors ?? [], ctx, prefix))
       } catch (e) {
-        return Object.freeze([unvalidatable(e)])
+        // a stack overflow is the value's depth; anything else is a fault in Ajv's generated code (seen with
+        // `allErrors` on exotic if/oneOf/not mixes), which its first-error mode often does not share
+        const first = e instanceof RangeError ? undefined : fallback?.()
+        try {
+          if (first === undefined) return Object.freeze([unvalidatable(e)])
+          return first(value) === true ? EMPTY : Object.freeze(I.issuesOf(first.errors ?? [], ctx, prefix))
+        } catch (again) {
+          return Object.freeze([unvalidatable(again)])
+        }
       }
     }
     const compiled: Compiled = {
@@ -175,14 +189,22 @@ const engine = (
     let ajv = instance(d, own)
     let r = A.tryCompile(ajv, schema)
     if (r === "clash") {
-      const iso = fresh(d, own)
+      const iso = fresh(d, own, true)
       if (iso instanceof SchemaError) return Either.left(iso)
       ajv = iso
       r = A.tryCompile(ajv, schema)
     }
     if (r === "clash") return Either.left(new SchemaError({ message: "The schema's `$id` clashes with a registered schema.", path: "/$id" }))
     if (typeof r !== "function") return Either.left(new SchemaError(r))
-    const c = wrap(schema, d, r, schema)
+    let firstError: ValidateFunction | undefined | null = null
+    const fallback = () => {
+      if (firstError === null) {
+        const f = A.tryCompile(instance(d, own, false), schema)
+        firstError = typeof f === "function" ? f : undefined
+      }
+      return firstError
+    }
+    const c = wrap(schema, d, r, schema, fallback)
     origins.set(c, { ajv, root: schema })
     return Either.right(c)
   }
@@ -253,8 +275,8 @@ const safeIsSchema = (u: unknown): boolean => {
 const unvalidatable = (e: unknown): Issue => ({
   path: "",
   field: "",
-  keyword: "depth",
-  expected: "a value nested less deeply",
+  keyword: e instanceof RangeError ? "depth" : "validator",
+  expected: e instanceof RangeError ? "a value nested less deeply" : "a value the validator can check",
   message: e instanceof RangeError
     ? "The arguments are nested too deeply to validate."
     : `The arguments could not be validated: ${e instanceof Error ? e.message : String(e)}.`

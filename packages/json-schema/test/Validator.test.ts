@@ -159,6 +159,15 @@ describe("Validator results", () => {
     assert.strictEqual(found[0]!.message, "The arguments are nested too deeply to validate.")
   })
 
+  it("a fault in Ajv's allErrors code is answered by its first-error mode, not thrown", () => {
+    const s = { if: { oneOf: [{ additionalProperties: false }, false], not: true }, else: false }
+    const c = compiled(s)
+    assert.throws(() => c.isValid(""), /props0/)
+    const found = c.validate("")
+    assert.isAbove(found.length, 0)
+    assert.notInclude(found.map((i) => i.keyword), "validator")
+  })
+
   it("__proto__ and constructor arguments are ordinary keys and pollute nothing", () => {
     const s = { type: "object", additionalProperties: false, required: ["constructor"], properties: { a: { type: "string" }, constructor: { type: "string" } } }
     assert.strictEqual(only(s, {}).message, "Missing required argument `constructor` (string).")

@@ -27,8 +27,8 @@ const options = { strict: false, allErrors: true, verbose: true, logger: false }
  * so `required: ["constructor"]` is not met by `Object.prototype`; it costs about half again per call, so
  * only schemas that name such a property get an instance with it (see `namesPrototypeMembers`).
  */
-export const makeAjv = (dialect: Dialect, ownProperties = false): AnyAjv => {
-  const o = { ...options, ownProperties }
+export const makeAjv = (dialect: Dialect, ownProperties = false, allErrors = true): AnyAjv => {
+  const o = { ...options, ownProperties, allErrors }
   const ajv = dialect === "2020-12" ? new Ajv2020(o) : new Ajv(o)
   addFormats(ajv)
   return ajv
