@@ -127,7 +127,24 @@ describe("Validator issues: one message shape per keyword", () => {
     const i = only({ type: "integer" }, "x".repeat(10_000_000))
     assert.isBelow(i.message.length, 200)
     assert.match(i.message, /…" \(10000000 characters\)\.$/)
-    assert.isBelow(only({ enum: ["a"] }, { ["k".repeat(1000)]: 1 }).message.length, 200 + 1000 + 20)
+    assert.isBelow(only({ enum: ["a"] }, { ["k".repeat(1000)]: 1 }).message.length, 250)
+    const wide = Object.fromEntries(Array.from({ length: 10_000 }, (_, k) => [`key${k}`, k]))
+    assert.match(only({ type: "array" }, wide).message, /^The arguments must be array, got an object with keys "key0", .*"key11", … \(9988 more\)\.$/)
+  })
+
+  it("names a 10 MB argument key exactly in field, and cut in the message", () => {
+    const key = "k".repeat(10_000_000)
+    const i = only({ type: "object", additionalProperties: false }, { [key]: 1 })
+    assert.strictEqual(i.field, key)
+    assert.isBelow(i.message.length, 200)
+  })
+
+  it("a 100,000-value enum compiles, validates, and lists a few values", () => {
+    const values = Array.from({ length: 100_000 }, (_, k) => `v${k}`)
+    const c = compiled({ enum: values })
+    assert.isTrue(c.isValid("v99999"))
+    const i = only({ enum: values }, "nope")
+    assert.match(i.expected, /^one of: v0, v1, .*, … \(99988 more\)$/)
   })
 })
 

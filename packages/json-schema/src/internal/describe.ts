@@ -22,7 +22,9 @@ export const preview = (v: unknown): string => {
   if (Array.isArray(v)) return v.length === 0 ? "[]" : `an array of ${v.length} item${v.length === 1 ? "" : "s"}`
   if (typeof v === "object") {
     const keys = Object.keys(v)
-    return keys.length === 0 ? "{}" : `an object with keys ${list(keys.map((k) => JSON.stringify(k)))}`
+    if (keys.length === 0) return "{}"
+    const more = keys.length > MAX_LIST ? `, … (${keys.length - MAX_LIST} more)` : ""
+    return `an object with keys ${keys.slice(0, MAX_LIST).map(preview).join(", ")}${more}`
   }
   return typeof v
 }
@@ -37,6 +39,10 @@ export const got = (v: unknown): string => {
   if (typeof v === "object") return preview(v)
   return "nothing"
 }
+
+/** An argument name for a message: cut in the middle past 80 characters (the `field` itself stays exact). */
+export const name = (field: string): string =>
+  field.length <= 80 ? field : `${field.slice(0, 40)}…${field.slice(-30)} (${field.length} characters)`
 
 /** A list cut to a readable length: `a, b, c, … (40 more)`. */
 export const list = (items: ReadonlyArray<string>, max = MAX_LIST): string =>

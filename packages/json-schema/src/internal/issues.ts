@@ -19,7 +19,7 @@ export interface Context {
 
 type Err = ErrorObject<string, Record<string, any>, unknown>
 
-const subject = (field: string): string => (field === "" ? "The arguments" : `Argument \`${field}\``)
+const subject = (field: string): string => (field === "" ? "The arguments" : `Argument \`${D.name(field)}\``)
 
 const make = (path: string, keyword: string, expected: string, message: string): Issue => ({
   path,
@@ -102,7 +102,7 @@ const one = (e: Err, ctx: Context, before: Err | undefined): Issue => {
       const expected = D.describedAs(prop) ?? type ?? "a value"
       const when = e.keyword === "required" ? "" : ` (required when \`${p["property"]}\` is present)`
       const what = type === undefined ? "" : ` (${type})`
-      return make(path, e.keyword, expected, `Missing ${when === "" ? "required " : ""}argument \`${P.toField(path)}\`${what}${when}.`)
+      return make(path, e.keyword, expected, `Missing ${when === "" ? "required " : ""}argument \`${D.name(P.toField(path))}\`${what}${when}.`)
     }
     case "additionalProperties":
     case "unevaluatedProperties": {
@@ -114,7 +114,7 @@ const one = (e: Err, ctx: Context, before: Err | undefined): Issue => {
       ]
       const expected = allowed.length === 0 ? "no other arguments" : `one of: ${D.list(allowed)}`
       const tail = allowed.length === 0 ? "no other arguments are allowed" : `allowed: ${D.list(allowed)}`
-      return make(path, e.keyword, expected, `Unknown argument \`${P.toField(path)}\`; ${tail}.`)
+      return make(path, e.keyword, expected, `Unknown argument \`${D.name(P.toField(path))}\`; ${tail}.`)
     }
     case "propertyNames": {
       const name = String(p["propertyName"])
@@ -124,7 +124,7 @@ const one = (e: Err, ctx: Context, before: Err | undefined): Issue => {
       const verb = inner !== undefined && counted.has(inner.keyword) ? "have" : "be"
       const expected = phrase === undefined ? "a permitted name" : `a name that must ${verb} ${phrase}`
       const why = phrase === undefined ? "" : `; names must ${verb} ${phrase}`
-      return make(path, e.keyword, expected, `Argument name \`${P.toField(path)}\` is not allowed${why}.`)
+      return make(path, e.keyword, expected, `Argument name \`${D.name(P.toField(path))}\` is not allowed${why}.`)
     }
     case "type": {
       const expected = D.typeWords(p["type"]) ?? "a value of another type"
