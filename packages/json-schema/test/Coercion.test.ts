@@ -193,6 +193,10 @@ describe("Coercion: keys", () => {
     assert.deepStrictEqual(r.value, { user: { user_id: "u1", properties: { userId: "x" } }, n: 2 })
     assert.deepStrictEqual(r.coercions.map((c) => c.rule), ["string-to-integer"])
   })
+  it("judges a rename by the whole schema, when properties and required sit in different allOf members", () => {
+    const split: Schema = { allOf: [{ type: "object", properties: { chartType: { type: "string" } } }, { required: ["chartType"] }] }
+    assert.deepStrictEqual(repaired(split, { chart_type: "bar" }).value, { chartType: "bar" })
+  })
   it("keeps key order", () => {
     const a = repaired(s, { title: "t", chart_type: "bar" })
     assert.deepStrictEqual(Object.keys(a.value as object), ["title", "chartType"])

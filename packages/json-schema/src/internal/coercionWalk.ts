@@ -14,10 +14,14 @@ import * as Keys from "./coercionKeys.js"
 import * as Schema from "./coercionSchema.js"
 import * as S from "./coercionScalars.js"
 
-/** The schema nodes already applied to the current value (a `$ref` loop guard) and the keys it must have. */
+/**
+ * What holds for the current value across the schemas applied to it: the nodes already entered (a `$ref`
+ * loop guard), the keys it must have, and the pointer of the schema it entered by (the one that judges it).
+ */
 interface Group {
   readonly seen: Set<object>
   readonly required: ReadonlySet<string>
+  readonly ptr: string
 }
 
 // Nested unions can multiply the work; past this many node visits in union trials, values stay as they are.
@@ -43,7 +47,7 @@ const walk = (
   group: Group | undefined
 ): JsonValue.JsonValue => {
   if (!JsonValue.isObject(schema) || (ctx.trial && ctx.budget.left-- <= 0)) return value
-  const g = group ?? { seen: new Set<object>(), required: Schema.requiredOf(ctx.root, schema) }
+  const g = group ?? { seen: new Set<object>(), required: Schema.requiredOf(ctx.root, schema), ptr }
   if (g.seen.has(schema)) return value
   g.seen.add(schema)
   let v = value
@@ -139,7 +143,8 @@ const object = (
     const before = entries
     if (ctx.strictNulls) entries = Keys.dropStrictNulls(ctx, props, required, entries)
     let invalid: boolean | undefined
-    const isInvalid = () => (invalid ??= validAt(ctx, ptr, obj) === false)
+    // The key rules repair only an object that the schema it entered by rejects (not just this member).
+    const isInvalid = () => (invalid ??= validAt(ctx, g.ptr, obj) === false)
     entries = Keys.unwrap(ctx, props, patterns, entries, path, isInvalid)
     entries = Keys.rename(ctx, props, patterns, entries, isInvalid)
     changed = entries !== before
@@ -235,7 +240,7 @@ const union = (
     const bptr = at(ptr, keyword, i)
     const trial: Context = { ...ctx, out: [], trial: true }
     const required = new Set([...g.required, ...Schema.requiredOf(ctx.root, b)])
-    const tv = walk(trial, b, bptr, v, path, { seen: g.seen, required })
+    const tv = walk(trial, b, bptr, v, path, { seen: g.seen, required, ptr: bptr })
     const ok = validAt(ctx, bptr, tv)
     if (ok === undefined) return v
     if (!ok) continue
