@@ -69,6 +69,9 @@ describe("Validator issues: one message shape per keyword", () => {
     const i = only(tool, { content: "x", limit: 1, order: "up" })
     assert.deepStrictEqual([i.expected, i.message], ["one of: asc, desc", "Argument `order` must be one of: asc, desc; got string \"up\"."])
     assert.strictEqual(only({ const: "yes" }, "no").expected, "exactly \"yes\"")
+    // a wrong type under an enum gives one issue, the enum's: it names the allowed values, hence the type
+    const typed = only({ type: "string", enum: ["True", "False"] }, false)
+    assert.deepStrictEqual([typed.keyword, typed.expected], ["enum", "one of: True, False"])
     const many = only({ enum: Array.from({ length: 40 }, (_, k) => `v${k}`) }, "x").expected
     assert.match(many, /^one of: v0, v1, .*, v11, … \(28 more\)$/)
   })

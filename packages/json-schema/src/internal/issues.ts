@@ -66,7 +66,13 @@ export const issuesOf = (all: ReadonlyArray<Err>, ctx: Context, prefix = ""): Re
       push(one(e, ctx, errors[i - 1]))
     }
   })
-  return out
+  return withoutShadowedTypes(out)
+}
+
+/** A `type` issue says less than an `enum`/`const` issue on the same value ("one of: a, b" names the type too). */
+const withoutShadowedTypes = (issues: Array<Issue>): Array<Issue> => {
+  const listed = new Set(issues.filter((i) => i.keyword === "enum" || i.keyword === "const").map((i) => i.path))
+  return listed.size === 0 ? issues : issues.filter((i) => i.keyword !== "type" || !listed.has(i.path))
 }
 
 /** A failed anyOf/oneOf: the one alternative the value's type fits speaks, else one issue names them all. */
