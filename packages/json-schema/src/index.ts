@@ -18,3 +18,6 @@ export * as Coercion from "./Coercion.js"
 
 /** `prepare`: parse, default, coerce and validate a tool call's arguments. */
 export * as Arguments from "./Arguments.js"
+
+/** Tool chaining by reference: widen a schema to accept sentinel refs, and find the refs in arguments. */
+export * as RefAware from "./RefAware.js"
