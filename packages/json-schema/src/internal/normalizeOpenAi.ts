@@ -1,0 +1,65 @@
+/**
+ * OpenAI-style strict mode (contract section 1): sanitize, then enforce, then check OpenAI's size limits,
+ * all on a copy. Any step that finds a node strict mode cannot describe makes the whole tool fail open:
+ * the original schema comes back with `strict: false` and one change saying why, never a half-strict one.
+ *
+ * @internal
+ */
+import { isSchema, type JsonSchema } from "../JsonSchema.js"
+import { isJsonValue } from "../JsonValue.js"
+import { type Changes, NotStrict } from "./normalizeOpenAiNode.js"
+import { enforce } from "./normalizeOpenAiEnforce.js"
+import { check } from "./normalizeOpenAiLimits.js"
+import { sanitize } from "./normalizeOpenAiSanitize.js"
+
+/** The outcome of the strict transform (the shape `Normalize.Strict` names). */
+export interface Result {
+  readonly strict: boolean
+  readonly schema: JsonSchema
+  readonly changes: ReadonlyArray<{ readonly path: string; readonly change: string }>
+}
+
+/** OpenAI strict mode for one tool's parameters; `strict: false` returns the input itself, untouched. */
+export const openAiStrict = (schema: JsonSchema): Result => {
+  try {
+    if (!isSchema(schema) || !isJsonValue(schema)) {
+      return failOpen(schema, new NotStrict("", "is not a JSON schema (a plain JSON object)"))
+    }
+    const changes: Changes = []
+    const strict = enforce(sanitize(schema, changes), changes)
+    const broken = check(strict)
+    return broken === undefined ? { strict: true, schema: strict, changes } : failOpen(schema, broken)
+  } catch (e) {
+    if (e instanceof NotStrict) return failOpen(schema, e)
+    if (e instanceof RangeError) return failOpen(schema, new NotStrict("", "nests too deeply to be walked"))
+    return failOpen(schema, new NotStrict("", "could not be read (a property threw)"))
+  }
+}
+
+const failOpen = (schema: JsonSchema, why: NotStrict): Result => ({
+  strict: false,
+  schema,
+  changes: [{
+    path: why.path,
+    change: `strict mode is off for this tool: ${why.path === "" ? "the schema" : `\`${why.path}\``} ${why.reason}`
+  }]
+})
+
+/** Values of `TOOLGATE_NO_STRICT` that switch strict mode off (compared trimmed, in any case). */
+const yes: ReadonlySet<string> = new Set(["1", "true", "yes"])
+
+/**
+ * Whether strict mode is switched off for this process: `TOOLGATE_NO_STRICT` set to `1`, `true` or `yes`
+ * (any case). The caller then sends the schema without a strict flag.
+ */
+export const strictDisabled = (
+  env: Readonly<Record<string, string | undefined>> | undefined = typeof process === "undefined" ? undefined : process.env
+): boolean => {
+  try {
+    if (typeof env !== "object" || env === null) return false
+    const value = Object.prototype.hasOwnProperty.call(env, "TOOLGATE_NO_STRICT") ? env["TOOLGATE_NO_STRICT"] : undefined
+    return typeof value === "string" && yes.has(value.trim().toLowerCase())
+  } catch {
+    return false
+  }
+}

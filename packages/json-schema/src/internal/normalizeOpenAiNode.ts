@@ -1,0 +1,76 @@
+/**
+ * Shared pieces of the OpenAI strict-mode transform: the reason it gives up, own-property access that
+ * never reads a prototype, and the node predicates (pure union, nullable, types) both passes use.
+ *
+ * @internal
+ */
+import type { JsonSchema } from "../JsonSchema.js"
+import type { JsonObject, JsonValue } from "../JsonValue.js"
+
+/** Why strict enforcement gave up at a node (thrown inside the transform, caught once: fail open). */
+export class NotStrict {
+  readonly _tag = "NotStrict"
+  constructor(readonly path: string, readonly reason: string) {}
+}
+
+/** A change sentence collector, shared by both passes of one run. */
+export type Changes = Array<{ readonly path: string; readonly change: string }>
+
+/** A mutable object under construction: every key is set as an own property (`__proto__` included). */
+export type Draft = Record<string, JsonValue>
+
+/** Schema nodes deeper than this are refused before they can exhaust the stack. */
+export const maxDepth = 200
+
+/** The value of an own property, never an inherited one (`constructor`, `__proto__`). */
+export const own = (o: JsonObject, key: string): JsonValue | undefined =>
+  Object.prototype.hasOwnProperty.call(o, key) ? o[key] : undefined
+
+/** Sets an own enumerable property without ever touching a prototype. */
+export const set = (o: Draft, key: string, value: JsonValue): void => {
+  Object.defineProperty(o, key, { value, enumerable: true, writable: true, configurable: true })
+}
+
+/** A fresh draft object (plain prototype, so the output is an ordinary JSON object). */
+export const draft = (): Draft => ({})
+
+/** Whether a value is a plain JSON object (a schema object, a `properties` map). */
+export const isObject = (u: JsonValue | JsonSchema | undefined): u is JsonObject =>
+  typeof u === "object" && u !== null && !Array.isArray(u)
+
+/** JSON of a value for a change sentence, cut short so a huge value cannot flood the log. */
+export const show = (v: JsonValue): string => {
+  const s = JSON.stringify(v)
+  return s.length > 80 ? `${s.slice(0, 77)}...` : s
+}
+
+/** The type names a node declares (`type` string or array); `undefined` when it declares none. */
+export const typesOf = (node: JsonObject): ReadonlyArray<string> | undefined => {
+  const t = own(node, "type")
+  if (typeof t === "string") return [t]
+  if (Array.isArray(t)) return t.filter((x): x is string => typeof x === "string")
+  return undefined
+}
+
+/** Whether a node declares the given type. */
+export const hasType = (node: JsonObject, name: string): boolean => typesOf(node)?.includes(name) === true
+
+/** A pure union: `anyOf` and at most a `description`, nothing that constrains next to the union. */
+export const isPureUnion = (node: JsonValue): node is JsonObject => {
+  if (!isObject(node) || !Array.isArray(own(node, "anyOf"))) return false
+  for (const k of Object.keys(node)) if (k !== "anyOf" && k !== "description") return false
+  return true
+}
+
+/** Whether a (strictified) node already accepts `null`, so making it nullable would add nothing. */
+export const acceptsNull = (node: JsonValue): boolean => {
+  if (!isObject(node)) return false
+  if (isPureUnion(node)) return (own(node, "anyOf") as ReadonlyArray<JsonValue>).some(acceptsNull)
+  if (own(node, "anyOf") !== undefined || own(node, "$ref") !== undefined) return false
+  if (!hasType(node, "null")) return false
+  const values = own(node, "enum")
+  return values === undefined || (Array.isArray(values) && values.includes(null))
+}
+
+/** The one-branch-per-line `{ "type": "null" }` schema. */
+export const nullSchema = (): Draft => ({ type: "null" })
