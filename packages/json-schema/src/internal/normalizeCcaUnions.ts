@@ -1,0 +1,116 @@
+/**
+ * The union rules of the CCA pass (contract 3.3): object-only variants merged into one object shape,
+ * same-type variants collapsed, mixed types lossy-collapsed to the first non-null scalar, `allOf` merged.
+ * Each takes variants the walk already normalized (so no combiner is left inside them).
+ *
+ * @internal
+ */
+import type { JsonValue } from "../JsonValue.js"
+import { equals } from "../JsonValue.js"
+import type { Obj, Report } from "./normalizeGoogleWalk.js"
+import { copy, has, isPlain, set } from "./normalizeGoogleWalk.js"
+
+const scalars: ReadonlySet<string> = new Set(["string", "number", "integer", "boolean"])
+
+/** The type a variant stands for: its `type`, or `object` when it only lists `properties`. */
+export const variantType = (v: Obj): string | undefined =>
+  typeof v["type"] === "string" ? v["type"] : isPlain(v["properties"]) ? "object" : undefined
+
+const same = (a: unknown, b: unknown): boolean => {
+  try {
+    return equals(a as JsonValue, b as JsonValue)
+  } catch {
+    return false
+  }
+}
+
+const strings = (v: unknown): ReadonlyArray<string> => (Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : [])
+
+/** One object shape for object-only variants: properties united, `required` only where every variant requires. */
+export const mergeObjects = (variants: ReadonlyArray<Obj>, path: string, report: Report): Obj => {
+  const out: Obj = {}
+  const props: Obj = {}
+  for (const v of variants) {
+    for (const k of Object.keys(v)) if (k !== "properties" && k !== "required" && !has(out, k)) set(out, k, v[k])
+    const p = v["properties"]
+    if (!isPlain(p)) continue
+    for (const name of Object.keys(p)) {
+      if (!has(props, name)) set(props, name, p[name])
+      else if (!same(props[name], p[name])) report(path, `property \`${name}\` differs between the variants: the first one is kept (lossy)`)
+    }
+  }
+  const required = strings(variants[0]?.["required"]).filter((n) => variants.every((v) => strings(v["required"]).includes(n)))
+  set(out, "type", "object")
+  set(out, "properties", props)
+  if (required.length > 0) set(out, "required", [...new Set(required)])
+  return out
+}
+
+/** Same-type variants as one schema: the first, with `enum`s united (or dropped when a variant has none). */
+export const collapseSame = (variants: ReadonlyArray<Obj>, type: string | undefined): Obj => {
+  const out = copy(variants[0]!)
+  if (type !== undefined) set(out, "type", type)
+  if (variants.every((v) => Array.isArray(v["enum"]))) {
+    const values: Array<unknown> = []
+    for (const v of variants) for (const x of v["enum"] as ReadonlyArray<unknown>) if (!values.some((y) => same(x, y))) values.push(x)
+    set(out, "enum", values)
+  } else delete out["enum"]
+  return out
+}
+
+/** The variant kept when types mix: the first non-null scalar, else the first. */
+export const firstScalar = (variants: ReadonlyArray<Obj>): Obj =>
+  variants.find((v) => scalars.has(variantType(v) ?? "")) ?? variants[0]!
+
+/** Collapses the non-null variants of an `anyOf`/`oneOf` to one schema, reporting how. */
+export const collapse = (variants: ReadonlyArray<Obj>, key: string, at: string, report: Report): Obj => {
+  if (variants.length === 1) {
+    report(at, `\`${key}\` with one non-null variant replaced by that variant`)
+    return variants[0]!
+  }
+  const types = variants.map(variantType)
+  if (types.every((t) => t === "object")) {
+    report(at, `\`${key}\` of ${variants.length} object variants merged into one object shape`)
+    return mergeObjects(variants, at, report)
+  }
+  const numeric = types.every((t) => t === "number" || t === "integer")
+  if (numeric || types.every((t) => t === types[0])) {
+    const type = numeric && types.includes("number") ? "number" : types[0]
+    report(at, `\`${key}\` of ${variants.length} variants of one type (${type ?? "untyped"}) collapsed into one schema`)
+    return collapseSame(variants, type)
+  }
+  const kept = firstScalar(variants)
+  report(at, `\`${key}\` mixes ${[...new Set(types.map((t) => t ?? "untyped"))].join(", ")}: only the variant of type ${variantType(kept) ?? "untyped"} is kept (lossy)`)
+  return kept
+}
+
+/** Lays `variant` over `node` (whose own keywords win): the union's result joins its siblings. */
+export const absorb = (node: Obj, variant: Obj, at: string, report: Report): void => {
+  for (const k of Object.keys(variant)) {
+    if (!has(node, k)) set(node, k, variant[k])
+    else if (k !== "description" && k !== "title" && !same(node[k], variant[k])) {
+      report(at, `\`${k}\` of the collapsed union differs from the one beside it: the outer one is kept (lossy)`)
+    }
+  }
+}
+
+/** `allOf` branches merged into the node: properties and `required` united, other conflicts keep the first. */
+export const mergeAll = (node: Obj, branches: ReadonlyArray<Obj>, at: string, report: Report): void => {
+  for (const b of branches) {
+    for (const k of Object.keys(b)) {
+      const v = b[k]
+      if (!has(node, k)) set(node, k, k === "properties" && isPlain(v) ? copy(v) : v)
+      else if (k === "properties" && isPlain(v) && isPlain(node[k])) {
+        const props = node[k] as Obj
+        for (const name of Object.keys(v)) {
+          if (!has(props, name)) set(props, name, v[name])
+          else if (!same(props[name], v[name])) report(at, `property \`${name}\` differs between \`allOf\` branches: the first is kept (lossy)`)
+        }
+      } else if (k === "required") set(node, k, [...new Set([...strings(node[k]), ...strings(v)])])
+      else if (k !== "description" && k !== "title" && !same(node[k], v)) {
+        report(at, `\`${k}\` differs between \`allOf\` branches: the first is kept (lossy)`)
+      }
+    }
+  }
+  report(at, `\`allOf\` of ${branches.length} branches merged into one schema`)
+}
