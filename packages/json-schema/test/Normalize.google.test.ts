@@ -59,7 +59,7 @@ describe("Normalize.google", () => {
   it("turns `const` into `enum`, merged with an `enum` beside it", () => {
     assert.deepStrictEqual(google({ type: "string", const: "a" }).schema, { type: "string", enum: ["a"] })
     assert.deepStrictEqual(google({ type: "string", const: "a", enum: ["a", "b"] }).schema, { type: "string", enum: ["a"] })
-    assert.deepStrictEqual(google({ type: "string", const: "c", enum: ["a", "b"] }).schema, { type: "string", enum: [] })
+    assert.deepStrictEqual(google({ type: "string", const: "c", enum: ["a", "b"] }).schema, { type: "string", enum: ["c"], not: {} })
   })
 
   it("gives a typeless node with a homogeneous `enum` its type (numbers widen integers; null makes it nullable)", () => {

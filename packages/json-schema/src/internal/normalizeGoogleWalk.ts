@@ -180,21 +180,21 @@ const mergeable = (site: Obj, target: Obj): boolean => {
   return true
 }
 
-/** `const` folded into `enum`: `[c]`, or `[]` when an `enum` beside it does not hold `c` (nothing validated). */
+/**
+ * `const` folded into `enum`: `[c]`. When an `enum` beside it does not hold `c` the node accepted nothing;
+ * `not: {}` keeps that (an empty `enum` is not a schema Ajv compiles).
+ */
 export const constToEnum = (node: Obj, path: string, report: Report): void => {
   if (!has(node, "const")) return
   const c = node["const"] as JsonValue
   delete node["const"]
   const e = node["enum"]
-  if (Array.isArray(e)) {
-    const holds = e.some((x) => equals(x as JsonValue, c))
-    set(node, "enum", holds ? [c] : [])
-    report(P.append(path, "const"), holds
-      ? "`const` became `enum` with its one value (the `enum` beside it held it)"
-      : "`const` is not among the `enum` values beside it: nothing validated; `enum: []` keeps that")
+  set(node, "enum", [c])
+  if (Array.isArray(e) && !e.some((x) => equals(x as JsonValue, c))) {
+    set(node, "not", {})
+    report(P.append(path, "const"), "`const` is not among the `enum` values beside it, so nothing validated: `enum` holds the const and `not: {}` keeps nothing valid")
   } else {
-    set(node, "enum", [c])
-    report(P.append(path, "const"), "`const` became `enum` with its one value")
+    report(P.append(path, "const"), `\`const\` became \`enum\` with its one value${Array.isArray(e) ? " (the `enum` beside it held it)" : ""}`)
   }
 }
 

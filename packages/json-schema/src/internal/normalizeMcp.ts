@@ -66,9 +66,10 @@ export const mcp = (schema: JsonSchema): { readonly schema: JsonSchema; readonly
   const up = upgrade(schema)
   if (typeof up.schema === "boolean") return up
   try {
-    const w = makeWalk(up.schema, policy(!dynamic(up.schema)))
+    const inline = !dynamic(up.schema)
+    const w = makeWalk(up.schema, policy(inline))
     const out = full(w, up.schema, "", 0, [], false) as JsonSchema
-    if (w.keptRefs === 0) dropDefs(out, w.report)
+    if (inline && w.keptRefs === 0) dropDefs(out, w.report)
     return { schema: out, changes: [...up.changes, ...dedupe(w.changes)] }
   } catch (e) {
     const out = copy(up.schema)
