@@ -1,12 +1,14 @@
 import { assert, describe, it } from "@effect/vitest"
 import { FastCheck as fc } from "effect"
+import type { JsonSchemaObject } from "../src/JsonSchema.js"
 import * as Normalize from "../src/Normalize.js"
 import { deep, freeze, tool } from "./internal/normalizeArbitrary.js"
 import { ccaViolations } from "./internal/providerRules.cca.js"
 
 const cca = (s: unknown) => Normalize.cca(freeze(s) as never)
 const fallback = { type: "object", properties: {} }
-const obj = (properties: Record<string, unknown>, required?: Array<string>) => ({ type: "object", properties, ...(required ? { required } : {}) })
+const obj = (properties: Record<string, unknown>, required?: Array<string>): JsonSchemaObject =>
+  ({ type: "object", properties, ...(required ? { required } : {}) }) as JsonSchemaObject
 
 describe("Normalize.cca", () => {
   it("runs the Google pass first (stripping and spilling)", () => {
