@@ -41,8 +41,11 @@ describe("Normalize.cca", () => {
         ]
       }
     }))
-    assert.deepStrictEqual(r.schema, obj({ f: obj({ kind: { type: "string", enum: ["circle"] }, r: { type: "number" }, side: { type: "number" } }, ["kind"]) }))
-    assert.isTrue(r.changes.some((c) => c.change.includes("`kind` differs between the variants: the first one is kept (lossy)")))
+    assert.deepStrictEqual(r.schema, obj({ f: obj({ kind: { type: "string", enum: ["circle", "square"] }, r: { type: "number" }, side: { type: "number" } }, ["kind"]) }))
+    assert.isTrue(r.changes.some((c) => c.path === "/properties/f/oneOf" && c.change === "`oneOf`: 2 object variants merged into one object shape"))
+    const lossy = cca({ anyOf: [obj({ a: { type: "string" } }), obj({ a: { type: "integer" } })] })
+    assert.deepStrictEqual(lossy.schema, obj({ a: { type: "string" } }))
+    assert.isTrue(lossy.changes.some((c) => c.change === "property `a`, given differently by the variants: mixes string, integer: only the variant of type string is kept (lossy)"))
   })
 
   it("collapses same-type variants into one schema, uniting their enums", () => {
@@ -54,7 +57,7 @@ describe("Normalize.cca", () => {
   it("lossy-collapses mixed types to the first non-null scalar, and says so", () => {
     const r = cca({ anyOf: [{ type: "array", items: { type: "string" } }, { type: "null" }, { type: "integer" }, { type: "string" }] })
     assert.deepStrictEqual(r.schema, { type: "integer" })
-    assert.isTrue(r.changes.some((c) => c.path === "/anyOf" && c.change === "`anyOf` mixes array, integer, string: only the variant of type integer is kept (lossy)"))
+    assert.isTrue(r.changes.some((c) => c.path === "/anyOf" && c.change === "`anyOf`: mixes array, integer, string: only the variant of type integer is kept (lossy)"))
     assert.deepStrictEqual(cca({ type: ["object", "string", "null"] }).schema, { type: "string" })
     assert.deepStrictEqual(cca({ anyOf: [{ type: "array" }, { type: "object" }] }).schema, { type: "array" })
   })

@@ -116,7 +116,7 @@ const union = (node: Obj, key: string, done: ReadonlyArray<Done>, at: string, re
   }
   const rest = done.filter((d) => !onlyNull(d)).map((d) => d.schema)
   if (rest.length === 0) report(at, `\`${key}\` accepts only null: removed, the value may be left out instead`)
-  else absorb(node, collapse(rest, key, at, report), at, report)
+  else absorb(node, collapse(rest, `\`${key}\``, at, report), at, report)
   return done.some((d) => d.nullable)
 }
 

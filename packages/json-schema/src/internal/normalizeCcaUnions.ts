@@ -26,18 +26,27 @@ const same = (a: unknown, b: unknown): boolean => {
 
 const strings = (v: unknown): ReadonlyArray<string> => (Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : [])
 
-/** One object shape for object-only variants: properties united, `required` only where every variant requires. */
+/**
+ * One object shape for object-only variants: properties united (a property the variants give differently
+ * is collapsed like a union of its versions), `required` only where every variant requires it.
+ */
 export const mergeObjects = (variants: ReadonlyArray<Obj>, path: string, report: Report): Obj => {
   const out: Obj = {}
-  const props: Obj = {}
+  const versions = new Map<string, Array<Obj>>()
   for (const v of variants) {
     for (const k of Object.keys(v)) if (k !== "properties" && k !== "required" && !has(out, k)) set(out, k, v[k])
     const p = v["properties"]
     if (!isPlain(p)) continue
     for (const name of Object.keys(p)) {
-      if (!has(props, name)) set(props, name, p[name])
-      else if (!same(props[name], p[name])) report(path, `property \`${name}\` differs between the variants: the first one is kept (lossy)`)
+      const seen = versions.get(name) ?? []
+      const x = p[name]
+      if (isPlain(x) && !seen.some((y) => same(x, y))) seen.push(x)
+      versions.set(name, seen)
     }
+  }
+  const props: Obj = {}
+  for (const [name, vs] of versions) {
+    set(props, name, vs.length === 0 ? {} : vs.length === 1 ? vs[0] : collapse(vs, `property \`${name}\`, given differently by the variants`, path, report))
   }
   const required = strings(variants[0]?.["required"]).filter((n) => variants.every((v) => strings(v["required"]).includes(n)))
   set(out, "type", "object")
@@ -63,24 +72,24 @@ export const firstScalar = (variants: ReadonlyArray<Obj>): Obj =>
   variants.find((v) => scalars.has(variantType(v) ?? "")) ?? variants[0]!
 
 /** Collapses the non-null variants of an `anyOf`/`oneOf` to one schema, reporting how. */
-export const collapse = (variants: ReadonlyArray<Obj>, key: string, at: string, report: Report): Obj => {
+export const collapse = (variants: ReadonlyArray<Obj>, what: string, at: string, report: Report): Obj => {
   if (variants.length === 1) {
-    report(at, `\`${key}\` with one non-null variant replaced by that variant`)
+    report(at, `${what}: one non-null variant, used in its place`)
     return variants[0]!
   }
   const types = variants.map(variantType)
   if (types.every((t) => t === "object")) {
-    report(at, `\`${key}\` of ${variants.length} object variants merged into one object shape`)
+    report(at, `${what}: ${variants.length} object variants merged into one object shape`)
     return mergeObjects(variants, at, report)
   }
   const numeric = types.every((t) => t === "number" || t === "integer")
   if (numeric || types.every((t) => t === types[0])) {
     const type = numeric && types.includes("number") ? "number" : types[0]
-    report(at, `\`${key}\` of ${variants.length} variants of one type (${type ?? "untyped"}) collapsed into one schema`)
+    report(at, `${what}: ${variants.length} variants of one type (${type ?? "untyped"}) collapsed into one schema`)
     return collapseSame(variants, type)
   }
   const kept = firstScalar(variants)
-  report(at, `\`${key}\` mixes ${[...new Set(types.map((t) => t ?? "untyped"))].join(", ")}: only the variant of type ${variantType(kept) ?? "untyped"} is kept (lossy)`)
+  report(at, `${what}: mixes ${[...new Set(types.map((t) => t ?? "untyped"))].join(", ")}: only the variant of type ${variantType(kept) ?? "untyped"} is kept (lossy)`)
   return kept
 }
 
