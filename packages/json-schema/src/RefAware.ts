@@ -44,8 +44,10 @@ export const readRef = (u: unknown): Ref | undefined => R.read(u, true)
 
 /**
  * The sentinel refs in a call's arguments, in document order, each with its path; it does not look
- * inside a ref. Reads refs the way `readRef` does. A value that is not JSON (a class instance, a function)
- * is skipped; one that cannot be read at all (a throwing getter or proxy) yields `[]`.
+ * inside a ref. Reads refs the way `readRef` does. An object shared by several places is listed at each
+ * (as its JSON text would be); a cycle is walked once; a value that is not JSON (a class instance, a
+ * function) is skipped; one that cannot be read (a throwing getter or proxy, or sharing that would expand
+ * past a million revisits) yields `[]`.
  */
 export const refs = (args: unknown): ReadonlyArray<Located> => R.refs(args)
 
@@ -54,8 +56,9 @@ export const refs = (args: unknown): ReadonlyArray<Located> => R.refs(args)
  * `items`, `prefixItems`, `additionalItems`, `unevaluated*`, `contains`, also under `$defs`) accepting a
  * sentinel ref too: `anyOf: [original, refSchema]`, or the ref branch appended to a pure `anyOf` in place.
  * Combinators (`allOf`/`anyOf`/`oneOf`, `then`/`else`, `dependentSchemas`) are traversed, never wrapped;
- * the root is not wrapped; boolean subschemas stay. Idempotent, never mutates its input; a value that is
- * not a schema, or cannot be read, comes back as it is.
+ * the root is not wrapped; boolean subschemas stay. Local `$ref` pointers through a wrapped position are
+ * re-pointed (`#/properties/a/properties/b` → `#/properties/a/anyOf/0/properties/b/anyOf/0`).
+ * Idempotent, never mutates its input; a value that is not a schema, or cannot be read, comes back as it is.
  */
 export const widen = (schema: JsonSchema): JsonSchema => {
   try {

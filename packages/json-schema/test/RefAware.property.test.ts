@@ -62,7 +62,7 @@ const resolve = (root: S, s: S): S => (typeof s === "object" && s["$ref"] === "#
 
 const valueOf = (root: S, schema: S): fc.Arbitrary<JsonValue.JsonValue> => {
   const s = resolve(root, schema)
-  if (s === true) return fc.jsonValue({ maxDepth: 2 })
+  if (s === true) return fc.jsonValue({ maxDepth: 2 }) as fc.Arbitrary<JsonValue.JsonValue>
   if (s === false) throw new Error("no value for false")
   if (s["const"] !== undefined) return fc.constant(s["const"])
   if (Array.isArray(s["enum"])) return fc.constantFrom(...s["enum"])
@@ -117,12 +117,12 @@ const positions = (root: S, schema: S, value: unknown, tokens: Array<string> = [
   }
   if (typeof s !== "object" || typeof value !== "object" || value === null) return out
   if (Array.isArray(value) && s["type"] === "array") {
-    const prefix: Array<S> = s["prefixItems"] ?? []
-    value.forEach((v, i) => visit(String(i), i < prefix.length ? prefix[i]! : s["items"], v))
+    const prefix = (s["prefixItems"] ?? []) as Array<S>
+    value.forEach((v, i) => visit(String(i), i < prefix.length ? prefix[i]! : s["items"] as S, v))
   } else if (!Array.isArray(value) && s["type"] === "object") {
     const props = s["properties"] as Obj
     for (const k of Object.keys(value)) {
-      const sub = Object.hasOwn(props, k) ? props[k] : k.startsWith("p_") ? (s as Obj)["patternProperties"]["^p_"] : s["additionalProperties"] ?? true
+      const sub: S = Object.hasOwn(props, k) ? props[k] : k.startsWith("p_") ? (s as Obj)["patternProperties"]["^p_"] : (s["additionalProperties"] ?? true) as S
       visit(k, sub, (value as Obj)[k])
     }
   }
@@ -154,7 +154,7 @@ describe("RefAware.widen properties", () => {
   it.prop("a valid value stays valid against the widened schema", [schemaAndValue], ([[schema, value]]) => {
     assert.isTrue(isValid(schema, value), "generator: the value is valid against its schema")
     assert.isTrue(isValid(RefAware.widen(schema), value))
-  })
+  }, { timeout: 60_000 })
 
   it.prop("a ref at any value position is valid widened, and invalid against the base unless the base takes that object there", [schemaAndValue], ([[schema, value, r]]) => {
     const widened = RefAware.widen(schema)
@@ -166,7 +166,7 @@ describe("RefAware.widen properties", () => {
       const baseTakesIt = isValid(standalone(schema, p.schema), r)
       if (!baseTakesIt) assert.isFalse(isValid(schema, replaced), `${p.tokens.join(".")}: ${JSON.stringify(replaced)}`)
     }
-  })
+  }, { timeout: 60_000 })
 
   it.prop("idempotent, pure, and the root is not wrapped", [rootSchema], ([schema]) => {
     const before = JSON.stringify(schema)

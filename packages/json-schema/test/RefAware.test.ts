@@ -5,7 +5,7 @@ import * as RefAware from "../src/RefAware.js"
 import * as Validator from "../src/Validator.js"
 
 const REF = RefAware.refSchema
-const wrapped = (s: unknown) => ({ anyOf: [s, REF] })
+const wrapped = (s: unknown): any => ({ anyOf: [s, REF] })
 const accepts = (schema: JsonSchema, value: unknown): boolean => {
   const c = Validator.compile(schema)
   if (Either.isLeft(c)) throw new Error(c.left.message)
@@ -176,6 +176,37 @@ describe("RefAware.widen: value positions", () => {
     assert.isTrue(accepts(w, { root: { $tool: "c3" } }))
   })
 
+  it("local $ref pointers through wrapped positions are re-pointed to the same subschema", () => {
+    const style = { $anchor: "top", type: "object", properties: { color: str } }
+    const schema = {
+      type: "object",
+      properties: {
+        data: { type: "object", properties: { style, "my key": int, u: { anyOf: [str, int] } } },
+        again: { $ref: "#/properties/data/properties/style" },
+        spaced: { $ref: "#/properties/data/properties/my%20key" },
+        branch: { $ref: "#/properties/data/properties/u/anyOf/1" },
+        guarded: { not: { $ref: "#/properties/data/properties/style" } },
+        defs: { $ref: "#/$defs/d" }, anchor: { $ref: "#top" }, whole: { $ref: "#" }
+      },
+      $defs: { d: { type: "object", properties: { x: { $ref: "#/properties/data/properties/style/properties/color" } } } }
+    }
+    const w: any = RefAware.widen(schema)
+    const at = (s: any) => s.anyOf[0]
+    assert.deepStrictEqual(at(w.properties.again), { $ref: "#/properties/data/anyOf/0/properties/style/anyOf/0" })
+    assert.deepStrictEqual(at(w.properties.spaced), { $ref: "#/properties/data/anyOf/0/properties/my%20key/anyOf/0" })
+    assert.deepStrictEqual(at(w.properties.branch), { $ref: "#/properties/data/anyOf/0/properties/u/anyOf/1" })
+    assert.deepStrictEqual(at(w.properties.guarded).not, { $ref: "#/properties/data/anyOf/0/properties/style/anyOf/0" })
+    assert.strictEqual(at(w.properties.defs).$ref, "#/$defs/d")
+    assert.strictEqual(at(w.properties.anchor).$ref, "#top")
+    assert.strictEqual(at(w.properties.whole).$ref, "#")
+    assert.deepStrictEqual(w.$defs.d.properties.x, wrapped({ $ref: "#/properties/data/anyOf/0/properties/style/anyOf/0/properties/color/anyOf/0" }))
+    assert.deepStrictEqual(RefAware.widen(w), w)
+    const value = { data: { style: { color: "red" } }, again: { color: { $tool: "c1" } }, spaced: { $tool: "c2" }, branch: 3, guarded: 1 }
+    assert.isTrue(accepts(w, value))
+    assert.isFalse(accepts(w, { ...value, again: { color: 1 } }))
+    assert.isFalse(accepts(w, { ...value, guarded: { color: "red" } }))
+  })
+
   it("boolean subschemas stay as they are; a boolean root comes back as it is", () => {
     const w: any = RefAware.widen({ type: "object", properties: { t: true, f: false }, additionalProperties: false, items: false })
     assert.deepStrictEqual(w, { type: "object", properties: { t: true, f: false }, additionalProperties: false, items: false })
@@ -257,7 +288,7 @@ describe("RefAware.widen: hostile input", () => {
   })
 
   it("non-schemas, cycles and unreadable objects come back as they are", () => {
-    for (const v of [null, [], 1, "x", undefined]) assert.strictEqual(RefAware.widen(v as any), v)
+    for (const v of [null, [], 1, "x", undefined] as Array<any>) assert.strictEqual(RefAware.widen(v), v)
     const cyc: any = { type: "object", properties: {} }
     cyc.properties.self = cyc
     cyc.properties.x = str
@@ -313,6 +344,11 @@ describe("RefAware.refs", () => {
     cyc.self = cyc
     cyc.list = [cyc]
     assert.deepStrictEqual(RefAware.refs(cyc), [{ path: "/a", field: "a", ref: { $tool: "c1" } }])
+    const shared = { $tool: "c9", $path: "result" }
+    assert.deepStrictEqual(RefAware.refs({ a: shared, b: [shared, shared] }).map((r) => r.path), ["/a", "/b/0", "/b/1"])
+    let dag: unknown = { leaf: 1 }
+    for (let i = 0; i < 40; i++) dag = { l: dag, r: dag }
+    assert.deepStrictEqual(RefAware.refs(dag), [], "2^40 places: past the revisit budget, unreadable")
     class Box {
       inner = { $tool: "c1" }
     }

@@ -67,25 +67,44 @@ export interface Located {
   readonly ref: Ref
 }
 
+/** How many times objects shared within one value are walked again before the value counts as unreadable. */
+const revisitBudget = 1_000_000
+
 /** The refs in `args`, in document order; see `RefAware.refs`. */
 export const refs = (args: unknown): ReadonlyArray<Located> => {
   try {
-    return refsUnsafe(args)
+    return refsUnsafe(args) ?? []
   } catch {
     return []
   }
 }
 
-const refsUnsafe = (args: unknown): ReadonlyArray<Located> => {
+/** An object to leave: popped after its children, so `active` holds exactly the objects on the path. */
+interface Exit {
+  readonly exit: object
+}
+
+const refsUnsafe = (args: unknown): ReadonlyArray<Located> | undefined => {
   const out: Array<Located> = []
+  // an object shared by several places is walked at each (JSON would write it out at each); one that
+  // contains itself is walked once; a value whose sharing would blow up past the budget is unreadable
+  const active = new Set<object>()
   const seen = new Set<object>()
-  const stack: Array<Node> = [{ value: args, parent: undefined, token: "" }]
+  let revisits = 0
+  const stack: Array<Node | Exit> = [{ value: args, parent: undefined, token: "" }]
   while (stack.length > 0) {
     const n = stack.pop()!
+    if ("exit" in n) {
+      active.delete(n.exit)
+      continue
+    }
     const v = n.value
-    if (typeof v !== "object" || v === null || seen.has(v)) continue
+    if (typeof v !== "object" || v === null || active.has(v)) continue
+    if (seen.has(v) && ++revisits > revisitBudget) return undefined
     seen.add(v)
     if (Array.isArray(v)) {
+      active.add(v)
+      stack.push({ exit: v })
       for (let i = v.length - 1; i >= 0; i--) stack.push({ value: v[i], parent: n, token: String(i) })
       continue
     }
@@ -96,6 +115,8 @@ const refsUnsafe = (args: unknown): ReadonlyArray<Located> => {
       out.push({ path: P.format(tokens), field: tokens.join("."), ref })
       continue
     }
+    active.add(v)
+    stack.push({ exit: v })
     const keys = Object.keys(v)
     for (let i = keys.length - 1; i >= 0; i--) stack.push({ value: v[keys[i]!], parent: n, token: keys[i]! })
   }
