@@ -35,8 +35,8 @@ const freeze = <A>(a: A): A => {
 /** The JSON Schema of a sentinel ref; `minLength` keeps `$tool` non-empty, as `isRef` reads it. */
 export const refSchema: JsonSchemaObject = freeze({
   type: "object",
-  description:
-    "Instead of a literal value: a reference to an earlier tool call's result ($tool: its call id; $path: a dotted path into it; $artifact: an artifact id).",
+  // short: it is repeated at every value position of every tool the model sees
+  description: "Instead of a value: a reference to an earlier tool call's result ($tool: its call id).",
   properties: {
     $tool: { type: "string", minLength: 1 },
     $path: { type: "string" },
