@@ -1,0 +1,78 @@
+import { describe, expect, it } from "@effect/vitest"
+import { spawnSync } from "node:child_process"
+import { mkdtempSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join, resolve } from "node:path"
+
+const root = resolve(import.meta.dirname, "../../..")
+const toolgate = (...args: Array<string>) => {
+  const result = spawnSync(process.execPath, [resolve(root, "apps/cli/bin/toolgate.js"), ...args], {
+    cwd: root,
+    encoding: "utf8",
+    timeout: 60_000
+  })
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr }
+}
+
+const dir = mkdtempSync(join(tmpdir(), "toolgate-normalize-"))
+const file = (name: string, text: string): string => {
+  const path = join(dir, name)
+  writeFileSync(path, text)
+  return path
+}
+
+// A published schema as tools write it: draft-07 `dict`, a format, a default, and a hostile property name.
+const schema = file("weather.json", JSON.stringify({
+  type: "dict",
+  properties: {
+    city: { type: "string", pattern: "^[A-Z]", default: "Paris", description: "City" },
+    days: { type: "integer", minimum: 1 },
+    ["__proto__"]: { type: "string" }
+  },
+  required: ["city"]
+}))
+
+// The real process, so the exit codes a CI script sees are the ones tested.
+describe("toolgate normalize (the process)", () => {
+  it("openai-strict prints strict: true, each change, and the closed schema", () => {
+    const { code, stdout } = toolgate("normalize", "--target", "openai-strict", schema)
+    expect(code).toBe(0)
+    expect(stdout).toContain("target: openai-strict")
+    expect(stdout).toContain("strict: true")
+    expect(stdout).toMatch(/\/properties\/city\/pattern: .*pattern/)
+    expect(stdout).toContain("`dict`")
+    const printed = JSON.parse(stdout.slice(stdout.indexOf("schema:\n") + "schema:\n".length))
+    expect(printed.additionalProperties).toBe(false)
+    expect(printed.required).toEqual(["city", "days", "__proto__"])
+    expect(printed.properties.city.description).toBe('City (default: "Paris")')
+  })
+
+  it("google --json prints one object { target, schema, changes } (no strict), keeping __proto__ as a property", () => {
+    const { code, stdout } = toolgate("normalize", "--target", "google", "--json", schema)
+    expect(code).toBe(0)
+    const printed = JSON.parse(stdout.trim())
+    expect(Object.keys(printed)).toEqual(["target", "schema", "changes"])
+    expect(printed.target).toBe("google")
+    expect(printed.schema.type).toBe("object")
+    expect(printed.schema.properties.city.description).toContain('{pattern: "^[A-Z]"}')
+    expect(Object.hasOwn(printed.schema.properties, "__proto__")).toBe(true)
+    expect(printed.changes.map((c: { path: string }) => c.path)).toContain("/properties/days/minimum")
+    expect(Object.prototype).not.toHaveProperty("type")
+  })
+
+  it("exits 2 for text that is not JSON, with the reason on stderr", () => {
+    const { code, stderr, stdout } = toolgate("normalize", "--target", "cca", file("broken.json", "{ \"type\": "))
+    expect(code).toBe(2)
+    expect(stderr).toContain("not valid JSON")
+    expect(stdout).toBe("")
+  })
+
+  it("exits 2 for a missing file and for JSON that is not a schema", () => {
+    const missing = toolgate("normalize", "--target", "mcp", join(dir, "no-such.json"))
+    expect(missing.code).toBe(2)
+    expect(missing.stderr).toContain("no-such.json")
+    const list = toolgate("normalize", "--target", "mcp", file("list.json", "[1, 2]"))
+    expect(list.code).toBe(2)
+    expect(list.stderr).toContain("must be a JSON object or a boolean")
+  })
+})
