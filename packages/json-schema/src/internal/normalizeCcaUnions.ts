@@ -93,11 +93,23 @@ export const collapse = (variants: ReadonlyArray<Obj>, what: string, at: string,
   return kept
 }
 
-/** Lays `variant` over `node` (whose own keywords win): the union's result joins its siblings. */
+/**
+ * Lays `variant` over `node`: the union's result joins its siblings (a conjunction), so `properties` and
+ * `required` are united; any other keyword the node has already keeps the node's value.
+ */
 export const absorb = (node: Obj, variant: Obj, at: string, report: Report): void => {
   for (const k of Object.keys(variant)) {
-    if (!has(node, k)) set(node, k, variant[k])
-    else if (k !== "description" && k !== "title" && !same(node[k], variant[k])) {
+    const v = variant[k]
+    if (!has(node, k)) set(node, k, v)
+    else if (k === "properties" && isPlain(v) && isPlain(node[k])) {
+      const props = copy(node[k] as Obj)
+      for (const name of Object.keys(v)) {
+        if (!has(props, name)) set(props, name, v[name])
+        else if (!same(props[name], v[name])) report(at, `property \`${name}\` of the collapsed union differs from the one beside it: the outer one is kept (lossy)`)
+      }
+      set(node, k, props)
+    } else if (k === "required") set(node, k, [...new Set([...strings(node[k]), ...strings(v)])])
+    else if (k !== "description" && k !== "title" && !same(node[k], v)) {
       report(at, `\`${k}\` of the collapsed union differs from the one beside it: the outer one is kept (lossy)`)
     }
   }
