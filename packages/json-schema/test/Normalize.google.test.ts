@@ -32,6 +32,11 @@ describe("Normalize.google", () => {
     assert.deepStrictEqual(changed(r, "/additionalProperties"), ["`additionalProperties` removed (Google does not support it)"])
   })
 
+  it("drops tuples, `prefixItems` and draft-07 array-form `items` alike", () => {
+    assert.deepStrictEqual(google({ type: "array", prefixItems: [{ type: "string" }], items: { type: "integer" } }).schema, { type: "array", items: { type: "integer" } })
+    assert.deepStrictEqual(google({ type: "array", items: [{ type: "string" }] }).schema, { type: "array" })
+  })
+
   it("cuts a long spilled value", () => {
     const d = (google({ type: "string", examples: ["x".repeat(1000)] }).schema as { description: string }).description
     assert.isTrue(d.length < 260 && d.endsWith("…}"))

@@ -135,6 +135,10 @@ const strip = (node: Obj, path: string, report: Report): void => {
     report(P.append(path, k), `\`${k}\` removed (Google does not support it)${keep ? "; kept in `description`" : ""}`)
   }
   if (lifted.length > 0) spill(node, lifted, path, report)
+  if (Array.isArray(node["items"])) {
+    delete node["items"]
+    report(P.append(path, "items"), "array-form `items` (a draft-07 tuple, like `prefixItems`) removed (Google takes no tuples)")
+  }
 }
 
 const objectProperties = (node: Obj, path: string, report: Report): void => {
