@@ -54,6 +54,11 @@ describe("Normalize.cca", () => {
     assert.deepStrictEqual(cca({ anyOf: [{ type: "string", enum: ["a"] }, { type: "string" }] }).schema, { type: "string" })
   })
 
+  it("joins a collapsed union to its siblings: properties and `required` united", () => {
+    const r = cca({ ...obj({ a: { type: "string" } }, ["a"]), anyOf: [obj({ b: { type: "string" } }, ["b"]), obj({ b: { type: "string" }, c: { type: "integer" } }, ["b"])] })
+    assert.deepStrictEqual(r.schema, obj({ a: { type: "string" }, b: { type: "string" }, c: { type: "integer" } }, ["a", "b"]))
+  })
+
   it("lossy-collapses mixed types to the first non-null scalar, and says so", () => {
     const r = cca({ anyOf: [{ type: "array", items: { type: "string" } }, { type: "null" }, { type: "integer" }, { type: "string" }] })
     assert.deepStrictEqual(r.schema, { type: "integer" })

@@ -82,6 +82,22 @@ describe("Normalize.google", () => {
     assert.deepStrictEqual(google({ type: "array", items: { type: "object" } }).schema, { type: "array", items: { type: "object", properties: {} } })
   })
 
+  it("decides `not`, `allOf` and conditionals: outside the contract's list, so they stay (their insides are normalized)", () => {
+    const s = { not: { const: "x" }, allOf: [{ type: "string", maxLength: 3 }], if: { minLength: 1 }, then: { pattern: "a" } }
+    assert.deepStrictEqual(google(s).schema, {
+      not: { enum: ["x"], type: "string" },
+      allOf: [{ type: "string", description: "{maxLength: 3}" }],
+      if: { description: "{minLength: 1}" },
+      then: { description: "{pattern: \"a\"}" }
+    })
+  })
+
+  it("replaces a `description` that is not a string when it has something to spill", () => {
+    const r = google({ type: "string", description: 7, format: "uuid" })
+    assert.deepStrictEqual(r.schema, { type: "string", description: "{format: \"uuid\"}" })
+    assert.deepStrictEqual(changed(r, "/description"), ["`description` is not a string; replaced by the spilled keywords"])
+  })
+
   it("reads boolean subschemas as {} and {not: {}}", () => {
     assert.deepStrictEqual(google({ type: "array", items: true, contains: false }).schema, { type: "array", items: {}, contains: { not: {} } })
   })

@@ -69,6 +69,16 @@ describe("Normalize.mcp", () => {
     assert.deepStrictEqual(mcp(dyn).schema, dyn)
   })
 
+  it("stops inlining a ref graph that would explode, keeping the rest as refs with their `$defs`", () => {
+    const defs: Record<string, unknown> = { d0: { type: "string", const: "x" } }
+    for (let i = 1; i <= 30; i++) defs[`d${i}`] = { type: "object", properties: { l: { $ref: `#/$defs/d${i - 1}` }, r: { $ref: `#/$defs/d${i - 1}` } } }
+    const s = { $defs: defs, $ref: "#/$defs/d30" }
+    const r = mcp(s)
+    assert.isTrue(r.changes.some((c) => c.change.endsWith("kept (too many nodes)")))
+    assert.deepStrictEqual(Object.keys((r.schema as { $defs: object }).$defs).length, 31)
+    assert.deepStrictEqual(mcpViolations(s, r.schema), [])
+  }, 30_000)
+
   it("turns `const` into `enum` and keeps type lists, validation keywords and combinators", () => {
     const s = { type: "object", properties: { a: { type: ["string", "null"], minLength: 2, format: "email" }, b: { anyOf: [{ const: 1 }, { not: { type: "null" } }] } } }
     assert.deepStrictEqual(mcp(s).schema, { type: "object", properties: { a: { type: ["string", "null"], minLength: 2, format: "email" }, b: { anyOf: [{ enum: [1] }, { not: { type: "null" } }] } } })

@@ -21,7 +21,7 @@ export type Obj = Record<string, unknown>
 export const maxDepth = 512
 
 /** How many schema objects one walk may visit (inlining included) before it stops inlining. */
-export const maxNodes = 50_000
+export const maxNodes = 10_000
 
 /** Thrown (and caught by the passes) when a schema is nested deeper than `maxDepth`. */
 export class TooDeep extends Error {
