@@ -21,3 +21,6 @@ export * as Arguments from "./Arguments.js"
 
 /** Tool chaining by reference: widen a schema to accept sentinel refs, and find the refs in arguments. */
 export * as RefAware from "./RefAware.js"
+
+/** Provider schema dialects: OpenAI strict, Google, Claude via Cloud Code Assist, MCP. */
+export * as Normalize from "./Normalize.js"
