@@ -1,0 +1,129 @@
+/**
+ * The subschema prover: proves `cloud ⊑ local` (every value the cloud schema accepts, the local schema
+ * accepts), or shows a witness the cloud accepts and the local validator rejects, or says which construct
+ * it cannot model. Sound by construction: `Subtype` only with a proof, `Drift` only with a witness both
+ * real validators agreed on, everything else `Unsupported`. Pure, total and bounded by a work budget.
+ *
+ * @since 0.1.0
+ */
+import * as Either from "effect/Either"
+import { stableKey } from "./internal/stableKey.js"
+import { untrusted } from "./internal/subschemaKeywords.js"
+import type { Ctx, Outcome } from "./internal/subschemaModel.js"
+import { prove } from "./internal/subschemaProve.js"
+import { sample } from "./internal/subschemaWitness.js"
+import * as JsonSchema from "./JsonSchema.js"
+import type { JsonValue } from "./JsonValue.js"
+import { isJsonValue } from "./JsonValue.js"
+import * as Validator from "./Validator.js"
+
+/** One reason for drift: JSON pointers into each schema and a sentence a person can act on. */
+export interface Reason {
+  readonly cloudPath: string
+  readonly localPath: string
+  readonly message: string
+}
+
+/** The verdict: proven, drift with a verified witness, or a construct the prover cannot model. */
+export type Verdict =
+  | { readonly _tag: "Subtype" }
+  | { readonly _tag: "Drift"; readonly reasons: ReadonlyArray<Reason>; readonly witness: JsonValue }
+  | { readonly _tag: "Unsupported"; readonly construct: string; readonly path: string }
+
+/** Options of `check`. */
+export interface Options {
+  /** The work budget in steps (default 20,000); running out is `Unsupported`. */
+  readonly budget?: number
+}
+
+/** The default work budget. */
+export const defaultBudget = 20_000
+
+const subtype: Verdict = { _tag: "Subtype" }
+const cache = new Map<string, Verdict>()
+const CACHE_LIMIT = 10_000
+const MAX_WITNESSES = 24
+
+/** Proves `cloud ⊑ local`, or returns a verified witness of drift, or the construct it cannot model. */
+export const check = (cloud: JsonSchema.JsonSchema, local: JsonSchema.JsonSchema, options?: Options): Verdict => {
+  try {
+    if (!safeIsSchema(cloud)) return { _tag: "Unsupported", construct: "the cloud schema is not a schema", path: "" }
+    if (!safeIsSchema(local)) return { _tag: "Unsupported", construct: "the local schema is not a schema", path: "" }
+    if (cloud === local) return subtype
+    const ck = stableKey(cloud), lk = stableKey(local)
+    if (ck === undefined || lk === undefined) return { _tag: "Unsupported", construct: "a schema that is not plain JSON or is nested too deeply", path: "" }
+    if (ck === lk) return subtype
+    const budget = Math.max(0, Math.min(options?.budget ?? defaultBudget, 10_000_000))
+    const key = `${budget}\u0000${ck}\u0000${lk}`
+    const hit = cache.get(key)
+    if (hit !== undefined) return hit
+    const verdict = run(cloud, local, budget, ck.includes("\"$ref\"") || lk.includes("\"$ref\""))
+    if (cache.size >= CACHE_LIMIT) cache.clear()
+    cache.set(key, verdict)
+    return verdict
+  } catch (e) {
+    return { _tag: "Unsupported", construct: e instanceof RangeError ? "a schema nested too deeply" : "an internal limit", path: "" }
+  }
+}
+
+const safeIsSchema = (u: unknown): u is JsonSchema.JsonSchema => {
+  try {
+    return JsonSchema.isSchema(u)
+  } catch {
+    return false
+  }
+}
+
+const run = (cloud: JsonSchema.JsonSchema, local: JsonSchema.JsonSchema, budget: number, refs: boolean): Verdict => {
+  const ctx: Ctx = {
+    cloudRoot: cloud,
+    localRoot: local,
+    cloudDialect: JsonSchema.dialect(cloud),
+    localDialect: JsonSchema.dialect(local),
+    budget,
+    refs,
+    guard: 0,
+    assumptions: new Map()
+  }
+  const o: Outcome = prove(ctx, [{ schema: cloud, ptr: "" }], { schema: local, ptr: "" })
+  if (o._tag === "Proven") return subtype
+  const doubt = untrusted(cloud, ctx.cloudDialect) ?? untrusted(local, ctx.localDialect)
+  if (doubt !== undefined) return { _tag: "Unsupported", construct: o._tag === "Unknown" ? o.construct : doubt.construct, path: o._tag === "Unknown" ? o.path : doubt.path }
+  if (o._tag === "Counter") {
+    const w = verified(cloud, local, o.witnesses)
+    if (w !== undefined) return { _tag: "Drift", reasons: o.reasons, witness: w }
+    const r = o.reasons[0]
+    return { _tag: "Unsupported", construct: `no verified witness for: ${r?.message ?? "a difference"}`, path: r?.localPath ?? "" }
+  }
+  // a construct it cannot model: a plain sample of the cloud may still show drift
+  ctx.budget = Math.max(ctx.budget, 200)
+  const w = verified(cloud, local, [sample(ctx, [{ schema: cloud, ptr: "" }])])
+  if (w !== undefined) {
+    const l = Validator.compile(local)
+    const issue = Either.isRight(l) ? l.right.validate(w)[0] : undefined
+    const message = `the cloud schema allows ${JSON.stringify(w).slice(0, 60)}; the local schema rejects it${issue === undefined ? "" : ` (${issue.message})`}`
+    return { _tag: "Drift", reasons: [{ cloudPath: "", localPath: o.path, message }], witness: w }
+  }
+  return { _tag: "Unsupported", construct: o.construct, path: o.path }
+}
+
+/** The first candidate the real cloud validator accepts and the real local validator rejects. */
+const verified = (cloud: JsonSchema.JsonSchema, local: JsonSchema.JsonSchema, ws: ReadonlyArray<JsonValue | undefined>): JsonValue | undefined => {
+  const c = Validator.compile(cloud)
+  const l = Validator.compile(local)
+  if (Either.isLeft(c) || Either.isLeft(l)) return undefined
+  const seen = new Set<string>()
+  for (const w of ws.slice(0, MAX_WITNESSES * 4)) {
+    if (w === undefined || !isJsonValue(w)) continue
+    const k = stableKey(w)
+    if (k === undefined || seen.has(k)) continue
+    seen.add(k)
+    if (seen.size > MAX_WITNESSES) break
+    try {
+      if (c.right.isValid(w) && !l.right.isValid(w) && c.right.validate(w).length === 0 && l.right.validate(w).length > 0) return w
+    } catch {
+      continue
+    }
+  }
+  return undefined
+}

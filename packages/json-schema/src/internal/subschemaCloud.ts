@@ -1,0 +1,142 @@
+/**
+ * The cloud side as a conjunction of nodes: `$ref`s resolved, `allOf` flattened, the first disjunction
+ * (`anyOf`, `oneOf` read as `anyOf`, `if`/`then`/`else`) split out, and plain contradictions
+ * (`X` with `not: X`, `not: true`, `false`) detected. Anything dropped only widens the cloud side.
+ *
+ * @internal
+ */
+import * as JsonSchema from "../JsonSchema.js"
+import { equals } from "../JsonValue.js"
+import type { Ctx, Node, Outcome } from "./subschemaModel.js"
+import { child, isSchemaValue, kw, tick, unknown, where, without } from "./subschemaModel.js"
+
+/** The expanded cloud side. */
+export type Expanded =
+  | { readonly _tag: "Empty" }
+  | { readonly _tag: "Split"; readonly base: ReadonlyArray<Node>; readonly alternatives: ReadonlyArray<ReadonlyArray<Node>> }
+  | { readonly _tag: "Flat"; readonly nodes: ReadonlyArray<Node> }
+
+const MAX_NODES = 400
+
+/** Resolves a `$ref` on a node of either side: the target node, or why it cannot be followed. */
+export const follow = (root: JsonSchema.JsonSchema, n: Node, ref: string): Node | Outcome => {
+  const r = JsonSchema.resolveRef(root, ref)
+  if (r._tag === "Unresolvable") {
+    return unknown(r.reason === "external" ? `external $ref ${ref}` : `${r.reason} $ref ${ref}`, where(n, "$ref"))
+  }
+  return { schema: r.schema, ptr: r.pointer }
+}
+
+/** Expands a cloud conjunction (see the module comment). */
+export const expand = (ctx: Ctx, view: ReadonlyArray<Node>): Expanded | Outcome => {
+  const work = [...view]
+  const out: Array<Node> = []
+  let split: { base: Node; alternatives: Array<Array<Node>> } | undefined
+  const full: Array<JsonSchema.JsonSchema> = []
+  while (work.length > 0) {
+    const n = work.pop()!
+    if (!tick(ctx)) return unknown("work budget exhausted", where(n))
+    if (n.skip === undefined && full.length < 64) full.push(essence(ctx.cloudRoot, n.schema))
+    if (out.length + work.length > MAX_NODES) return unknown("schema too large to expand", where(n))
+    if (n.schema === true) continue
+    if (n.schema === false) return { _tag: "Empty" }
+    const id = kw(n, "$id")
+    if (typeof id === "string" && n.ptr !== "" && !id.startsWith("#")) return unknown("embedded $id", where(n, "$id"))
+    const ref = kw(n, "$ref")
+    if (typeof ref === "string") {
+      const target = follow(ctx.cloudRoot, n, ref)
+      if ("_tag" in target) return target
+      work.push(target)
+      // draft-07 siblings of `$ref` are dropped: whether or not the validator applies them, that only widens
+      if (ctx.cloudDialect === "2020-12") work.push(without(n, "$ref"))
+      continue
+    }
+    const allOf = kw(n, "allOf")
+    if (Array.isArray(allOf)) {
+      allOf.forEach((s, i) => isSchemaValue(s) && work.push(child(n, s, "allOf", i)))
+      work.push(without(n, "allOf"))
+      continue
+    }
+    if (split === undefined) {
+      const alternatives = disjunction(n)
+      if (alternatives !== undefined) {
+        split = { base: n, alternatives: alternatives.alternatives }
+        work.push(without(n, ...alternatives.keys))
+        continue
+      }
+    }
+    out.push(n)
+  }
+  if (contradictory(ctx.cloudRoot, out, full)) return { _tag: "Empty" }
+  if (split !== undefined) return { _tag: "Split", base: out, alternatives: split.alternatives }
+  return { _tag: "Flat", nodes: out }
+}
+
+const disjunction = (n: Node): { keys: ReadonlyArray<string>; alternatives: Array<Array<Node>> } | undefined => {
+  for (const key of ["anyOf", "oneOf"] as const) {
+    const v = kw(n, key)
+    if (Array.isArray(v) && v.length > 0 && v.every(isSchemaValue)) {
+      return { keys: [key], alternatives: v.map((s, i) => [child(n, s as JsonSchema.JsonSchema, key, i)]) }
+    }
+  }
+  const cond = kw(n, "if")
+  if (isSchemaValue(cond)) {
+    const then = kw(n, "then")
+    const otherwise = kw(n, "else")
+    return {
+      keys: ["if", "then", "else"],
+      alternatives: [
+        [child(n, cond, "if"), ...(isSchemaValue(then) ? [child(n, then, "then")] : [])],
+        isSchemaValue(otherwise) ? [child(n, otherwise, "else")] : []
+      ]
+    }
+  }
+  return undefined
+}
+
+/** Whether the conjunction is plainly empty: `not: true`, or a node `X` next to `not: X` (compared by essence). */
+const contradictory = (root: JsonSchema.JsonSchema, nodes: ReadonlyArray<Node>, full: ReadonlyArray<JsonSchema.JsonSchema>): boolean => {
+  for (const n of nodes) {
+    const not = kw(n, "not")
+    if (!isSchemaValue(not)) continue
+    const x = essence(root, not)
+    if (x === true) return true
+    if (full.some((m) => equals(m, x))) return true
+  }
+  return false
+}
+
+const dropped: ReadonlySet<string> = new Set(["$defs", "definitions", "$comment", "$anchor", "title", "description", "examples", "default"])
+
+/**
+ * A schema with its containers and annotations removed and pure `$ref`s followed (a few hops), for
+ * deciding that two schemas of one document are the same; `{}` becomes `true`.
+ */
+export const essence = (root: JsonSchema.JsonSchema, s: JsonSchema.JsonSchema): JsonSchema.JsonSchema => {
+  let cur = s
+  for (let hop = 0; hop < 8; hop++) {
+    if (typeof cur !== "object") return cur
+    const keys = Object.keys(cur).filter((k) => !dropped.has(k))
+    if (keys.length === 0) return true
+    if (keys.length === 1 && keys[0] === "$ref" && typeof cur["$ref"] === "string") {
+      const r = JsonSchema.resolveRef(root, cur["$ref"])
+      if (r._tag === "Unresolvable") return cur
+      cur = r.schema
+      continue
+    }
+    if (keys.length === Object.keys(cur).length) return cur
+    const o = cur
+    return Object.fromEntries(keys.map((k) => [k, o[k]!])) as JsonSchema.JsonSchemaObject
+  }
+  return cur
+}
+
+/** A stable key of a conjunction for the co-inductive assumption set. */
+export const viewKey = (nodes: ReadonlyArray<Node>): string | undefined => {
+  const parts: Array<string> = []
+  for (const n of nodes) {
+    if (n.ptr === undefined) return undefined
+    parts.push(n.skip === undefined ? n.ptr : `${n.ptr}!${[...n.skip].sort().join(",")}`)
+  }
+  return parts.sort().join("&")
+}

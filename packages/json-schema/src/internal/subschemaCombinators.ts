@@ -1,0 +1,140 @@
+/**
+ * Local combinators: `allOf` (each branch), `anyOf` (a branch for the whole cloud, else one per cloud
+ * type; `X` next to `not: X` is everything), `oneOf` (as `anyOf` once its branches are proven disjoint by
+ * type or by a required `const`/`enum` discriminator), `not` (when disjoint by type), `if`/`then`/`else`.
+ *
+ * @internal
+ */
+import type { JsonSchema } from "../JsonSchema.js"
+import type { JsonValue } from "../JsonValue.js"
+import { equals, isObject } from "../JsonValue.js"
+import { essence, follow } from "./subschemaCloud.js"
+import type { Ctx, Node, Outcome } from "./subschemaModel.js"
+import { all, child, counter, isSchemaValue, kw, proven, strings, unknown, where } from "./subschemaModel.js"
+import type { Prove } from "./subschemaObjects.js"
+import type { Base } from "./subschemaTypes.js"
+import { typesOf } from "./subschemaTypes.js"
+import { sample } from "./subschemaWitness.js"
+
+const branches = (local: Node, key: string): ReadonlyArray<Node> | undefined => {
+  const v = kw(local, key)
+  if (!Array.isArray(v) || v.length === 0 || !v.every(isSchemaValue)) return undefined
+  return v.map((s, i) => child(local, s as JsonSchema, key, i))
+}
+
+/** Each `allOf` branch is an obligation of its own. */
+export const allOf = (local: Node, nodes: ReadonlyArray<Node>, prove: Prove): Outcome => {
+  const bs = branches(local, "allOf")
+  if (bs === undefined) return unknown("allOf", where(local, "allOf"))
+  return all(bs.map((b) => () => prove(nodes, b)))
+}
+
+const typeName: Readonly<Record<Base, string>> = {
+  null: "null", boolean: "boolean", integer: "integer", fraction: "number", string: "string", array: "array", object: "object"
+}
+
+/** A local disjunction: one branch proves the whole cloud, or each cloud type is proven by some branch. */
+export const anyOf = (ctx: Ctx, local: Node, nodes: ReadonlyArray<Node>, types: ReadonlySet<Base>, prove: Prove, key = "anyOf"): Outcome => {
+  const bs = branches(local, key)
+  if (bs === undefined) return unknown(key, where(local, key))
+  const essences = bs.map((b) => essence(ctx.localRoot, b.schema))
+  for (const e of essences) {
+    const not = typeof e === "object" && Object.keys(e).length === 1 ? e["not"] : undefined
+    if (isSchemaValue(not)) {
+      const x = essence(ctx.localRoot, not)
+      if (x === true || essences.some((c) => c !== e && equals(c, x))) return proven
+    }
+  }
+  const outcomes: Array<Outcome> = []
+  for (const b of bs) {
+    const o = prove(nodes, b)
+    if (o._tag === "Proven") return o
+    outcomes.push(o)
+  }
+  if (types.size > 1) {
+    const perType = [...types].every((t) => {
+      const view = [...nodes, { schema: { type: typeName[t] }, ptr: undefined }]
+      return bs.some((b) => prove(view, b)._tag === "Proven")
+    })
+    if (perType) return proven
+  }
+  if (outcomes.every((o) => o._tag === "Counter")) {
+    const witnesses = outcomes.flatMap((o) => (o._tag === "Counter" ? o.witnesses : []))
+    return counter({ cloudPath: where(nodes[0] ?? local), localPath: where(local, key), message: `a value the cloud schema allows matches no branch of the local ${key}` }, witnesses)
+  }
+  return unknown(`${key} (no single branch covers the cloud schema)`, where(local, key))
+}
+
+/** The base types a branch allows by its own `type` (through one `$ref`), or undefined for any. */
+const branchTypes = (ctx: Ctx, b: Node): ReadonlySet<Base> | undefined => {
+  let n = b
+  const ref = kw(n, "$ref")
+  if (typeof ref === "string" && typesOf(kw(n, "type")) === undefined) {
+    const t = follow(ctx.localRoot, n, ref)
+    if ("_tag" in t) return undefined
+    n = t
+  }
+  const t = typesOf(kw(n, "type"))
+  return t === undefined || t === "invalid" ? undefined : t
+}
+
+/** The values a branch pins property `k` to (a required `const`/`enum` discriminator), or undefined. */
+const pinned = (b: Node, k: string): ReadonlyArray<JsonValue> | undefined => {
+  if (!strings(kw(b, "required")).includes(k)) return undefined
+  const props = kw(b, "properties")
+  const p = isObject(props) && Object.prototype.hasOwnProperty.call(props, k) ? props[k] : undefined
+  if (!isObject(p)) return undefined
+  if (p["const"] !== undefined) return [p["const"]]
+  return Array.isArray(p["enum"]) ? p["enum"] : undefined
+}
+
+const disjoint = (ctx: Ctx, a: Node, b: Node): boolean => {
+  const ta = branchTypes(ctx, a), tb = branchTypes(ctx, b)
+  if (ta !== undefined && tb !== undefined && ![...ta].some((t) => tb.has(t))) return true
+  const keys = strings(kw(a, "required"))
+  return keys.some((k) => {
+    const va = pinned(a, k), vb = pinned(b, k)
+    return va !== undefined && vb !== undefined && !va.some((x) => vb.some((y) => equals(x, y)))
+  })
+}
+
+/** `oneOf` is `anyOf` once every two branches are proven disjoint. */
+export const oneOf = (ctx: Ctx, local: Node, nodes: ReadonlyArray<Node>, types: ReadonlySet<Base>, prove: Prove): Outcome => {
+  const bs = branches(local, "oneOf")
+  if (bs === undefined) return unknown("oneOf", where(local, "oneOf"))
+  for (let i = 0; i < bs.length; i++) {
+    for (let j = i + 1; j < bs.length; j++) {
+      if (!disjoint(ctx, bs[i]!, bs[j]!)) return unknown("oneOf (branches not proven disjoint)", where(local, "oneOf"))
+    }
+  }
+  return anyOf(ctx, local, nodes, types, prove, "oneOf")
+}
+
+/** `not: X` holds when the cloud and `X` are disjoint by type, or the cloud itself says `not: X`. */
+export const not = (ctx: Ctx, local: Node, nodes: ReadonlyArray<Node>, types: ReadonlySet<Base>): Outcome => {
+  const x = kw(local, "not")
+  if (!isSchemaValue(x)) return unknown("not", where(local, "not"))
+  if (x === false) return proven
+  if (x === true || (isObject(x) && Object.keys(x).length === 0)) {
+    return counter({ cloudPath: where(nodes[0] ?? local), localPath: where(local, "not"), message: "the local schema rejects every value (`not: {}`); the cloud schema does not" }, [sample(ctx, nodes)])
+  }
+  const t = branchTypes(ctx, child(local, x, "not"))
+  if (t !== undefined && ![...types].some((b) => t.has(b))) return proven
+  if (nodes.some((n) => { const y = kw(n, "not"); return y !== undefined && equals(y, x) })) return proven
+  return unknown("not", where(local, "not"))
+}
+
+/** `if`/`then`/`else`: decided when the cloud is inside `if`, disjoint from it by type, or inside both branches. */
+export const conditional = (ctx: Ctx, local: Node, nodes: ReadonlyArray<Node>, types: ReadonlySet<Base>, prove: Prove): Outcome => {
+  const cond = kw(local, "if")
+  if (!isSchemaValue(cond)) return proven
+  const then = kw(local, "then"), otherwise = kw(local, "else")
+  const side = (s: JsonValue | undefined, k: string) => (isSchemaValue(s) ? prove(nodes, child(local, s, k)) : proven)
+  const c = child(local, cond, "if")
+  if (prove(nodes, c)._tag === "Proven") return side(then, "then")
+  const t = branchTypes(ctx, c)
+  if (t !== undefined && ![...types].some((b) => t.has(b))) return side(otherwise, "else")
+  const a = side(then, "then"), b = side(otherwise, "else")
+  if (a._tag === "Proven" && b._tag === "Proven") return proven
+  return unknown("if/then/else", where(local, "if"))
+}

@@ -1,0 +1,107 @@
+/**
+ * The prover's explicit keyword lists, per dialect: what it models on the local side, what the local
+ * validator enforces but the prover does not model (`Unsupported`), and what it may ignore (annotations,
+ * vendor keys, keywords the validator itself ignores).
+ *
+ * @internal
+ */
+import type { Dialect, JsonSchema } from "../JsonSchema.js"
+import type { JsonValue } from "../JsonValue.js"
+import { children } from "./keywords.js"
+import * as P from "./pointer.js"
+import type { Node } from "./subschemaModel.js"
+
+const shared = [
+  "type", "enum", "const", "multipleOf", "maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum",
+  "maxLength", "minLength", "pattern", "format", "maxItems", "minItems", "uniqueItems", "items", "contains",
+  "maxProperties", "minProperties", "required", "properties", "patternProperties", "additionalProperties",
+  "propertyNames", "dependencies", "allOf", "anyOf", "oneOf", "not", "if", "then", "else", "$ref"
+]
+
+/** Local keywords the prover models, per dialect (the rest of Ajv's vocabulary is `Unsupported`). */
+export const modelled: Readonly<Record<Dialect, ReadonlySet<string>>> = {
+  "2020-12": new Set([...shared, "prefixItems", "dependentRequired", "dependentSchemas"]),
+  "draft-07": new Set([...shared, "additionalItems"])
+}
+
+/** The comparison keywords ajv-formats adds. */
+const formatLimits = ["formatMaximum", "formatMinimum", "formatExclusiveMaximum", "formatExclusiveMinimum"]
+
+/** Keywords the local validator (Ajv, per dialect) enforces that the prover does not model. */
+export const unmodelled: Readonly<Record<Dialect, ReadonlySet<string>>> = {
+  "2020-12": new Set([
+    "$dynamicRef", "$recursiveRef", "maxContains", "minContains", "unevaluatedProperties", "unevaluatedItems", "id",
+    ...formatLimits
+  ]),
+  "draft-07": new Set(["id", ...formatLimits])
+}
+
+/**
+ * Keywords with no effect on what validates, for either side: annotations, identifiers, containers.
+ * `nullable` only ever widens the local schema (Ajv accepts `null` with it), so ignoring it is safe for
+ * a proof; a witness is checked against the real validator anyway. Every other key the dialect's Ajv does
+ * not know (vendor `x-*` keys, `optional`, `example_value`, …) is ignored by the validator too.
+ */
+export const inert: ReadonlySet<string> = new Set([
+  "$schema", "$id", "$anchor", "$dynamicAnchor", "$recursiveAnchor", "$vocabulary", "$comment", "$defs",
+  "definitions", "title", "description", "default", "examples", "deprecated", "readOnly", "writeOnly",
+  "contentEncoding", "contentMediaType", "contentSchema", "nullable"
+])
+
+/** The first local keyword on a node that the local validator enforces but the prover does not model. */
+export const firstUnmodelled = (n: Node, dialect: Dialect): string | undefined => {
+  if (typeof n.schema !== "object") return undefined
+  const bad = unmodelled[dialect]
+  for (const k of Object.keys(n.schema)) {
+    if (n.skip?.has(k) === true) continue
+    if (bad.has(k)) return k
+    if (k === "$id" && n.ptr !== "" && !String(n.schema[k]).startsWith("#")) return "embedded $id"
+  }
+  return undefined
+}
+
+/** The string formats ajv-formats enforces (other format names are ignored by the validator). */
+export const stringFormats: ReadonlySet<string> = new Set([
+  "date", "time", "date-time", "iso-time", "iso-date-time", "duration", "uri", "uri-reference", "uri-template",
+  "url", "email", "hostname", "ipv4", "ipv6", "regex", "uuid", "json-pointer", "json-pointer-uri-fragment",
+  "relative-json-pointer", "byte", "password", "binary"
+])
+
+/** The numeric formats ajv-formats enforces on numbers. */
+export const numberFormats: ReadonlySet<string> = new Set(["int32", "int64", "float", "double"])
+
+/** Formats that accept every string (`password`, `binary`) or every number (`float`, `double`). */
+export const universalFormats: ReadonlySet<string> = new Set(["password", "binary", "float", "double"])
+
+/**
+ * The first construct in a local schema whose validator semantics the prover does not trust (Ajv is known
+ * to differ from the specification there; see the Conformance pins): dynamic references, `unevaluated*`
+ * next to `contains`, `if` or nested `items`, and a draft-07 `$ref` with sibling keywords. A finite cloud
+ * side is not decided by the validator, and no witness is reported, when a schema has one.
+ */
+export const untrusted = (root: JsonSchema, dialect: Dialect): { readonly construct: string; readonly path: string } | undefined => {
+  const stack: Array<readonly [JsonValue, string]> = [[root, ""]]
+  const seen = new Set<object>()
+  const found = new Map<string, string>()
+  while (stack.length > 0) {
+    const [v, p] = stack.pop()!
+    if (typeof v !== "object" || v === null || Array.isArray(v) || seen.has(v)) continue
+    seen.add(v)
+    const s = v as { readonly [k: string]: JsonValue }
+    for (const k of Object.keys(s)) {
+      if (!found.has(k)) found.set(k, P.append(p, k))
+      if ((k === "items" || k === "prefixItems") && s["unevaluatedItems"] === undefined) found.set("nested items", p)
+      if (k === "$ref" && dialect === "draft-07" && Object.keys(s).some((o) => o !== "$ref" && !inert.has(o))) {
+        return { construct: "draft-07 $ref with sibling keywords", path: P.append(p, k) }
+      }
+    }
+    for (const c of children(s)) stack.push([c.schema, c.tokens.reduce(P.append, p)])
+  }
+  for (const k of ["$dynamicRef", "$recursiveRef"]) if (found.has(k)) return { construct: k, path: found.get(k)! }
+  const ui = found.get("unevaluatedItems"), up = found.get("unevaluatedProperties")
+  if (ui !== undefined && ["contains", "if", "nested items"].some((k) => found.has(k))) {
+    return { construct: "unevaluatedItems with contains, if or nested items", path: ui }
+  }
+  if (up !== undefined && found.has("if")) return { construct: "unevaluatedProperties with if", path: up }
+  return undefined
+}

@@ -1,0 +1,137 @@
+/**
+ * The prover's data model: schema nodes (a schema plus where it sits in its root), the outcome of one
+ * obligation, and the context (roots, dialects, work budget, co-inductive assumptions).
+ *
+ * @internal
+ */
+import type { Dialect, JsonSchema, JsonSchemaObject } from "../JsonSchema.js"
+import type { JsonValue } from "../JsonValue.js"
+import * as P from "./pointer.js"
+
+/** A schema inside one side's root: `ptr` is its JSON pointer (undefined for a synthetic node); `skip` lists keywords already handled. */
+export interface Node {
+  readonly schema: JsonSchema
+  readonly ptr: string | undefined
+  readonly skip?: ReadonlySet<string>
+}
+
+/** One reason for drift: pointers into each schema and a sentence a person can act on. */
+export interface Reason {
+  readonly cloudPath: string
+  readonly localPath: string
+  readonly message: string
+}
+
+/** The result of one obligation `cloud ⊑ local`. */
+export type Outcome =
+  | { readonly _tag: "Proven" }
+  | { readonly _tag: "Counter"; readonly reasons: ReadonlyArray<Reason>; readonly witnesses: ReadonlyArray<JsonValue> }
+  | { readonly _tag: "Unknown"; readonly construct: string; readonly path: string }
+
+/** The proven outcome (shared). */
+export const proven: Outcome = { _tag: "Proven" }
+
+/** A counterexample candidate (verified later against the real validators). */
+export const counter = (reason: Reason, witnesses: ReadonlyArray<JsonValue | undefined>): Outcome => ({
+  _tag: "Counter",
+  reasons: [reason],
+  witnesses: witnesses.filter((w): w is JsonValue => w !== undefined)
+})
+
+/** An outcome that cannot be decided. */
+export const unknown = (construct: string, path: string): Outcome => ({ _tag: "Unknown", construct, path })
+
+/** Maps the witnesses of a counterexample (to put a nested witness into its parent value). */
+export const mapWitnesses = (o: Outcome, f: (w: JsonValue) => JsonValue | undefined): Outcome =>
+  o._tag !== "Counter" ? o : { ...o, witnesses: o.witnesses.map(f).filter((w): w is JsonValue => w !== undefined) }
+
+/** Runs obligations in order: the first counterexample wins; otherwise the first unknown; otherwise proven. */
+export const all = (steps: ReadonlyArray<() => Outcome>): Outcome => {
+  let first: Outcome | undefined
+  for (const step of steps) {
+    const o = step()
+    if (o._tag === "Counter") return o
+    if (o._tag === "Unknown" && first === undefined) first = o
+  }
+  return first ?? proven
+}
+
+/** The prover's context: both roots, their dialects, the remaining budget and the co-inductive assumptions. */
+export interface Ctx {
+  readonly cloudRoot: JsonSchema
+  readonly localRoot: JsonSchema
+  readonly cloudDialect: Dialect
+  readonly localDialect: Dialect
+  budget: number
+  /** Whether either root uses `$ref` at all (only then are assumptions kept). */
+  readonly refs: boolean
+  /** Descents into properties/items so far on the current path; an assumption only holds behind one. */
+  guard: number
+  readonly assumptions: Map<string, number>
+  /** The local schema's first construct whose validator semantics are not trusted (`null`: none), once computed. */
+  untrusted?: { readonly construct: string; readonly path: string } | null
+}
+
+/** Spends one step; false when the budget is exhausted. */
+export const tick = (ctx: Ctx, n = 1): boolean => (ctx.budget -= n) >= 0
+
+/** The keyword's value on a node, unless the node is boolean or the keyword was already handled. */
+export const kw = (n: Node, key: string): JsonValue | undefined => {
+  if (typeof n.schema !== "object" || n.skip?.has(key) === true) return undefined
+  return Object.prototype.hasOwnProperty.call(n.schema, key) ? (n.schema as JsonSchemaObject)[key] : undefined
+}
+
+/** Whether a value can be a schema. */
+export const isSchemaValue = (v: JsonValue | undefined): v is JsonSchema =>
+  typeof v === "boolean" || (typeof v === "object" && v !== null && !Array.isArray(v))
+
+/** The child node at `tokens` under `n` (the caller has checked the value is a schema). */
+export const child = (n: Node, schema: JsonSchema, ...tokens: ReadonlyArray<string | number>): Node => {
+  let ptr = n.ptr
+  if (ptr !== undefined) for (const t of tokens) ptr = P.append(ptr, t)
+  return { schema, ptr }
+}
+
+/** The node without the listed keywords. */
+export const without = (n: Node, ...keys: ReadonlyArray<string>): Node => ({
+  schema: n.schema,
+  ptr: n.ptr,
+  skip: new Set([...(n.skip ?? []), ...keys])
+})
+
+/** A pointer for messages: the node's own, or the root when it has none. */
+export const where = (n: Node, ...tokens: ReadonlyArray<string | number>): string => {
+  let p = n.ptr ?? ""
+  for (const t of tokens) p = P.append(p, t)
+  return p
+}
+
+/** A readable rendering of a JSON value for messages, kept short. */
+export const show = (v: JsonValue): string => {
+  const s = JSON.stringify(v)
+  return s.length > 60 ? `${s.slice(0, 57)}...` : s
+}
+
+/** Whether a value is a string array. */
+export const strings = (v: JsonValue | undefined): ReadonlyArray<string> =>
+  Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : []
+
+/** A finite number, or undefined. */
+export const num = (v: JsonValue | undefined): number | undefined =>
+  typeof v === "number" && Number.isFinite(v) ? v : undefined
+
+/** Compiles a regex as Ajv does (`u` flag); undefined when it does not compile. */
+export const regex = (p: string): RegExp | undefined => {
+  const cached = regexCache.get(p)
+  if (cached !== undefined) return cached ?? undefined
+  let r: RegExp | null
+  try {
+    r = new RegExp(p, "u")
+  } catch {
+    r = null
+  }
+  if (regexCache.size > 5_000) regexCache.clear()
+  regexCache.set(p, r)
+  return r ?? undefined
+}
+const regexCache = new Map<string, RegExp | null>()

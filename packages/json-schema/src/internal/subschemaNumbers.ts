@@ -1,0 +1,169 @@
+/**
+ * Numbers: cloud bounds against local bounds (doubles compare exactly, as the validator compares them),
+ * `multipleOf` with exact rational arithmetic, and the numeric formats of ajv-formats.
+ *
+ * @internal
+ */
+import type { JsonValue } from "../JsonValue.js"
+import { numberFormats, universalFormats } from "./subschemaKeywords.js"
+import type { Ctx, Node, Outcome } from "./subschemaModel.js"
+import { all, counter, kw, num, proven, unknown, where } from "./subschemaModel.js"
+import type { Base } from "./subschemaTypes.js"
+
+/** The cloud's numeric range: bounds with their exclusivity, and its `multipleOf` values. */
+export interface Range {
+  readonly lo: number | undefined
+  readonly loEx: boolean
+  readonly hi: number | undefined
+  readonly hiEx: boolean
+  readonly steps: ReadonlyArray<number>
+  readonly formats: ReadonlyArray<string>
+}
+
+/** The range a cloud conjunction allows (integers only: bounds tightened to whole numbers). */
+export const range = (nodes: ReadonlyArray<Node>, integersOnly: boolean): Range => {
+  let lo: number | undefined, hi: number | undefined
+  let loEx = false, hiEx = false
+  const steps: Array<number> = []
+  const formats: Array<string> = []
+  const low = (v: number, ex: boolean) => {
+    if (lo === undefined || v > lo || (v === lo && ex)) (lo = v), (loEx = ex)
+  }
+  const high = (v: number, ex: boolean) => {
+    if (hi === undefined || v < hi || (v === hi && ex)) (hi = v), (hiEx = ex)
+  }
+  for (const n of nodes) {
+    const min = num(kw(n, "minimum")), emin = num(kw(n, "exclusiveMinimum"))
+    const max = num(kw(n, "maximum")), emax = num(kw(n, "exclusiveMaximum"))
+    if (min !== undefined) low(min, false)
+    if (emin !== undefined) low(emin, true)
+    if (max !== undefined) high(max, false)
+    if (emax !== undefined) high(emax, true)
+    const m = num(kw(n, "multipleOf"))
+    if (m !== undefined && m > 0) steps.push(m)
+    const f = kw(n, "format")
+    if (typeof f === "string") formats.push(f)
+  }
+  if (integersOnly) {
+    if (lo !== undefined) (lo = loEx ? Math.floor(lo) + 1 : Math.ceil(lo)), (loEx = false)
+    if (hi !== undefined) (hi = hiEx ? Math.ceil(hi) - 1 : Math.floor(hi)), (hiEx = false)
+  }
+  return { lo, loEx, hi, hiEx, steps, formats }
+}
+
+/** An exact rational from a double's shortest decimal form. */
+export const rational = (x: number): readonly [bigint, bigint] => {
+  const [mant, exp = "0"] = x.toString().split("e")
+  const [int, frac = ""] = mant!.split(".")
+  let n = BigInt(int! + frac)
+  let d = 10n ** BigInt(frac.length)
+  const e = Number(exp)
+  if (e >= 0) n *= 10n ** BigInt(e)
+  else d *= 10n ** BigInt(-e)
+  return [n, d]
+}
+
+/** Whether `a / b` is a whole number, exactly, in the rationals the two decimals denote. */
+export const divides = (b: number, a: number): boolean => {
+  const [an, ad] = rational(a)
+  const [bn, bd] = rational(b)
+  const num = an * bd
+  const den = ad * bn
+  return den !== 0n && num % den === 0n
+}
+
+const SAFE = 2 ** 53
+
+const within = (r: Range, lo: number, hi: number): boolean =>
+  r.lo !== undefined && r.hi !== undefined && r.lo >= lo && r.hi <= hi
+
+/** A few numbers below `x` and at `x` (witness candidates for a lower bound), snapped to the cloud's steps. */
+const around = (r: Range, xs: ReadonlyArray<number>, integers: boolean): ReadonlyArray<JsonValue> => {
+  const out: Array<number> = []
+  for (const x of xs) {
+    if (!Number.isFinite(x)) continue
+    const v = integers ? Math.round(x) : x
+    out.push(v)
+    for (const s of r.steps) out.push(Math.floor(v / s) * s, Math.ceil(v / s) * s)
+  }
+  return out.filter(Number.isFinite).map((v) => (v === 0 ? 0 : v))
+}
+
+/** Checks the local numeric keywords against a cloud conjunction restricted to `base`. */
+export const check = (ctx: Ctx, nodes: ReadonlyArray<Node>, base: Base, local: Node): Outcome => {
+  const ints = base === "integer"
+  const r = range(nodes, ints)
+  const at = (k: string) => ({ cloudPath: where(nodes[0] ?? local), localPath: where(local, k) })
+  const bound = (k: string, test: (v: number) => boolean, xs: (v: number) => ReadonlyArray<number>, say: (v: number) => string) => (): Outcome => {
+    const raw = kw(local, k)
+    if (raw === undefined) return proven
+    const v = num(raw)
+    if (v === undefined) return unknown(k, where(local, k))
+    return test(v) ? proven : counter({ ...at(k), message: say(v) }, around(r, xs(v).filter((x) => (r.lo === undefined || x >= r.lo) && (r.hi === undefined || x <= r.hi)), ints))
+  }
+  const lo = r.lo, hi = r.hi
+  return all([
+    bound("minimum", (m) => lo !== undefined && lo >= m, (m) => [lo ?? m - 1, m - 1, m - 0.5, -1e9], (m) =>
+      `the local schema requires a minimum of ${m}; the cloud schema allows ${lo === undefined ? "any lower value" : `values from ${lo}`}`),
+    bound("exclusiveMinimum", (m) => lo !== undefined && (lo > m || (lo === m && r.loEx)), (m) => [lo ?? m, m, m - 1, -1e9], (m) =>
+      `the local schema requires values above ${m}; the cloud schema allows ${lo === undefined ? "lower values" : `values from ${lo}`}`),
+    bound("maximum", (m) => hi !== undefined && hi <= m, (m) => [hi ?? m + 1, m + 1, m + 0.5, 1e9], (m) =>
+      `the local schema allows at most ${m}; the cloud schema allows ${hi === undefined ? "any higher value" : `values up to ${hi}`}`),
+    bound("exclusiveMaximum", (m) => hi !== undefined && (hi < m || (hi === m && r.hiEx)), (m) => [hi ?? m, m, m + 1, 1e9], (m) =>
+      `the local schema requires values below ${m}; the cloud schema allows ${hi === undefined ? "higher values" : `values up to ${hi}`}`),
+    () => multipleOf(ctx, nodes, r, base, local),
+    () => numericFormat(nodes, r, base, local)
+  ])
+}
+
+const multipleOf = (_ctx: Ctx, nodes: ReadonlyArray<Node>, r: Range, base: Base, local: Node): Outcome => {
+  const raw = kw(local, "multipleOf")
+  if (raw === undefined) return proven
+  const m = num(raw)
+  if (m === undefined || m <= 0) return unknown("multipleOf", where(local, "multipleOf"))
+  // the same divisor runs the same float computation on both sides
+  if (r.steps.includes(m)) return proven
+  const path = { cloudPath: where(nodes[0] ?? local), localPath: where(local, "multipleOf") }
+  const start = r.lo ?? (r.hi !== undefined ? Math.min(r.hi, 0) : 0)
+  const cands: Array<JsonValue> = []
+  if (base === "fraction") cands.push(start + 0.5, m / 2, 0.5)
+  for (const s of r.steps) for (let j = 1; j <= 3; j++) cands.push(s * j, Math.ceil(start / s) * s + s * j)
+  for (let j = 0; j < 3; j++) cands.push(Math.ceil(start) + j)
+  cands.push(1e21 * m)
+  const message = `the local schema requires a multiple of ${m}; the cloud schema does not guarantee it`
+  if (!Number.isInteger(m)) {
+    return unknown("multipleOf (fractional, local)", where(local, "multipleOf"))
+  }
+  if (base === "integer" && within(r, -SAFE, SAFE) && (m === 1 || r.steps.some((k) => Number.isInteger(k) && divides(m, k)))) return proven
+  return counter({ ...path, message }, cands)
+}
+
+const numericFormat = (nodes: ReadonlyArray<Node>, r: Range, base: Base, local: Node): Outcome => {
+  const f = kw(local, "format")
+  if (typeof f !== "string" || !numberFormats.has(f) || universalFormats.has(f) || r.formats.includes(f)) return proven
+  const limit = f === "int32" ? 2 ** 31 : SAFE
+  if (base === "integer" && within(r, -limit, limit - 1)) return proven
+  return counter({
+    cloudPath: where(nodes[0] ?? local),
+    localPath: where(local, "format"),
+    message: `the local schema requires format \`${f}\`; the cloud schema allows numbers outside it`
+  }, [0.5, r.lo ?? -1, 2 ** 31, 2 ** 64, -(2 ** 64)].map((x) => (base === "integer" ? Math.round(x) : x)))
+}
+
+/** A whole number the cloud range probably allows (a witness candidate). */
+export const pickInteger = (nodes: ReadonlyArray<Node>): number => {
+  const r = range(nodes, true)
+  let v = r.lo !== undefined ? Math.max(r.lo, Math.min(0, r.hi ?? 0)) : Math.min(1, r.hi ?? 1)
+  const step = r.steps.find((s) => Number.isInteger(s))
+  if (step !== undefined) v = Math.ceil(v / step) * step
+  return v === 0 ? 0 : v
+}
+
+/** A fractional number the cloud range probably allows (a witness candidate). */
+export const pickFraction = (nodes: ReadonlyArray<Node>): number => {
+  const r = range(nodes, false)
+  if (r.lo !== undefined && r.hi !== undefined) return r.lo + (r.hi - r.lo) / 2 === Math.round(r.lo + (r.hi - r.lo) / 2) ? r.lo + (r.hi - r.lo) / 4 : r.lo + (r.hi - r.lo) / 2
+  if (r.lo !== undefined) return Math.floor(r.lo) + 0.5
+  if (r.hi !== undefined) return Math.ceil(r.hi) - 0.5
+  return 0.5
+}

@@ -1,0 +1,112 @@
+/**
+ * The prover's recursion: one obligation `cloud conjunction ⊑ local node`. The cloud is expanded (and
+ * split over its disjunctions), a finite cloud is decided by the local validator, recursion through
+ * `$ref` is co-inductive (an assumption holds only behind a property or item), and the rest is split by
+ * type and checked keyword by keyword.
+ *
+ * @internal
+ */
+import type { JsonValue } from "../JsonValue.js"
+import { equals } from "../JsonValue.js"
+import * as Arrays from "./subschemaArrays.js"
+import { expand, follow, viewKey } from "./subschemaCloud.js"
+import * as Comb from "./subschemaCombinators.js"
+import * as Finite from "./subschemaFinite.js"
+import { firstUnmodelled } from "./subschemaKeywords.js"
+import type { Ctx, Node, Outcome } from "./subschemaModel.js"
+import { all, counter, kw, proven, show, tick, unknown, where, without } from "./subschemaModel.js"
+import * as Numbers from "./subschemaNumbers.js"
+import * as Objects from "./subschemaObjects.js"
+import * as Strings from "./subschemaStrings.js"
+import type { Base } from "./subschemaTypes.js"
+import { baseOf, cloudTypes, isNumeric, typeName, typesOf } from "./subschemaTypes.js"
+import { sample, variants } from "./subschemaWitness.js"
+
+/** Proves `view ⊑ local` (see the module comment). */
+export const prove = (ctx: Ctx, view: ReadonlyArray<Node>, local: Node): Outcome => {
+  if (!tick(ctx)) return unknown("work budget exhausted", where(local))
+  if (local.schema === true) return proven
+  const e = expand(ctx, view)
+  if (e._tag === "Unknown" || e._tag === "Proven" || e._tag === "Counter") return e
+  if (e._tag === "Empty") return proven
+  if (e._tag === "Split") return all(e.alternatives.map((alt) => () => prove(ctx, [...e.base, ...alt], local)))
+  const nodes = e.nodes
+  const types = cloudTypes(nodes)
+  if (types.size === 0) return proven
+  if (!ctx.refs) return decide(ctx, nodes, types, local)
+  const key = `${viewKey(nodes) ?? "?"}=>${viewKey([local]) ?? "?"}`
+  const seen = ctx.assumptions.get(key)
+  if (seen !== undefined) return ctx.guard > seen ? proven : unknown("unguarded recursive $ref", where(local))
+  ctx.assumptions.set(key, ctx.guard)
+  try {
+    return decide(ctx, nodes, types, local)
+  } finally {
+    ctx.assumptions.delete(key)
+  }
+}
+
+const decide = (ctx: Ctx, nodes: ReadonlyArray<Node>, types: ReadonlySet<Base>, local: Node): Outcome => {
+  if (local.schema === false) {
+    return counter({ cloudPath: where(nodes[0] ?? local), localPath: where(local), message: "the local schema rejects every value here; the cloud schema does not" }, [sample(ctx, nodes)])
+  }
+  const values = Finite.candidates(nodes, types)
+  if (values !== undefined) {
+    const o = Finite.decide(ctx, nodes, values, local)
+    if (o !== undefined) return o
+  }
+  const bad = firstUnmodelled(local, ctx.localDialect)
+  if (bad !== undefined) return unknown(bad, where(local, bad))
+  const self = (v: ReadonlyArray<Node>, l: Node) => prove(ctx, v, l)
+  const steps: Array<() => Outcome> = []
+  const ref = kw(local, "$ref")
+  if (ref !== undefined) {
+    if (typeof ref !== "string") return unknown("$ref", where(local, "$ref"))
+    const target = follow(ctx.localRoot, local, ref)
+    if ("_tag" in target) return target
+    steps.push(() => prove(ctx, nodes, target))
+  }
+  if (kw(local, "allOf") !== undefined) steps.push(() => Comb.allOf(local, nodes, self))
+  if (kw(local, "anyOf") !== undefined) steps.push(() => Comb.anyOf(ctx, local, nodes, types, self))
+  if (kw(local, "oneOf") !== undefined) steps.push(() => Comb.oneOf(ctx, local, nodes, types, self))
+  if (kw(local, "not") !== undefined) steps.push(() => Comb.not(ctx, local, nodes, types))
+  if (kw(local, "if") !== undefined) steps.push(() => Comb.conditional(ctx, local, nodes, types, self))
+  const core = without(local, "$ref", "allOf", "anyOf", "oneOf", "not", "if", "then", "else")
+  steps.push(() => byType(ctx, nodes, types, core))
+  return all(steps)
+}
+
+/** The local node's own keywords, per cloud type. */
+const byType = (ctx: Ctx, nodes: ReadonlyArray<Node>, types: ReadonlySet<Base>, local: Node): Outcome => {
+  const lt = typesOf(kw(local, "type"))
+  if (lt === "invalid") return unknown("type", where(local, "type"))
+  const cloudPath = where(nodes[0] ?? local)
+  for (const t of types) {
+    if (lt !== undefined && !lt.has(t)) {
+      return counter({ cloudPath, localPath: where(local, "type"), message: `the cloud schema allows a ${typeName(t)} here; the local schema does not` }, [sample(ctx, nodes, t)])
+    }
+  }
+  const listed = enumerated(ctx, nodes, types, local)
+  if (listed !== undefined) return listed
+  const self = (v: ReadonlyArray<Node>, l: Node) => prove(ctx, v, l)
+  const steps: Array<() => Outcome> = []
+  const typed = (b: Base): ReadonlyArray<Node> => [...nodes, { schema: { type: b === "fraction" ? "number" : b }, ptr: undefined }]
+  for (const t of types) {
+    if (isNumeric(t)) steps.push(() => Numbers.check(ctx, nodes, t, local))
+    else if (t === "string") steps.push(() => Strings.check(nodes, local))
+    else if (t === "array") steps.push(() => Arrays.check(ctx, typed(t), local, self))
+    else if (t === "object") steps.push(() => Objects.check(ctx, typed(t), local, self))
+  }
+  return all(steps)
+}
+
+/** A local `const`/`enum` against a cloud side that is not finite: a cloud value outside the list. */
+const enumerated = (ctx: Ctx, nodes: ReadonlyArray<Node>, types: ReadonlySet<Base>, local: Node): Outcome | undefined => {
+  const c = kw(local, "const"), e = kw(local, "enum")
+  if (c === undefined && e === undefined) return undefined
+  const list: ReadonlyArray<JsonValue> | undefined = c !== undefined ? [c] : Array.isArray(e) ? e : undefined
+  if (list === undefined) return unknown("enum", where(local, "enum"))
+  const ws = [...types].flatMap((t) => variants(ctx, nodes, t, Math.min(list.length + 1, 64))).filter((v) => !list.some((x) => equals(x, v)))
+  const key = c !== undefined ? "const" : "enum"
+  if (ws.length === 0) return unknown(`${key} (the cloud side may be finite)`, where(local, key))
+  return counter({ cloudPath: where(nodes[0] ?? local), localPath: where(local, key), message: `the cloud schema allows ${show(ws[0]!)} (a ${typeName(baseOf(ws[0]!))}); the local ${key} does not` }, ws)
+}
