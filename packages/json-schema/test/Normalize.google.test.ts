@@ -160,6 +160,11 @@ describe("Normalize.google", () => {
     assert.deepStrictEqual(googleViolations(google(deep(400)).schema), [])
     const getter = Object.defineProperty({ type: "object" }, "properties", { enumerable: true, get: () => { throw new Error("boom") } })
     assert.deepStrictEqual(Normalize.google(getter as never).schema, fallback)
+    const cyclic: Record<string, unknown> = { type: "object", properties: {} }
+    ;(cyclic["properties"] as Record<string, unknown>)["self"] = cyclic
+    const cut = Normalize.google(cyclic as never)
+    assert.deepStrictEqual(cut.schema, { type: "object", properties: { self: {} } })
+    assert.deepStrictEqual(changed(cut, "/properties/self"), ["a cycle back to an enclosing schema; read as `true` (no constraint)"])
     const huge = google({ enum: Array.from({ length: 100_000 }, (_, i) => `v${i}`) }).schema as { enum: Array<string>; type: string }
     assert.strictEqual(huge.enum.length, 100_000)
     assert.strictEqual(huge.type, "string")

@@ -79,6 +79,8 @@ export interface Walk {
   readonly policy: Policy
   readonly changes: Array<Change>
   readonly report: Report
+  /** The input objects on the current path: meeting one again is a cycle (only a hostile object has one). */
+  readonly open: Set<object>
   budget: number
   keptRefs: number
 }
@@ -86,7 +88,7 @@ export interface Walk {
 /** A walk over `root` with `policy`. */
 export const makeWalk = (root: JsonSchema, policy: Policy): Walk => {
   const changes: Array<Change> = []
-  return { root, policy, changes, report: (path, change) => void changes.push({ path, change }), budget: maxNodes, keptRefs: 0 }
+  return { root, policy, changes, report: (path, change) => void changes.push({ path, change }), open: new Set(), budget: maxNodes, keptRefs: 0 }
 }
 
 /** The rewritten subschema at `path` (a pointer into the input document). */
@@ -96,7 +98,14 @@ export const full = (w: Walk, v: unknown, path: string, depth: number, sites: Re
     w.report(path, `${v === null ? "null" : Array.isArray(v) ? "an array" : typeof v} is not a schema; read as \`true\` (no constraint)`)
     return w.policy.bool(true, path, w.report)
   }
-  return w.policy.rule(raw(w, v, path, depth, sites, inDefs), path, w.report)
+  if (w.open.has(v)) {
+    w.report(path, "a cycle back to an enclosing schema; read as `true` (no constraint)")
+    return w.policy.bool(true, path, w.report)
+  }
+  w.open.add(v)
+  const done = raw(w, v, path, depth, sites, inDefs)
+  w.open.delete(v)
+  return w.policy.rule(done, path, w.report)
 }
 
 const isDefs = (k: string): boolean => k === "$defs" || k === "definitions"
