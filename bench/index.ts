@@ -4,9 +4,10 @@
  */
 import { writeFileSync } from "node:fs"
 import { resolve } from "node:path"
+import * as Normalize from "./normalize.js"
 import * as Prepare from "./prepare.js"
 
-const suites = [Prepare]
+const suites = [Prepare, Normalize]
 
 const outcomes = []
 for (const suite of suites) outcomes.push(await suite.run())
