@@ -69,6 +69,25 @@ describe("Normalize.mcp", () => {
     assert.deepStrictEqual(mcp(dyn).schema, dyn)
   })
 
+  it("keeps a ref's siblings apart from the target when they read each other (`additionalProperties` beside `properties`)", () => {
+    const s = { $defs: { o: { type: "object", properties: { a: { type: "integer" } } } }, $ref: "#/$defs/o", additionalProperties: false }
+    const r = mcp(s)
+    assert.deepStrictEqual(r.schema, { additionalProperties: false, allOf: [{ type: "object", properties: { a: { type: "integer" } } }] })
+    const compiled = Validator.compile(r.schema)
+    assert.isTrue(Either.isRight(compiled) && !compiled.right.isValid({ a: 1 }) && compiled.right.isValid({}))
+  })
+
+  it("removes `$anchor` from inlined copies, so a kept `$defs` and the copies never clash", () => {
+    const s = {
+      $defs: { id: { $anchor: "Id", type: "string" }, tree: { type: "array", items: { $ref: "#/$defs/tree" } } },
+      properties: { a: { $ref: "#Id" }, b: { $ref: "#/$defs/id" }, t: { $ref: "#/$defs/tree" } }
+    }
+    const r = mcp(s)
+    const props = (r.schema as { properties: Record<string, unknown> }).properties
+    assert.deepStrictEqual([props["a"], props["b"]], [{ type: "string" }, { type: "string" }])
+    assert.deepStrictEqual(mcpViolations(s, r.schema), [])
+  })
+
   it("stops inlining a ref graph that would explode, keeping the rest as refs with their `$defs`", () => {
     const defs: Record<string, unknown> = { d0: { type: "string", const: "x" } }
     for (let i = 1; i <= 30; i++) defs[`d${i}`] = { type: "object", properties: { l: { $ref: `#/$defs/d${i - 1}` }, r: { $ref: `#/$defs/d${i - 1}` } } }
