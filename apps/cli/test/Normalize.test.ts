@@ -32,7 +32,8 @@ const schema = file("weather.json", JSON.stringify({
   required: ["city"]
 }))
 
-// The real process, so the exit codes a CI script sees are the ones tested.
+// The real process, so the exit codes a CI script sees are the ones tested (each run starts tsx: ~1.5 s,
+// more on a loaded machine, hence the timeouts).
 describe("toolgate normalize (the process)", () => {
   it("openai-strict prints strict: true, each change, and the closed schema", () => {
     const { code, stdout } = toolgate("normalize", "--target", "openai-strict", schema)
@@ -45,7 +46,7 @@ describe("toolgate normalize (the process)", () => {
     expect(printed.additionalProperties).toBe(false)
     expect(printed.required).toEqual(["city", "days", "__proto__"])
     expect(printed.properties.city.description).toBe('City (default: "Paris")')
-  })
+  }, 30_000)
 
   it("google --json prints one object { target, schema, changes } (no strict), keeping __proto__ as a property", () => {
     const { code, stdout } = toolgate("normalize", "--target", "google", "--json", schema)
@@ -58,14 +59,14 @@ describe("toolgate normalize (the process)", () => {
     expect(Object.hasOwn(printed.schema.properties, "__proto__")).toBe(true)
     expect(printed.changes.map((c: { path: string }) => c.path)).toContain("/properties/days/minimum")
     expect(Object.prototype).not.toHaveProperty("type")
-  })
+  }, 30_000)
 
   it("exits 2 for text that is not JSON, with the reason on stderr", () => {
     const { code, stderr, stdout } = toolgate("normalize", "--target", "cca", file("broken.json", "{ \"type\": "))
     expect(code).toBe(2)
     expect(stderr).toContain("not valid JSON")
     expect(stdout).toBe("")
-  })
+  }, 30_000)
 
   it("exits 2 for a missing file and for JSON that is not a schema", () => {
     const missing = toolgate("normalize", "--target", "mcp", join(dir, "no-such.json"))
@@ -74,5 +75,5 @@ describe("toolgate normalize (the process)", () => {
     const list = toolgate("normalize", "--target", "mcp", file("list.json", "[1, 2]"))
     expect(list.code).toBe(2)
     expect(list.stderr).toContain("must be a JSON object or a boolean")
-  })
+  }, 30_000)
 })
