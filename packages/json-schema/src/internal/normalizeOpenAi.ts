@@ -6,8 +6,7 @@
  * @internal
  */
 import { isSchema, type JsonSchema } from "../JsonSchema.js"
-import { isJsonValue } from "../JsonValue.js"
-import { type Changes, NotStrict } from "./normalizeOpenAiNode.js"
+import { type Changes, maxNodes, NotStrict, treeSize } from "./normalizeOpenAiNode.js"
 import { enforce } from "./normalizeOpenAiEnforce.js"
 import { check } from "./normalizeOpenAiLimits.js"
 import { sanitize } from "./normalizeOpenAiSanitize.js"
@@ -22,8 +21,8 @@ export interface Result {
 /** OpenAI strict mode for one tool's parameters; `strict: false` returns the input itself, untouched. */
 export const openAiStrict = (schema: JsonSchema): Result => {
   try {
-    if (!isSchema(schema) || !isJsonValue(schema)) {
-      return failOpen(schema, new NotStrict("", "is not a JSON schema (a plain JSON object)"))
+    if (!isSchema(schema) || treeSize(schema) === undefined) {
+      return failOpen(schema, new NotStrict("", `is not a JSON schema (plain JSON, at most ${maxNodes} values)`))
     }
     const changes: Changes = []
     const strict = enforce(sanitize(schema, changes), changes)

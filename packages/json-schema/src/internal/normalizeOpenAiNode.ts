@@ -74,3 +74,44 @@ export const acceptsNull = (node: JsonValue): boolean => {
 
 /** The one-branch-per-line `{ "type": "null" }` schema. */
 export const nullSchema = (): Draft => ({ type: "null" })
+
+/** Schemas whose tree (shared subschemas counted each time they occur) is larger than this are refused. */
+export const maxNodes = 1_000_000
+
+/**
+ * How many values the schema holds as a tree (a subschema shared by reference counts at each place), or
+ * `undefined` when it is not JSON (a function, `NaN`, a class instance, a cycle) or larger than `maxNodes`.
+ * Linear in the distinct objects, so a shared-reference bomb is measured, not walked.
+ */
+export const treeSize = (root: unknown): number | undefined => {
+  const done = new Map<object, number>()
+  const open = new Set<object>()
+  const stack: Array<{ readonly v: unknown; readonly exit: boolean }> = [{ v: root, exit: false }]
+  let last = 0
+  while (stack.length > 0) {
+    const { exit, v } = stack.pop()!
+    if (typeof v === "string" || typeof v === "boolean" || v === null) continue
+    if (typeof v === "number") {
+      if (!Number.isFinite(v)) return undefined
+      continue
+    }
+    if (typeof v !== "object") return undefined
+    if (exit) {
+      let size = 1
+      for (const c of Object.values(v)) size += typeof c === "object" && c !== null ? done.get(c)! : 1
+      if (size > maxNodes) return undefined
+      open.delete(v)
+      done.set(v, size)
+      last = size
+      continue
+    }
+    if (done.has(v)) continue
+    if (open.has(v)) return undefined
+    const proto = Object.getPrototypeOf(v)
+    if (Array.isArray(v) ? proto !== Array.prototype : proto !== Object.prototype && proto !== null) return undefined
+    open.add(v)
+    stack.push({ v, exit: true })
+    for (const c of Object.values(v)) stack.push({ v: c, exit: false })
+  }
+  return typeof root === "object" && root !== null ? last : 1
+}
