@@ -1,0 +1,193 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Either } from "effect"
+import type * as JsonSchema from "../src/JsonSchema.js"
+import * as Subschema from "../src/Subschema.js"
+import * as Validator from "../src/Validator.js"
+
+const tag = (cloud: JsonSchema.JsonSchema, local: JsonSchema.JsonSchema) => Subschema.check(cloud, local)._tag
+
+/** Asserts drift and that the witness really is accepted by the cloud validator and rejected locally. */
+const drift = (cloud: JsonSchema.JsonSchema, local: JsonSchema.JsonSchema) => {
+  const v = Subschema.check(cloud, local)
+  assert.strictEqual(v._tag, "Drift", JSON.stringify(v))
+  if (v._tag !== "Drift") throw new Error("unreachable")
+  const c = Either.getOrThrow(Validator.compile(cloud))
+  const l = Either.getOrThrow(Validator.compile(local))
+  assert.isTrue(c.isValid(v.witness), "cloud accepts the witness")
+  assert.isFalse(l.isValid(v.witness), "local rejects the witness")
+  assert.isAbove(v.reasons.length, 0)
+  return v
+}
+
+const obj = (properties: Record<string, JsonSchema.JsonSchema>, extra: Record<string, unknown> = {}): JsonSchema.JsonSchema =>
+  ({ type: "object", properties, ...extra }) as JsonSchema.JsonSchema
+
+describe("Subschema.check: narrowing is not drift", () => {
+  it("tighter ranges, exclusive bounds, lengths, items, smaller enums, integer for number", () => {
+    assert.strictEqual(tag({ type: "integer", minimum: 1, maximum: 5 }, { type: "number", minimum: 0, maximum: 10 }), "Subtype")
+    assert.strictEqual(tag({ type: "number", exclusiveMinimum: 0 }, { type: "number", minimum: 0 }), "Subtype")
+    assert.strictEqual(tag({ type: "integer", exclusiveMinimum: 0.5 }, { type: "integer", minimum: 1 }), "Subtype")
+    assert.strictEqual(tag({ type: "string", maxLength: 5, pattern: "^a+$" }, { type: "string", maxLength: 10 }), "Subtype")
+    assert.strictEqual(tag({ type: "array", minItems: 2, items: { type: "integer" } }, { type: "array", items: { type: "number" } }), "Subtype")
+    assert.strictEqual(tag({ enum: ["a", "b"] }, { type: "string", enum: ["a", "b", "c"] }), "Subtype")
+    assert.strictEqual(tag({ type: "string", pattern: "^[a-z]+$" }, { type: "string", pattern: "^[a-z]+$" }), "Subtype")
+    assert.strictEqual(tag({ type: "string", format: "email" }, { type: "string", format: "email" }), "Subtype")
+  })
+  it("closed cloud object under an open local one; extra required in the cloud", () => {
+    const local = obj({ a: { type: "string" } })
+    assert.strictEqual(tag(obj({ a: { type: "string" } }, { additionalProperties: false, required: ["a"] }), local), "Subtype")
+  })
+  it("deeply equal schemas take the fast path, even ones it could not model", () => {
+    const s = { type: "object", unevaluatedProperties: false, properties: { a: { $dynamicRef: "#x" } } } as JsonSchema.JsonSchema
+    assert.strictEqual(tag(s, JSON.parse(JSON.stringify(s))), "Subtype")
+  })
+  it("integer multipleOf with exact rationals when the cloud is bounded", () => {
+    assert.strictEqual(tag({ type: "integer", multipleOf: 6, minimum: 0, maximum: 1000 }, { type: "integer", multipleOf: 3 }), "Subtype")
+    assert.strictEqual(tag({ type: "number", multipleOf: 0.5 }, { type: "number", multipleOf: 0.5 }), "Subtype")
+  })
+})
+
+describe("Subschema.check: drift with a verified witness", () => {
+  it("a property required locally but optional in the cloud", () => {
+    const v = drift(obj({ units: { type: "string" } }), obj({ units: { type: "string" } }, { required: ["units"] }))
+    assert.strictEqual(v.reasons[0]!.message, "`units` is required locally but optional in the cloud schema")
+    assert.strictEqual(v.reasons[0]!.localPath, "/required")
+  })
+  it("a type the local side rejects, an enum value, a const", () => {
+    drift(obj({ a: { type: ["string", "null"] } }), obj({ a: { type: "string" } }))
+    drift({ type: "number" }, { type: "integer" })
+    drift({ enum: ["a", "b"] }, { enum: ["a"] })
+    drift({ type: "string" }, { const: "a" })
+  })
+  it("an extra property under a closed local object, declared or through an open cloud", () => {
+    const local = obj({ a: { type: "string" } }, { additionalProperties: false })
+    drift(obj({ a: { type: "string" }, b: { type: "integer" } }), local)
+    drift(obj({ a: { type: "string" } }), local)
+  })
+  it("a local constraint on a key the cloud leaves open", () => {
+    drift({ type: "object" }, obj({ a: { type: "string" } }))
+    drift({ type: "object", additionalProperties: { type: "integer" } }, { type: "object", additionalProperties: { type: "integer", minimum: 0 } })
+  })
+  it("arrays and tuples", () => {
+    drift({ type: "array", items: { type: "string" } }, { type: "array", items: { type: "string" }, maxItems: 2 })
+    drift({ type: "array", prefixItems: [{ type: "string" }, { type: "number" }] }, { type: "array", prefixItems: [{ type: "string" }, { type: "integer" }] })
+    drift({ type: "array", items: { type: "integer" } }, { type: "array", items: { type: "integer" }, uniqueItems: true })
+  })
+  it("ranges, lengths, formats, patterns", () => {
+    drift({ type: "integer", minimum: 0 }, { type: "integer", minimum: 1 })
+    drift({ type: "number", maximum: 10 }, { type: "number", exclusiveMaximum: 10 })
+    drift({ type: "string" }, { type: "string", minLength: 1 })
+    drift({ type: "string" }, { type: "string", format: "date-time" })
+    drift({ type: "string" }, { type: "string", pattern: "^[0-9]+$" })
+    drift({ type: "integer", multipleOf: 2 }, { type: "integer", multipleOf: 4 })
+  })
+})
+
+describe("Subschema.check: combinators", () => {
+  it("cloud anyOf: every branch", () => {
+    assert.strictEqual(tag({ anyOf: [{ type: "string" }, { type: "integer" }] }, { type: ["string", "number"] }), "Subtype")
+    drift({ anyOf: [{ type: "string" }, { type: "null" }] }, { type: "string" })
+  })
+  it("local anyOf: a branch per cloud type; a type union with null", () => {
+    assert.strictEqual(tag({ type: ["string", "null"] }, { anyOf: [{ type: "string" }, { type: "null" }] }), "Subtype")
+    drift({ type: ["string", "boolean"] }, { anyOf: [{ type: "string" }, { type: "null" }] })
+  })
+  it("local oneOf only when branches are disjoint", () => {
+    const tagged = { oneOf: [obj({ kind: { const: "a" }, x: { type: "string" } }, { required: ["kind"] }), obj({ kind: { const: "b" } }, { required: ["kind"] })] }
+    assert.strictEqual(tag(obj({ kind: { const: "a" }, x: { type: "string" } }, { required: ["kind"] }), tagged), "Subtype")
+    const overlapping = { oneOf: [{ type: "string", maxLength: 5 }, { type: "string", minLength: 10 }] }
+    assert.strictEqual(tag({ type: "string", maxLength: 3 }, overlapping), "Unsupported")
+    drift({ type: "string", minLength: 2 }, { oneOf: [{ type: "string" }, { minLength: 1 }] })
+  })
+  it("allOf merged on the cloud, judged per branch locally (additionalProperties per branch)", () => {
+    const cloud = { allOf: [obj({ a: { type: "string" } }, { required: ["a"] }), obj({ b: { type: "integer" } }, { required: ["b"] })] }
+    assert.strictEqual(tag(cloud, obj({ a: { type: "string" } }, { required: ["a"] })), "Subtype")
+    drift(cloud, { allOf: [obj({ a: { type: "string" } }, { additionalProperties: false })] })
+  })
+  it("not where decidable", () => {
+    assert.strictEqual(tag({ type: "string" }, { not: { type: "number" } }), "Subtype")
+    assert.strictEqual(tag({ allOf: [{ minimum: 2 }, { not: { minimum: 2 } }] }, false), "Subtype")
+    assert.strictEqual(tag(true, { anyOf: [{ minimum: 2 }, { not: { minimum: 2 } }] }), "Subtype")
+  })
+})
+
+describe("Subschema.check: references, booleans, finite sides", () => {
+  const tree = (extra: Record<string, unknown>) => ({
+    $defs: { node: { type: "object", properties: { value: { type: "integer", ...extra }, children: { type: "array", items: { $ref: "#/$defs/node" } } } } },
+    $ref: "#/$defs/node"
+  })
+  it("recursive schemas are proven co-inductively and drift deep inside is found", () => {
+    assert.strictEqual(tag(tree({ minimum: 0 }), tree({})), "Subtype")
+    const v = drift(tree({}), tree({ minimum: 0 }))
+    assert.isTrue(JSON.stringify(v.witness).includes("-"))
+  })
+  it("an unguarded recursive local $ref is not a proof", () => {
+    assert.strictEqual(tag(true, { anyOf: [{ $ref: "#" }, { type: "string" }] }), "Unsupported")
+  })
+  it("external refs are Unsupported", () => {
+    const v = Subschema.check({ type: "string" }, { $ref: "https://example.com/s.json" })
+    assert.strictEqual(v._tag, "Unsupported")
+  })
+  it("boolean schemas and {}", () => {
+    assert.strictEqual(tag(false, { type: "string" }), "Subtype")
+    assert.strictEqual(tag({ type: "string" }, true), "Subtype")
+    assert.strictEqual(tag({ type: "string" }, {}), "Subtype")
+    drift({}, { type: "string" })
+    drift(true, false)
+  })
+  it("a finite cloud side is decided by the local validator", () => {
+    assert.strictEqual(tag({ enum: ["2024-01-31"] }, { type: "string", format: "date" }), "Subtype")
+    drift({ enum: ["2024-01-31", "x"] }, { type: "string", format: "date" })
+    assert.strictEqual(tag({ type: "integer", minimum: 1, maximum: 3 }, { enum: [1, 2, 3] }), "Subtype")
+    assert.strictEqual(tag({ type: "boolean" }, { enum: [true, false] }), "Subtype")
+  })
+  it("local keywords it does not model are Unsupported, naming the construct", () => {
+    const v = Subschema.check({ type: "object" }, { type: "object", unevaluatedProperties: false })
+    assert.deepStrictEqual(v, { _tag: "Unsupported", construct: "unevaluatedProperties", path: "/unevaluatedProperties" })
+    assert.strictEqual(tag({ type: "number" }, { type: "number", multipleOf: 0.1 }), "Unsupported")
+    assert.strictEqual(tag({ type: "string", pattern: "^a" }, { type: "string", pattern: "^(?=a)" }), "Unsupported")
+  })
+  it("cloud annotations and vendor keys are ignored", () => {
+    assert.strictEqual(tag({ type: "string", "x-vendor": { type: "number" }, description: "d", examples: [1] }, { type: "string" }), "Subtype")
+  })
+})
+
+describe("Subschema.check: hostile input", () => {
+  it("wrong types are Unsupported, never a throw", () => {
+    for (const bad of [null, 1, "s", [], undefined, new Date(), () => 1]) {
+      assert.strictEqual(Subschema.check(bad as never, { type: "string" })._tag, "Unsupported")
+      assert.strictEqual(Subschema.check({ type: "string" }, bad as never)._tag, "Unsupported")
+    }
+    assert.strictEqual(tag({ type: 7 } as never, { type: "string" }), "Unsupported")
+    assert.strictEqual(tag({ type: "string" }, { type: 7 } as never), "Unsupported")
+    assert.strictEqual(tag({ type: "object" }, { type: "object", required: "a" } as never), "Unsupported")
+  })
+  it("10,000-level nesting and huge values stay total", () => {
+    let deep: JsonSchema.JsonSchema = { type: "string" }
+    for (let i = 0; i < 10_000; i++) deep = { type: "object", properties: { a: deep } }
+    assert.strictEqual(tag(deep, { type: "string" }), "Unsupported")
+    assert.include(["Subtype", "Unsupported"], tag(deep, { type: "object" }))
+    assert.include(["Subtype", "Unsupported"], tag(deep, deep))
+    assert.strictEqual(tag({ type: "number", maximum: 1e308 }, { type: "number", maximum: Number.MAX_VALUE }), "Subtype")
+    assert.strictEqual(tag({ type: "string", maxLength: 1e15 }, { type: "string", maxLength: 1e16 }), "Subtype")
+  })
+  it("__proto__ and constructor keys neither throw nor pollute", () => {
+    const local = JSON.parse('{"type":"object","properties":{"__proto__":{"type":"string"},"constructor":{"type":"integer"}},"required":["__proto__","constructor"]}')
+    const cloud = JSON.parse('{"type":"object","properties":{"__proto__":{"type":"string"},"constructor":{"type":"integer"}},"required":["__proto__"]}')
+    const v = drift(cloud, local)
+    assert.include(v.reasons[0]!.message, "constructor")
+    assert.strictEqual(({} as Record<string, unknown>)["type"], undefined)
+    assert.strictEqual(tag(local, cloud), "Subtype")
+  })
+  it("a pathological pair is bounded by the budget", () => {
+    const wide = { anyOf: Array.from({ length: 40 }, (_, i) => ({ allOf: Array.from({ length: 40 }, (_, j) => ({ anyOf: [{ minimum: i }, { maximum: j }] })) })) }
+    const v = Subschema.check(wide, { anyOf: [{ type: "string" }, { type: "number", minimum: -1 }] }, { budget: 500 })
+    assert.include(["Unsupported", "Drift"], v._tag)
+    assert.strictEqual(Subschema.check({ type: "integer" }, { type: "number" }, { budget: 0 })._tag, "Unsupported")
+  })
+  it("a verdict is cached by content", () => {
+    const a = Subschema.check({ type: "integer", minimum: 3 }, { type: "number", minimum: 1 })
+    const b = Subschema.check({ minimum: 3, type: "integer" }, { minimum: 1, type: "number" })
+    assert.strictEqual(a, b)
+  })
+})
