@@ -28,7 +28,9 @@ export const own = (o: JsonObject, key: string): JsonValue | undefined =>
 
 /** Sets an own enumerable property without ever touching a prototype. */
 export const set = (o: Draft, key: string, value: JsonValue): void => {
-  Object.defineProperty(o, key, { value, enumerable: true, writable: true, configurable: true })
+  // only `__proto__` has a setter on a plain object; every other key is an ordinary own property
+  if (key === "__proto__") Object.defineProperty(o, key, { value, enumerable: true, writable: true, configurable: true })
+  else o[key] = value
 }
 
 /** A fresh draft object (plain prototype, so the output is an ordinary JSON object). */
