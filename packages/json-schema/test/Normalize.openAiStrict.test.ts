@@ -192,6 +192,8 @@ describe("openAiStrict: fails open, never half-strict", () => {
     ok(obj({ e: { type: "integer", enum: values(600) }, f: { type: "integer", enum: values(400) } }))
     open(obj({ e: { type: "integer", enum: values(600) }, f: { type: "integer", enum: values(401) } }), /more than 1000 enum values/)
     open(obj({ e: { type: "string", enum: Array.from({ length: 300 }, (_, i) => `${i}`.padEnd(60, "x")) } }), /enum of 300 strings/)
+    ok(obj({ [`a`.repeat(60_000)]: { type: "string" }, [`b`.repeat(59_000)]: { type: "string" } }))
+    open(obj({ [`a`.repeat(60_000)]: { type: "string" }, [`b`.repeat(61_000)]: { type: "string" } }), /more than 120000 characters/)
   })
 })
 
