@@ -108,6 +108,9 @@ describe("Subschema.check: combinators", () => {
     assert.strictEqual(tag({ type: "string" }, { not: { type: "number" } }), "Subtype")
     assert.strictEqual(tag({ allOf: [{ minimum: 2 }, { not: { minimum: 2 } }] }, false), "Subtype")
     assert.strictEqual(tag(true, { anyOf: [{ minimum: 2 }, { not: { minimum: 2 } }] }), "Subtype")
+    assert.strictEqual(tag(true, { anyOf: [{ not: false }] }), "Subtype")
+    drift(true, { anyOf: [{ not: true }] })
+    drift({ type: "integer" }, { not: { type: "integer", minimum: 3 } })
   })
 })
 

@@ -28,6 +28,7 @@ export const check = (ctx: Ctx, nodes: ReadonlyArray<Node>, local: Node, prove: 
   if (items !== undefined && !isSchemaValue(items) && !(d === "draft-07" && Array.isArray(items))) return unknown("items", where(local, "items"))
   if (d === "2020-12" && prefix !== undefined && !Array.isArray(prefix)) return unknown("prefixItems", where(local, "prefixItems"))
   if (d === "draft-07" && more !== undefined && !isSchemaValue(more)) return unknown("additionalItems", where(local, "additionalItems"))
+  if (!tuple(local, d).every(isSchemaValue)) return unknown(d === "2020-12" ? "prefixItems" : "items", where(local))
   const cmin = minItems(nodes), cmax = maxItems(ctx, nodes)
   const at = (k: string) => ({ cloudPath: where(nodes[0] ?? local), localPath: where(local, k) })
   const lengths = (): Outcome => {

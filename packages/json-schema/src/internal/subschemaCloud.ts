@@ -132,11 +132,11 @@ export const essence = (root: JsonSchema.JsonSchema, s: JsonSchema.JsonSchema): 
 }
 
 /** A stable key of a conjunction for the co-inductive assumption set. */
-export const viewKey = (nodes: ReadonlyArray<Node>): string | undefined => {
+export const viewKey = (nodes: ReadonlyArray<Node>): string => {
   const parts: Array<string> = []
   for (const n of nodes) {
-    if (n.ptr === undefined) return undefined
-    parts.push(n.skip === undefined ? n.ptr : `${n.ptr}!${[...n.skip].sort().join(",")}`)
+    const at = n.ptr ?? `~${JSON.stringify(n.schema)}`
+    parts.push(n.skip === undefined ? at : `${at}!${[...n.skip].sort().join(",")}`)
   }
   return parts.sort().join("&")
 }

@@ -42,7 +42,7 @@ export const anyOf = (ctx: Ctx, local: Node, nodes: ReadonlyArray<Node>, types: 
     const not = typeof e === "object" && Object.keys(e).length === 1 ? e["not"] : undefined
     if (isSchemaValue(not)) {
       const x = essence(ctx.localRoot, not)
-      if (x === true || essences.some((c) => c !== e && equals(c, x))) return proven
+      if (x === false || essences.some((c) => c !== e && equals(c, x))) return proven
     }
   }
   const outcomes: Array<Outcome> = []
@@ -121,7 +121,10 @@ export const not = (ctx: Ctx, local: Node, nodes: ReadonlyArray<Node>, types: Re
   const t = branchTypes(ctx, child(local, x, "not"))
   if (t !== undefined && ![...types].some((b) => t.has(b))) return proven
   if (nodes.some((n) => { const y = kw(n, "not"); return y !== undefined && equals(y, x) })) return proven
-  return unknown("not", where(local, "not"))
+  // a value in both the cloud and `X` is a witness; the cloud side here may be wider than the real one
+  const both = sample(ctx, [...nodes, child(local, x, "not")])
+  if (both === undefined) return unknown("not", where(local, "not"))
+  return counter({ cloudPath: where(nodes[0] ?? local), localPath: where(local, "not"), message: `the cloud schema allows ${JSON.stringify(both).slice(0, 60)}, which the local \`not\` excludes` }, [both])
 }
 
 /** `if`/`then`/`else`: decided when the cloud is inside `if`, disjoint from it by type, or inside both branches. */

@@ -25,6 +25,11 @@ export const check = (ctx: Ctx, nodes: ReadonlyArray<Node>, local: Node, prove: 
   for (const k of ["properties", "patternProperties", "dependentRequired", "dependentSchemas", "dependencies"]) {
     const v = kw(local, k)
     if (v !== undefined && !isObject(v)) return unknown(k, where(local, k))
+    if (k !== "dependentRequired" && k !== "dependencies" && isObject(v) && !Object.values(v).every(isSchemaValue)) return unknown(k, where(local, k))
+  }
+  for (const k of ["additionalProperties", "propertyNames"]) {
+    const v = kw(local, k)
+    if (v !== undefined && !isSchemaValue(v)) return unknown(k, where(local, k))
   }
   const cloudReq = new Set(requiredKeys(nodes))
   const possible = (k: string) => !keyView(nodes, k).some((n) => n.schema === false)

@@ -34,7 +34,7 @@ export const prove = (ctx: Ctx, view: ReadonlyArray<Node>, local: Node): Outcome
   const types = cloudTypes(nodes)
   if (types.size === 0) return proven
   if (!ctx.refs) return decide(ctx, nodes, types, local)
-  const key = `${viewKey(nodes) ?? "?"}=>${viewKey([local]) ?? "?"}`
+  const key = `${viewKey(nodes)}=>${viewKey([local])}`
   const seen = ctx.assumptions.get(key)
   if (seen !== undefined) return ctx.guard > seen ? proven : unknown("unguarded recursive $ref", where(local))
   ctx.assumptions.set(key, ctx.guard)
