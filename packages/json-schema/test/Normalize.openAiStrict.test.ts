@@ -307,12 +307,19 @@ const schemas = (() => {
   }))
 })()
 
+const deepFreeze = <A>(u: A): A => {
+  if (typeof u === "object" && u !== null) for (const v of Object.values(Object.freeze(u))) deepFreeze(v)
+  return u
+}
+
 describe("openAiStrict: properties", () => {
   it.prop("a strict result passes OpenAI's rules and compiles; the run is deterministic, pure and idempotent", [schemas], ([schema]) => {
     const before = JSON.stringify(schema)
     const r = strict(schema)
     assert.strictEqual(JSON.stringify(schema), before)
     assert.deepStrictEqual(strict(schema), r)
+    // a write into the input would throw on a frozen copy, and the run would then fall open
+    assert.deepStrictEqual(strict(deepFreeze(JSON.parse(before))).strict, r.strict)
     if (!r.strict) {
       assert.strictEqual(r.schema as unknown, schema)
       assert.strictEqual(r.changes.length, 1)

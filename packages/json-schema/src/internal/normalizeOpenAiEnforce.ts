@@ -28,6 +28,31 @@ export const enforce = (schema: JsonSchema, changes: Changes): JsonObject => {
 const objectKeys: ReadonlySet<string> = new Set(["properties", "required", "additionalProperties"])
 
 const node = (schema: JsonSchema | JsonValue, path: string, depth: number, changes: Changes): Draft => {
+  const checked = representable(schema, path, depth)
+  const out = draft()
+  if (typesOf(checked) === undefined && own(checked, "anyOf") === undefined && own(checked, "oneOf") === undefined &&
+    own(checked, "$ref") === undefined) {
+    const inferred = inferType(checked)
+    if (inferred === undefined) {
+      throw new NotStrict(path, "has no `type`, `anyOf` or `$ref` once unsupported keywords are removed, so strict mode cannot describe it")
+    }
+    set(out, "type", inferred)
+    changes.push({ path, change: `\`type: ${show(inferred)}\` inferred from the \`enum\` values` })
+  }
+  const isObjectNode = hasType(checked, "object")
+  for (const key of Object.keys(checked)) {
+    if (!objectKeys.has(key)) keyword(checked, key, out, path, depth, changes)
+    else if (!isObjectNode) changes.push({ path: append(path, key), change: `removed \`${key}\`: the node is not an object` })
+  }
+  if (isObjectNode) close(checked, out, path, depth, changes)
+  if (hasType(checked, "array") && own(checked, "items") === undefined && own(checked, "prefixItems") === undefined) {
+    throw new NotStrict(path, "is an array without `items`: strict mode needs the item type")
+  }
+  return out
+}
+
+/** The node as a schema object strict mode can take at all (no boolean, no `allOf`, not too deep). */
+const representable = (schema: JsonSchema | JsonValue, path: string, depth: number): JsonObject => {
   if (typeof schema === "boolean") {
     throw new NotStrict(path, `is the boolean schema \`${schema}\` (${schema ? "any value" : "no value"}), which strict mode cannot type`)
   }
@@ -39,29 +64,7 @@ const node = (schema: JsonSchema | JsonValue, path: string, depth: number, chang
   if (own(schema, "anyOf") !== undefined && own(schema, "oneOf") !== undefined) {
     throw new NotStrict(path, "has both `anyOf` and `oneOf`, which strict mode cannot combine")
   }
-  const out = draft()
-  const union = own(schema, "anyOf") !== undefined || own(schema, "oneOf") !== undefined
-  if (typesOf(schema) === undefined && !union && own(schema, "$ref") === undefined) {
-    const inferred = inferType(schema)
-    if (inferred === undefined) {
-      throw new NotStrict(path, "has no `type`, `anyOf` or `$ref` once unsupported keywords are removed, so strict mode cannot describe it")
-    }
-    set(out, "type", inferred)
-    changes.push({ path, change: `\`type: ${show(inferred)}\` inferred from the \`enum\` values` })
-  }
-  const isObjectNode = hasType(schema, "object")
-  for (const key of Object.keys(schema)) {
-    if (objectKeys.has(key)) {
-      if (!isObjectNode) changes.push({ path: append(path, key), change: `removed \`${key}\`: the node is not an object` })
-      continue
-    }
-    keyword(schema, key, out, path, depth, changes)
-  }
-  if (isObjectNode) close(schema, out, path, depth, changes)
-  if (hasType(schema, "array") && own(schema, "items") === undefined && own(schema, "prefixItems") === undefined) {
-    throw new NotStrict(path, "is an array without `items`: strict mode needs the item type")
-  }
-  return out
+  return schema
 }
 
 const keyword = (schema: JsonObject, key: string, out: Draft, path: string, depth: number, changes: Changes): void => {

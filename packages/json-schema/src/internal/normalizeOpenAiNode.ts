@@ -74,7 +74,7 @@ export const acceptsNull = (node: JsonValue): boolean => {
   return values === undefined || (Array.isArray(values) && values.includes(null))
 }
 
-/** The one-branch-per-line `{ "type": "null" }` schema. */
+/** A fresh `{ "type": "null" }` schema, the branch that makes a node nullable. */
 export const nullSchema = (): Draft => ({ type: "null" })
 
 /** Schemas whose tree (shared subschemas counted each time they occur) is larger than this are refused. */
