@@ -170,14 +170,13 @@ describe("openAiStrict: fails open, never half-strict", () => {
     open(obj({ s: { not: { type: "null" } } }), /`\/properties\/s` has no `type`/)
   })
 
-  it("`allOf`, undeclared required keys, arrays without items, non-object roots, refs the rewrite breaks", () => {
+  it("`allOf`, undeclared required keys, arrays without items, non-object roots, refs that cannot follow", () => {
     open(obj({ a: { allOf: [{ type: "string" }] } }), /uses `allOf`/)
     open(obj({ a: { type: "string" } }, { required: ["a", "b"] }), /requires `b`/)
     open(obj({ a: { type: "array" } }), /array without `items`/)
     open({ type: "string" }, /the schema is not `type: "object"`/)
     open({ anyOf: [obj({})] }, /the schema is not/)
     open({ type: "object", properties: {}, anyOf: [obj({})] }, /is a union/)
-    open(obj({ a: obj({ b: { type: "string" } }), c: { $ref: "#/properties/a/properties/b" } }), /does not resolve/)
     open(obj({ a: { $ref: "https://example.com/s.json" } }), /does not resolve/)
   })
 
@@ -194,6 +193,26 @@ describe("openAiStrict: fails open, never half-strict", () => {
     open(obj({ e: { type: "string", enum: Array.from({ length: 300 }, (_, i) => `${i}`.padEnd(60, "x")) } }), /enum of 300 strings/)
     ok(obj({ [`a`.repeat(60_000)]: { type: "string" }, [`b`.repeat(59_000)]: { type: "string" } }))
     open(obj({ [`a`.repeat(60_000)]: { type: "string" }, [`b`.repeat(61_000)]: { type: "string" } }), /more than 120000 characters/)
+  })
+})
+
+describe("openAiStrict: `$ref`s follow the nodes they point at", () => {
+  it("re-aims a pointer into a wrapped property at the schema inside the wrapper", () => {
+    const out = ok(obj({ a: obj({ b: { type: "string" } }), "x y": { type: "integer" }, c: { $ref: "#/properties/a/properties/b" }, d: { $ref: "#/properties/x%20y" } }))
+    assert.deepStrictEqual(out.properties.c, nullable({ $ref: "#/properties/a/anyOf/0/properties/b/anyOf/0" }))
+    assert.deepStrictEqual(out.properties.d, nullable({ $ref: "#/properties/x%20y/anyOf/0" }))
+    const v = Either.getOrThrow(Validator.compile(out))
+    assert.isTrue(v.isValid({ a: null, "x y": null, c: "s", d: 1 }))
+    assert.isFalse(v.isValid({ a: null, "x y": null, c: 1, d: 1 }))
+  })
+
+  it("follows a branch moved by splicing, keeps refs into $defs, and fails open on a ref to a spliced union", () => {
+    const u = { anyOf: [{ anyOf: [{ type: "string" }, { type: "integer" }] }, { type: "boolean" }] }
+    const out = ok(obj({ u, r: { $ref: "#/properties/u/anyOf/0/anyOf/1" }, s: { $ref: "#/$defs/D" } }, { $defs: { D: { type: "string" } } }))
+    assert.deepStrictEqual(out.properties.r, nullable({ $ref: "#/properties/u/anyOf/1" }))
+    assert.deepStrictEqual(out.properties.s, nullable({ $ref: "#/$defs/D" }))
+    open(obj({ u, r: { $ref: "#/properties/u/anyOf/0" } }), /no schema node of its own/)
+    open(obj({ a: { type: "string", not: { type: "integer" } }, r: { $ref: "#/properties/a/not" } }), /no schema node of its own/)
   })
 })
 

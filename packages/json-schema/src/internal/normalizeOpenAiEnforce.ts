@@ -12,6 +12,7 @@ import {
   acceptsNull, type Changes, type Draft, draft, hasType, isObject, isPureUnion, maxDepth, NotStrict, nullSchema, own,
   set, show, typesOf
 } from "./normalizeOpenAiNode.js"
+import { relink } from "./normalizeOpenAiRefs.js"
 
 /** Strictifies a sanitized schema; its root must be a plain object schema, as a tool's parameters are. */
 export const enforce = (schema: JsonSchema, changes: Changes): JsonObject => {
@@ -21,13 +22,22 @@ export const enforce = (schema: JsonSchema, changes: Changes): JsonObject => {
   if (own(schema, "anyOf") !== undefined || own(schema, "oneOf") !== undefined) {
     throw new NotStrict("", "is a union, and strict mode takes only a plain object for a tool's parameters")
   }
-  return node(schema, "", 0, changes)
+  const ctx: Ctx = { changes, nodes: new Map() }
+  const out = node(schema, "", 0, ctx)
+  relink(out, ctx.nodes, changes)
+  return out
+}
+
+/** One run: its changes, and the output node built for each input pointer (so `$ref`s can follow). */
+interface Ctx {
+  readonly changes: Changes
+  readonly nodes: Map<string, Draft>
 }
 
 /** Keywords rebuilt by the object rules rather than copied. */
 const objectKeys: ReadonlySet<string> = new Set(["properties", "required", "additionalProperties"])
 
-const node = (schema: JsonSchema | JsonValue, path: string, depth: number, changes: Changes): Draft => {
+const node = (schema: JsonSchema | JsonValue, path: string, depth: number, ctx: Ctx): Draft => {
   const checked = representable(schema, path, depth)
   const out = draft()
   if (typesOf(checked) === undefined && own(checked, "anyOf") === undefined && own(checked, "oneOf") === undefined &&
@@ -37,17 +47,18 @@ const node = (schema: JsonSchema | JsonValue, path: string, depth: number, chang
       throw new NotStrict(path, "has no `type`, `anyOf` or `$ref` once unsupported keywords are removed, so strict mode cannot describe it")
     }
     set(out, "type", inferred)
-    changes.push({ path, change: `\`type: ${show(inferred)}\` inferred from the \`enum\` values` })
+    ctx.changes.push({ path, change: `\`type: ${show(inferred)}\` inferred from the \`enum\` values` })
   }
   const isObjectNode = hasType(checked, "object")
   for (const key of Object.keys(checked)) {
-    if (!objectKeys.has(key)) keyword(checked, key, out, path, depth, changes)
-    else if (!isObjectNode) changes.push({ path: append(path, key), change: `removed \`${key}\`: the node is not an object` })
+    if (!objectKeys.has(key)) keyword(checked, key, out, path, depth, ctx)
+    else if (!isObjectNode) ctx.changes.push({ path: append(path, key), change: `removed \`${key}\`: the node is not an object` })
   }
-  if (isObjectNode) close(checked, out, path, depth, changes)
+  if (isObjectNode) close(checked, out, path, depth, ctx)
   if (hasType(checked, "array") && own(checked, "items") === undefined && own(checked, "prefixItems") === undefined) {
     throw new NotStrict(path, "is an array without `items`: strict mode needs the item type")
   }
+  ctx.nodes.set(path, out)
   return out
 }
 
@@ -67,21 +78,21 @@ const representable = (schema: JsonSchema | JsonValue, path: string, depth: numb
   return schema
 }
 
-const keyword = (schema: JsonObject, key: string, out: Draft, path: string, depth: number, changes: Changes): void => {
+const keyword = (schema: JsonObject, key: string, out: Draft, path: string, depth: number, ctx: Ctx): void => {
   const value = schema[key]!
   const at = append(path, key)
-  if (key === "anyOf" || key === "oneOf") return splice(value, key, schema, out, path, depth, changes)
+  if (key === "anyOf" || key === "oneOf") return splice(value, key, schema, out, path, depth, ctx)
   if (key === "prefixItems" || (key === "items" && Array.isArray(value))) {
     if (!Array.isArray(value)) throw new NotStrict(path, `has a \`${key}\` that is not a list of schemas`)
-    return set(out, key, value.map((v, i) => node(v, append(at, i), depth + 1, changes)))
+    return set(out, key, value.map((v, i) => node(v, append(at, i), depth + 1, ctx)))
   }
   if (key === "items" || key === "additionalItems") {
     // `false` closes a tuple (no further items): it is a rule, not a node to type
-    return set(out, key, value === false ? false : node(value, at, depth + 1, changes))
+    return set(out, key, value === false ? false : node(value, at, depth + 1, ctx))
   }
   if ((key === "$defs" || key === "definitions") && isObject(value)) {
     const defs = draft()
-    for (const name of Object.keys(value)) set(defs, name, node(value[name]!, append(at, name), depth + 1, changes))
+    for (const name of Object.keys(value)) set(defs, name, node(value[name]!, append(at, name), depth + 1, ctx))
     return set(out, key, defs)
   }
   set(out, key, value)
@@ -89,16 +100,16 @@ const keyword = (schema: JsonObject, key: string, out: Draft, path: string, dept
 
 /** `anyOf` (or `oneOf`, read as `anyOf`) with its branches strictified and nested pure unions spliced flat. */
 const splice = (
-  list: JsonValue, key: string, schema: JsonObject, out: Draft, path: string, depth: number, changes: Changes
+  list: JsonValue, key: string, schema: JsonObject, out: Draft, path: string, depth: number, ctx: Ctx
 ): void => {
   const at = append(path, key)
   if (!Array.isArray(list) || list.length === 0) throw new NotStrict(path, `has an \`${key}\` that is not a non-empty list of schemas`)
   if (key === "oneOf") {
-    changes.push({ path: at, change: "`oneOf` became `anyOf` (strict mode has no `oneOf`; validation against the original still rejects a value matching two branches)" })
+    ctx.changes.push({ path: at, change: "`oneOf` became `anyOf` (strict mode has no `oneOf`; validation against the original still rejects a value matching two branches)" })
   }
   const branches: Array<JsonValue> = []
   for (let i = 0; i < list.length; i++) {
-    const strict = node(list[i]!, append(at, i), depth + 1, changes)
+    const strict = node(list[i]!, append(at, i), depth + 1, ctx)
     if (!isPureUnion(strict)) {
       branches.push(strict)
       continue
@@ -107,7 +118,7 @@ const splice = (
     const inner = own(strict, "description")
     const hoist = inner !== undefined && own(schema, "description") === undefined && own(out, "description") === undefined
     if (hoist) set(out, "description", inner)
-    changes.push({
+    ctx.changes.push({
       path: append(at, i),
       change: `a nested \`anyOf\` was spliced into its parent${
         inner === undefined ? "" : hoist ? "; its description moved up to the parent" : "; its description was dropped (the parent has one)"
@@ -118,7 +129,7 @@ const splice = (
 }
 
 /** The object rules: closed, every declared key required, the optional ones made nullable. */
-const close = (schema: JsonObject, out: Draft, path: string, depth: number, changes: Changes): void => {
+const close = (schema: JsonObject, out: Draft, path: string, depth: number, ctx: Ctx): void => {
   const extra = own(schema, "additionalProperties")
   if (extra !== undefined && extra !== false) {
     throw new NotStrict(path, `accepts undeclared keys (\`additionalProperties: ${show(extra)}\`); strict mode would close the object and the model could no longer send them`)
@@ -133,13 +144,13 @@ const close = (schema: JsonObject, out: Draft, path: string, depth: number, chan
   const map = draft()
   for (const name of names) {
     const at = append(append(path, "properties"), name)
-    const strict = node(props![name]!, at, depth + 1, changes)
-    set(map, name, required.has(name) ? strict : nullable(strict, at, name, changes))
+    const strict = node(props![name]!, at, depth + 1, ctx)
+    set(map, name, required.has(name) ? strict : nullable(strict, at, name, ctx))
   }
   set(out, "properties", map)
   set(out, "required", names)
   set(out, "additionalProperties", false)
-  if (extra === undefined) changes.push({ path, change: "closed with `additionalProperties: false`" })
+  if (extra === undefined) ctx.changes.push({ path, change: "closed with `additionalProperties: false`" })
 }
 
 const requiredOf = (schema: JsonObject, path: string, declared: ReadonlySet<string>): ReadonlySet<string> => {
@@ -157,20 +168,21 @@ const requiredOf = (schema: JsonObject, path: string, declared: ReadonlySet<stri
 }
 
 /** An optional property made nullable: `null` is what a strict model sends for "absent". */
-const nullable = (strict: Draft, at: string, name: string, changes: Changes): Draft => {
+const nullable = (strict: Draft, at: string, name: string, ctx: Ctx): Draft => {
   const lead = `\`${name}\` was optional: now required`
   if (acceptsNull(strict)) {
-    changes.push({ path: at, change: `${lead}; it already accepts \`null\`, which stands for absent` })
+    ctx.changes.push({ path: at, change: `${lead}; it already accepts \`null\`, which stands for absent` })
     return strict
   }
   if (isPureUnion(strict)) {
     const out = draft()
     for (const k of Object.keys(strict)) set(out, k, strict[k]!)
     set(out, "anyOf", [...(own(strict, "anyOf") as ReadonlyArray<JsonValue>), nullSchema()])
-    changes.push({ path: at, change: `${lead}, with a \`{"type":"null"}\` branch appended to its \`anyOf\`` })
+    ctx.nodes.set(at, out)
+    ctx.changes.push({ path: at, change: `${lead}, with a \`{"type":"null"}\` branch appended to its \`anyOf\`` })
     return out
   }
-  changes.push({ path: at, change: `${lead} and nullable, as \`anyOf: [<schema>, {"type":"null"}]\`` })
+  ctx.changes.push({ path: at, change: `${lead} and nullable, as \`anyOf: [<schema>, {"type":"null"}]\`` })
   return { anyOf: [strict, nullSchema()] }
 }
 
