@@ -53,6 +53,9 @@ export const check = (cloud: JsonSchema.JsonSchema, local: JsonSchema.JsonSchema
     const ck = stableKey(cloud), lk = stableKey(local)
     if (ck === undefined || lk === undefined) return { _tag: "Unsupported", construct: "a schema that is not plain JSON or is nested too deeply", path: "" }
     if (ck === lk) return subtype
+    if (ck.length + lk.length > MAX_TEXT || size(cloud) + size(local) > MAX_SUBSCHEMAS) {
+      return { _tag: "Unsupported", construct: "a schema too large to prove", path: "" }
+    }
     const budget = Math.max(0, Math.min(options?.budget ?? defaultBudget, 10_000_000))
     const key = `${budget}\u0000${ck}\u0000${lk}`
     const hit = cache.get(key)
@@ -64,6 +67,21 @@ export const check = (cloud: JsonSchema.JsonSchema, local: JsonSchema.JsonSchema
   } catch (e) {
     return { _tag: "Unsupported", construct: e instanceof RangeError ? "a schema nested too deeply" : "an internal limit", path: "" }
   }
+}
+
+const MAX_TEXT = 1_000_000
+const MAX_SUBSCHEMAS = 4_000
+
+/** The number of subschemas in a schema, counted up to the limit. */
+const size = (s: JsonSchema.JsonSchema): number => {
+  let n = 0
+  const stack: Array<JsonSchema.JsonSchema> = [s]
+  while (stack.length > 0 && n <= MAX_SUBSCHEMAS) {
+    const x = stack.pop()!
+    n++
+    for (const c of JsonSchema.subschemas(x)) stack.push(c.schema)
+  }
+  return n
 }
 
 const safeIsSchema = (u: unknown): u is JsonSchema.JsonSchema => {
