@@ -6,7 +6,8 @@
  * @internal
  */
 import * as JsonSchema from "../JsonSchema.js"
-import { equals } from "../JsonValue.js"
+import type { JsonValue } from "../JsonValue.js"
+import { equals, isObject } from "../JsonValue.js"
 import type { Ctx, Node, Outcome } from "./subschemaModel.js"
 import { child, isSchemaValue, kw, tick, unknown, where, without } from "./subschemaModel.js"
 
@@ -101,7 +102,7 @@ const contradictory = (root: JsonSchema.JsonSchema, nodes: ReadonlyArray<Node>, 
     if (!isSchemaValue(not)) continue
     const x = essence(root, not)
     if (x === true) return true
-    if (full.some((m) => equals(m, x))) return true
+    if (full.some((m) => same(root, m, x))) return true
   }
   return false
 }
@@ -140,3 +141,51 @@ export const viewKey = (nodes: ReadonlyArray<Node>): string => {
   }
   return parts.sort().join("&")
 }
+
+/**
+ * Whether two schemas of one document mean the same: equal after `essence`, where two `$ref`s count as
+ * equal when their targets are (a bisimulation: a pair met again is assumed equal). An embedded `$id`
+ * would change how references resolve, so a schema holding one is only equal to itself.
+ */
+export const same = (root: JsonSchema.JsonSchema, a: JsonSchema.JsonSchema, b: JsonSchema.JsonSchema): boolean => {
+  const seen = new Set<string>()
+  let steps = 0
+  const go = (x: JsonValue, y: JsonValue, schema: boolean): boolean => {
+    if (++steps > 2_000) return false
+    if (schema && isSchemaValue(x) && isSchemaValue(y)) {
+      x = essence(root, x)
+      y = essence(root, y)
+    }
+    if (x === y) return true
+    if (typeof x !== "object" || typeof y !== "object" || x === null || y === null) return false
+    if (Array.isArray(x) || Array.isArray(y)) {
+      return Array.isArray(x) && Array.isArray(y) && x.length === y.length && x.every((v, i) => go(v, y[i]!, schema))
+    }
+    const xo = x as JsonSchema.JsonSchemaObject, yo = y as JsonSchema.JsonSchemaObject
+    const kx = Object.keys(xo), ky = Object.keys(yo)
+    if (kx.length !== ky.length || !kx.every((k) => Object.prototype.hasOwnProperty.call(yo, k))) return false
+    if (schema && (typeof xo["$id"] === "string" || typeof yo["$id"] === "string")) return equals(xo, yo)
+    return kx.every((k) => {
+      if (!schema || literal.has(k)) return equals(xo[k]!, yo[k]!)
+      if (k === "$ref") return refs(xo[k]!, yo[k]!)
+      if (maps.has(k)) return go(xo[k]!, yo[k]!, false) && isObject(xo[k]) && Object.keys(xo[k]).every((n) => go((xo[k] as JsonSchema.JsonSchemaObject)[n]!, (yo[k] as JsonSchema.JsonSchemaObject)[n]!, true))
+      return go(xo[k]!, yo[k]!, true)
+    })
+  }
+  const refs = (x: JsonValue, y: JsonValue): boolean => {
+    if (x === y) return true
+    if (typeof x !== "string" || typeof y !== "string") return false
+    const key = `${x}\u0000${y}`
+    if (seen.has(key)) return true
+    seen.add(key)
+    const rx = JsonSchema.resolveRef(root, x), ry = JsonSchema.resolveRef(root, y)
+    return rx._tag === "Resolved" && ry._tag === "Resolved" && go(rx.schema, ry.schema, true)
+  }
+  return go(a, b, true)
+}
+
+/** Keywords whose values are data, compared as JSON. */
+const literal: ReadonlySet<string> = new Set(["enum", "const", "required", "type", "pattern", "format", "dependentRequired"])
+
+/** Keywords whose values map names to subschemas. */
+const maps: ReadonlySet<string> = new Set(["properties", "patternProperties", "dependentSchemas"])

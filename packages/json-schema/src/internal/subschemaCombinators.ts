@@ -8,7 +8,7 @@
 import type { JsonSchema } from "../JsonSchema.js"
 import type { JsonValue } from "../JsonValue.js"
 import { equals, isObject } from "../JsonValue.js"
-import { essence, follow } from "./subschemaCloud.js"
+import { essence, follow, same } from "./subschemaCloud.js"
 import type { Ctx, Node, Outcome } from "./subschemaModel.js"
 import { all, child, counter, isSchemaValue, kw, proven, strings, unknown, where } from "./subschemaModel.js"
 import type { Prove } from "./subschemaObjects.js"
@@ -42,7 +42,7 @@ export const anyOf = (ctx: Ctx, local: Node, nodes: ReadonlyArray<Node>, types: 
     const not = typeof e === "object" && Object.keys(e).length === 1 ? e["not"] : undefined
     if (isSchemaValue(not)) {
       const x = essence(ctx.localRoot, not)
-      if (x === false || essences.some((c) => c !== e && equals(c, x))) return proven
+      if (x === false || essences.some((c) => c !== e && same(ctx.localRoot, c, x))) return proven
     }
   }
   const outcomes: Array<Outcome> = []

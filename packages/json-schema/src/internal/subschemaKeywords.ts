@@ -76,7 +76,7 @@ export const universalFormats: ReadonlySet<string> = new Set(["password", "binar
 /**
  * The first construct in a local schema whose validator semantics the prover does not trust (Ajv is known
  * to differ from the specification there; see the Conformance pins): dynamic references, `unevaluated*`
- * next to `contains`, `if` or nested `items`, and a draft-07 `$ref` with sibling keywords. A finite cloud
+ * next to `contains` or an `if` without `then`, and a draft-07 `$ref` with sibling keywords. A finite cloud
  * side is not decided by the validator, and no witness is reported, when a schema has one.
  */
 export const untrusted = (root: JsonSchema, dialect: Dialect): { readonly construct: string; readonly path: string } | undefined => {
@@ -90,7 +90,7 @@ export const untrusted = (root: JsonSchema, dialect: Dialect): { readonly constr
     const s = v as { readonly [k: string]: JsonValue }
     for (const k of Object.keys(s)) {
       if (!found.has(k)) found.set(k, P.append(p, k))
-      if ((k === "items" || k === "prefixItems") && s["unevaluatedItems"] === undefined) found.set("nested items", p)
+      if (k === "if" && s["then"] === undefined) found.set("if without then", p)
       if (k === "$ref" && dialect === "draft-07" && Object.keys(s).some((o) => o !== "$ref" && !inert.has(o))) {
         return { construct: "draft-07 $ref with sibling keywords", path: P.append(p, k) }
       }
@@ -99,9 +99,9 @@ export const untrusted = (root: JsonSchema, dialect: Dialect): { readonly constr
   }
   for (const k of ["$dynamicRef", "$recursiveRef"]) if (found.has(k)) return { construct: k, path: found.get(k)! }
   const ui = found.get("unevaluatedItems"), up = found.get("unevaluatedProperties")
-  if (ui !== undefined && ["contains", "if", "nested items"].some((k) => found.has(k))) {
-    return { construct: "unevaluatedItems with contains, if or nested items", path: ui }
+  if (ui !== undefined && ["contains", "if without then"].some((k) => found.has(k))) {
+    return { construct: "unevaluatedItems with contains or an if without then", path: ui }
   }
-  if (up !== undefined && found.has("if")) return { construct: "unevaluatedProperties with if", path: up }
+  if (up !== undefined && found.has("if without then")) return { construct: "unevaluatedProperties with an if without then", path: up }
   return undefined
 }
