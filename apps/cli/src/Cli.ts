@@ -6,12 +6,13 @@
 import * as Command from "@effect/cli/Command"
 import * as Examples from "./Examples.js"
 import * as Normalize from "./Normalize.js"
+import * as Subschema from "./Subschema.js"
 import * as Validate from "./Validate.js"
 
 /** The root command. */
 export const command = Command.make("toolgate").pipe(
   Command.withDescription("Tool-call contracts: validate arguments, check schemas."),
-  Command.withSubcommands([Validate.command, Examples.command, Normalize.command])
+  Command.withSubcommands([Validate.command, Examples.command, Normalize.command, Subschema.command])
 )
 
 /** Runs the command line over `argv` (as `process.argv`). */

@@ -1,18 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
-import { spawnSync } from "node:child_process"
+import { toolgate } from "./toolgate.js"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { join, resolve } from "node:path"
-
-const root = resolve(import.meta.dirname, "../../..")
-const toolgate = (...args: Array<string>) => {
-  const result = spawnSync(process.execPath, [resolve(root, "apps/cli/bin/toolgate.js"), ...args], {
-    cwd: root,
-    encoding: "utf8",
-    timeout: 60_000
-  })
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr }
-}
+import { join } from "node:path"
 
 const dir = mkdtempSync(join(tmpdir(), "toolgate-normalize-"))
 const file = (name: string, text: string): string => {

@@ -1,16 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { spawnSync } from "node:child_process"
-import { resolve } from "node:path"
-
-const root = resolve(import.meta.dirname, "../../..")
-const toolgate = (...args: Array<string>) => {
-  const result = spawnSync(process.execPath, [resolve(root, "apps/cli/bin/toolgate.js"), ...args], {
-    cwd: root,
-    encoding: "utf8",
-    timeout: 60_000
-  })
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr }
-}
+import { toolgate } from "./toolgate.js"
 
 const schema = JSON.stringify({ type: "object", properties: { n: { type: "integer" } }, required: ["n"] })
 

@@ -24,3 +24,6 @@ export * as RefAware from "./RefAware.js"
 
 /** Provider schema dialects: OpenAI strict, Google, Claude via Cloud Code Assist, MCP. */
 export * as Normalize from "./Normalize.js"
+
+/** The subschema prover: `check(cloud, local)` → Subtype · Drift with a witness · Unsupported. */
+export * as Subschema from "./Subschema.js"
