@@ -144,13 +144,14 @@ export const viewKey = (nodes: ReadonlyArray<Node>): string => {
 
 /**
  * Whether two schemas of one document mean the same: equal after `essence`, where two `$ref`s count as
- * equal when their targets are (a bisimulation: a pair met again is assumed equal). An embedded `$id`
- * would change how references resolve, so a schema holding one is only equal to itself.
+ * equal when their targets are. A pair met again on the current path is assumed equal only when a
+ * property or item lies between (guarded recursion), so an unguarded loop is never called equal. An
+ * embedded `$id` would change how references resolve, so a schema holding one is only equal to itself.
  */
 export const same = (root: JsonSchema.JsonSchema, a: JsonSchema.JsonSchema, b: JsonSchema.JsonSchema): boolean => {
-  const seen = new Set<string>()
+  const active = new Map<object, Map<object, number>>()
   let steps = 0
-  const go = (x: JsonValue, y: JsonValue, schema: boolean): boolean => {
+  const go = (x: JsonValue, y: JsonValue, schema: boolean, g: number): boolean => {
     if (++steps > 2_000) return false
     if (schema && isSchemaValue(x) && isSchemaValue(y)) {
       x = essence(root, x)
@@ -158,30 +159,48 @@ export const same = (root: JsonSchema.JsonSchema, a: JsonSchema.JsonSchema, b: J
     }
     if (x === y) return true
     if (typeof x !== "object" || typeof y !== "object" || x === null || y === null) return false
+    if (!schema) return equals(x, y)
+    const met = active.get(x)?.get(y)
+    if (met !== undefined) return g > met
+    const m = active.get(x) ?? new Map<object, number>()
+    active.set(x, m.set(y, g))
+    try {
+      return compare(x, y, g)
+    } finally {
+      m.delete(y)
+    }
+  }
+  const compare = (x: object, y: object, g: number): boolean => {
     if (Array.isArray(x) || Array.isArray(y)) {
-      return Array.isArray(x) && Array.isArray(y) && x.length === y.length && x.every((v, i) => go(v, y[i]!, schema))
+      return Array.isArray(x) && Array.isArray(y) && x.length === y.length && x.every((v, i) => go(v, y[i]!, true, g))
     }
     const xo = x as JsonSchema.JsonSchemaObject, yo = y as JsonSchema.JsonSchemaObject
-    const kx = Object.keys(xo), ky = Object.keys(yo)
-    if (kx.length !== ky.length || !kx.every((k) => Object.prototype.hasOwnProperty.call(yo, k))) return false
-    if (schema && (typeof xo["$id"] === "string" || typeof yo["$id"] === "string")) return equals(xo, yo)
-    return kx.every((k) => {
-      if (!schema || literal.has(k)) return equals(xo[k]!, yo[k]!)
-      if (k === "$ref") return refs(xo[k]!, yo[k]!)
-      if (maps.has(k)) return go(xo[k]!, yo[k]!, false) && isObject(xo[k]) && Object.keys(xo[k]).every((n) => go((xo[k] as JsonSchema.JsonSchemaObject)[n]!, (yo[k] as JsonSchema.JsonSchemaObject)[n]!, true))
-      return go(xo[k]!, yo[k]!, true)
+    if (!sameKeys(xo, yo)) return false
+    if (typeof xo["$id"] === "string" || typeof yo["$id"] === "string") return equals(xo, yo)
+    return Object.keys(xo).every((k) => {
+      const next = inPlace.has(k) ? g : g + 1
+      if (literal.has(k)) return equals(xo[k]!, yo[k]!)
+      if (k === "$ref") return refs(xo[k]!, yo[k]!, g)
+      if (maps.has(k)) return sameKeys(xo[k]!, yo[k]!) && Object.keys(xo[k] as object).every((n) => go((xo[k] as JsonSchema.JsonSchemaObject)[n]!, (yo[k] as JsonSchema.JsonSchemaObject)[n]!, true, next))
+      return go(xo[k]!, yo[k]!, true, next)
     })
   }
-  const refs = (x: JsonValue, y: JsonValue): boolean => {
+  const refs = (x: JsonValue, y: JsonValue, g: number): boolean => {
     if (x === y) return true
     if (typeof x !== "string" || typeof y !== "string") return false
-    const key = `${x}\u0000${y}`
-    if (seen.has(key)) return true
-    seen.add(key)
     const rx = JsonSchema.resolveRef(root, x), ry = JsonSchema.resolveRef(root, y)
-    return rx._tag === "Resolved" && ry._tag === "Resolved" && go(rx.schema, ry.schema, true)
+    return rx._tag === "Resolved" && ry._tag === "Resolved" && go(rx.schema, ry.schema, true, g)
   }
-  return go(a, b, true)
+  return go(a, b, true, 0)
+}
+
+/** Applicators that apply to the same instance (no descent into a part of it). */
+const inPlace: ReadonlySet<string> = new Set(["allOf", "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas"])
+
+const sameKeys = (x: JsonValue, y: JsonValue): boolean => {
+  if (!isObject(x) || !isObject(y)) return false
+  const kx = Object.keys(x)
+  return kx.length === Object.keys(y).length && kx.every((k) => Object.prototype.hasOwnProperty.call(y, k))
 }
 
 /** Keywords whose values are data, compared as JSON. */
