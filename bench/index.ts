@@ -6,8 +6,9 @@ import { writeFileSync } from "node:fs"
 import { resolve } from "node:path"
 import * as Normalize from "./normalize.js"
 import * as Prepare from "./prepare.js"
+import * as Subschema from "./subschema.js"
 
-const suites = [Prepare, Normalize]
+const suites = [Prepare, Normalize, Subschema]
 
 const outcomes = []
 for (const suite of suites) outcomes.push(await suite.run())

@@ -1,0 +1,115 @@
+/**
+ * The prover's cost: time per pair over the containment suite and over corpus self / narrowed / widened
+ * pairs (median and p99, each pair proved once, cold), and the drift gate's cost for a 50-tool profile,
+ * cold (new content: validators compiled for witnesses included) and warm (verdicts cached).
+ */
+import { JsonSchema, Subschema } from "@toolgate/json-schema"
+import { readdirSync, readFileSync } from "node:fs"
+import { join, resolve } from "node:path"
+
+const corpus = resolve(import.meta.dirname, "../../shared/corpus")
+
+type Obj = { [key: string]: JsonSchema.JsonSchema | ReadonlyArray<unknown> | unknown }
+type Pair = readonly [cloud: JsonSchema.JsonSchema, local: JsonSchema.JsonSchema]
+
+const walk = (dir: string): Array<string> =>
+  readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? walk(join(dir, e.name)) : e.name.endsWith(".json") ? [join(dir, e.name)] : []
+  )
+
+/** Every directional question of both containment folders. */
+const containment = (): Array<Pair> =>
+  ["draft2020-12", "draft7"].flatMap((folder) =>
+    walk(join(corpus, "containment", folder)).flatMap((file) =>
+      (JSON.parse(readFileSync(file, "utf8")) as Array<{ schema1: JsonSchema.JsonSchema; schema2: JsonSchema.JsonSchema; tests: Record<string, boolean> }>)
+        .flatMap((q): Array<Pair> => [
+          [q.schema1, q.schema2],
+          ...("s2SubsetEqOfs1" in q.tests ? [[q.schema2, q.schema1] as const] : [])
+        ])
+    )
+  )
+
+const copy = <A>(x: A): A => JSON.parse(JSON.stringify(x)) as A
+
+/** Every corpus tool's upgraded object schema: against a copy of itself, a narrowed copy and two widened ones. */
+const corpusPairs = (): Array<Pair> => {
+  const pairs: Array<Pair> = []
+  for (const line of readFileSync(join(corpus, "tools.jsonl"), "utf8").split("\n")) {
+    if (line.trim() === "") continue
+    const local = JsonSchema.upgrade((JSON.parse(line) as { parameters: unknown }).parameters).schema
+    if (typeof local !== "object" || typeof local["properties"] !== "object") continue
+    const names = Object.keys(local["properties"] as Obj)
+    const required = Array.isArray(local["required"]) ? local["required"] as Array<string> : []
+    pairs.push([copy(local), local])
+    pairs.push([{ ...copy(local), required: names, additionalProperties: false }, local])
+    if (required.length > 0) pairs.push([{ ...copy(local), required: required.slice(1) }, local])
+    pairs.push([{ ...copy(local), properties: { ...copy(local["properties"] as Obj), extra: { type: "string" } } }, { ...local, additionalProperties: false }])
+  }
+  return pairs
+}
+
+const quantile = (xs: ReadonlyArray<number>, q: number): number => {
+  const sorted = [...xs].sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))]!
+}
+
+/** Each pair proved once (the first call: nothing cached for it), in ns. */
+const perPair = (pairs: ReadonlyArray<Pair>): Array<number> =>
+  pairs.map(([cloud, local]) => {
+    const start = performance.now()
+    Subschema.check(cloud, local)
+    return (performance.now() - start) * 1e6
+  })
+
+/** A 50-tool profile made new by a nonce in every description, so no verdict or validator is cached. */
+const profile = (pairs: ReadonlyArray<Pair>, nonce: number): Array<Pair> =>
+  pairs.slice(0, 50).map(([cloud, local]) => [
+    { ...(cloud as Obj), description: `profile ${nonce}` } as JsonSchema.JsonSchema,
+    { ...(local as Obj), description: `profile ${nonce}` } as JsonSchema.JsonSchema
+  ])
+
+const gate = (tools: ReadonlyArray<Pair>): number => {
+  const start = performance.now()
+  for (const [cloud, local] of tools) Subschema.check(cloud, local)
+  return (performance.now() - start) * 1e6
+}
+
+const line = (name: string, ns: number, target: number): boolean => {
+  const ok = ns <= target
+  console.log(`  ${ok ? "✔" : "✘"} ${name.padEnd(44)} ${(ns / 1e6).toFixed(3).padStart(8)} ms  (target ≤ ${target / 1e6} ms)`)
+  return ok
+}
+
+/** Runs the suite; resolves to its results and whether its targets were met. */
+export const run = async () => {
+  const suites = { "containment suite": containment(), "corpus self/narrowed/widened": corpusPairs() }
+  console.log(`\nSubschema.check: per pair, each proved once (${Object.entries(suites).map(([k, v]) => `${v.length} ${k}`).join(", ")})`)
+  const results = []
+  let met = true
+  for (const [name, pairs] of Object.entries(suites)) {
+    const times = perPair(pairs)
+    const median = quantile(times, 0.5)
+    const p99 = quantile(times, 0.99)
+    met = line(`${name}: median`, median, 0.5e6) && met
+    met = line(`${name}: p99`, p99, 10e6) && met
+    console.log(`    max ${(Math.max(...times) / 1e6).toFixed(1)} ms`)
+    results.push({ suite: "Subschema", name: `${name} median`, nsPerOp: median, baseline: "absolute", ratio: median / 0.5e6 })
+    results.push({ suite: "Subschema", name: `${name} p99`, nsPerOp: p99, baseline: "absolute", ratio: p99 / 10e6 })
+  }
+  // The drift gate of one session: 50 corpus tools against narrowed cloud copies (the everyday, proven case).
+  const tools = corpusPairs().filter((_, i) => i % 4 === 1)
+  const colds: Array<number> = []
+  const warms: Array<number> = []
+  for (let round = 0; round < 5; round++) {
+    const fresh = profile(tools.slice(round * 50), Date.now() + round)
+    colds.push(gate(fresh))
+    warms.push(gate(fresh))
+  }
+  const cold = quantile(colds, 0.5)
+  const warm = quantile(warms, 0.5)
+  met = line("50-tool profile, cold (median of 5)", cold, 50e6) && met
+  met = line("50-tool profile, warm (median of 5)", warm, 1e6) && met
+  results.push({ suite: "Subschema", name: "50-tool profile cold", nsPerOp: cold, baseline: "absolute", ratio: cold / 50e6 })
+  results.push({ suite: "Subschema", name: "50-tool profile warm", nsPerOp: warm, baseline: "absolute", ratio: warm / 1e6 })
+  return { results, met }
+}
