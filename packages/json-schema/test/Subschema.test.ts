@@ -124,6 +124,10 @@ describe("Subschema.check: references, booleans, finite sides", () => {
     const v = drift(tree({}), tree({ minimum: 0 }))
     assert.isTrue(JSON.stringify(v.witness).includes("-"))
   })
+  it("a $ref to the root through its $id is followed, not mistaken for an assumption", () => {
+    const local = { $id: "urn:uuid:deadbeef-1234-ffff-ffff-4321feebdaed", minimum: 30, properties: { foo: { $ref: "urn:uuid:deadbeef-1234-ffff-ffff-4321feebdaed" } } }
+    drift({ type: "object", properties: { alpha: { type: "number", maximum: 3 } } }, local)
+  })
   it("an unguarded recursive local $ref is not a proof", () => {
     assert.strictEqual(tag(true, { anyOf: [{ $ref: "#" }, { type: "string" }] }), "Unsupported")
   })

@@ -139,7 +139,7 @@ export const viewKey = (nodes: ReadonlyArray<Node>): string => {
     const at = n.ptr ?? `~${JSON.stringify(n.schema)}`
     parts.push(n.skip === undefined ? at : `${at}!${[...n.skip].sort().join(",")}`)
   }
-  return parts.sort().join("&")
+  return parts.sort().map((p) => `@${p}`).join("&")
 }
 
 /**
