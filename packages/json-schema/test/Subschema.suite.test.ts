@@ -68,4 +68,51 @@ describe("Subschema over the JSON-Schema-Test-Suite", () => {
     assert.isAbove(tally.Subtype, 2_000)
     assert.isAbove(tally.Drift, 6_000)
   })
+
+  for (const folder of ["draft2020-12", "draft7"]) {
+    it(`${folder} containment schemas against mutated copies and neighbours, with the suite's instances`, { timeout: 300_000 }, () => {
+      const byText = new Map<string, { schema: JsonSchema.JsonSchema; data: Array<JsonValue> }>()
+      for (const f of walk(path.join(corpus, "containment", folder, "valid"))) {
+        for (const p of JSON.parse(fs.readFileSync(f, "utf8")) as ReadonlyArray<{ schema1: { const: JsonValue }; schema2: JsonSchema.JsonSchema }>) {
+          const k = JSON.stringify(p.schema2)
+          const g = byText.get(k) ?? { schema: p.schema2, data: [] }
+          g.data.push(p.schema1.const)
+          byText.set(k, g)
+        }
+      }
+      const gs = [...byText.values()]
+      const all = gs.flatMap((g) => g.data)
+      const unsound: Array<string> = []
+      let subtypes = 0
+      const pair = (cloud: JsonSchema.JsonSchema, local: JsonSchema.JsonSchema, values: ReadonlyArray<JsonValue>) => {
+        const v = Subschema.check(cloud, local)
+        const c = compiled(cloud), l = compiled(local)
+        if (v._tag === "Drift" && !(c !== undefined && l !== undefined && c.isValid(v.witness) && !l.isValid(v.witness))) unsound.push(`witness: ${JSON.stringify([cloud, local])}`)
+        if (v._tag !== "Subtype" || c === undefined || l === undefined) return
+        subtypes++
+        const bad = values.find((x) => accepts(c, x) === true && accepts(l, x) === false)
+        if (bad !== undefined) unsound.push(`${JSON.stringify(cloud)} ⊑ ${JSON.stringify(local)}: ${JSON.stringify(bad)}`)
+      }
+      const edits: ReadonlyArray<readonly [string, JsonValue]> = [
+        ["type", "string"], ["minimum", 2], ["maxLength", 2], ["additionalProperties", false], ["required", ["foo"]],
+        ["items", { type: "integer" }], ["minItems", 2], ["uniqueItems", true]
+      ]
+      gs.forEach((g, i) => {
+        const values = [...g.data, ...all.filter((_, k) => k % 7 === i % 7)]
+        const s = g.schema
+        const mutants = typeof s !== "object" ? [] : [
+          ...Object.keys(s).map((k) => Object.fromEntries(Object.entries(s).filter(([x]) => x !== k))),
+          ...edits.map(([k, v]) => ({ ...s, [k]: v }))
+        ]
+        for (const m of mutants) {
+          pair(m, s, values)
+          pair(s, m, values)
+        }
+        gs.forEach((h, j) => i !== j && Math.abs(i - j) < 30 && pair(s, h.schema, [...values, ...h.data]))
+      })
+      console.log(`${folder} mutants and neighbours: ${subtypes} Subtype verdicts checked`)
+      assert.deepStrictEqual(unsound, [])
+      assert.isAbove(subtypes, 1_000)
+    })
+  }
 })
