@@ -56,7 +56,8 @@ export const check = (cloud: JsonSchema.JsonSchema, local: JsonSchema.JsonSchema
     if (ck.length + lk.length > MAX_TEXT || size(cloud) + size(local) > MAX_SUBSCHEMAS) {
       return { _tag: "Unsupported", construct: "a schema too large to prove", path: "" }
     }
-    const budget = Math.max(0, Math.min(options?.budget ?? defaultBudget, 10_000_000))
+    const asked = options?.budget
+    const budget = typeof asked === "number" && !Number.isNaN(asked) ? Math.max(0, Math.min(Math.floor(asked), 10_000_000)) : defaultBudget
     const key = `${budget}\u0000${ck}\u0000${lk}`
     const hit = cache.get(key)
     if (hit !== undefined) return hit

@@ -195,6 +195,16 @@ describe("Subschema.check: hostile input", () => {
     assert.include(["Unsupported", "Drift"], v._tag)
     assert.strictEqual(Subschema.check({ type: "integer" }, { type: "number" }, { budget: 0 })._tag, "Unsupported")
   })
+  it("hostile options and objects with throwing getters", () => {
+    for (const budget of [Number.NaN, -5, Infinity, 1e300]) {
+      assert.include(["Subtype", "Unsupported"], Subschema.check({ type: "integer" }, { type: "number" }, { budget })._tag)
+    }
+    assert.strictEqual(Subschema.check({ type: "integer" }, { type: "number" }, { budget: Infinity })._tag, "Subtype")
+    const trap = new Proxy({}, { ownKeys: () => { throw new Error("trap") } }) as JsonSchema.JsonSchema
+    assert.strictEqual(Subschema.check(trap, { type: "string" })._tag, "Unsupported")
+    const getter = Object.defineProperty({}, "type", { enumerable: true, get: () => { throw new Error("getter") } }) as JsonSchema.JsonSchema
+    assert.strictEqual(Subschema.check({ type: "string" }, getter)._tag, "Unsupported")
+  })
   it("a verdict is cached by content", () => {
     const a = Subschema.check({ type: "integer", minimum: 3 }, { type: "number", minimum: 1 })
     const b = Subschema.check({ minimum: 3, type: "integer" }, { minimum: 1, type: "number" })
