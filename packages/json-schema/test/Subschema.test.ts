@@ -95,6 +95,12 @@ describe("Subschema.check: combinators", () => {
     assert.strictEqual(tag({ type: ["string", "null"] }, { anyOf: [{ type: "string" }, { type: "null" }] }), "Subtype")
     drift({ type: ["string", "boolean"] }, { anyOf: [{ type: "string" }, { type: "null" }] })
   })
+  it("local anyOf merges same-type numeric branches into a union of intervals", () => {
+    assert.strictEqual(tag({ type: "integer", minimum: 0, maximum: 1000 }, { anyOf: [{ type: "integer", maximum: 5 }, { type: "integer", minimum: 6 }] }), "Subtype")
+    assert.strictEqual(tag({ type: "number", minimum: 0 }, { anyOf: [{ type: "number", maximum: 5 }, { minimum: 5 }] }), "Subtype")
+    drift({ type: "number", minimum: 0 }, { anyOf: [{ type: "number", exclusiveMaximum: 5 }, { exclusiveMinimum: 5 }] })
+    drift({ type: "number", minimum: 0, maximum: 100 }, { anyOf: [{ type: "integer", maximum: 5 }, { type: "number", minimum: 5 }] })
+  })
   it("local oneOf only when branches are disjoint", () => {
     const tagged = { oneOf: [obj({ kind: { const: "a" }, x: { type: "string" } }, { required: ["kind"] }), obj({ kind: { const: "b" } }, { required: ["kind"] })] }
     assert.strictEqual(tag(obj({ kind: { const: "a" }, x: { type: "string" } }, { required: ["kind"] }), tagged), "Subtype")

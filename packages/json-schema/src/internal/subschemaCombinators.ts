@@ -1,7 +1,8 @@
 /**
  * Local combinators: `allOf` (each branch), `anyOf` (a branch for the whole cloud, else one per cloud
- * type; `X` next to `not: X` is everything), `oneOf` (as `anyOf` once its branches are proven disjoint by
- * type or by a required `const`/`enum` discriminator), `not` (when disjoint by type), `if`/`then`/`else`.
+ * type, numeric branches merged as a union of intervals; `X` next to `not: X` is everything), `oneOf`
+ * (as `anyOf` once its branches are proven disjoint by type or by a required `const`/`enum`
+ * discriminator), `not` (when disjoint by type), `if`/`then`/`else`.
  *
  * @internal
  */
@@ -13,7 +14,9 @@ import type { Ctx, Node, Outcome } from "./subschemaModel.js"
 import { all, child, counter, isSchemaValue, kw, proven, strings, unknown, where } from "./subschemaModel.js"
 import type { Prove } from "./subschemaObjects.js"
 import type { Base } from "./subschemaTypes.js"
-import { typesOf } from "./subschemaTypes.js"
+import { isNumeric, typesOf } from "./subschemaTypes.js"
+import { coveredByUnion } from "./subschemaNumbers.js"
+import { inert } from "./subschemaKeywords.js"
 import { sample } from "./subschemaWitness.js"
 
 const branches = (local: Node, key: string): ReadonlyArray<Node> | undefined => {
@@ -51,19 +54,27 @@ export const anyOf = (ctx: Ctx, local: Node, nodes: ReadonlyArray<Node>, types: 
     if (o._tag === "Proven") return o
     outcomes.push(o)
   }
-  if (types.size > 1) {
+  if (types.size > 1 || [...types].some(isNumeric)) {
     const perType = [...types].every((t) => {
       const view = [...nodes, { schema: { type: typeName[t] }, ptr: undefined }]
-      return bs.some((b) => prove(view, b)._tag === "Proven")
+      return bs.some((b) => prove(view, b)._tag === "Proven") || (isNumeric(t) && coveredByUnion(nodes, t, bs, inert))
     })
     if (perType) return proven
   }
   if (outcomes.every((o) => o._tag === "Counter")) {
-    const witnesses = outcomes.flatMap((o) => (o._tag === "Counter" ? o.witnesses : []))
+    const edges = [...types].some(isNumeric) ? bs.flatMap(bounds).flatMap((x) => [x, x - 1, x + 1, x - 0.5, x + 0.5]) : []
+    const witnesses = [...outcomes.flatMap((o) => (o._tag === "Counter" ? o.witnesses : [])), ...edges]
     return counter({ cloudPath: where(nodes[0] ?? local), localPath: where(local, key), message: `a value the cloud schema allows matches no branch of the local ${key}` }, witnesses)
   }
   return unknown(`${key} (no single branch covers the cloud schema)`, where(local, key))
 }
+
+/** The numeric bounds a branch names (witness candidates at the edges of a union of intervals). */
+const bounds = (b: Node): ReadonlyArray<number> =>
+  ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"].flatMap((k) => {
+    const v = kw(b, k)
+    return typeof v === "number" && Number.isFinite(v) ? [v] : []
+  })
 
 /** The base types a branch allows by its own `type` (through one `$ref`), or undefined for any. */
 const branchTypes = (ctx: Ctx, b: Node): ReadonlySet<Base> | undefined => {

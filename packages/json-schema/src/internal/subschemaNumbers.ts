@@ -167,3 +167,43 @@ export const pickFraction = (nodes: ReadonlyArray<Node>): number => {
   if (r.hi !== undefined) return Math.ceil(r.hi) - 0.5
   return 0.5
 }
+
+const intervalKeys: ReadonlySet<string> = new Set(["type", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"])
+
+/**
+ * Whether the union of local numeric branches (each only `type` and bounds) covers the cloud range of
+ * `base`: the branches' intervals are merged (whole-number intervals join when adjacent) and the cloud
+ * interval must lie inside one merged piece. A branch with any other constraint is not used.
+ */
+export const coveredByUnion = (nodes: ReadonlyArray<Node>, base: Base, branches: ReadonlyArray<Node>, inert: ReadonlySet<string>): boolean => {
+  const ints = base === "integer"
+  const r = range(nodes, ints)
+  if (r.steps.length > 0 && !ints) return false
+  const pieces: Array<{ lo: number; loEx: boolean; hi: number; hiEx: boolean }> = []
+  for (const b of branches) {
+    if (typeof b.schema !== "object") continue
+    if (Object.keys(b.schema).some((k) => !intervalKeys.has(k) && !inert.has(k))) continue
+    const t = kw(b, "type")
+    const allows = t === undefined || t === "number" || (t === "integer" && ints) || (Array.isArray(t) && (t.includes("number") || (ints && t.includes("integer"))))
+    if (!allows) continue
+    const br = range([b], ints)
+    pieces.push({ lo: br.lo ?? -Infinity, loEx: br.loEx, hi: br.hi ?? Infinity, hiEx: br.hiEx })
+  }
+  pieces.sort((a, b) => a.lo - b.lo || Number(a.loEx) - Number(b.loEx))
+  const lo = r.lo ?? -Infinity, hi = r.hi ?? Infinity
+  let reach = -Infinity, reachEx = true, started = false
+  for (const p of pieces) {
+    const startsBefore = p.lo < lo || (p.lo === lo && (!p.loEx || r.loEx))
+    if (!started) {
+      if (!startsBefore) return false
+      started = true
+      reach = p.hi, reachEx = p.hiEx
+    } else {
+      const joins = ints ? p.lo <= reach + 1 : p.lo < reach || (p.lo === reach && !(p.loEx && reachEx))
+      if (!joins) break
+      if (p.hi > reach || (p.hi === reach && !p.hiEx)) (reach = p.hi), (reachEx = p.hiEx)
+    }
+    if (reach > hi || (reach === hi && (!reachEx || r.hiEx))) return true
+  }
+  return false
+}
