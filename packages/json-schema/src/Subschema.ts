@@ -41,6 +41,7 @@ export const defaultBudget = 20_000
 
 const subtype: Verdict = { _tag: "Subtype" }
 const cache = new Map<string, Verdict>()
+const byIdentity = new WeakMap<object, WeakMap<object, Map<number, Verdict>>>()
 const CACHE_LIMIT = 10_000
 const MAX_WITNESSES = 24
 
@@ -50,24 +51,40 @@ export const check = (cloud: JsonSchema.JsonSchema, local: JsonSchema.JsonSchema
     if (!safeIsSchema(cloud)) return { _tag: "Unsupported", construct: "the cloud schema is not a schema", path: "" }
     if (!safeIsSchema(local)) return { _tag: "Unsupported", construct: "the local schema is not a schema", path: "" }
     if (cloud === local) return subtype
-    const ck = stableKey(cloud), lk = stableKey(local)
-    if (ck === undefined || lk === undefined) return { _tag: "Unsupported", construct: "a schema that is not plain JSON or is nested too deeply", path: "" }
-    if (ck === lk) return subtype
-    if (ck.length + lk.length > MAX_TEXT || size(cloud) + size(local) > MAX_SUBSCHEMAS) {
-      return { _tag: "Unsupported", construct: "a schema too large to prove", path: "" }
-    }
     const asked = options?.budget
     const budget = typeof asked === "number" && !Number.isNaN(asked) ? Math.max(0, Math.min(Math.floor(asked), 10_000_000)) : defaultBudget
-    const key = `${budget}\u0000${ck}\u0000${lk}`
-    const hit = cache.get(key)
-    if (hit !== undefined) return hit
-    const verdict = run(cloud, local, budget, ck.includes("\"$ref\"") || lk.includes("\"$ref\""))
-    if (cache.size >= CACHE_LIMIT) cache.clear()
-    cache.set(key, verdict)
+    const byLocal = typeof cloud === "object" && typeof local === "object" ? byIdentity.get(cloud)?.get(local) : undefined
+    const known = byLocal?.get(budget)
+    if (known !== undefined) return known
+    const verdict = byContent(cloud, local, budget)
+    if (typeof cloud === "object" && typeof local === "object") {
+      let inner = byIdentity.get(cloud)
+      if (inner === undefined) byIdentity.set(cloud, inner = new WeakMap())
+      let perBudget = inner.get(local)
+      if (perBudget === undefined) inner.set(local, perBudget = new Map())
+      perBudget.set(budget, verdict)
+    }
     return verdict
   } catch (e) {
     return { _tag: "Unsupported", construct: e instanceof RangeError ? "a schema nested too deeply" : "an internal limit", path: "" }
   }
+}
+
+/** The verdict for a pair by content: deeply equal schemas at once, then the content cache, then the prover. */
+const byContent = (cloud: JsonSchema.JsonSchema, local: JsonSchema.JsonSchema, budget: number): Verdict => {
+  const ck = stableKey(cloud), lk = stableKey(local)
+  if (ck === undefined || lk === undefined) return { _tag: "Unsupported", construct: "a schema that is not plain JSON or is nested too deeply", path: "" }
+  if (ck === lk) return subtype
+  if (ck.length + lk.length > MAX_TEXT || size(cloud) + size(local) > MAX_SUBSCHEMAS) {
+    return { _tag: "Unsupported", construct: "a schema too large to prove", path: "" }
+  }
+  const key = `${budget}\u0000${ck}\u0000${lk}`
+  const hit = cache.get(key)
+  if (hit !== undefined) return hit
+  const verdict = run(cloud, local, budget, ck.includes("\"$ref\"") || lk.includes("\"$ref\""))
+  if (cache.size >= CACHE_LIMIT) cache.clear()
+  cache.set(key, verdict)
+  return verdict
 }
 
 const MAX_TEXT = 1_000_000

@@ -211,6 +211,14 @@ describe("Subschema.check: hostile input", () => {
     const getter = Object.defineProperty({}, "type", { enumerable: true, get: () => { throw new Error("getter") } }) as JsonSchema.JsonSchema
     assert.strictEqual(Subschema.check({ type: "string" }, getter)._tag, "Unsupported")
   })
+  it("Ajv's nullable on the cloud side lets null through", () => {
+    drift({ type: "string", nullable: true } as JsonSchema.JsonSchema, { type: "string" })
+    assert.strictEqual(tag({ type: "string" }, { type: "string", nullable: true } as JsonSchema.JsonSchema), "Subtype")
+  })
+  it("a verdict is cached by identity and by content", () => {
+    const cloud: JsonSchema.JsonSchema = { type: "integer" }, local: JsonSchema.JsonSchema = { type: "number" }
+    assert.strictEqual(Subschema.check(cloud, local), Subschema.check(cloud, local))
+  })
   it("a verdict is cached by content", () => {
     const a = Subschema.check({ type: "integer", minimum: 3 }, { type: "number", minimum: 1 })
     const b = Subschema.check({ minimum: 3, type: "integer" }, { minimum: 1, type: "number" })

@@ -8,9 +8,9 @@ import * as Either from "effect/Either"
 import type { JsonValue } from "../JsonValue.js"
 import { equals } from "../JsonValue.js"
 import * as Validator from "../Validator.js"
-import { untrusted } from "./subschemaKeywords.js"
+import { inert, untrusted } from "./subschemaKeywords.js"
 import type { Ctx, Node, Outcome } from "./subschemaModel.js"
-import { counter, kw, num, proven, show, tick, unknown, where } from "./subschemaModel.js"
+import { counter, kw, num, proven, regex, show, tick, unknown, where } from "./subschemaModel.js"
 import type { Base } from "./subschemaTypes.js"
 import { baseOf, typesOf } from "./subschemaTypes.js"
 
@@ -36,6 +36,8 @@ export const candidates = (nodes: ReadonlyArray<Node>, types: ReadonlySet<Base>)
   if (values === undefined && [...types].every((t) => t === "null" || t === "boolean")) values = [null, true, false]
   if (values === undefined && types.size === 1 && types.has("integer")) values = smallRange(nodes)
   if (values === undefined || values.length > MAX_VALUES) return undefined
+  // Ajv's `nullable: true` lets `null` through `type` and `enum` alike
+  if (nodes.some((n) => kw(n, "nullable") === true) && !values.includes(null)) values = [...values, null]
   return values.filter((v) => types.has(baseOf(v)))
 }
 
@@ -58,12 +60,50 @@ const smallRange = (nodes: ReadonlyArray<Node>): ReadonlyArray<JsonValue> | unde
   return out
 }
 
+const simple: ReadonlySet<string> = new Set([
+  "type", "enum", "const", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength", "pattern"
+])
+
+/**
+ * The validator's answer for a value against a node made only of simple keywords (type, enum/const,
+ * bounds, lengths, pattern), computed directly so no validator is compiled; undefined for anything else.
+ */
+export const quick = (n: Node, v: JsonValue): boolean | undefined => {
+  const s = n.schema
+  if (typeof s === "boolean") return s
+  for (const k of Object.keys(s)) if (n.skip?.has(k) !== true && !simple.has(k) && (!inert.has(k) || k === "nullable")) return undefined
+  const t = typesOf(kw(n, "type"))
+  if (t === "invalid") return undefined
+  const b = baseOf(v)
+  if (t !== undefined && !t.has(b)) return false
+  const c = kw(n, "const"), e = kw(n, "enum")
+  if (c !== undefined && !equals(c, v)) return false
+  if (e !== undefined && (!Array.isArray(e) || !e.some((x) => equals(x, v)))) return Array.isArray(e) ? false : undefined
+  if (typeof v === "number") {
+    const lo = kw(n, "minimum"), elo = kw(n, "exclusiveMinimum"), hi = kw(n, "maximum"), ehi = kw(n, "exclusiveMaximum")
+    if ([lo, elo, hi, ehi].some((x) => x !== undefined && typeof x !== "number")) return undefined
+    if ((lo !== undefined && v < (lo as number)) || (elo !== undefined && v <= (elo as number))) return false
+    if ((hi !== undefined && v > (hi as number)) || (ehi !== undefined && v >= (ehi as number))) return false
+  }
+  if (typeof v === "string") {
+    const min = kw(n, "minLength"), max = kw(n, "maxLength"), p = kw(n, "pattern")
+    if ([min, max].some((x) => x !== undefined && typeof x !== "number") || (p !== undefined && typeof p !== "string")) return undefined
+    const len = min !== undefined || max !== undefined ? [...v].length : 0
+    if ((min !== undefined && len < (min as number)) || (max !== undefined && len > (max as number))) return false
+    if (p !== undefined) {
+      const r = regex(p as string)
+      if (r === undefined) return undefined
+      if (!r.test(v)) return false
+    }
+  }
+  return true
+}
+
 /** Whether a cloud node certainly rejects a value (so the value is not in the cloud side). */
 const cloudRejects = (ctx: Ctx, n: Node, v: JsonValue): boolean => {
-  if (n.ptr === undefined) {
-    const t = typesOf(kw(n, "type"))
-    return t !== undefined && t !== "invalid" && !t.has(baseOf(v)) && !(baseOf(v) === "integer" && t.has("fraction"))
-  }
+  const q = quick(n, v)
+  if (q !== undefined) return !q
+  if (n.ptr === undefined) return false
   const c = Validator.compileAt(ctx.cloudRoot, n.ptr)
   if (Either.isLeft(c)) return false
   try {
@@ -78,12 +118,14 @@ export const decide = (ctx: Ctx, nodes: ReadonlyArray<Node>, values: ReadonlyArr
   if (local.ptr === undefined) return undefined
   if (ctx.untrusted === undefined) ctx.untrusted = untrusted(ctx.localRoot, ctx.localDialect) ?? null
   if (ctx.untrusted !== null) return unknown(ctx.untrusted.construct, ctx.untrusted.path)
-  const compiled = Validator.compileAt(ctx.localRoot, local.ptr)
-  if (Either.isLeft(compiled)) return unknown(`local schema does not compile: ${compiled.left.message}`, local.ptr)
   const anchor = nodes.find((n) => kw(n, "enum") !== undefined || kw(n, "const") !== undefined) ?? nodes[0]
+  let compiled: Either.Either<Validator.Compiled, Validator.SchemaError> | undefined
   for (const v of values) {
     if (!tick(ctx)) return unknown("work budget exhausted", local.ptr)
     if (nodes.some((n) => cloudRejects(ctx, n, v))) continue
+    if (quick(local, v) === true) continue
+    compiled ??= Validator.compileAt(ctx.localRoot, local.ptr)
+    if (Either.isLeft(compiled)) return unknown(`local schema does not compile: ${compiled.left.message}`, local.ptr)
     let issues: ReadonlyArray<Validator.Issue>
     try {
       if (compiled.right.isValid(v)) continue

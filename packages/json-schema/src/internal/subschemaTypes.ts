@@ -50,7 +50,9 @@ export const cloudTypes = (nodes: ReadonlyArray<Node>): Set<Base> => {
   const out = new Set<Base>(allBases)
   for (const n of nodes) {
     const t = typesOf(kw(n, "type"))
-    if (t !== undefined && t !== "invalid") for (const b of [...out]) if (!t.has(b)) out.delete(b)
+    // Ajv's `nullable: true` adds `null` to the node's types
+    const nullable = kw(n, "nullable") === true
+    if (t !== undefined && t !== "invalid") for (const b of [...out]) if (!t.has(b) && !(nullable && b === "null")) out.delete(b)
     const not = kw(n, "not")
     if (typeof not === "object" && not !== null && !Array.isArray(not) && Object.keys(not).length === 1) {
       const nt = typesOf((not as { readonly [k: string]: JsonValue })["type"])
