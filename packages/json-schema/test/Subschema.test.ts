@@ -76,6 +76,12 @@ describe("Subschema.check: drift with a verified witness", () => {
     const tupled = { prefixItems: [{ type: "boolean" }, { type: "boolean" }], uniqueItems: true }
     drift({ ...tupled, items: { type: "integer" } }, tupled)
   })
+  it("witnesses satisfy the cloud's patterns (a small generator for simple regular expressions)", () => {
+    const id = { type: "string", pattern: "^gls_[a-zA-Z0-9_-]+$", minLength: 8 }
+    const v = drift(obj({ id, asn: { type: "string", pattern: "^AS\\d+$" } }, { required: ["id"] }), obj({ id, asn: { type: "string" } }, { required: ["id", "asn"] }))
+    assert.match(JSON.stringify(v.witness), /"id":"gls_a{4,}"/)
+    drift(obj({ code: { type: "string", pattern: "^(foo|bar)-\\d{2}$" } }, { required: ["code"] }), obj({ code: { type: "string", maxLength: 3 } }, { required: ["code"] }))
+  })
   it("ranges, lengths, formats, patterns", () => {
     drift({ type: "integer", minimum: 0 }, { type: "integer", minimum: 1 })
     drift({ type: "number", maximum: 10 }, { type: "number", exclusiveMaximum: 10 })

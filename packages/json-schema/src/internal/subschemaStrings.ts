@@ -9,6 +9,7 @@ import type { JsonValue } from "../JsonValue.js"
 import { numberFormats, stringFormats, universalFormats } from "./subschemaKeywords.js"
 import type { Node, Outcome } from "./subschemaModel.js"
 import { all, counter, kw, num, proven, regex, unknown, where } from "./subschemaModel.js"
+import { matching } from "./subschemaPatterns.js"
 
 /** What a cloud conjunction says about strings. */
 export interface Shape {
@@ -53,7 +54,11 @@ const plain = ["x", "", "a", "0", "ab", "abc", "A", "1", "-", "x y", "_", "a1", 
 
 /** Strings the cloud shape probably allows, best first (witness candidates; verified later). */
 export const candidates = (s: Shape): ReadonlyArray<string> => {
-  const base = s.formats.length > 0 ? [formatSamples[s.formats[0]!] ?? "x"] : plain
+  const generated = s.patterns.flatMap((p) => {
+    const m = matching(p, s.min)
+    return m === undefined ? [] : [m]
+  })
+  const base = s.formats.length > 0 ? [formatSamples[s.formats[0]!] ?? "x", ...generated] : [...generated, ...plain]
   const out: Array<string> = []
   for (const b of base) {
     const len = [...b].length
