@@ -54,46 +54,6 @@ export const isPlainObject = (u: unknown): u is JsonObject => {
   }
 }
 
-/**
- * Whether `u` is JSON all the way down: finite numbers, plain objects with data properties only,
- * arrays, no cycles. Iterative, so 10,000-level nesting costs no stack.
- */
-export const isJson = (u: unknown): u is JsonValue => {
-  try {
-    const seen = new Set<object>()
-    const stack: Array<unknown> = [u]
-    while (stack.length > 0) {
-      const v = stack.pop()
-      if (v === null || typeof v === "boolean" || typeof v === "string") continue
-      if (typeof v === "number") {
-        if (!Number.isFinite(v)) return false
-        continue
-      }
-      if (typeof v !== "object" || seen.has(v)) return false
-      seen.add(v)
-      if (Array.isArray(v)) {
-        for (let i = 0; i < v.length; i++) {
-          const d = Object.getOwnPropertyDescriptor(v, i)
-          if (d === undefined || !("value" in d)) return false
-          stack.push(d.value)
-        }
-        continue
-      }
-      if (!isPlainObject(v)) return false
-      for (const k of Reflect.ownKeys(v)) {
-        if (typeof k === "symbol") return false
-        const d = Object.getOwnPropertyDescriptor(v, k)
-        if (d === undefined || !("value" in d)) return false
-        if (!d.enumerable) return false
-        stack.push(d.value)
-      }
-    }
-    return true
-  } catch {
-    return false
-  }
-}
-
 /** `JSON.parse` that answers `undefined` instead of throwing. */
 export const parseJson = (text: string): { readonly value: unknown } | undefined => {
   try {

@@ -4,8 +4,7 @@
  * @internal
  */
 import * as Schema from "effect/Schema"
-import type { JsonValue as J } from "@toolgate/json-schema"
-import { isJson } from "./json.js"
+import { JsonValue as J } from "@toolgate/json-schema"
 
 /**
  * Any JSON value, checked iteratively (deep nesting costs no stack) and passed through untouched, so
@@ -13,7 +12,7 @@ import { isJson } from "./json.js"
  * JSON so that `-0` (which JSON writes as `0`) does not appear.
  */
 export const Json: Schema.Schema<J.JsonValue> = Schema.declare(
-  (u: unknown): u is J.JsonValue => isJson(u),
+  J.isJsonValue,
   {
     identifier: "JsonValue",
     description: "a JSON value",

@@ -1,0 +1,66 @@
+import { assert, describe, it } from "@effect/vitest"
+import { FastCheck } from "effect"
+import * as JsonValue from "../src/JsonValue.js"
+
+const deep = (levels: number): unknown => {
+  let v: unknown = 1
+  for (let i = 0; i < levels; i++) v = { a: [v] }
+  return v
+}
+
+describe("JsonValue", () => {
+  it("guards and type names", () => {
+    assert.isTrue(JsonValue.isObject({}))
+    assert.isFalse(JsonValue.isObject([]))
+    assert.isFalse(JsonValue.isObject(null))
+    assert.isTrue(JsonValue.isArray([]))
+    assert.deepStrictEqual(
+      [null, true, 1, 1.5, "s", [], {}].map((v) => JsonValue.typeOf(v as JsonValue.JsonValue)),
+      ["null", "boolean", "integer", "number", "string", "array", "object"]
+    )
+  })
+
+  it.prop("isJsonValue accepts what JSON.parse makes", [FastCheck.jsonValue()], ([v]) => {
+    assert.isTrue(JsonValue.isJsonValue(JSON.parse(JSON.stringify(v))))
+  })
+
+  it("isJsonValue refuses what JSON cannot carry, without throwing", () => {
+    const cyclic: Record<string, unknown> = {}
+    cyclic["self"] = cyclic
+    const getter = Object.defineProperty({}, "x", { enumerable: true, get: () => { throw new Error("boom") } })
+    const trap = new Proxy({}, { ownKeys: () => { throw new Error("trap") } })
+    const hidden = Object.defineProperty({}, "x", { value: 1, enumerable: false })
+    const holes = [1, , 3] // eslint-disable-line no-sparse-arrays
+    for (const bad of [undefined, NaN, Infinity, () => 1, 1n, Symbol("s"), new Date(), new Map(), cyclic, getter, trap, hidden, holes, { [Symbol("k")]: 1 }, { a: undefined }, [NaN]]) {
+      assert.isFalse(JsonValue.isJsonValue(bad), String(typeof bad))
+    }
+  })
+
+  it("isJsonValue takes 10,000 levels, shared (not cyclic) members and __proto__ keys", () => {
+    assert.isTrue(JsonValue.isJsonValue(deep(10_000)))
+    const shared = { k: 1 }
+    assert.isTrue(JsonValue.isJsonValue({ a: shared, b: [shared, shared] })) // a DAG is JSON; only a cycle is not
+    assert.isTrue(JsonValue.isJsonValue(JSON.parse('{"__proto__": {"polluted": true}}')))
+    assert.isUndefined(({} as Record<string, unknown>)["polluted"])
+  })
+
+  it("fromEntries keeps __proto__ an own key and never touches a prototype", () => {
+    const o = JsonValue.fromEntries([["__proto__", { polluted: true }], ["constructor", 1]])
+    assert.deepStrictEqual(Object.keys(o), ["__proto__", "constructor"])
+    assert.strictEqual(Object.getPrototypeOf(o), Object.prototype)
+    assert.isUndefined(({} as Record<string, unknown>)["polluted"])
+  })
+
+  it.prop("equals is structural and ignores key order", [FastCheck.jsonValue(), FastCheck.jsonValue()], ([a, b]) => {
+    const norm = (v: unknown) => JSON.parse(JSON.stringify(v)) as JsonValue.JsonValue
+    assert.isTrue(JsonValue.equals(norm(a), structuredClone(norm(a))))
+    assert.strictEqual(JsonValue.equals(norm(a), norm(b)), JsonValue.equals(norm(b), norm(a)))
+  })
+
+  it("equals: key order, arrays against objects, nested differences", () => {
+    assert.isTrue(JsonValue.equals({ a: 1, b: [1, { c: 2 }] }, { b: [1, { c: 2 }], a: 1 }))
+    assert.isFalse(JsonValue.equals({ a: 1 }, { a: 1, b: 2 }))
+    assert.isFalse(JsonValue.equals([1], { 0: 1 }))
+    assert.isFalse(JsonValue.equals({ a: [1, 2] }, { a: [2, 1] }))
+  })
+})
