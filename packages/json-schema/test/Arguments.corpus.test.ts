@@ -1,23 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
-import * as fs from "node:fs"
-import * as path from "node:path"
+import { tools as loadTools, type Tool } from "./suite.js"
 import { Arguments, JsonSchema, type JsonValue } from "@toolgate/json-schema"
 
 // The shared corpus lives next to the repository, never inside it (see shared/corpus/SOURCES.md).
-const corpus = path.resolve(import.meta.dirname, "../../../../shared/corpus")
-
-interface Tool {
-  readonly source: string
-  readonly name: string
-  readonly parameters: unknown
-  readonly examples: ReadonlyArray<JsonValue.JsonValue>
-}
-
-const tools: ReadonlyArray<Tool & { readonly schema: JsonSchema.JsonSchema }> = fs
-  .readFileSync(path.join(corpus, "tools.jsonl"), "utf8")
-  .split("\n")
-  .filter((line) => line.trim().length > 0)
-  .map((line) => JSON.parse(line) as Tool)
+const tools: ReadonlyArray<Tool & { readonly schema: JsonSchema.JsonSchema }> = loadTools()
   .filter((t) => t.examples.length > 0)
   .map((t) => ({ ...t, schema: JsonSchema.upgrade(t.parameters).schema }))
 

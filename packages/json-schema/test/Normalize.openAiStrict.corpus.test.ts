@@ -1,7 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
+import { tools as loadTools } from "./suite.js"
 import { Either } from "effect"
-import * as fs from "node:fs"
-import * as path from "node:path"
 import * as Arguments from "../src/Arguments.js"
 import * as JsonSchema from "../src/JsonSchema.js"
 import type { JsonValue } from "../src/JsonValue.js"
@@ -10,19 +9,7 @@ import * as Validator from "../src/Validator.js"
 import { checkOpenAiStrict } from "./internal/providerRules.openAi.js"
 
 // The shared corpus lives next to the repository, never inside it (see shared/corpus/SOURCES.md).
-const corpus = path.resolve(import.meta.dirname, "../../../../shared/corpus")
-
-interface Tool {
-  readonly source: string
-  readonly name: string
-  readonly parameters: unknown
-  readonly examples: ReadonlyArray<JsonValue>
-}
-
-const tools = fs.readFileSync(path.join(corpus, "tools.jsonl"), "utf8")
-  .split("\n")
-  .filter((line) => line.trim().length > 0)
-  .map((line) => JSON.parse(line) as Tool)
+const tools = loadTools()
   .map((tool) => {
     const original = JsonSchema.upgrade(tool.parameters).schema
     return { tool, original, result: Normalize.openAiStrict(original) }

@@ -1,23 +1,11 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Either } from "effect"
-import * as fs from "node:fs"
-import * as path from "node:path"
 import * as JsonSchema from "../src/JsonSchema.js"
 import * as RefAware from "../src/RefAware.js"
 import * as Validator from "../src/Validator.js"
-import { corpus } from "./suite.js"
+import { tools as loadTools } from "./suite.js"
 
-interface Tool {
-  readonly source: string
-  readonly name: string
-  readonly parameters: unknown
-  readonly examples: ReadonlyArray<unknown>
-}
-
-const tools: ReadonlyArray<Tool> = fs.readFileSync(path.join(corpus, "tools.jsonl"), "utf8")
-  .split("\n")
-  .filter((l) => l.length > 0)
-  .map((l) => JSON.parse(l))
+const tools = loadTools()
 
 type Obj = Record<string, unknown>
 

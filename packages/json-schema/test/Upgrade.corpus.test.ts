@@ -1,21 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Either } from "effect"
-import * as fs from "node:fs"
-import * as path from "node:path"
 import * as JsonSchema from "../src/JsonSchema.js"
 import * as Validator from "../src/Validator.js"
-import { corpus } from "./suite.js"
+import { tools as loadTools } from "./suite.js"
 
-interface Tool {
-  readonly source: string
-  readonly name: string
-  readonly parameters: unknown
-}
-
-const tools: ReadonlyArray<Tool> = fs.readFileSync(path.join(corpus, "tools.jsonl"), "utf8")
-  .split("\n")
-  .filter((l) => l.length > 0)
-  .map((l) => JSON.parse(l))
+const tools = loadTools()
 
 /** A change sentence with its specific values taken out, so it names the rule that made it. */
 const kind = (change: string): string => change.replace(/`[^`]*`/g, "`…`").replace(/https?:\/\/\S+/g, "<uri>")

@@ -6,10 +6,26 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { Either } from "effect"
 import * as JsonSchema from "../src/JsonSchema.js"
+import type { JsonValue } from "../src/JsonValue.js"
 import * as Validator from "../src/Validator.js"
 
 /** The shared corpus directory. */
 export const corpus = path.resolve(import.meta.dirname, "../../../../shared/corpus")
+
+/** One line of `tools.jsonl`: a real tool's published schema and the arguments models really sent it. */
+export interface Tool {
+  readonly source: string
+  readonly name: string
+  readonly parameters: unknown
+  readonly examples: ReadonlyArray<JsonValue>
+}
+
+/** Every tool of `shared/corpus/tools.jsonl`, in file order. */
+export const tools = (): ReadonlyArray<Tool> =>
+  fs.readFileSync(path.join(corpus, "tools.jsonl"), "utf8")
+    .split("\n")
+    .filter((line) => line.trim().length > 0)
+    .map((line) => JSON.parse(line) as Tool)
 
 const suite = path.join(corpus, "json-schema-test-suite")
 
