@@ -81,38 +81,21 @@ export class CapabilitiesContractError
   }
 }
 
-/** One call of a rejected round: which tool, which call id, and what was wrong with its arguments. */
-export const RejectedCall = Schema.Struct({
-  tool: Schema.String,
-  callId: Schema.String,
-  issues: Schema.Array(IssueSchema)
-}).annotations({ identifier: "RejectedCall" })
-
-/** The turn's argument-repair budget was spent and the model sent invalid arguments again; none of them ran. */
+/** The turn's argument-repair budget was spent and the model sent invalid arguments again; none of that round ran. */
 export class ToolArgumentRepairExhausted
   extends Schema.TaggedError<ToolArgumentRepairExhausted>()("ToolArgumentRepairExhausted", {
-    calls: Schema.Array(RejectedCall),
-    budget: Schema.NonNegativeInt,
-    spent: Schema.NonNegativeInt
+    limit: Schema.NonNegativeInt,
+    attempts: Schema.NonNegativeInt,
+    lastIssues: Schema.Array(IssueSchema)
   })
 {
-  /** The tool names of the rejected calls, in order. */
-  get tools(): ReadonlyArray<string> {
-    return this.calls.map((c) => c.tool)
-  }
-  /** The call ids of the rejected calls, in order. */
-  get callIds(): ReadonlyArray<string> {
-    return this.calls.map((c) => c.callId)
-  }
-  /** The budget and each rejected call with its first issue. */
+  /** The limit, the number of rounds with invalid arguments, and the issues of the last one. */
   override get message(): string {
-    const calls = this.calls.map((c) => {
-      const first = c.issues[0]
-      return `\`${c.tool}\` (${c.callId})${first === undefined ? "" : `: ${first.message}`}`
-    })
+    const issues = listed(this.lastIssues.map((i) => i.message), 3)
     return sentence(
-      `Tool argument repairs exhausted (${this.spent} of ${this.budget} used); ` +
-        `the model sent invalid arguments again${calls.length === 0 ? "" : `: ${listed(calls)}`}`
+      `Tool argument repairs exhausted: the model sent invalid arguments in ${this.attempts} ` +
+        `round${this.attempts === 1 ? "" : "s"}, and the turn allows ${this.limit} repair${this.limit === 1 ? "" : "s"}` +
+        (issues === "" ? "" : `. Last issues: ${issues}`)
     )
   }
 }

@@ -18,8 +18,8 @@ const examples: ReadonlyArray<readonly [Errors.RuntimeError, ReadonlyArray<strin
   [new Errors.UnsupportedCloudToolSchema({ tool: "t", construct: "patternProperties", path: "/properties/x" }), ["`t`", "patternProperties", "/properties/x"]],
   [new Errors.CapabilitiesContractError({ reason: "unsupported_version", detail: "capabilities_version 2.0; this runtime supports 1.x" }), ["unsupported_version", "2.0"]],
   [
-    new Errors.ToolArgumentRepairExhausted({ calls: [{ tool: "get_weather", callId: "call_7", issues: [issue] }], budget: 1, spent: 1 }),
-    ["1 of 1", "`get_weather` (call_7)", "must be a string"]
+    new Errors.ToolArgumentRepairExhausted({ limit: 1, attempts: 2, lastIssues: [issue] }),
+    ["2 rounds", "allows 1 repair.", "must be a string"]
   ],
   [new Errors.ProviderEventContractViolation({ rule: "toolCallStarted without a terminal event", callId: "c1" }), ["without a terminal event", "call c1"]],
   [new Errors.RoundTripLimitExceeded({ limit: 10 }), ["10 provider round trips"]],
@@ -65,15 +65,15 @@ describe("Errors", () => {
       assert.isTrue(Exit.isFailure(exit))
     }))
 
-  it("ToolArgumentRepairExhausted lists tool names and call ids", () => {
-    const e = new Errors.ToolArgumentRepairExhausted({
-      calls: [{ tool: "a", callId: "1", issues: [] }, { tool: "b", callId: "2", issues: [issue] }],
-      budget: 1,
-      spent: 1
-    })
-    assert.deepStrictEqual(e.tools, ["a", "b"])
-    assert.deepStrictEqual(e.callIds, ["1", "2"])
-    assert.strictEqual(e.message, "Tool argument repairs exhausted (1 of 1 used); the model sent invalid arguments again: `a` (1); `b` (2): Argument `city` must be a string.")
+  it("ToolArgumentRepairExhausted carries the limit, the attempts and the last round's issues", () => {
+    const e = new Errors.ToolArgumentRepairExhausted({ limit: 1, attempts: 2, lastIssues: [issue, { ...issue, message: "Missing `days`." }] })
+    assert.deepStrictEqual([e.limit, e.attempts, e.lastIssues.length], [1, 2, 2])
+    assert.strictEqual(
+      e.message,
+      "Tool argument repairs exhausted: the model sent invalid arguments in 2 rounds, and the turn allows 1 repair. Last issues: Argument `city` must be a string.; Missing `days`."
+    )
+    const none = new Errors.ToolArgumentRepairExhausted({ limit: 0, attempts: 1, lastIssues: [] })
+    assert.strictEqual(none.message, "Tool argument repairs exhausted: the model sent invalid arguments in 1 round, and the turn allows 0 repairs.")
   })
 
   it("optional fields stay out of the wire and the message when absent", () => {
@@ -98,7 +98,7 @@ describe("Errors", () => {
   it("decoding rejects wrong shapes: bad reason, negative budget, non-JSON witness, unknown tag", () => {
     const bad: ReadonlyArray<unknown> = [
       { _tag: "CapabilitiesContractError", reason: "nope", detail: "d" },
-      { _tag: "ToolArgumentRepairExhausted", calls: [], budget: -1, spent: 0 },
+      { _tag: "ToolArgumentRepairExhausted", limit: -1, attempts: 0, lastIssues: [] },
       { _tag: "RoundTripLimitExceeded", limit: 1.5 },
       { _tag: "SchemaDriftError", tool: "t", reasons: [], witness: undefined, drifted: [] },
       { _tag: "ProviderError", provider: "p", reason: "r", retryable: "yes" },

@@ -86,7 +86,7 @@ describe("ToolEnvelope.fromError", () => {
       [new Errors.SchemaDriftError({ tool: "w", reasons: [], witness: null, drifted: ["w"] }), "rejected", false],
       [new Errors.UnsupportedCloudToolSchema({ tool: "w", construct: "patternProperties", path: "/x" }), "rejected", false],
       [new Errors.CapabilitiesContractError({ reason: "malformed", detail: "d" }), "unavailable", false],
-      [new Errors.ToolArgumentRepairExhausted({ calls: [], budget: 1, spent: 1 }), "invalid_args", false],
+      [new Errors.ToolArgumentRepairExhausted({ limit: 1, attempts: 2, lastIssues: [] }), "invalid_args", false],
       [new Errors.ProviderEventContractViolation({ rule: "r" }), "execution_error", true],
       [new Errors.RoundTripLimitExceeded({ limit: 10 }), "rejected", false],
       [new Errors.ToolChoiceUnsupported({ choice: "required", provider: "p" }), "unavailable", false],
@@ -100,6 +100,12 @@ describe("ToolEnvelope.fromError", () => {
     }
     assert.strictEqual(ToolEnvelope.fromError(cases[0]![0]).tool, "w")
     assert.strictEqual(ToolEnvelope.fromError(cases[0]![0], "other").tool, "other")
+  })
+
+  it("a repair exhaustion points at the first issue of the round that exhausted it", () => {
+    const e = new Errors.ToolArgumentRepairExhausted({ limit: 1, attempts: 2, lastIssues: [issue("city", "Missing `city`.", "city name")] })
+    const f = ToolEnvelope.fromError(e, "get_weather")
+    assert.deepStrictEqual([f.kind, f.field, f.expected, f.tool, f.retryable], ["invalid_args", "city", "city name", "get_weather", false])
   })
 
   it("maps a tool-failure-like value by its kind, an Error, a string and a TimeoutException", () => {

@@ -65,7 +65,11 @@ const runtimeErrors = [
 const fromRuntimeError = (e: Errors.RuntimeError, tool: string | undefined): Failure => {
   const [kind, retryable] = byTag[e._tag]
   const own = "tool" in e ? e.tool : undefined
+  // a repair exhaustion points the model at the first issue of the round that exhausted it
+  const first = e._tag === "ToolArgumentRepairExhausted" ? e.lastIssues[0] : undefined
   return failure(kind, cap(e.message), {
+    field: text(first?.field),
+    expected: text(first?.expected),
     tool: tool ?? own,
     retryable: e._tag === "ProviderError" ? e.retryable : retryable
   })
