@@ -7,7 +7,7 @@
 import type { JsonValue } from "../JsonValue.js"
 import { isObject } from "../JsonValue.js"
 import type { Ctx, Node, Outcome } from "./subschemaModel.js"
-import { all, child, counter, isSchemaValue, kw, mapWitnesses, num, proven, unknown, where } from "./subschemaModel.js"
+import { all, child, cloudAt, counter, isSchemaValue, kw, mapWitnesses, num, proven, unknown, where } from "./subschemaModel.js"
 import type { Prove } from "./subschemaObjects.js"
 import { forIndex, rest, tuple } from "./subschemaParts.js"
 import { arrayWith, indexView, minItems, sample } from "./subschemaWitness.js"
@@ -31,7 +31,7 @@ export const check = (ctx: Ctx, nodes: ReadonlyArray<Node>, local: Node, prove: 
   if (d === "draft-07" && more !== undefined && !isSchemaValue(more)) return unknown("additionalItems", where(local, "additionalItems"))
   if (!tuple(local, d).every(isSchemaValue)) return unknown(d === "2020-12" ? "prefixItems" : "items", where(local))
   const cmin = minItems(nodes), cmax = maxItems(ctx, nodes)
-  const at = (k: string) => ({ cloudPath: where(nodes[0] ?? local), localPath: where(local, k) })
+  const at = (k: string) => ({ cloudPath: cloudAt(nodes), localPath: where(local, k) })
   const lengths = (): Outcome => {
     const lmin = kw(local, "minItems"), lmax = kw(local, "maxItems")
     if (lmin !== undefined) {
@@ -73,7 +73,7 @@ const unique = (ctx: Ctx, nodes: ReadonlyArray<Node>, local: Node, cmin: number,
   const views = Array.from({ length: Math.min(len, MAX_POSITIONS) }, (_, i) => indexView(ctx, nodes, i)).flat()
   const v = sample(ctx, views)
   const w: JsonValue | undefined = v === undefined ? undefined : Array.from({ length: len }, () => v)
-  return counter({ cloudPath: where(nodes[0] ?? local), localPath: where(local, "uniqueItems"), message: "the local schema requires unique items; the cloud schema allows repeated ones" }, [w])
+  return counter({ cloudPath: cloudAt(nodes), localPath: where(local, "uniqueItems"), message: "the local schema requires unique items; the cloud schema allows repeated ones" }, [w])
 }
 
 const contains = (ctx: Ctx, nodes: ReadonlyArray<Node>, local: Node, cmin: number, prove: Prove): Outcome => {
@@ -88,7 +88,7 @@ const contains = (ctx: Ctx, nodes: ReadonlyArray<Node>, local: Node, cmin: numbe
   }
   if (cmin >= 1 && prove(indexView(ctx, nodes, 0), target)._tag === "Proven") return proven
   const witnesses = [cmin === 0 ? [] : undefined, sample(ctx, nodes, "array")]
-  return { ...counter({ cloudPath: where(nodes[0] ?? local), localPath: where(target), message: "the local schema requires an item matching `contains`; the cloud schema does not guarantee one" }, witnesses), ...{} }
+  return { ...counter({ cloudPath: cloudAt(nodes), localPath: where(target), message: "the local schema requires an item matching `contains`; the cloud schema does not guarantee one" }, witnesses), ...{} }
 }
 
 /**

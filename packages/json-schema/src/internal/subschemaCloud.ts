@@ -34,11 +34,12 @@ export const expand = (ctx: Ctx, view: ReadonlyArray<Node>): Expanded | Outcome 
   const out: Array<Node> = []
   let split: { base: Node; alternatives: Array<Array<Node>> } | undefined
   const full: Array<JsonSchema.JsonSchema> = []
-  while (work.length > 0) {
-    const n = work.pop()!
+  // in order, so the first node (the one messages point at) stays first
+  for (let i = 0; i < work.length; i++) {
+    const n = work[i]!
     if (!tick(ctx)) return unknown("work budget exhausted", where(n))
     if (n.skip === undefined && full.length < 64) full.push(essence(ctx.cloudRoot, n.schema))
-    if (out.length + work.length > MAX_NODES) return unknown("schema too large to expand", where(n))
+    if (work.length > MAX_NODES) return unknown("schema too large to expand", where(n))
     if (n.schema === true) continue
     if (n.schema === false) return { _tag: "Empty" }
     const id = kw(n, "$id")
@@ -136,6 +137,7 @@ export const essence = (root: JsonSchema.JsonSchema, s: JsonSchema.JsonSchema): 
 export const viewKey = (nodes: ReadonlyArray<Node>): string => {
   const parts: Array<string> = []
   for (const n of nodes) {
+    if (n.placeholder === true) continue
     const at = n.ptr ?? `~${JSON.stringify(n.schema)}`
     parts.push(n.skip === undefined ? at : `${at}!${[...n.skip].sort().join(",")}`)
   }

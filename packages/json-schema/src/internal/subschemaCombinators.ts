@@ -11,7 +11,7 @@ import type { JsonValue } from "../JsonValue.js"
 import { equals, isObject } from "../JsonValue.js"
 import { essence, follow, same } from "./subschemaCloud.js"
 import type { Ctx, Node, Outcome } from "./subschemaModel.js"
-import { all, child, counter, isSchemaValue, kw, proven, strings, unknown, where } from "./subschemaModel.js"
+import { all, child, cloudAt, counter, isSchemaValue, kw, proven, strings, unknown, where } from "./subschemaModel.js"
 import type { Prove } from "./subschemaObjects.js"
 import type { Base } from "./subschemaTypes.js"
 import { isNumeric, typesOf } from "./subschemaTypes.js"
@@ -64,7 +64,7 @@ export const anyOf = (ctx: Ctx, local: Node, nodes: ReadonlyArray<Node>, types: 
   if (outcomes.every((o) => o._tag === "Counter")) {
     const edges = [...types].some(isNumeric) ? bs.flatMap(bounds).flatMap((x) => [x, x - 1, x + 1, x - 0.5, x + 0.5]) : []
     const witnesses = [...outcomes.flatMap((o) => (o._tag === "Counter" ? o.witnesses : [])), ...edges]
-    return counter({ cloudPath: where(nodes[0] ?? local), localPath: where(local, key), message: `a value the cloud schema allows matches no branch of the local ${key}` }, witnesses)
+    return counter({ cloudPath: cloudAt(nodes), localPath: where(local, key), message: `a value the cloud schema allows matches no branch of the local ${key}` }, witnesses)
   }
   return unknown(`${key} (no single branch covers the cloud schema)`, where(local, key))
 }
@@ -127,7 +127,7 @@ export const not = (ctx: Ctx, local: Node, nodes: ReadonlyArray<Node>, types: Re
   if (!isSchemaValue(x)) return unknown("not", where(local, "not"))
   if (x === false) return proven
   if (x === true || (isObject(x) && Object.keys(x).length === 0)) {
-    return counter({ cloudPath: where(nodes[0] ?? local), localPath: where(local, "not"), message: "the local schema rejects every value (`not: {}`); the cloud schema does not" }, [sample(ctx, nodes)])
+    return counter({ cloudPath: cloudAt(nodes), localPath: where(local, "not"), message: "the local schema rejects every value (`not: {}`); the cloud schema does not" }, [sample(ctx, nodes)])
   }
   const t = branchTypes(ctx, child(local, x, "not"))
   if (t !== undefined && ![...types].some((b) => t.has(b))) return proven
@@ -135,7 +135,7 @@ export const not = (ctx: Ctx, local: Node, nodes: ReadonlyArray<Node>, types: Re
   // a value in both the cloud and `X` is a witness; the cloud side here may be wider than the real one
   const both = sample(ctx, [...nodes, child(local, x, "not")])
   if (both === undefined) return unknown("not", where(local, "not"))
-  return counter({ cloudPath: where(nodes[0] ?? local), localPath: where(local, "not"), message: `the cloud schema allows ${JSON.stringify(both).slice(0, 60)}, which the local \`not\` excludes` }, [both])
+  return counter({ cloudPath: cloudAt(nodes), localPath: where(local, "not"), message: `the cloud schema allows ${JSON.stringify(both).slice(0, 60)}, which the local \`not\` excludes` }, [both])
 }
 
 /** `if`/`then`/`else`: decided when the cloud is inside `if`, disjoint from it by type, or inside both branches. */

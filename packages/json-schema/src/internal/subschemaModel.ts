@@ -13,6 +13,8 @@ export interface Node {
   readonly schema: JsonSchema
   readonly ptr: string | undefined
   readonly skip?: ReadonlySet<string>
+  /** An empty schema standing where a cloud part would be, only so messages can point there. */
+  readonly placeholder?: boolean
 }
 
 /** One reason for drift: pointers into each schema and a sentence a person can act on. */
@@ -105,6 +107,12 @@ export const where = (n: Node, ...tokens: ReadonlyArray<string | number>): strin
   for (const t of tokens) p = P.append(p, t)
   return p
 }
+
+/** Where a cloud conjunction sits, for messages: its first node with a pointer, else the cloud root. */
+export const cloudAt = (nodes: ReadonlyArray<Node>): string => nodes.find((n) => n.ptr !== undefined)?.ptr ?? ""
+
+/** "a" or "an" before a word, for messages. */
+export const article = (word: string): string => (/^[aeiou]/.test(word) ? `an ${word}` : `a ${word}`)
 
 /** A readable rendering of a JSON value for messages, kept short. */
 export const show = (v: JsonValue): string => {

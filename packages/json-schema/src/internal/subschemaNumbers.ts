@@ -7,7 +7,7 @@
 import type { JsonValue } from "../JsonValue.js"
 import { numberFormats, universalFormats } from "./subschemaKeywords.js"
 import type { Ctx, Node, Outcome } from "./subschemaModel.js"
-import { all, counter, kw, num, proven, unknown, where } from "./subschemaModel.js"
+import { all, cloudAt, counter, kw, num, proven, unknown, where } from "./subschemaModel.js"
 import type { Base } from "./subschemaTypes.js"
 
 /** The cloud's numeric range: bounds with their exclusivity, and its `multipleOf` values. */
@@ -93,7 +93,7 @@ const around = (r: Range, xs: ReadonlyArray<number>, integers: boolean): Readonl
 export const check = (ctx: Ctx, nodes: ReadonlyArray<Node>, base: Base, local: Node): Outcome => {
   const ints = base === "integer"
   const r = range(nodes, ints)
-  const at = (k: string) => ({ cloudPath: where(nodes[0] ?? local), localPath: where(local, k) })
+  const at = (k: string) => ({ cloudPath: cloudAt(nodes), localPath: where(local, k) })
   const bound = (k: string, test: (v: number) => boolean, xs: (v: number) => ReadonlyArray<number>, say: (v: number) => string) => (): Outcome => {
     const raw = kw(local, k)
     if (raw === undefined) return proven
@@ -123,7 +123,7 @@ const multipleOf = (_ctx: Ctx, nodes: ReadonlyArray<Node>, r: Range, base: Base,
   if (m === undefined || m <= 0) return unknown("multipleOf", where(local, "multipleOf"))
   // the same divisor runs the same float computation on both sides
   if (r.steps.includes(m)) return proven
-  const path = { cloudPath: where(nodes[0] ?? local), localPath: where(local, "multipleOf") }
+  const path = { cloudPath: cloudAt(nodes), localPath: where(local, "multipleOf") }
   const start = r.lo ?? (r.hi !== undefined ? Math.min(r.hi, 0) : 0)
   const cands: Array<JsonValue> = []
   if (base === "fraction") cands.push(start + 0.5, m / 2, 0.5)
@@ -144,7 +144,7 @@ const numericFormat = (nodes: ReadonlyArray<Node>, r: Range, base: Base, local: 
   const limit = f === "int32" ? 2 ** 31 : SAFE
   if (base === "integer" && within(r, -limit, limit - 1)) return proven
   return counter({
-    cloudPath: where(nodes[0] ?? local),
+    cloudPath: cloudAt(nodes),
     localPath: where(local, "format"),
     message: `the local schema requires format \`${f}\`; the cloud schema allows numbers outside it`
   }, [0.5, r.lo ?? -1, 2 ** 31, 2 ** 64, -(2 ** 64)].map((x) => (base === "integer" ? Math.round(x) : x)))

@@ -9,7 +9,7 @@ import type { JsonValue } from "../JsonValue.js"
 import type { JsonObject } from "../JsonValue.js"
 import { equals, fromEntries, isObject } from "../JsonValue.js"
 import type { Ctx, Node, Outcome } from "./subschemaModel.js"
-import { all, child, counter, isSchemaValue, kw, mapWitnesses, num, proven, regex, strings, unknown, where } from "./subschemaModel.js"
+import { all, child, cloudAt, counter, isSchemaValue, kw, mapWitnesses, num, proven, regex, strings, unknown, where } from "./subschemaModel.js"
 import { declares, forKey, named, patterns } from "./subschemaParts.js"
 import { keyView, objectWith, requiredKeys, sample } from "./subschemaWitness.js"
 
@@ -35,7 +35,7 @@ export const check = (ctx: Ctx, nodes: ReadonlyArray<Node>, local: Node, prove: 
   const possible = (k: string) => !keyView(nodes, k).some((n) => n.schema === false)
   const names = [...new Set([...nodes.flatMap(named), ...cloudReq, ...named(local), ...strings(lreq)])]
   const closed = nodes.some((n) => kw(n, "additionalProperties") === false && patterns(n).length === 0)
-  const cloudPath = where(nodes[0] ?? local)
+  const cloudPath = cloudAt(nodes)
   const required = (): Outcome => {
     for (const k of strings(lreq)) {
       if (cloudReq.has(k)) continue
@@ -70,7 +70,7 @@ const descend = (ctx: Ctx, nodes: ReadonlyArray<Node>, k: string, cv: ReadonlyAr
   if (o._tag !== "Counter") return o
   const wrapped = mapWitnesses(o, (w) => objectWith(ctx, nodes, k, w))
   if (l.schema !== false || wrapped._tag !== "Counter") return wrapped
-  return { ...wrapped, reasons: [{ cloudPath: where(cv[0] ?? nodes[0] ?? l), localPath: where(l), message: `\`${k}\` is allowed by the cloud schema but the local schema rejects it (${l.ptr?.endsWith("additionalProperties") === true ? "additionalProperties: false" : "false schema"})` }] }
+  return { ...wrapped, reasons: [{ cloudPath: cloudAt([...cv, ...nodes]), localPath: where(l), message: `\`${k}\` is allowed by the cloud schema but the local schema rejects it (${l.ptr?.endsWith("additionalProperties") === true ? "additionalProperties: false" : "false schema"})` }] }
 }
 
 /** Keys no schema names: one class for keys no cloud pattern matches, one per cloud pattern. */
@@ -113,7 +113,7 @@ const unnamed = (ctx: Ctx, nodes: ReadonlyArray<Node>, local: Node, names: Reado
       if (key === undefined) return unknown("patternProperties (no key to show)", where(t))
       const w = mapWitnesses(o, (v) => objectWith(ctx, nodes, key, v))
       if (t.schema !== false || w._tag !== "Counter") return w
-      return { ...w, reasons: [{ cloudPath: where(nodes[0] ?? t), localPath: where(t), message: `the cloud schema allows properties the local schema does not declare (such as \`${key}\`), which the local schema rejects` }] }
+      return { ...w, reasons: [{ cloudPath: cloudAt(nodes), localPath: where(t), message: `the cloud schema allows properties the local schema does not declare (such as \`${key}\`), which the local schema rejects` }] }
     })
   })
   return all(steps)
@@ -135,7 +135,7 @@ const counts = (ctx: Ctx, nodes: ReadonlyArray<Node>, local: Node, names: Readon
   if (lmin === undefined && lmax === undefined) return proven
   const min = nodes.reduce((m, n) => Math.max(m, num(kw(n, "minProperties")) ?? 0), nreq)
   const max = nodes.reduce((m, n) => Math.min(m, num(kw(n, "maxProperties")) ?? Infinity), closed ? names.filter(possible).length : Infinity)
-  const at = (k: string) => ({ cloudPath: where(nodes[0] ?? local), localPath: where(local, k) })
+  const at = (k: string) => ({ cloudPath: cloudAt(nodes), localPath: where(local, k) })
   if (lmin !== undefined) {
     const m = num(lmin)
     if (m === undefined) return unknown("minProperties", where(local, "minProperties"))
@@ -171,7 +171,7 @@ const propertyNames = (ctx: Ctx, nodes: ReadonlyArray<Node>, local: Node, names:
   const keys = closed ? names.filter(possible) : [...names.filter(possible), ...fresh]
   const steps = keys.map((k) => () => {
     const o = prove([{ schema: { const: k }, ptr: undefined }], target)
-    return o._tag !== "Counter" ? o : counter({ cloudPath: where(nodes[0] ?? local), localPath: where(target), message: `the cloud schema allows the property name \`${k}\`, which the local propertyNames rejects` }, [objectWith(ctx, nodes, k, sample(ctx, keyView(nodes, k)) ?? null)])
+    return o._tag !== "Counter" ? o : counter({ cloudPath: cloudAt(nodes), localPath: where(target), message: `the cloud schema allows the property name \`${k}\`, which the local propertyNames rejects` }, [objectWith(ctx, nodes, k, sample(ctx, keyView(nodes, k)) ?? null)])
   })
   const o = all(steps)
   return o._tag === "Proven" && !closed ? unknown("propertyNames (cloud allows any name)", where(target)) : o
@@ -195,7 +195,7 @@ const dependencies = (ctx: Ctx, nodes: ReadonlyArray<Node>, local: Node, cloudRe
             return Array.isArray(list) && need.every((b) => list.includes(b))
           }))
           if (cloudSays) return proven
-          return counter({ cloudPath: where(nodes[0] ?? local), localPath: where(local, key, a), message: `the local schema requires ${need.map((b) => `\`${b}\``).join(", ")} whenever \`${a}\` is present; the cloud schema does not` }, [objectWith(ctx, nodes, a, sample(ctx, keyView(nodes, a)) ?? null)])
+          return counter({ cloudPath: cloudAt(nodes), localPath: where(local, key, a), message: `the local schema requires ${need.map((b) => `\`${b}\``).join(", ")} whenever \`${a}\` is present; the cloud schema does not` }, [objectWith(ctx, nodes, a, sample(ctx, keyView(nodes, a)) ?? null)])
         }
         if (!isSchemaValue(d) || key === "dependentRequired") return unknown(key, where(local, key, a))
         if (nodes.some((n) => ["dependentSchemas", "dependencies"].some((ck) => { const c = kw(n, ck); return isObject(c) && c[a] !== undefined && equals(c[a]!, d) }))) return proven

@@ -14,7 +14,7 @@ import * as Comb from "./subschemaCombinators.js"
 import * as Finite from "./subschemaFinite.js"
 import { firstUnmodelled } from "./subschemaKeywords.js"
 import type { Ctx, Node, Outcome } from "./subschemaModel.js"
-import { all, counter, kw, proven, show, tick, unknown, where, without } from "./subschemaModel.js"
+import { all, article, cloudAt, counter, kw, proven, show, tick, unknown, where, without } from "./subschemaModel.js"
 import * as Numbers from "./subschemaNumbers.js"
 import * as Objects from "./subschemaObjects.js"
 import * as Strings from "./subschemaStrings.js"
@@ -47,7 +47,7 @@ export const prove = (ctx: Ctx, view: ReadonlyArray<Node>, local: Node): Outcome
 
 const decide = (ctx: Ctx, nodes: ReadonlyArray<Node>, types: ReadonlySet<Base>, local: Node): Outcome => {
   if (local.schema === false) {
-    return counter({ cloudPath: where(nodes[0] ?? local), localPath: where(local), message: "the local schema rejects every value here; the cloud schema does not" }, [sample(ctx, nodes)])
+    return counter({ cloudPath: cloudAt(nodes), localPath: where(local), message: "the local schema rejects every value here; the cloud schema does not" }, [sample(ctx, nodes)])
   }
   const values = Finite.candidates(nodes, types)
   if (values !== undefined) {
@@ -79,10 +79,10 @@ const decide = (ctx: Ctx, nodes: ReadonlyArray<Node>, types: ReadonlySet<Base>, 
 const byType = (ctx: Ctx, nodes: ReadonlyArray<Node>, types: ReadonlySet<Base>, local: Node): Outcome => {
   const lt = typesOf(kw(local, "type"))
   if (lt === "invalid") return unknown("type", where(local, "type"))
-  const cloudPath = where(nodes[0] ?? local)
+  const cloudPath = cloudAt(nodes)
   for (const t of types) {
     if (lt !== undefined && !lt.has(t)) {
-      return counter({ cloudPath, localPath: where(local, "type"), message: `the cloud schema allows a ${typeName(t)} here; the local schema does not` }, [sample(ctx, nodes, t)])
+      return counter({ cloudPath, localPath: where(local, "type"), message: `the cloud schema allows ${article(typeName(t))} here; the local schema does not` }, [sample(ctx, nodes, t)])
     }
   }
   const listed = enumerated(ctx, nodes, types, local)
@@ -108,5 +108,5 @@ const enumerated = (ctx: Ctx, nodes: ReadonlyArray<Node>, types: ReadonlySet<Bas
   const ws = [...types].flatMap((t) => variants(ctx, nodes, t, Math.min(list.length + 1, 64))).filter((v) => !list.some((x) => equals(x, v)))
   const key = c !== undefined ? "const" : "enum"
   if (ws.length === 0) return unknown(`${key} (the cloud side may be finite)`, where(local, key))
-  return counter({ cloudPath: where(nodes[0] ?? local), localPath: where(local, key), message: `the cloud schema allows ${show(ws[0]!)} (a ${typeName(baseOf(ws[0]!))}); the local ${key} does not` }, ws)
+  return counter({ cloudPath: cloudAt(nodes), localPath: where(local, key), message: `the cloud schema allows ${show(ws[0]!)} (${article(typeName(baseOf(ws[0]!)))}); the local ${key} does not` }, ws)
 }

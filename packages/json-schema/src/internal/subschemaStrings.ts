@@ -8,7 +8,7 @@
 import type { JsonValue } from "../JsonValue.js"
 import { numberFormats, stringFormats, universalFormats } from "./subschemaKeywords.js"
 import type { Node, Outcome } from "./subschemaModel.js"
-import { all, counter, kw, num, proven, regex, unknown, where } from "./subschemaModel.js"
+import { all, cloudAt, counter, kw, num, proven, regex, unknown, where } from "./subschemaModel.js"
 import { matching } from "./subschemaPatterns.js"
 
 /** What a cloud conjunction says about strings. */
@@ -75,7 +75,7 @@ export const pick = (nodes: ReadonlyArray<Node>): string | undefined => candidat
 /** Checks the local string keywords against a cloud conjunction (its string values). */
 export const check = (nodes: ReadonlyArray<Node>, local: Node): Outcome => {
   const s = shape(nodes)
-  const cloudPath = where(nodes[0] ?? local)
+  const cloudPath = cloudAt(nodes)
   const pool = candidates(s)
   const len = (k: string, ok: (v: number) => boolean, say: (v: number) => string, ws: (v: number) => ReadonlyArray<JsonValue>) => (): Outcome => {
     const raw = kw(local, k)

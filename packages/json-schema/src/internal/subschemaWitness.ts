@@ -9,7 +9,8 @@ import { fromEntries, isObject } from "../JsonValue.js"
 import { expand } from "./subschemaCloud.js"
 import { candidates as finite } from "./subschemaFinite.js"
 import type { Ctx, Node } from "./subschemaModel.js"
-import { kw, num, strings } from "./subschemaModel.js"
+import { cloudAt, kw, num, strings } from "./subschemaModel.js"
+import * as P from "./pointer.js"
 import { pickFraction, pickInteger } from "./subschemaNumbers.js"
 import { forIndex, forKey } from "./subschemaParts.js"
 import { pick as pickString } from "./subschemaStrings.js"
@@ -21,17 +22,25 @@ const MAX_ITEMS = 16
 
 /** The nodes governing `key` in a cloud conjunction (a pattern that does not compile governs nothing here). */
 export const keyView = (nodes: ReadonlyArray<Node>, key: string): Array<Node> =>
-  nodes.flatMap((n) => {
+  placed(nodes.flatMap((n) => {
     const r = forKey(n, key)
     return r === "invalid" ? [] : r
-  })
+  }), nodes, "properties", key)
+
+/** A view with no node of its own gets an empty schema at the place it would be, so messages can point there. */
+const placed = (view: Array<Node>, parent: ReadonlyArray<Node>, ...tokens: ReadonlyArray<string>): Array<Node> => {
+  if (view.some((n) => n.ptr !== undefined)) return view
+  let ptr = cloudAt(parent)
+  for (const t of tokens) ptr = P.append(ptr, t)
+  return [...view, { schema: {}, ptr, placeholder: true }]
+}
 
 /** The nodes governing element `i` in a cloud conjunction. */
 export const indexView = (ctx: Ctx, nodes: ReadonlyArray<Node>, i: number): Array<Node> =>
-  nodes.flatMap((n) => {
+  placed(nodes.flatMap((n) => {
     const r = forIndex(n, i, ctx.cloudDialect)
     return r === undefined ? [] : [r]
-  })
+  }), nodes, "items")
 
 /** The keys a cloud conjunction requires. */
 export const requiredKeys = (nodes: ReadonlyArray<Node>): ReadonlyArray<string> => [...new Set(nodes.flatMap((n) => strings(kw(n, "required"))))]
