@@ -88,7 +88,7 @@ const contains = (ctx: Ctx, nodes: ReadonlyArray<Node>, local: Node, cmin: numbe
   }
   if (cmin >= 1 && prove(indexView(ctx, nodes, 0), target)._tag === "Proven") return proven
   const witnesses = [cmin === 0 ? [] : undefined, sample(ctx, nodes, "array")]
-  return { ...counter({ cloudPath: cloudAt(nodes), localPath: where(target), message: "the local schema requires an item matching `contains`; the cloud schema does not guarantee one" }, witnesses), ...{} }
+  return counter({ cloudPath: cloudAt(nodes), localPath: where(target), message: "the local schema requires an item matching `contains`; the cloud schema does not guarantee one" }, witnesses)
 }
 
 /**

@@ -6,7 +6,7 @@
  */
 import type { JsonValue } from "../JsonValue.js"
 import { numberFormats, universalFormats } from "./subschemaKeywords.js"
-import type { Ctx, Node, Outcome } from "./subschemaModel.js"
+import type { Node, Outcome } from "./subschemaModel.js"
 import { all, cloudAt, counter, kw, num, proven, unknown, where } from "./subschemaModel.js"
 import type { Base } from "./subschemaTypes.js"
 
@@ -90,7 +90,7 @@ const around = (r: Range, xs: ReadonlyArray<number>, integers: boolean): Readonl
 }
 
 /** Checks the local numeric keywords against a cloud conjunction restricted to `base`. */
-export const check = (ctx: Ctx, nodes: ReadonlyArray<Node>, base: Base, local: Node): Outcome => {
+export const check = (nodes: ReadonlyArray<Node>, base: Base, local: Node): Outcome => {
   const ints = base === "integer"
   const r = range(nodes, ints)
   const at = (k: string) => ({ cloudPath: cloudAt(nodes), localPath: where(local, k) })
@@ -111,12 +111,12 @@ export const check = (ctx: Ctx, nodes: ReadonlyArray<Node>, base: Base, local: N
       `the local schema allows at most ${m}; the cloud schema allows ${hi === undefined ? "any higher value" : `values up to ${hi}`}`),
     bound("exclusiveMaximum", (m) => hi !== undefined && (hi < m || (hi === m && r.hiEx)), (m) => [hi ?? m, m, m + 1, 1e9], (m) =>
       `the local schema requires values below ${m}; the cloud schema allows ${hi === undefined ? "higher values" : `values up to ${hi}`}`),
-    () => multipleOf(ctx, nodes, r, base, local),
+    () => multipleOf(nodes, r, base, local),
     () => numericFormat(nodes, r, base, local)
   ])
 }
 
-const multipleOf = (_ctx: Ctx, nodes: ReadonlyArray<Node>, r: Range, base: Base, local: Node): Outcome => {
+const multipleOf = (nodes: ReadonlyArray<Node>, r: Range, base: Base, local: Node): Outcome => {
   const raw = kw(local, "multipleOf")
   if (raw === undefined) return proven
   const m = num(raw)

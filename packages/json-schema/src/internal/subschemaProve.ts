@@ -91,7 +91,7 @@ const byType = (ctx: Ctx, nodes: ReadonlyArray<Node>, types: ReadonlySet<Base>, 
   const steps: Array<() => Outcome> = []
   const typed = (b: Base): ReadonlyArray<Node> => [...nodes, { schema: { type: b === "fraction" ? "number" : b }, ptr: undefined }]
   for (const t of types) {
-    if (isNumeric(t)) steps.push(() => Numbers.check(ctx, nodes, t, local))
+    if (isNumeric(t)) steps.push(() => Numbers.check(nodes, t, local))
     else if (t === "string") steps.push(() => Strings.check(nodes, local))
     else if (t === "array") steps.push(() => Arrays.check(ctx, typed(t), local, self))
     else if (t === "object") steps.push(() => Objects.check(ctx, typed(t), local, self))
