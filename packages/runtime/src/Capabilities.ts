@@ -1,0 +1,142 @@
+/**
+ * The relay's capabilities: `GET {baseUrl}/v1/agent/capabilities`, decoded with Schema and classified as
+ * the wire contract says (`Exported` · `Predates` · `Unreachable`, or a `CapabilitiesContractError`).
+ * The probe is single-flight and cached: concurrent first callers share one request, an answer from the
+ * relay (`Exported` or `Predates`) is kept for a time to live, and neither a failure, an `Unreachable`
+ * nor an interrupted caller is ever cached (the next call asks again).
+ *
+ * @since 0.1.0
+ */
+import * as HttpClient from "@effect/platform/HttpClient"
+import type * as HttpClientError from "@effect/platform/HttpClientError"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import type { JsonSchema } from "@toolgate/json-schema"
+import * as Config from "effect/Config"
+import type * as ConfigError from "effect/ConfigError"
+import * as Context from "effect/Context"
+import * as Data from "effect/Data"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import type * as Scope from "effect/Scope"
+import { CapabilitiesContractError } from "./Errors.js"
+import { classify, Envelope, malformed } from "./internal/capabilitiesWire.js"
+import { safeGet } from "./internal/json.js"
+
+/** What the relay said: its exported tool schemas, that it predates the export, or nothing usable. */
+export type Probe = Data.TaggedEnum<{
+  /** The relay exports its resolved tool schemas (by tool name, as sent: not yet upgraded). */
+  Exported: { readonly version: string; readonly toolSchemas: ReadonlyMap<string, JsonSchema.JsonSchema> }
+  /** The relay answered without either key: it predates the export. */
+  Predates: {}
+  /** No answer: a network error, a timeout, a 404, 408, 429 or 5xx (`cause` says which). */
+  Unreachable: { readonly cause: string }
+}>
+
+/** Constructors and matchers of `Probe`. */
+export const Probe = Data.taggedEnum<Probe>()
+
+/** The capabilities service: one traced, single-flight, cached probe. */
+export interface Service {
+  readonly probe: () => Effect.Effect<Probe, CapabilitiesContractError>
+}
+
+/** The capabilities service tag. */
+export class Capabilities extends Context.Tag("@toolgate/runtime/Capabilities")<Capabilities, Service>() {}
+
+/** Where the relay is, how long to wait for it, and how long an answer is kept. */
+export interface Options {
+  readonly baseUrl: string
+  /** Per probe, connecting and reading the body included (default 5 seconds). */
+  readonly timeout?: Duration.DurationInput
+  /** How long an `Exported` or `Predates` answer is kept (default 5 minutes). */
+  readonly timeToLive?: Duration.DurationInput
+}
+
+/** The path of the capabilities endpoint under the base URL. */
+export const path = "/v1/agent/capabilities"
+
+/** Builds the service; its cached probe lives in the surrounding scope (the layer's). */
+export const make = (options: Options): Effect.Effect<Service, never, HttpClient.HttpClient | Scope.Scope> =>
+  Effect.gen(function*() {
+    const timeout = Duration.decode(options.timeout ?? "5 seconds")
+    const client = (yield* HttpClient.HttpClient).pipe(
+      HttpClient.mapRequest((request) =>
+        request.pipe(HttpClientRequest.prependUrl(options.baseUrl.replace(/\/+$/, "")), HttpClientRequest.acceptJson)
+      ),
+      HttpClient.filterStatusOk
+    )
+    const fetch = Effect.gen(function*() {
+      const response = yield* client.get(path)
+      const body = yield* HttpClientResponse.schemaBodyJson(Envelope, { errors: "all" })(response)
+      const wire = yield* classify(body)
+      return wire._tag === "Exported" ? Probe.Exported(wire) : Probe.Predates()
+    }).pipe(
+      Effect.timeout(timeout),
+      Effect.catchTags({
+        TimeoutException: () => Effect.succeed(Probe.Unreachable({ cause: `no answer within ${Duration.format(timeout)}` })),
+        RequestError: (e) => Effect.succeed(Probe.Unreachable({ cause: transportCause(e) })),
+        ResponseError: responseFailure,
+        ParseError: (e) => Effect.fail(malformed(e))
+      }),
+      Effect.withSpan("Capabilities.fetch", { attributes: { "http.url": `${options.baseUrl}${path}` } })
+    )
+    const scope = yield* Effect.scope
+    const [cached, invalidate] = yield* Effect.cachedInvalidateWithTTL(
+      Effect.forkIn(fetch, scope),
+      options.timeToLive ?? "5 minutes"
+    )
+    // Every joiner of a failed fiber sees the failure; only the first invalidates, so a late joiner cannot
+    // drop the fiber of a newer probe.
+    const invalidated = new WeakSet<Fiber.RuntimeFiber<Probe, CapabilitiesContractError>>()
+    const probe = Effect.fn("Capabilities.probe")(function*() {
+      const fiber = yield* cached
+      // Awaiting (not joining under `tapErrorCause`): an interrupted caller leaves the fiber and cache alone.
+      const exit = yield* Fiber.await(fiber)
+      if ((Exit.isFailure(exit) || exit.value._tag === "Unreachable") && !invalidated.has(fiber)) {
+        invalidated.add(fiber)
+        yield* invalidate
+      }
+      return yield* exit
+    })
+    return Capabilities.of({ probe })
+  })
+
+/** The service for `options`, over the `HttpClient` in context. */
+export const layer = (options: Options): Layer.Layer<Capabilities, never, HttpClient.HttpClient> =>
+  Layer.scoped(Capabilities, make(options))
+
+/** The options from config: `TOOLGATE_RELAY_URL`, `TOOLGATE_CAPABILITIES_TIMEOUT` (5 s), `TOOLGATE_CAPABILITIES_TTL` (5 min). */
+export const config: Config.Config<Options> = Config.all({
+  baseUrl: Config.url("TOOLGATE_RELAY_URL").pipe(Config.map((url) => url.href)),
+  timeout: Config.duration("TOOLGATE_CAPABILITIES_TIMEOUT").pipe(Config.withDefault(Duration.seconds(5))),
+  timeToLive: Config.duration("TOOLGATE_CAPABILITIES_TTL").pipe(Config.withDefault(Duration.minutes(5)))
+})
+
+/** The service with its options read from `config` while the layer is built. */
+export const layerConfig: Layer.Layer<Capabilities, ConfigError.ConfigError, HttpClient.HttpClient> = Layer.scoped(
+  Capabilities,
+  Effect.flatMap(config, make)
+)
+
+/** A non-2xx status or an unreadable body: 404, 408, 429 and 5xx degrade; any other status or body breaks the contract. */
+const responseFailure = (e: HttpClientError.ResponseError): Effect.Effect<Probe, CapabilitiesContractError> => {
+  const status = e.response.status
+  if (e.reason !== "StatusCode") {
+    return Effect.fail(new CapabilitiesContractError({ reason: "malformed", detail: `HTTP ${status} with a body that is not JSON` }))
+  }
+  if (status === 404 || status === 408 || status === 429 || status >= 500) {
+    return Effect.succeed(Probe.Unreachable({ cause: `HTTP ${status}` }))
+  }
+  return Effect.fail(new CapabilitiesContractError({ reason: "malformed", detail: `HTTP ${status} instead of the capabilities envelope` }))
+}
+
+/** A transport failure in words, with the system error code when there is one (`ECONNREFUSED`, …). */
+const transportCause = (e: HttpClientError.RequestError): string => {
+  const inner = safeGet(e.cause, "cause")
+  const code = safeGet(inner, "code") ?? safeGet(e.cause, "code")
+  return `${e.reason.toLowerCase()} error${typeof code === "string" ? ` (${code})` : ""}`
+}
