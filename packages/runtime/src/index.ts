@@ -12,3 +12,18 @@ export * as Errors from "./Errors.js"
 
 /** `require…` / `optional…` helpers: read a tool argument or get its `invalid_args` envelope. */
 export * as ToolArgs from "./ToolArgs.js"
+
+/** A tool: name, description, parameter schema (JSON Schema or Effect Schema), executor; `run` answers with an envelope. */
+export * as Tool from "./Tool.js"
+
+/** A named set of tools with the union of their requirements; `provide` builds their layer once. */
+export * as Toolkit from "./Toolkit.js"
+
+/** Layer 2 as a service: prepares and validates a call's arguments, or fails with the `invalid_args` envelope. */
+export * as ArgumentValidator from "./ArgumentValidator.js"
+
+/** A turn's limits: `maxToolArgumentRepairs` (1) and `maxProviderRoundTrips` (10), given or from config. */
+export * as RunLimits from "./RunLimits.js"
+
+/** Layer 3: the per-turn budget of round trips and argument repairs. */
+export * as RepairBudget from "./RepairBudget.js"

@@ -1,0 +1,135 @@
+/**
+ * Layer 2 as a service: every call's raw arguments are prepared (parsed, defaulted, coerced under the
+ * `lenient` policy, validated against the tool's local schema, decoded for an Effect Schema tool) before
+ * an executor may see them. An invalid call fails with `InvalidToolArguments`, carrying the
+ * `invalid_args` envelope to feed back; it never reaches `execute`.
+ *
+ * @since 0.1.0
+ */
+import type * as ConfigError from "effect/ConfigError"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import { Arguments, type Coercion, type JsonValue as J, RefAware, type Validator } from "@toolgate/json-schema"
+import * as Errors from "./Errors.js"
+import { config as policyConfig, type Options, policyOf, widened } from "./internal/argumentPolicy.js"
+import type * as Tool from "./Tool.js"
+import * as ToolEnvelope from "./ToolEnvelope.js"
+
+export type { Options } from "./internal/argumentPolicy.js"
+
+/** `lenient` (the default) repairs near-miss arguments before validating; `strict` only validates. */
+export type Policy = Arguments.Policy
+
+/** What `prepare` needs to know about the call. */
+export interface PrepareOptions {
+  readonly callId: string
+  /** The provider was sent an OpenAI-strict schema: `null` for an optional property means "absent". */
+  readonly fromStrictProvider?: boolean
+}
+
+/** Arguments that hold sentinel refs (tool chaining on): valid once the refs are resolved, not before. */
+export interface Referencing {
+  readonly _tag: "Referencing"
+  readonly tool: string
+  readonly callId: string
+  readonly raw: unknown
+  readonly value: J.JsonValue
+  readonly coercions: ReadonlyArray<Coercion.Coercion>
+  readonly refs: ReadonlyArray<RefAware.Located>
+}
+
+/** What `prepare` gives: arguments ready for `Tool.run`, or (tool chaining on) arguments with refs to resolve. */
+export type Outcome<A> = Tool.Prepared<A> | Referencing
+
+/** A call's arguments do not fit its tool's schema; `envelope` is the `invalid_args` failure to feed back. */
+export class InvalidToolArguments extends Schema.TaggedError<InvalidToolArguments>()("InvalidToolArguments", {
+  tool: Schema.String,
+  callId: Schema.String,
+  issues: Schema.Array(Errors.Issue),
+  envelope: ToolEnvelope.Failure
+}) {
+  /** The tool, the call and what is wrong. */
+  override get message(): string {
+    return `Invalid arguments for tool \`${this.tool}\` (call ${this.callId}): ${this.envelope.message}`
+  }
+}
+
+/** A tool's own schema cannot be used (it does not compile, or its Effect Schema has no JSON Schema form): not the model's fault. */
+export class InvalidToolSchema extends Schema.TaggedError<InvalidToolSchema>()("InvalidToolSchema", {
+  tool: Schema.String,
+  path: Schema.String,
+  detail: Schema.String
+}) {
+  /** The tool and why its schema is unusable. */
+  override get message(): string {
+    return `The parameter schema of tool \`${this.tool}\` cannot be used${this.path === "" ? "" : ` (at ${this.path})`}: ${this.detail}`
+  }
+}
+
+/** The argument validator. */
+export interface Service {
+  /** The policy a tool's calls are prepared under. */
+  readonly policyFor: (tool: string) => Policy
+  /** Whether schemas are widened to accept sentinel refs. */
+  readonly toolChaining: boolean
+  /** Prepares one call's raw arguments for `tool`, or fails with why they cannot run. */
+  readonly prepare: <A>(
+    tool: Tool.Tool<A, any>,
+    raw: unknown,
+    options: PrepareOptions
+  ) => Effect.Effect<Outcome<A>, InvalidToolArguments | InvalidToolSchema>
+}
+
+/** The argument validator's tag. */
+export class ArgumentValidator extends Context.Tag("@toolgate/runtime/ArgumentValidator")<ArgumentValidator, Service>() {}
+
+const text = (u: unknown, fallback: string): string => typeof u === "string" ? u : fallback
+
+const invalid = (tool: string, callId: string, issues: ReadonlyArray<Validator.Issue>) =>
+  new InvalidToolArguments({ tool, callId, issues, envelope: ToolEnvelope.fromIssues(issues, tool) })
+
+/** An argument validator with `options` (policy `lenient`, no overrides, tool chaining off by default). */
+export const make = (options: Options = {}): Effect.Effect<Service> =>
+  Effect.sync(() => {
+    const policyFor = policyOf(options)
+    const toolChaining = options.toolChaining === true
+    const prepare = Effect.fn("ArgumentValidator.prepare")(
+      function*<A>(tool: Tool.Tool<A, any>, raw: unknown, prepareOptions: PrepareOptions) {
+        const name = text(tool.name, "")
+        const callId = text(prepareOptions?.callId, "")
+        const policy = policyFor(name)
+        yield* Effect.annotateCurrentSpan({ tool: name, callId, policy })
+        if (tool.schemaError !== undefined) {
+          return yield* new InvalidToolSchema({ tool: name, path: "", detail: tool.schemaError })
+        }
+        const schema = toolChaining ? widened(tool.jsonSchema) : tool.jsonSchema
+        const result = Arguments.prepare(schema, raw, { policy, fromStrictProvider: prepareOptions?.fromStrictProvider === true })
+        if (result._tag === "SchemaError") return yield* new InvalidToolSchema({ tool: name, path: result.path, detail: result.message })
+        if (result._tag === "Invalid") return yield* invalid(name, callId, result.issues)
+        const base = { tool: name, callId, raw, value: result.value, coercions: result.coercions }
+        const refs = toolChaining ? RefAware.refs(result.value) : []
+        if (refs.length > 0) return { _tag: "Referencing", ...base, refs } satisfies Referencing as Outcome<A>
+        const decoded = tool.decode(result.value)
+        if (decoded._tag === "Left") return yield* invalid(name, callId, decoded.left)
+        return { _tag: "Prepared", ...base, args: decoded.right } satisfies Tool.Prepared<A> as Outcome<A>
+      }
+    )
+    return { policyFor, toolChaining, prepare }
+  })
+
+/** `TOOLGATE_ARGUMENT_POLICY` (`lenient`|`strict`), `TOOLGATE_ARGUMENT_POLICY_OVERRIDES` (`tool=strict,…`), `TOOLGATE_TOOL_CHAINING`. */
+export const config = policyConfig
+
+/** The default validator: lenient, no overrides, tool chaining off. */
+export const layer: Layer.Layer<ArgumentValidator> = Layer.effect(ArgumentValidator, make())
+
+/** The validator configured from `config`, read while the layer is built. */
+export const layerConfig: Layer.Layer<ArgumentValidator, ConfigError.ConfigError> = Layer.effect(
+  ArgumentValidator,
+  Effect.flatMap(policyConfig, make)
+)
+
+/** The validator with `options` given directly. */
+export const layerWith = (options: Options): Layer.Layer<ArgumentValidator> => Layer.effect(ArgumentValidator, make(options))

@@ -1,0 +1,112 @@
+/**
+ * Layer 3's budget, made once per turn: `roundTrip()` before every provider request, `repair(issues)`
+ * for every round whose calls had invalid arguments. A repair costs one repair and, through the
+ * `roundTrip()` that carries it back to the model, one round-trip slot: `repair` itself never spends a
+ * slot, so no caller can charge one twice. Several invalid calls of one round spend one repair.
+ *
+ * @since 0.1.0
+ */
+import * as Effect from "effect/Effect"
+import * as Ref from "effect/Ref"
+import type { Validator } from "@toolgate/json-schema"
+import { RoundTripLimitExceeded, ToolArgumentRepairExhausted } from "./Errors.js"
+import { safeGet } from "./internal/json.js"
+import { RunLimits, type Limits } from "./RunLimits.js"
+
+/** What a turn has spent so far. */
+export interface Usage {
+  /** Provider requests made (slots spent). */
+  readonly roundTrips: number
+  /** Repairs spent (never more than `maxToolArgumentRepairs`). */
+  readonly repairs: number
+  /** Rounds that had invalid arguments, including one that found the budget spent. */
+  readonly invalidRounds: number
+}
+
+/** One turn's budget. */
+export interface RepairBudget {
+  /** Spends a round-trip slot; call it right before each provider request (the first one too). */
+  readonly roundTrip: () => Effect.Effect<void, RoundTripLimitExceeded>
+  /**
+   * Spends one repair for the current round (the responses since the last `roundTrip`), or fails with
+   * `ToolArgumentRepairExhausted` carrying this round's issues when none is left. Calling it again in the
+   * same round spends nothing more; it adds the issues to the round's.
+   */
+  readonly repair: (issues: ReadonlyArray<Validator.Issue>) => Effect.Effect<void, ToolArgumentRepairExhausted>
+  /** What has been spent so far. */
+  readonly usage: () => Effect.Effect<Usage>
+}
+
+interface State extends Usage {
+  /** The round `repair` last charged (`-1`: none); rounds are numbered by the round trips before them. */
+  readonly chargedRound: number
+  readonly exhausted: boolean
+  readonly lastIssues: ReadonlyArray<Validator.Issue>
+}
+
+const str = (u: unknown): string => typeof u === "string" ? u : ""
+
+/** Issues as plain data the error's Schema accepts, whatever the caller passed. */
+const plainIssues = (issues: unknown): ReadonlyArray<Validator.Issue> => {
+  if (!Array.isArray(issues)) return []
+  return issues.filter((i) => typeof i === "object" && i !== null).map((i) => ({
+    path: str(safeGet(i, "path")),
+    field: str(safeGet(i, "field")),
+    keyword: str(safeGet(i, "keyword")),
+    expected: str(safeGet(i, "expected")),
+    message: str(safeGet(i, "message"))
+  }))
+}
+
+/** The outcome of charging a round: the new state, and whether the budget held. */
+const charge = (state: State, issues: ReadonlyArray<Validator.Issue>, limit: number): readonly [boolean, State] => {
+  if (state.chargedRound === state.roundTrips) {
+    return [!state.exhausted, { ...state, lastIssues: [...state.lastIssues, ...issues] }]
+  }
+  const spendable = state.repairs < limit
+  return [spendable, {
+    ...state,
+    chargedRound: state.roundTrips,
+    invalidRounds: state.invalidRounds + 1,
+    repairs: spendable ? state.repairs + 1 : state.repairs,
+    exhausted: !spendable,
+    lastIssues: issues
+  }]
+}
+
+/** A limit as given, or 0 when it is not a non-negative safe integer: a broken limit fails closed. */
+const limitOf = (u: unknown): number => Number.isSafeInteger(u) && (u as number) >= 0 ? u as number : 0
+
+/** A fresh budget for one turn (limits as `RunLimits.make` gives them; a broken limit counts as 0). */
+export const make = (given: Limits): Effect.Effect<RepairBudget> =>
+  Effect.gen(function*() {
+    const limits = {
+      maxToolArgumentRepairs: limitOf(safeGet(given, "maxToolArgumentRepairs")),
+      maxProviderRoundTrips: limitOf(safeGet(given, "maxProviderRoundTrips"))
+    }
+    const state = yield* Ref.make<State>({ roundTrips: 0, repairs: 0, invalidRounds: 0, chargedRound: -1, exhausted: false, lastIssues: [] })
+    const roundTrip = Effect.fn("RepairBudget.roundTrip")(function*() {
+      const spent = yield* Ref.modify(state, (s) =>
+        s.roundTrips < limits.maxProviderRoundTrips ? [true, { ...s, roundTrips: s.roundTrips + 1 }] as const : [false, s] as const)
+      if (!spent) return yield* new RoundTripLimitExceeded({ limit: limits.maxProviderRoundTrips })
+    })
+    const repair = Effect.fn("RepairBudget.repair")(function*(issues: ReadonlyArray<Validator.Issue>) {
+      const plain = plainIssues(issues)
+      const [held, after] = yield* Ref.modify(state, (s) => {
+        const [ok, next] = charge(s, plain, limits.maxToolArgumentRepairs)
+        return [[ok, next] as const, next]
+      })
+      if (!held) {
+        return yield* new ToolArgumentRepairExhausted({
+          limit: limits.maxToolArgumentRepairs,
+          attempts: after.invalidRounds,
+          lastIssues: after.lastIssues
+        })
+      }
+    })
+    const usage = () => Effect.map(Ref.get(state), ({ invalidRounds, repairs, roundTrips }): Usage => ({ roundTrips, repairs, invalidRounds }))
+    return { roundTrip, repair, usage }
+  })
+
+/** A fresh budget for one turn, from the application's `RunLimits`. */
+export const fromRunLimits: Effect.Effect<RepairBudget, never, RunLimits> = Effect.flatMap(RunLimits, make)

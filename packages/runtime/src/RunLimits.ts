@@ -1,0 +1,74 @@
+/**
+ * The limits of one turn: how many argument repairs it may spend (`maxToolArgumentRepairs`, default 1)
+ * and how many provider round trips it may make (`maxProviderRoundTrips`, default 10). Given directly,
+ * by default, or from config; `RepairBudget.make` turns them into a per-turn budget.
+ *
+ * @since 0.1.0
+ */
+import * as Config from "effect/Config"
+import type * as ConfigError from "effect/ConfigError"
+import * as Context from "effect/Context"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
+
+/** The limits as a Schema: repairs a non-negative integer, round trips a positive one; absent keys take the defaults. */
+export const Limits = Schema.Struct({
+  maxToolArgumentRepairs: Schema.optionalWith(Schema.NonNegativeInt, { exact: true, default: () => 1 }),
+  maxProviderRoundTrips: Schema.optionalWith(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)), { exact: true, default: () => 10 })
+}).annotations({ identifier: "RunLimits" })
+
+/** The limits of a turn. */
+export type Limits = typeof Limits.Type
+
+/** The limits as given: either key may be left out. */
+export type Input = typeof Limits.Encoded
+
+/** The limits a caller gave are not valid (a negative, fractional or non-number limit, no round trip at all). */
+export class InvalidRunLimits extends Schema.TaggedError<InvalidRunLimits>()("InvalidRunLimits", {
+  detail: Schema.String
+}) {
+  /** What is wrong. */
+  override get message(): string {
+    return `Invalid run limits: ${this.detail}`
+  }
+}
+
+/** The turn limits of the application. */
+export class RunLimits extends Context.Tag("@toolgate/runtime/RunLimits")<RunLimits, Limits>() {}
+
+/** One repair and ten round trips per turn. */
+export const defaults: Limits = { maxToolArgumentRepairs: 1, maxProviderRoundTrips: 10 }
+
+const decode = Schema.decodeUnknownEither(Limits, { errors: "all" })
+
+/** Limits from a caller's values, defaults filling the gaps; never throws, whatever `input` is. */
+export const make = (input: Input = {}): Either.Either<Limits, InvalidRunLimits> => {
+  try {
+    return Either.mapLeft(decode(input), (e) => new InvalidRunLimits({ detail: ParseResult.TreeFormatter.formatErrorSync(e) }))
+  } catch {
+    return Either.left(new InvalidRunLimits({ detail: "the limits could not be read" }))
+  }
+}
+
+/** `TOOLGATE_MAX_TOOL_ARGUMENT_REPAIRS` (≥ 0, default 1) and `TOOLGATE_MAX_PROVIDER_ROUND_TRIPS` (≥ 1, default 10). */
+export const config: Config.Config<Limits> = Config.all({
+  maxToolArgumentRepairs: Config.integer("TOOLGATE_MAX_TOOL_ARGUMENT_REPAIRS").pipe(
+    Config.validate({ message: "must be a non-negative integer", validation: (n) => n >= 0 }),
+    Config.withDefault(defaults.maxToolArgumentRepairs)
+  ),
+  maxProviderRoundTrips: Config.integer("TOOLGATE_MAX_PROVIDER_ROUND_TRIPS").pipe(
+    Config.validate({ message: "must be an integer of at least 1", validation: (n) => n >= 1 }),
+    Config.withDefault(defaults.maxProviderRoundTrips)
+  )
+})
+
+/** The default limits. */
+export const layer: Layer.Layer<RunLimits> = Layer.succeed(RunLimits, defaults)
+
+/** The limits read from config while the layer is built. */
+export const layerConfig: Layer.Layer<RunLimits, ConfigError.ConfigError> = Layer.effect(RunLimits, config)
+
+/** The limits given directly (a typed `InvalidRunLimits` when they are not valid). */
+export const layerWith = (input: Input): Layer.Layer<RunLimits, InvalidRunLimits> => Layer.effect(RunLimits, make(input))

@@ -1,0 +1,155 @@
+/**
+ * A tool: a name, a description, a parameter schema (JSON Schema, or an Effect Schema turned into one) and
+ * an executor. `run` executes prepared arguments and answers with a `ToolEnvelope`, whatever happens.
+ *
+ * @since 0.1.0
+ */
+import type * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import type * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
+import type { Coercion, JsonSchema, JsonValue as J, Validator } from "@toolgate/json-schema"
+import { outcome } from "./internal/toolOutcome.js"
+import { parametersOf } from "./internal/toolParameters.js"
+import * as ToolEnvelope from "./ToolEnvelope.js"
+
+/** Brands a value built by `make`. */
+export const TypeId: unique symbol = Symbol.for("@toolgate/runtime/Tool")
+
+/** The brand's type. */
+export type TypeId = typeof TypeId
+
+/** What every tool exposes, whatever its requirements or argument type. */
+export interface Any {
+  readonly name: string
+  readonly description: string
+  /** The LOCAL parameter schema as JSON Schema, after `JsonSchema.upgrade`. */
+  readonly jsonSchema: JsonSchema.JsonSchema
+}
+
+/** What an executor learns about its call besides the arguments. */
+export interface CallContext {
+  readonly tool: string
+  readonly callId: string
+  /** The arguments exactly as the model sent them. */
+  readonly raw: unknown
+  /** The arguments after the lenient preflight, as validated JSON. */
+  readonly prepared: J.JsonValue
+  /** Every repair the preflight made to get there. */
+  readonly coercions: ReadonlyArray<Coercion.Coercion>
+}
+
+/** Arguments that passed validation (and decoding), ready for `run`: what `ArgumentValidator.prepare` gives. */
+export interface Prepared<A> {
+  readonly _tag: "Prepared"
+  readonly tool: string
+  readonly callId: string
+  readonly raw: unknown
+  readonly value: J.JsonValue
+  readonly coercions: ReadonlyArray<Coercion.Coercion>
+  /** The decoded, typed arguments (the JSON value itself for a JSON Schema tool). */
+  readonly args: A
+}
+
+/** A typed failure of an executor: becomes a failure envelope of its `kind`. */
+export class ToolFailure extends Schema.TaggedError<ToolFailure>()("ToolFailure", {
+  kind: ToolEnvelope.Kind,
+  message: Schema.String,
+  field: Schema.optionalWith(Schema.String, { exact: true }),
+  expected: Schema.optionalWith(Schema.String, { exact: true }),
+  retryable: Schema.optionalWith(Schema.Boolean, { exact: true })
+}) {}
+
+/** Fails an executor with a `ToolFailure`. */
+export const fail = (
+  kind: ToolEnvelope.Kind,
+  message: string,
+  options?: { readonly field?: string; readonly expected?: string; readonly retryable?: boolean }
+): Effect.Effect<never, ToolFailure> => new ToolFailure({ kind, message, ...options })
+
+/** An executor: typed arguments and the call's context to a JSON-able result. */
+export type Execute<A, R> = (args: A, ctx: CallContext) => Effect.Effect<unknown, ToolFailure, R>
+
+/** Reverses an executed call, given its arguments, context and the result it answered with. */
+export type Undo<A, R> = (args: A, ctx: CallContext & { readonly result: J.JsonValue }) => Effect.Effect<void, ToolFailure, R>
+
+/** A tool whose executor takes `A` and needs `R`. */
+export interface Tool<A, R = never> extends Any {
+  readonly [TypeId]: TypeId
+  /** What `JsonSchema.upgrade` changed in the declared schema. */
+  readonly changes: ReadonlyArray<JsonSchema.Change>
+  /** Why the parameters have no usable JSON Schema (then `jsonSchema` is `false`); `undefined` normally. */
+  readonly schemaError: string | undefined
+  /** Valid JSON arguments to `A`: the identity for a JSON Schema tool, the Effect Schema's decoder otherwise. */
+  readonly decode: (value: J.JsonValue) => Either.Either<A, ReadonlyArray<Validator.Issue>>
+  readonly execute: Execute<A, R>
+  readonly undo?: Undo<A, R>
+}
+
+/** The requirements of a tool type. */
+export type Requirements<T> = T extends Tool<infer _A, infer R> ? R : never
+
+/** The options of `make` for an Effect Schema: the executor receives the decoded value. */
+export interface SchemaOptions<A, I, R> {
+  readonly description: string
+  readonly parameters: Schema.Schema<A, I, never>
+  readonly execute: Execute<A, R>
+  readonly undo?: Undo<A, R>
+}
+
+/** The options of `make` for a JSON Schema: the executor receives the validated JSON. */
+export interface JsonSchemaOptions<R> {
+  readonly description: string
+  readonly parameters: JsonSchema.JsonSchema
+  readonly execute: Execute<J.JsonValue, R>
+  readonly undo?: Undo<J.JsonValue, R>
+}
+
+/** Makes a tool from an Effect Schema (turned into JSON Schema with `JSONSchema.make`) or a JSON Schema. */
+export function make<A, I, R = never>(name: string, options: SchemaOptions<A, I, R>): Tool<A, R>
+export function make<R = never>(name: string, options: JsonSchemaOptions<R>): Tool<J.JsonValue, R>
+export function make(name: string, options: SchemaOptions<any, any, any> | JsonSchemaOptions<any>): Tool<any, any> {
+  const parameters = parametersOf<unknown>(options.parameters)
+  return {
+    [TypeId]: TypeId,
+    name,
+    description: options.description,
+    jsonSchema: parameters.jsonSchema,
+    changes: parameters.changes,
+    schemaError: parameters.schemaError,
+    decode: parameters.decode,
+    execute: options.execute,
+    ...(options.undo === undefined ? {} : { undo: options.undo })
+  }
+}
+
+/** Whether `u` was built by `make`. */
+export const isTool = (u: unknown): u is Tool<unknown, unknown> =>
+  typeof u === "object" && u !== null && (u as { readonly [TypeId]?: unknown })[TypeId] === TypeId
+
+/** The tool with its requirements provided from a context built once: its executor (and undo) need nothing. */
+export const provideContext = <A, R>(tool: Tool<A, R>, context: Context.Context<R>): Tool<A, never> => {
+  const { undo, ...rest } = tool
+  return {
+    ...rest,
+    execute: (args, ctx) => Effect.provide(tool.execute(args, ctx), context),
+    ...(undo === undefined ? {} : { undo: (args: A, ctx: CallContext & { readonly result: J.JsonValue }) => Effect.provide(undo(args, ctx), context) })
+  }
+}
+
+/**
+ * Runs prepared arguments and answers with an envelope: a result → `success` (an envelope the executor
+ * returned itself passes through), a `ToolFailure` (or any failure) → `ToolEnvelope.fromError`, a defect
+ * → `execution_error` and an `Effect.logError` with the cause. Interruption stays interruption.
+ */
+export const run = Effect.fn("Tool.run")(function*<A, R>(tool: Tool<A, R>, prepared: Prepared<A>) {
+  yield* Effect.annotateCurrentSpan({ tool: tool.name, callId: prepared.callId })
+  const ctx: CallContext = {
+    tool: tool.name,
+    callId: prepared.callId,
+    raw: prepared.raw,
+    prepared: prepared.value,
+    coercions: prepared.coercions
+  }
+  return yield* outcome(tool.name, prepared.callId, Effect.suspend(() => tool.execute(prepared.args, ctx)))
+})

@@ -1,0 +1,80 @@
+/**
+ * A toolkit: the tools of an agent by name, with the requirements of all their executors in its type.
+ * The requirements are provided once: either by the application's layer graph (they stay in the effects
+ * that run tools), or by `provide`, which builds a layer once and hands back a toolkit that needs nothing.
+ *
+ * @since 0.1.0
+ */
+import type * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
+import * as Tool from "./Tool.js"
+
+/** Brands a value built by `make`. */
+export const TypeId: unique symbol = Symbol.for("@toolgate/runtime/Toolkit")
+
+/** The brand's type. */
+export type TypeId = typeof TypeId
+
+/** A named set of tools whose executors need `R`. */
+export interface Toolkit<R> {
+  readonly [TypeId]: TypeId
+  /** The tools by name, in the order given. */
+  readonly tools: ReadonlyMap<string, Tool.Tool<any, R>>
+}
+
+/** Two tools of one toolkit share a name: the model could not say which one it calls. */
+export class DuplicateToolName extends Schema.TaggedError<DuplicateToolName>()("DuplicateToolName", {
+  name: Schema.String
+}) {
+  /** Names the tool. */
+  override get message(): string {
+    return `Two tools of the toolkit are named \`${this.name}\`; tool names must be unique.`
+  }
+}
+
+/** A toolkit's requirements: the union of its executors'. */
+export type Requirements<T> = T extends Toolkit<infer R> ? R : never
+
+const fromMap = <R>(tools: ReadonlyMap<string, Tool.Tool<any, R>>): Toolkit<R> => ({ [TypeId]: TypeId, tools })
+
+/**
+ * A toolkit of `tools`; its `R` is the union of their requirements. A repeated name is a typed
+ * `DuplicateToolName` (an `Either`, so it is usable at module level and `yield*`-able in `Effect.gen`).
+ */
+export const make = <const Tools extends ReadonlyArray<Tool.Tool<any, any>>>(
+  ...tools: Tools
+): Either.Either<Toolkit<Tool.Requirements<Tools[number]>>, DuplicateToolName> => {
+  const byName = new Map<string, Tool.Tool<any, Tool.Requirements<Tools[number]>>>()
+  for (const tool of tools) {
+    if (byName.has(tool.name)) return Either.left(new DuplicateToolName({ name: tool.name }))
+    byName.set(tool.name, tool)
+  }
+  return Either.right(fromMap(byName))
+}
+
+/** Whether `u` was built by `make`. */
+export const isToolkit = (u: unknown): u is Toolkit<unknown> =>
+  typeof u === "object" && u !== null && (u as { readonly [TypeId]?: unknown })[TypeId] === TypeId
+
+/** The tool called `name`, if the toolkit has one (`__proto__` and friends are just names). */
+export const get = <R>(toolkit: Toolkit<R>, name: string): Option.Option<Tool.Tool<any, R>> =>
+  Option.fromNullable(toolkit.tools.get(name))
+
+/** The toolkit with every executor's requirements provided from one context. */
+export const provideContext = <R>(toolkit: Toolkit<R>, context: Context.Context<R>): Toolkit<never> =>
+  fromMap(new Map(Array.from(toolkit.tools, ([name, tool]) => [name, Tool.provideContext(tool, context)] as const)))
+
+/**
+ * Builds `layer` once (in the current scope) and provides its services to every executor: the
+ * resulting toolkit needs nothing, and no call rebuilds the layer.
+ */
+export const provide = <R, E, RIn>(
+  toolkit: Toolkit<R>,
+  layer: Layer.Layer<R, E, RIn>
+): Effect.Effect<Toolkit<never>, E, RIn | Scope.Scope> =>
+  Effect.map(Layer.build(layer), (context) => provideContext(toolkit, context))

@@ -1,0 +1,75 @@
+/**
+ * The argument validator's options: the policy (globally and per tool), tool chaining, and reading them
+ * from config; plus the widened-schema cache.
+ *
+ * @internal
+ */
+import * as Config from "effect/Config"
+import * as ConfigError from "effect/ConfigError"
+import * as Either from "effect/Either"
+import { type Arguments, type JsonSchema, RefAware } from "@toolgate/json-schema"
+
+/** Options of `ArgumentValidator.make`. */
+export interface Options {
+  /** The policy of every tool without an override; `lenient` by default. */
+  readonly policy?: Arguments.Policy
+  /** Per-tool policies, by tool name. */
+  readonly policies?: ReadonlyMap<string, Arguments.Policy> | Readonly<Record<string, Arguments.Policy>>
+  /** Widen each schema with `RefAware.widen` so sentinel refs validate (tool chaining). */
+  readonly toolChaining?: boolean
+}
+
+const isPolicy = (u: unknown): u is Arguments.Policy => u === "lenient" || u === "strict"
+
+/** The per-tool policies as a `Map` (own, well-formed entries only: `__proto__` is just a name). */
+const overridesOf = (policies: Options["policies"]): ReadonlyMap<string, Arguments.Policy> => {
+  const out = new Map<string, Arguments.Policy>()
+  try {
+    const entries = policies instanceof Map ? Array.from(policies) : Object.entries(policies ?? {})
+    for (const [name, policy] of entries) if (typeof name === "string" && isPolicy(policy)) out.set(name, policy)
+  } catch {
+    // unreadable overrides (a throwing getter or proxy) are no overrides
+  }
+  return out
+}
+
+/** The policy of each tool: its override, else the default. */
+export const policyOf = (options: Options): (tool: string) => Arguments.Policy => {
+  const fallback: Arguments.Policy = options.policy === "strict" ? "strict" : "lenient"
+  const overrides = overridesOf(options.policies)
+  return (tool) => overrides.get(tool) ?? fallback
+}
+
+/** `"a=strict, b=lenient"` as a map; a malformed entry is a `ConfigError`. */
+export const parseOverrides = (text: string): Either.Either<ReadonlyMap<string, Arguments.Policy>, ConfigError.ConfigError> => {
+  const out = new Map<string, Arguments.Policy>()
+  for (const entry of text.split(",").map((e) => e.trim()).filter((e) => e !== "")) {
+    const at = entry.lastIndexOf("=")
+    const name = entry.slice(0, at).trim()
+    const policy = entry.slice(at + 1).trim()
+    if (at <= 0 || name === "" || !isPolicy(policy)) {
+      return Either.left(ConfigError.InvalidData(["TOOLGATE_ARGUMENT_POLICY_OVERRIDES"], `Expected tool=lenient|strict, got \`${entry}\``))
+    }
+    out.set(name, policy)
+  }
+  return Either.right(out)
+}
+
+/** The validator's options from config, read while its layer is built. */
+export const config: Config.Config<Options> = Config.all({
+  policy: Config.literal("lenient", "strict")("TOOLGATE_ARGUMENT_POLICY").pipe(Config.withDefault("lenient" as const)),
+  policies: Config.string("TOOLGATE_ARGUMENT_POLICY_OVERRIDES").pipe(Config.withDefault(""), Config.mapOrFail(parseOverrides)),
+  toolChaining: Config.boolean("TOOLGATE_TOOL_CHAINING").pipe(Config.withDefault(false))
+})
+
+const widenedBySchema = new WeakMap<object, JsonSchema.JsonSchema>()
+
+/** The schema widened to accept sentinel refs, once per schema object (so its compiled validator is cached too). */
+export const widened = (schema: JsonSchema.JsonSchema): JsonSchema.JsonSchema => {
+  if (typeof schema !== "object" || schema === null) return schema
+  const hit = widenedBySchema.get(schema)
+  if (hit !== undefined) return hit
+  const wide = RefAware.widen(schema)
+  widenedBySchema.set(schema, wide)
+  return wide
+}

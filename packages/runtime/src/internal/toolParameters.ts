@@ -1,0 +1,84 @@
+/**
+ * A tool's `parameters` (a JSON Schema or an Effect Schema) as the local JSON Schema and a decoder.
+ *
+ * @internal
+ */
+import * as Either from "effect/Either"
+import * as JSONSchema from "effect/JSONSchema"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
+import { JsonSchema, type JsonValue as J, type Validator } from "@toolgate/json-schema"
+
+/** What `Tool.make` keeps of its parameters. */
+export interface Parameters<A> {
+  /** The local schema after `JsonSchema.upgrade` (`false` when the Effect Schema has no JSON Schema form). */
+  readonly jsonSchema: JsonSchema.JsonSchema
+  /** The changes `upgrade` made to the declared schema. */
+  readonly changes: ReadonlyArray<JsonSchema.Change>
+  /** Why the parameters have no JSON Schema form, when they have none. */
+  readonly schemaError: string | undefined
+  /** Valid JSON arguments to the executor's argument type; issues when an Effect Schema rejects them. */
+  readonly decode: (value: J.JsonValue) => Either.Either<A, ReadonlyArray<Validator.Issue>>
+}
+
+const identity = <A>(value: J.JsonValue): Either.Either<A, ReadonlyArray<Validator.Issue>> => Either.right(value as A)
+
+/** A message from an unknown thrown value, never throwing itself. */
+const messageOf = (e: unknown): string => {
+  try {
+    return e instanceof Error ? e.message : String(e)
+  } catch {
+    return "unreadable error"
+  }
+}
+
+/** One decoding issue as a model-readable validation issue. */
+const toIssue = (issue: ParseResult.ArrayFormatterIssue): Validator.Issue => {
+  const tokens = issue.path.map((k) => typeof k === "symbol" ? String(k) : k)
+  const field = tokens.join(".")
+  return {
+    path: JsonSchema.Pointer.format(tokens),
+    field,
+    keyword: "decode",
+    expected: issue.message,
+    message: field === "" ? `The arguments are invalid: ${issue.message}` : `Argument \`${field}\` is invalid: ${issue.message}`
+  }
+}
+
+const decodeFailure = (message: string): ReadonlyArray<Validator.Issue> => [
+  { path: "", field: "", keyword: "decode", expected: "arguments the tool can decode", message: `The arguments could not be decoded: ${message}` }
+]
+
+/** The decoder of an Effect Schema, built once; a throwing transformation is an issue, not an exception. */
+const decoderOf = <A, I>(schema: Schema.Schema<A, I, never>) => {
+  const decode = Schema.decodeUnknownEither(schema, { errors: "all" })
+  return (value: J.JsonValue): Either.Either<A, ReadonlyArray<Validator.Issue>> => {
+    try {
+      return Either.mapLeft(decode(value), (e) => {
+        const issues = ParseResult.ArrayFormatter.formatErrorSync(e).map(toIssue)
+        return issues.length === 0 ? decodeFailure(e.message) : issues
+      })
+    } catch (e) {
+      return Either.left(decodeFailure(messageOf(e)))
+    }
+  }
+}
+
+/** The parameters of `Tool.make`, read once: JSON Schema upgraded, Effect Schema turned into one. */
+export const parametersOf = <A>(parameters: unknown): Parameters<A> => {
+  if (Schema.isSchema(parameters)) {
+    const decode = decoderOf(parameters as Schema.Schema<A, unknown, never>)
+    try {
+      const made = JSONSchema.make(parameters, { target: "jsonSchema2020-12" })
+      const upgraded = JsonSchema.upgrade(made)
+      return { jsonSchema: upgraded.schema, changes: upgraded.changes, schemaError: undefined, decode }
+    } catch (e) {
+      return { jsonSchema: false, changes: [], schemaError: `the Effect Schema has no JSON Schema form: ${messageOf(e)}`, decode }
+    }
+  }
+  if (!JsonSchema.isSchema(parameters)) {
+    return { jsonSchema: false, changes: [], schemaError: "the parameters are neither a JSON Schema nor an Effect Schema", decode: identity }
+  }
+  const upgraded = JsonSchema.upgrade(parameters)
+  return { jsonSchema: upgraded.schema, changes: upgraded.changes, schemaError: undefined, decode: identity }
+}
