@@ -1,5 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Deferred, Effect, Either, Exit, Fiber } from "effect"
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
+import { ConfigProvider, Deferred, Effect, Either, Exit, Fiber, Layer } from "effect"
+import * as Capabilities from "../src/Capabilities.js"
 import { answer, capabilities, envelope, start } from "./support/relay.js"
 import type { Handler } from "./support/relay.js"
 
@@ -119,6 +121,27 @@ describe("Capabilities: single flight and caching", () => {
         return fiber
       })).pipe(Effect.flatMap(Fiber.await))
       assert.isTrue(Exit.isInterrupted(outcome))
+      assert.strictEqual(relay.requests(), 1)
+    }))
+
+  it.scopedLive("layerConfig reads the relay URL, timeout and time to live while the layer is built", () =>
+    Effect.gen(function*() {
+      const relay = yield* start(answer(good))
+      const provider = ConfigProvider.fromMap(new Map([
+        ["TOOLGATE_RELAY_URL", `${relay.url}/`],
+        ["TOOLGATE_CAPABILITIES_TIMEOUT", "1 second"],
+        ["TOOLGATE_CAPABILITIES_TTL", "1 hour"]
+      ]))
+      const live = Capabilities.layerConfig.pipe(Layer.provide(FetchHttpClient.layer), Layer.provide(Layer.setConfigProvider(provider)))
+      const probes = yield* Effect.flatMap(Capabilities.Capabilities, (c) => Effect.all([c.probe(), c.probe()])).pipe(Effect.provide(live))
+      assert.deepStrictEqual(probes.map((p) => p._tag), ["Exported", "Exported"])
+      assert.strictEqual(relay.requests(), 1)
+      const missing = Capabilities.layerConfig.pipe(
+        Layer.provide(FetchHttpClient.layer),
+        Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map([["TOOLGATE_RELAY_URL", "not a url"]]))))
+      )
+      const built = yield* Effect.exit(Effect.provide(Capabilities.Capabilities, missing))
+      assert.isTrue(Exit.isFailure(built))
       assert.strictEqual(relay.requests(), 1)
     }))
 })

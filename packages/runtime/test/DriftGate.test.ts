@@ -1,7 +1,8 @@
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import { assert, describe, it } from "@effect/vitest"
 import { JsonSchema, Subschema, Validator } from "@toolgate/json-schema"
 import { Effect, Either, Layer, Logger, LogLevel } from "effect"
-import type * as Capabilities from "../src/Capabilities.js"
+import * as Capabilities from "../src/Capabilities.js"
 import * as DriftGate from "../src/DriftGate.js"
 import type { GateError } from "../src/DriftGate.js"
 import { answer, capabilities, envelope, start } from "./support/relay.js"
@@ -30,7 +31,7 @@ const gateFor = (handler: Handler, options: Omit<Capabilities.Options, "baseUrl"
       proofs++
       return Subschema.check(cloud, schema)
     }
-    const gate = yield* DriftGate.makeWith({ prove }).pipe(Effect.provideService(Capabilities_, service))
+    const gate = yield* DriftGate.makeWith({ prove }).pipe(Effect.provideService(Capabilities.Capabilities, service))
     const logs: Array<{ readonly level: string; readonly message: string; readonly annotations: Record<string, unknown> }> = []
     const logger = Logger.make(({ annotations, logLevel, message }) => {
       logs.push({
@@ -43,8 +44,6 @@ const gateFor = (handler: Handler, options: Omit<Capabilities.Options, "baseUrl"
       Effect.either(gate.check(kit)).pipe(Effect.provide(Logger.replace(Logger.defaultLogger, logger)), Logger.withMinimumLogLevel(LogLevel.All))
     return { check, relay, proofs: () => proofs, logs }
   })
-
-import { Capabilities as Capabilities_ } from "../src/Capabilities.js"
 
 const failure = (outcome: Either.Either<DriftGate.Verdict, GateError>): GateError => {
   assert.isTrue(Either.isLeft(outcome), JSON.stringify(outcome))
@@ -213,9 +212,10 @@ describe("DriftGate", () => {
   it.scopedLive("the layer composes: DriftGate.layer over Capabilities.layer over an HttpClient", () =>
     Effect.gen(function*() {
       const relay = yield* start(answer(envelope({ search })))
-      const { FetchHttpClient } = yield* Effect.promise(() => import("@effect/platform"))
-      const { layer: capabilitiesLayer } = yield* Effect.promise(() => import("../src/Capabilities.js"))
-      const live = DriftGate.layer.pipe(Layer.provide(capabilitiesLayer({ baseUrl: relay.url })), Layer.provide(FetchHttpClient.layer))
+      const live = DriftGate.layer.pipe(
+        Layer.provide(Capabilities.layer({ baseUrl: relay.url })),
+        Layer.provide(FetchHttpClient.layer)
+      )
       const verdict = yield* Effect.flatMap(DriftGate.DriftGate, (gate) => gate.check(local)).pipe(Effect.provide(live))
       assert.deepStrictEqual(verdict, DriftGate.Verdict.Proven({ tools: ["search"] }))
     }))
