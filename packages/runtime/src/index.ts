@@ -27,3 +27,9 @@ export * as RunLimits from "./RunLimits.js"
 
 /** Layer 3: the per-turn budget of round trips and argument repairs. */
 export * as RepairBudget from "./RepairBudget.js"
+
+/** The relay's capabilities: a Schema-decoded, single-flight, cached probe of `GET /v1/agent/capabilities`. */
+export * as Capabilities from "./Capabilities.js"
+
+/** Layer 1: proves every tool the relay exports against the toolkit's local schema, or degrades with a warning. */
+export * as DriftGate from "./DriftGate.js"
