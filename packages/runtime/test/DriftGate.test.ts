@@ -1,9 +1,11 @@
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import { assert, describe, it } from "@effect/vitest"
 import { JsonSchema, Subschema, Validator } from "@toolgate/json-schema"
-import { Effect, Either, Layer, Logger, LogLevel } from "effect"
+import { Effect, Either, Layer, Logger, LogLevel, Schema } from "effect"
 import * as Capabilities from "../src/Capabilities.js"
 import * as DriftGate from "../src/DriftGate.js"
+import * as Tool from "../src/Tool.js"
+import * as Toolkit from "../src/Toolkit.js"
 import type { GateError } from "../src/DriftGate.js"
 import { answer, capabilities, envelope, start } from "./support/relay.js"
 import type { Handler } from "./support/relay.js"
@@ -218,5 +220,25 @@ describe("DriftGate", () => {
       )
       const verdict = yield* Effect.flatMap(DriftGate.DriftGate, (gate) => gate.check(local)).pipe(Effect.provide(live))
       assert.deepStrictEqual(verdict, DriftGate.Verdict.Proven({ tools: ["search"] }))
+    }))
+
+  it.scopedLive("a real Toolkit (JSON Schema and Effect Schema tools) is what the gate checks", () =>
+    Effect.gen(function*() {
+      const kit = yield* Toolkit.make(
+        Tool.make("get_weather", { description: "Weather for a city.", parameters: weather, execute: () => Effect.succeed("sunny") }),
+        Tool.make("search", {
+          description: "Search.",
+          parameters: Schema.Struct({ query: Schema.String, limit: Schema.optional(Schema.Int) }),
+          execute: ({ query }) => Effect.succeed(query)
+        })
+      )
+      const { check } = yield* gateFor(answer(envelope({ get_weather: narrowedWeather, search: { ...search, required: ["query", "limit"], additionalProperties: false } })))
+      const proven = yield* check(kit)
+      assert.deepStrictEqual(proven, Either.right(DriftGate.Verdict.Proven({ tools: ["get_weather", "search"] })))
+      // Effect Schema structs are closed: a cloud schema that leaves them open drifts.
+      const { check: drifted } = yield* gateFor(answer(envelope({ search })))
+      const error = failure(yield* drifted(kit))
+      assert.isTrue(error._tag === "SchemaDriftError" && error.tool === "search")
+      assert.isTrue(error._tag === "SchemaDriftError" && error.reasons.some((r) => r.localPath === "/additionalProperties"))
     }))
 })
