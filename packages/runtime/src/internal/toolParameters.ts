@@ -7,7 +7,7 @@ import * as Either from "effect/Either"
 import * as JSONSchema from "effect/JSONSchema"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
-import { JsonSchema, type JsonValue as J, type Validator } from "@toolgate/json-schema"
+import { JsonSchema, JsonValue as J, type Validator } from "@toolgate/json-schema"
 
 /** What `Tool.make` keeps of its parameters. */
 export interface Parameters<A> {
@@ -76,8 +76,9 @@ export const parametersOf = <A>(parameters: unknown): Parameters<A> => {
       return { jsonSchema: false, changes: [], schemaError: `the Effect Schema has no JSON Schema form: ${messageOf(e)}`, decode }
     }
   }
-  if (!JsonSchema.isSchema(parameters)) {
-    return { jsonSchema: false, changes: [], schemaError: "the parameters are neither a JSON Schema nor an Effect Schema", decode: identity }
+  // an unreadable schema (a throwing getter or proxy, a cycle) must not pass as "no constraint": fail closed
+  if (!JsonSchema.isSchema(parameters) || !J.isJsonValue(parameters)) {
+    return { jsonSchema: false, changes: [], schemaError: "the parameters are neither plain JSON Schema nor an Effect Schema", decode: identity }
   }
   const upgraded = JsonSchema.upgrade(parameters)
   return { jsonSchema: upgraded.schema, changes: upgraded.changes, schemaError: undefined, decode: identity }
