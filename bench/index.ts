@@ -4,11 +4,12 @@
  */
 import { writeFileSync } from "node:fs"
 import { resolve } from "node:path"
+import * as DriftGate from "./driftGate.js"
 import * as Normalize from "./normalize.js"
 import * as Prepare from "./prepare.js"
 import * as Subschema from "./subschema.js"
 
-const suites = [Prepare, Normalize, Subschema]
+const suites = [Prepare, Normalize, Subschema, DriftGate]
 
 const outcomes = []
 for (const suite of suites) outcomes.push(await suite.run())
