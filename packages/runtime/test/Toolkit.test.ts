@@ -1,0 +1,97 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Context, Effect, Either, Layer, Option } from "effect"
+import { ArgumentValidator, Tool, Toolkit } from "@toolgate/runtime"
+
+class Weather extends Context.Tag("test/Weather")<Weather, { readonly forecast: (city: string) => Effect.Effect<string> }>() {}
+class Files extends Context.Tag("test/Files")<Files, { readonly read: (path: string) => Effect.Effect<string> }>() {}
+
+const object = (properties: Record<string, { type: string }>) => ({ type: "object", properties, required: Object.keys(properties) })
+
+const forecast = Tool.make("forecast", {
+  description: "Forecast",
+  parameters: object({ city: { type: "string" } }),
+  execute: (args) => Effect.flatMap(Weather, (w) => w.forecast((args as { city: string }).city))
+})
+
+const readFile = Tool.make("read_file", {
+  description: "Read",
+  parameters: object({ path: { type: "string" } }),
+  execute: (args) => Effect.flatMap(Files, (f) => f.read((args as { path: string }).path))
+})
+
+const pure = Tool.make("echo", { description: "Echo", parameters: true, execute: (args) => Effect.succeed(args) })
+
+/** Prepares and runs one call of a toolkit that needs nothing. */
+const runIn = (toolkit: Toolkit.Toolkit<never>, name: string, raw: unknown) =>
+  Effect.gen(function*() {
+    const tool = Option.getOrThrow(Toolkit.get(toolkit, name))
+    const validator = yield* ArgumentValidator.make()
+    const prepared = yield* validator.prepare(tool, raw, { callId: "c" })
+    return prepared._tag === "Prepared" ? yield* Tool.run(tool, prepared) : prepared
+  })
+
+describe("Toolkit", () => {
+  it("carries the union of its executors' requirements, and tools by name in order", () => {
+    const made = Toolkit.make(forecast, readFile, pure)
+    const typed: Either.Either<Toolkit.Toolkit<Weather | Files>, Toolkit.DuplicateToolName> = made
+    // @ts-expect-error the toolkit needs Files too
+    const _narrow: Either.Either<Toolkit.Toolkit<Weather>, Toolkit.DuplicateToolName> = made
+    assert.isTrue(Either.isRight(typed))
+    const toolkit = Either.getOrThrow(made)
+    assert.deepStrictEqual(Array.from(toolkit.tools.keys()), ["forecast", "read_file", "echo"])
+    assert.strictEqual(Option.getOrNull(Toolkit.get(toolkit, "forecast")), forecast)
+    assert.isTrue(Toolkit.isToolkit(toolkit))
+    assert.isFalse(Toolkit.isToolkit({ tools: new Map() }))
+    assert.strictEqual(toolkit.tools.get("read_file")!.jsonSchema, readFile.jsonSchema)
+  })
+
+  it("rejects a duplicate name with a typed DuplicateToolName; __proto__ and constructor are just names", () => {
+    const again = Tool.make("forecast", { description: "other", parameters: true, execute: () => Effect.void })
+    const dup = Toolkit.make(forecast, readFile, again)
+    assert.isTrue(Either.isLeft(dup))
+    if (Either.isLeft(dup)) {
+      assert.strictEqual(dup.left.name, "forecast")
+      assert.include(dup.left.message, "`forecast`")
+    }
+    const odd = ["__proto__", "constructor", "toString", ""].map((name) => Tool.make(name, { description: "", parameters: true, execute: () => Effect.void }))
+    const toolkit = Either.getOrThrow(Toolkit.make(...odd))
+    assert.strictEqual(toolkit.tools.size, 4)
+    assert.strictEqual(Option.getOrNull(Toolkit.get(toolkit, "__proto__")), odd[0])
+    assert.isTrue(Option.isNone(Toolkit.get(toolkit, "hasOwnProperty")))
+    assert.isTrue(Either.isLeft(Toolkit.make(odd[0]!, odd[0]!)))
+    assert.isTrue(Either.isRight(Toolkit.make()))
+    assert.isUndefined(({} as Record<string, unknown>)["forecast"])
+  })
+
+  it.scoped("provide builds the layer once; the provided toolkit needs nothing", () =>
+    Effect.gen(function*() {
+      let builds = 0
+      const services = Layer.mergeAll(
+        Layer.effect(Weather, Effect.sync(() => (builds++, { forecast: (city: string) => Effect.succeed(`sunny in ${city}`) }))),
+        Layer.succeed(Files, { read: (path: string) => Effect.succeed(`contents of ${path}`) })
+      )
+      const toolkit = yield* Toolkit.provide(Either.getOrThrow(Toolkit.make(forecast, readFile, pure)), services)
+      assert.deepStrictEqual(yield* runIn(toolkit, "forecast", { city: "Oslo" }), { ok: true, tool: "forecast", result: "sunny in Oslo" })
+      assert.deepStrictEqual(yield* runIn(toolkit, "forecast", "{\"city\":\"Bergen\"}"), { ok: true, tool: "forecast", result: "sunny in Bergen" })
+      assert.deepStrictEqual(yield* runIn(toolkit, "read_file", { path: "a" }), { ok: true, tool: "read_file", result: "contents of a" })
+      assert.deepStrictEqual(yield* runIn(toolkit, "echo", [1]), { ok: true, tool: "echo", result: [1] })
+      assert.strictEqual(builds, 1)
+    }))
+
+  it.effect("provideContext gives executors (and undo) their services from one context", () =>
+    Effect.gen(function*() {
+      const undone: Array<string> = []
+      const undoable = Tool.make("write", {
+        description: "",
+        parameters: true,
+        execute: () => Effect.flatMap(Files, (f) => f.read("w")),
+        undo: (_args, ctx) => Effect.flatMap(Files, (f) => Effect.map(f.read(String(ctx.result)), (s) => void undone.push(s)))
+      })
+      const context = Context.make(Files, { read: (path: string) => Effect.succeed(`read ${path}`) })
+      const toolkit = Toolkit.provideContext(Either.getOrThrow(Toolkit.make(undoable)), context)
+      const tool = toolkit.tools.get("write")!
+      assert.deepStrictEqual(yield* runIn(toolkit, "write", {}), { ok: true, tool: "write", result: "read w" })
+      yield* tool.undo!({}, { tool: "write", callId: "c", raw: {}, prepared: {}, coercions: [], result: "x" })
+      assert.deepStrictEqual(undone, ["read x"])
+    }))
+})
