@@ -24,7 +24,7 @@ import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 import { CapabilitiesContractError } from "./Errors.js"
 import { classify, Envelope, malformed } from "./internal/capabilitiesWire.js"
-import { safeGet } from "./internal/json.js"
+import { clip, safeGet } from "./internal/json.js"
 
 /** What the relay said: its exported tool schemas, that it predates the export, or nothing usable. */
 export type Probe = Data.TaggedEnum<{
@@ -138,5 +138,6 @@ const responseFailure = (e: HttpClientError.ResponseError): Effect.Effect<Probe,
 const transportCause = (e: HttpClientError.RequestError): string => {
   const inner = safeGet(e.cause, "cause")
   const code = safeGet(inner, "code") ?? safeGet(e.cause, "code")
-  return `${e.reason.toLowerCase()} error${typeof code === "string" ? ` (${code})` : ""}`
+  const detail = typeof code === "string" ? code : safeGet(inner, "message")
+  return `${e.reason.toLowerCase()} error${typeof detail === "string" && detail !== "" ? ` (${clip(detail, 120)})` : ""}`
 }
