@@ -62,11 +62,12 @@ export const path = "/v1/agent/capabilities"
 /** Builds the service; its cached probe lives in the surrounding scope (the layer's). */
 export const make = (options: Options): Effect.Effect<Service, never, HttpClient.HttpClient | Scope.Scope> =>
   Effect.gen(function*() {
+    // A base URL that is not http(s) is a wiring bug no caller can handle, not an unreachable relay.
+    if (!isHttpUrl(options.baseUrl)) return yield* Effect.dieMessage(`Capabilities: not an http(s) base URL: ${options.baseUrl}`)
+    const baseUrl = options.baseUrl.replace(/\/+$/, "")
     const timeout = Duration.decode(options.timeout ?? "5 seconds")
     const client = (yield* HttpClient.HttpClient).pipe(
-      HttpClient.mapRequest((request) =>
-        request.pipe(HttpClientRequest.prependUrl(options.baseUrl.replace(/\/+$/, "")), HttpClientRequest.acceptJson)
-      ),
+      HttpClient.mapRequest((request) => request.pipe(HttpClientRequest.prependUrl(baseUrl), HttpClientRequest.acceptJson)),
       HttpClient.filterStatusOk
     )
     const fetch = Effect.gen(function*() {
@@ -82,7 +83,7 @@ export const make = (options: Options): Effect.Effect<Service, never, HttpClient
         ResponseError: responseFailure,
         ParseError: (e) => Effect.fail(malformed(e))
       }),
-      Effect.withSpan("Capabilities.fetch", { attributes: { "http.url": `${options.baseUrl}${path}` } })
+      Effect.withSpan("Capabilities.fetch", { attributes: { "http.url": `${baseUrl}${path}` } })
     )
     const scope = yield* Effect.scope
     const [cached, invalidate] = yield* Effect.cachedInvalidateWithTTL(
@@ -132,6 +133,17 @@ const responseFailure = (e: HttpClientError.ResponseError): Effect.Effect<Probe,
     return Effect.succeed(Probe.Unreachable({ cause: `HTTP ${status}` }))
   }
   return Effect.fail(new CapabilitiesContractError({ reason: "malformed", detail: `HTTP ${status} instead of the capabilities envelope` }))
+}
+
+/** Whether `u` parses as an absolute http: or https: URL. */
+const isHttpUrl = (u: unknown): boolean => {
+  if (typeof u !== "string") return false
+  try {
+    const { protocol } = new URL(u)
+    return protocol === "http:" || protocol === "https:"
+  } catch {
+    return false
+  }
 }
 
 /** A transport failure in words, with the system error code when there is one (`ECONNREFUSED`, …). */

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Either } from "effect"
+import { Cause, Effect, Either, Exit } from "effect"
 import type * as Capabilities from "../src/Capabilities.js"
 import type { CapabilitiesContractError } from "../src/Errors.js"
 import { answer, capabilities, envelope, refusedUrl, start } from "./support/relay.js"
@@ -191,5 +191,13 @@ describe("Capabilities: classification over loopback HTTP", () => {
       const raw = `{"capabilities_version":"1.0","tool_schemas":{"deep":${deep}}}`
       const probe = exported((yield* probeWith(answer(raw))).outcome)
       assert.isTrue(probe.toolSchemas.has("deep"))
+    }))
+
+  it.scoped("a base URL that is not http(s) is a wiring bug: the service dies while it is built", () =>
+    Effect.gen(function*() {
+      for (const url of ["not a url", "", "ftp://relay.example", "file:///etc/passwd", "javascript:alert(1)"]) {
+        const built = yield* Effect.exit(capabilities(url))
+        assert.isTrue(Exit.isFailure(built) && Cause.isDie(built.cause), url)
+      }
     }))
 })
