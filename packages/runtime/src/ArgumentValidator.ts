@@ -13,11 +13,12 @@ import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import { Arguments, type Coercion, type JsonValue as J, RefAware, type Validator } from "@toolgate/json-schema"
 import * as Errors from "./Errors.js"
-import { config as policyConfig, type Options, policyOf, widened } from "./internal/argumentPolicy.js"
+import * as Policies from "./internal/argumentPolicy.js"
 import type * as Tool from "./Tool.js"
 import * as ToolEnvelope from "./ToolEnvelope.js"
 
-export type { Options } from "./internal/argumentPolicy.js"
+/** Options of `make`: the default policy, per-tool policies, tool chaining. */
+export type Options = Policies.Options
 
 /** `lenient` (the default) repairs near-miss arguments before validating; `strict` only validates. */
 export type Policy = Arguments.Policy
@@ -93,7 +94,7 @@ const invalid = (tool: string, callId: string, issues: ReadonlyArray<Validator.I
 /** An argument validator with `options` (policy `lenient`, no overrides, tool chaining off by default). */
 export const make = (options: Options = {}): Effect.Effect<Service> =>
   Effect.sync(() => {
-    const policyFor = policyOf(options)
+    const policyFor = Policies.policyOf(options)
     const toolChaining = options.toolChaining === true
     const prepare = Effect.fn("ArgumentValidator.prepare")(
       function*<A>(tool: Tool.Tool<A, any>, raw: unknown, prepareOptions: PrepareOptions) {
@@ -104,7 +105,7 @@ export const make = (options: Options = {}): Effect.Effect<Service> =>
         if (tool.schemaError !== undefined) {
           return yield* new InvalidToolSchema({ tool: name, path: "", detail: tool.schemaError })
         }
-        const schema = toolChaining ? widened(tool.jsonSchema) : tool.jsonSchema
+        const schema = toolChaining ? Policies.widened(tool.jsonSchema) : tool.jsonSchema
         const result = Arguments.prepare(schema, raw, { policy, fromStrictProvider: prepareOptions?.fromStrictProvider === true })
         if (result._tag === "SchemaError") return yield* new InvalidToolSchema({ tool: name, path: result.path, detail: result.message })
         if (result._tag === "Invalid") return yield* invalid(name, callId, result.issues)
@@ -120,7 +121,7 @@ export const make = (options: Options = {}): Effect.Effect<Service> =>
   })
 
 /** `TOOLGATE_ARGUMENT_POLICY` (`lenient`|`strict`), `TOOLGATE_ARGUMENT_POLICY_OVERRIDES` (`tool=strict,…`), `TOOLGATE_TOOL_CHAINING`. */
-export const config = policyConfig
+export const config = Policies.config
 
 /** The default validator: lenient, no overrides, tool chaining off. */
 export const layer: Layer.Layer<ArgumentValidator> = Layer.effect(ArgumentValidator, make())
@@ -128,7 +129,7 @@ export const layer: Layer.Layer<ArgumentValidator> = Layer.effect(ArgumentValida
 /** The validator configured from `config`, read while the layer is built. */
 export const layerConfig: Layer.Layer<ArgumentValidator, ConfigError.ConfigError> = Layer.effect(
   ArgumentValidator,
-  Effect.flatMap(policyConfig, make)
+  Effect.flatMap(Policies.config, make)
 )
 
 /** The validator with `options` given directly. */

@@ -65,7 +65,16 @@ export const fail = (
   kind: ToolEnvelope.Kind,
   message: string,
   options?: { readonly field?: string; readonly expected?: string; readonly retryable?: boolean }
-): Effect.Effect<never, ToolFailure> => new ToolFailure({ kind, message, ...options })
+): Effect.Effect<never, ToolFailure> => {
+  const text = (key: "field" | "expected") => typeof options?.[key] === "string" ? { [key]: options[key] } : {}
+  return new ToolFailure({
+    kind: ToolEnvelope.isKind(kind) ? kind : "execution_error",
+    message: typeof message === "string" ? message : String(message),
+    ...text("field"),
+    ...text("expected"),
+    ...(typeof options?.retryable === "boolean" ? { retryable: options.retryable } : {})
+  })
+}
 
 /** An executor: typed arguments and the call's context to a JSON-able result. */
 export type Execute<A, R> = (args: A, ctx: CallContext) => Effect.Effect<unknown, ToolFailure, R>

@@ -37,6 +37,16 @@ export class DuplicateToolName extends Schema.TaggedError<DuplicateToolName>()("
   }
 }
 
+/** An argument of `make` is not a tool built by `Tool.make` (only possible past the types). */
+export class NotATool extends Schema.TaggedError<NotATool>()("NotATool", {
+  index: Schema.NonNegativeInt
+}) {
+  /** Says which argument. */
+  override get message(): string {
+    return `Argument ${this.index} of Toolkit.make is not a tool built by Tool.make.`
+  }
+}
+
 /** A toolkit's requirements: the union of its executors'. */
 export type Requirements<T> = T extends Toolkit<infer R> ? R : never
 
@@ -44,13 +54,14 @@ const fromMap = <R>(tools: ReadonlyMap<string, Tool.Tool<any, R>>): Toolkit<R> =
 
 /**
  * A toolkit of `tools`; its `R` is the union of their requirements. A repeated name is a typed
- * `DuplicateToolName` (an `Either`, so it is usable at module level and `yield*`-able in `Effect.gen`).
+ * `DuplicateToolName`, a value that is not a tool `NotATool` (an `Either`, so it is usable at module level and `yield*`-able in `Effect.gen`).
  */
 export const make = <const Tools extends ReadonlyArray<Tool.Tool<any, any>>>(
   ...tools: Tools
-): Either.Either<Toolkit<Tool.Requirements<Tools[number]>>, DuplicateToolName> => {
+): Either.Either<Toolkit<Tool.Requirements<Tools[number]>>, DuplicateToolName | NotATool> => {
   const byName = new Map<string, Tool.Tool<any, Tool.Requirements<Tools[number]>>>()
-  for (const tool of tools) {
+  for (const [index, tool] of tools.entries()) {
+    if (!Tool.isTool(tool) || typeof tool.name !== "string") return Either.left(new NotATool({ index }))
     if (byName.has(tool.name)) return Either.left(new DuplicateToolName({ name: tool.name }))
     byName.set(tool.name, tool)
   }

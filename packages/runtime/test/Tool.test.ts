@@ -90,6 +90,12 @@ describe("Tool", () => {
         tool: "read_file",
         retryable: false
       })
+      const hostileFail = Tool.make("h", {
+        description: "",
+        parameters: true,
+        execute: () => Tool.fail("bogus" as never, 42 as never, { field: undefined, expected: 7, retryable: "yes" } as never)
+      })
+      assert.deepStrictEqual(yield* call(hostileFail, {}), ToolEnvelope.failure("execution_error", "42", { tool: "h" }))
       const retry = Tool.make("flaky", { description: "", parameters: true, execute: () => Tool.fail("unavailable", "busy", { retryable: false }) })
       assert.deepStrictEqual(yield* call(retry, null), ToolEnvelope.failure("unavailable", "busy", { tool: "flaky", retryable: false }))
     }))

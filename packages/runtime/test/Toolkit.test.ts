@@ -33,9 +33,10 @@ const runIn = (toolkit: Toolkit.Toolkit<never>, name: string, raw: unknown) =>
 describe("Toolkit", () => {
   it("carries the union of its executors' requirements, and tools by name in order", () => {
     const made = Toolkit.make(forecast, readFile, pure)
-    const typed: Either.Either<Toolkit.Toolkit<Weather | Files>, Toolkit.DuplicateToolName> = made
+    type Invalid = Toolkit.DuplicateToolName | Toolkit.NotATool
+    const typed: Either.Either<Toolkit.Toolkit<Weather | Files>, Invalid> = made
     // @ts-expect-error the toolkit needs Files too
-    const _narrow: Either.Either<Toolkit.Toolkit<Weather>, Toolkit.DuplicateToolName> = made
+    const _narrow: Either.Either<Toolkit.Toolkit<Weather>, Invalid> = made
     assert.isTrue(Either.isRight(typed))
     const toolkit = Either.getOrThrow(made)
     assert.deepStrictEqual(Array.from(toolkit.tools.keys()), ["forecast", "read_file", "echo"])
@@ -60,6 +61,10 @@ describe("Toolkit", () => {
     assert.isTrue(Option.isNone(Toolkit.get(toolkit, "hasOwnProperty")))
     assert.isTrue(Either.isLeft(Toolkit.make(odd[0]!, odd[0]!)))
     assert.isTrue(Either.isRight(Toolkit.make()))
+    for (const hostile of [null, undefined, { name: "x" }, JSON.parse("{\"__proto__\":{\"name\":\"p\"}}")]) {
+      const r = Toolkit.make(forecast, hostile as never)
+      assert.isTrue(Either.isLeft(r) && r.left._tag === "NotATool" && r.left.index === 1)
+    }
     assert.isUndefined(({} as Record<string, unknown>)["forecast"])
   })
 
