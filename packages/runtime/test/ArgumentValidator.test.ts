@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
-import { ConfigProvider, Effect, Either, Layer, Schema } from "effect"
+import { ConfigProvider, Effect, Either, FastCheck as fc, Layer, Schema } from "effect"
+import { Validator } from "@toolgate/json-schema"
 import { ArgumentValidator, Tool, type ToolEnvelope } from "@toolgate/runtime"
 
 /** A JSON Schema tool that counts its executions. */
@@ -144,6 +145,25 @@ describe("ArgumentValidator", () => {
       assert.include(e3.message, "no JSON Schema form")
       assert.strictEqual(runs.count, 0)
     }))
+
+  it.effect.prop(
+    "whatever the raw arguments, what reaches execute is valid against the local schema",
+    [fc.oneof(fc.jsonValue({ maxDepth: 3 }), fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v)), fc.string()), fc.constantFrom("lenient" as const, "strict" as const)],
+    ([raw, policy]) =>
+      Effect.gen(function*() {
+        const { runs, tool } = counted("get_weather", weatherSchema)
+        const seen: Array<unknown> = []
+        const spy = Tool.make("get_weather", { description: "", parameters: weatherSchema, execute: (args) => Effect.sync(() => seen.push(args)) })
+        const validator = yield* ArgumentValidator.make({ policy })
+        const prepared = yield* Effect.either(validator.prepare(spy, raw, { callId: "p" }))
+        if (Either.isRight(prepared) && prepared.right._tag === "Prepared") yield* Tool.run(spy, prepared.right)
+        if (Either.isLeft(prepared)) assert.strictEqual(prepared.left._tag, "InvalidToolArguments")
+        const compiled = Either.getOrThrow(Validator.compile(tool.jsonSchema))
+        for (const args of seen) assert.isTrue(compiled.isValid(args), JSON.stringify(args))
+        assert.strictEqual(seen.length, Either.isRight(prepared) ? 1 : 0)
+        assert.strictEqual(runs.count, 0)
+      })
+  )
 
   it.effect("hostile raw arguments: truncated JSON, 10,000 levels, __proto__ keys, throwing getters", () =>
     Effect.gen(function*() {

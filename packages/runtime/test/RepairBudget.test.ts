@@ -36,6 +36,14 @@ describe("RepairBudget", () => {
       assert.deepStrictEqual(yield* budget.usage(), { roundTrips: 2, repairs: 1, invalidRounds: 2 })
     }))
 
+  it.effect("concurrent repairs of one round spend one repair", () =>
+    Effect.gen(function*() {
+      const budget = yield* RepairBudget.make(limits(1, 10))
+      yield* budget.roundTrip()
+      yield* Effect.all(Array.from({ length: 20 }, (_, i) => budget.repair([issue(`f${i}`)])), { concurrency: "unbounded" })
+      assert.deepStrictEqual(yield* budget.usage(), { roundTrips: 1, repairs: 1, invalidRounds: 1 })
+    }))
+
   it.effect("fresh call ids cannot reset it: a budget is per turn, and each turn makes its own", () =>
     Effect.gen(function*() {
       const turn1 = yield* RepairBudget.make(limits(0, 10))

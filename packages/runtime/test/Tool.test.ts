@@ -4,11 +4,16 @@ import { ArgumentValidator, Tool, ToolEnvelope } from "@toolgate/runtime"
 
 /** A logger that keeps what it is given, to assert that a defect is logged. */
 const captureLogs = () => {
-  const entries: Array<{ readonly level: string; readonly message: unknown; readonly cause: Cause.Cause<unknown> }> = []
+  const entries: Array<{
+    readonly level: string
+    readonly message: unknown
+    readonly cause: Cause.Cause<unknown>
+    readonly annotations: Record<string, unknown>
+  }> = []
   const layer = Logger.replace(
     Logger.defaultLogger,
-    Logger.make(({ cause, logLevel, message }) => {
-      entries.push({ level: logLevel.label, message, cause })
+    Logger.make(({ annotations, cause, logLevel, message }) => {
+      entries.push({ level: logLevel.label, message, cause, annotations: Object.fromEntries(annotations) })
     })
   )
   return { entries, layer }
@@ -114,6 +119,7 @@ describe("Tool", () => {
       assert.include(String(errors[0]!.message), "`dies`")
       assert.include(Cause.pretty(errors[0]!.cause), "x is not a function")
       assert.include(Cause.pretty(errors[1]!.cause), "sync boom")
+      assert.deepStrictEqual(errors.map((e) => [e.annotations["tool"], e.annotations["callId"]]), [["dies", "call_1"], ["throws", "call_2"]])
     }).pipe(Effect.provide(logs.layer))
   })
 
