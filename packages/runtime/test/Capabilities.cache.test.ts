@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
-import { ConfigProvider, Deferred, Effect, Either, Exit, Fiber, Layer } from "effect"
+import { ConfigProvider, Deferred, Effect, Either, Exit, Fiber, Layer, TestClock } from "effect"
 import * as Capabilities from "../src/Capabilities.js"
 import { answer, capabilities, envelope, start } from "./support/relay.js"
 import type { Handler } from "./support/relay.js"
@@ -27,15 +27,17 @@ describe("Capabilities: single flight and caching", () => {
       assert.isTrue(probes.every((p) => p === probes[0]))
     }))
 
-  it.scopedLive("a success is cached for the time to live, then asked again", () =>
+  // TestClock: the time to live is crossed by adjusting the clock, not by waiting (the HTTP stays real).
+  it.scoped("a success is cached for the time to live, then asked again", () =>
     Effect.gen(function*() {
       const relay = yield* start(answer(good))
-      const service = yield* capabilities(relay.url, { timeToLive: "300 millis" })
+      const service = yield* capabilities(relay.url, { timeToLive: "5 minutes" })
       const first = yield* service.probe()
+      yield* TestClock.adjust("4 minutes")
       const second = yield* service.probe()
       assert.strictEqual(relay.requests(), 1)
       assert.strictEqual(first, second)
-      yield* Effect.sleep("400 millis")
+      yield* TestClock.adjust("61 seconds")
       const third = yield* service.probe()
       assert.strictEqual(relay.requests(), 2)
       assert.strictEqual(third._tag, "Exported")
