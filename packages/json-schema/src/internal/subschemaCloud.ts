@@ -137,7 +137,7 @@ export const essence = (root: JsonSchema.JsonSchema, s: JsonSchema.JsonSchema): 
 export const viewKey = (nodes: ReadonlyArray<Node>): string => {
   const parts: Array<string> = []
   for (const n of nodes) {
-    if (n.placeholder === true) continue
+    if (n.standIn === true) continue
     const at = n.ptr ?? `~${JSON.stringify(n.schema)}`
     parts.push(n.skip === undefined ? at : `${at}!${[...n.skip].sort().join(",")}`)
   }

@@ -14,7 +14,7 @@ export interface Node {
   readonly ptr: string | undefined
   readonly skip?: ReadonlySet<string>
   /** An empty schema standing where a cloud part would be, only so messages can point there. */
-  readonly placeholder?: boolean
+  readonly standIn?: boolean
 }
 
 /** One reason for drift: pointers into each schema and a sentence a person can act on. */

@@ -32,7 +32,7 @@ const placed = (view: Array<Node>, parent: ReadonlyArray<Node>, ...tokens: Reado
   if (view.some((n) => n.ptr !== undefined)) return view
   let ptr = cloudAt(parent)
   for (const t of tokens) ptr = P.append(ptr, t)
-  return [...view, { schema: {}, ptr, placeholder: true }]
+  return [...view, { schema: {}, ptr, standIn: true }]
 }
 
 /** The nodes governing element `i` in a cloud conjunction. */
