@@ -21,6 +21,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import { CapabilitiesContractError } from "./Errors.js"
 import { classify, Envelope, malformed } from "./internal/capabilitiesWire.js"
@@ -93,14 +94,23 @@ export const make = (options: Options): Effect.Effect<Service, never, HttpClient
     // Every joiner of a failed fiber sees the failure; only the first invalidates, so a late joiner cannot
     // drop the fiber of a newer probe.
     const invalidated = new WeakSet<Fiber.RuntimeFiber<Probe, CapabilitiesContractError>>()
+    const drop = (fiber: Fiber.RuntimeFiber<Probe, CapabilitiesContractError>) =>
+      Effect.suspend(() => {
+        if (invalidated.has(fiber)) return Effect.void
+        invalidated.add(fiber)
+        return invalidate
+      })
     const probe = Effect.fn("Capabilities.probe")(function*() {
-      const fiber = yield* cached
+      let fiber = yield* cached
+      // A failure no caller saw (its only caller was interrupted) is still in the cache: drop it, ask again.
+      const done = yield* Fiber.poll(fiber)
+      if (Option.isSome(done) && !keeps(done.value)) {
+        yield* drop(fiber)
+        fiber = yield* cached
+      }
       // Awaiting (not joining under `tapErrorCause`): an interrupted caller leaves the fiber and cache alone.
       const exit = yield* Fiber.await(fiber)
-      if ((Exit.isFailure(exit) || exit.value._tag === "Unreachable") && !invalidated.has(fiber)) {
-        invalidated.add(fiber)
-        yield* invalidate
-      }
+      if (!keeps(exit)) yield* drop(fiber)
       return yield* exit
     })
     return Capabilities.of({ probe })
@@ -122,6 +132,10 @@ export const layerConfig: Layer.Layer<Capabilities, ConfigError.ConfigError, Htt
   Capabilities,
   Effect.flatMap(config, make)
 )
+
+/** Whether a finished probe is an answer from the relay, kept for the time to live (not a failure or `Unreachable`). */
+const keeps = (exit: Exit.Exit<Probe, CapabilitiesContractError>): boolean =>
+  Exit.isSuccess(exit) && exit.value._tag !== "Unreachable"
 
 /** A non-2xx status or an unreadable body: 404, 408, 429 and 5xx degrade; any other status or body breaks the contract. */
 const responseFailure = (e: HttpClientError.ResponseError): Effect.Effect<Probe, CapabilitiesContractError> => {

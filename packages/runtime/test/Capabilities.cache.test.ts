@@ -113,6 +113,24 @@ describe("Capabilities: single flight and caching", () => {
       assert.strictEqual(relay.requests(), 1)
     }))
 
+  it.scopedLive("a failure its only caller never saw (interrupted) is not served later: the next call asks again", () =>
+    Effect.gen(function*() {
+      const release = yield* Deferred.make<void>()
+      const held: Handler = (req, res, n) => {
+        Effect.runFork(Deferred.await(release).pipe(Effect.andThen(() => answer("down", 503)(req, res, n))))
+      }
+      const relay = yield* start(inTurn(held, answer(good)))
+      const service = yield* capabilities(relay.url)
+      const first = yield* Effect.fork(service.probe())
+      yield* relay.received(1)
+      yield* Fiber.interrupt(first)
+      yield* Deferred.succeed(release, undefined)
+      // Let the request (now nobody's) finish with its 503 before the next call.
+      yield* Effect.sleep("300 millis")
+      assert.strictEqual((yield* service.probe())._tag, "Exported")
+      assert.strictEqual(relay.requests(), 2)
+    }))
+
   it.scopedLive("closing the layer's scope interrupts a probe in flight without leaking it", () =>
     Effect.gen(function*() {
       const relay = yield* start(() => {})
