@@ -11,7 +11,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
-import { Arguments, type Coercion, type JsonValue as J, RefAware, type Validator } from "@toolgate/json-schema"
+import { Arguments, type Coercion, type JsonSchema, type JsonValue as J, RefAware, type Validator } from "@toolgate/json-schema"
 import * as Errors from "./Errors.js"
 import * as Policies from "./internal/argumentPolicy.js"
 import type * as Tool from "./Tool.js"
@@ -91,6 +91,28 @@ const text = (u: unknown, fallback: string): string => typeof u === "string" ? u
 const invalid = (tool: string, callId: string, issues: ReadonlyArray<Validator.Issue>) =>
   new InvalidToolArguments({ tool, callId, issues, envelope: ToolEnvelope.fromIssues(issues, tool) })
 
+/** The raw arguments (JSON text or a value) hold a sentinel ref somewhere. */
+const holdsRefs = (raw: unknown): boolean => {
+  if (typeof raw !== "string") return RefAware.refs(raw).length > 0
+  try {
+    return RefAware.refs(JSON.parse(raw)).length > 0
+  } catch {
+    return false
+  }
+}
+
+/**
+ * With tool chaining on: the tool's own schema first, then (only for a call it rejects) the widened one. The
+ * widened schema's issues name the ref branch ("integer or object"), so they are the model's only when the
+ * call holds refs; otherwise it is told what the tool's own schema says, as with tool chaining off.
+ */
+const prepareChained = (schema: JsonSchema.JsonSchema, raw: unknown, options: Arguments.Options): Arguments.Prepared => {
+  const plain = Arguments.prepare(schema, raw, options)
+  if (plain._tag !== "Invalid") return plain
+  const wide = Arguments.prepare(Policies.widened(schema), raw, options)
+  return wide._tag === "Invalid" && !holdsRefs(raw) ? plain : wide
+}
+
 /** An argument validator with `options` (policy `lenient`, no overrides, tool chaining off by default). */
 export const make = (options: Options = {}): Effect.Effect<Service> =>
   Effect.sync(() => {
@@ -105,8 +127,8 @@ export const make = (options: Options = {}): Effect.Effect<Service> =>
         if (tool.schemaError !== undefined) {
           return yield* new InvalidToolSchema({ tool: name, path: "", detail: tool.schemaError })
         }
-        const schema = toolChaining ? Policies.widened(tool.jsonSchema) : tool.jsonSchema
-        const result = Arguments.prepare(schema, raw, { policy, fromStrictProvider: prepareOptions?.fromStrictProvider === true })
+        const options = { policy, fromStrictProvider: prepareOptions?.fromStrictProvider === true }
+        const result = toolChaining ? prepareChained(tool.jsonSchema, raw, options) : Arguments.prepare(tool.jsonSchema, raw, options)
         if (result._tag === "SchemaError") return yield* new InvalidToolSchema({ tool: name, path: result.path, detail: result.message })
         if (result._tag === "Invalid") return yield* invalid(name, callId, result.issues)
         const base = { tool: name, callId, raw, value: result.value, coercions: result.coercions }

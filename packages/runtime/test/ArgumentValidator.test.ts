@@ -130,6 +130,26 @@ describe("ArgumentValidator", () => {
       assert.strictEqual(runs.count, 1)
     }))
 
+  it.effect("tool chaining does not change what the model is told about a call without refs, nor blame a ref", () =>
+    Effect.gen(function*() {
+      const { runs, tool } = counted("get_weather", weatherSchema)
+      const on = ArgumentValidator.make({ toolChaining: true })
+      const envelopeOf = (validator: typeof on, raw: unknown) =>
+        Effect.flatMap(validator, (v) => Effect.flip(v.prepare(tool, raw, { callId: "c" }))).pipe(
+          Effect.map((e) => e._tag === "InvalidToolArguments" ? e.envelope : undefined)
+        )
+      for (const raw of ['{"days":3}', { city: "Oslo", days: "many" }, '{"city":"Oslo","units":"kelvin"}']) {
+        const chained = yield* envelopeOf(on, raw)
+        assert.deepStrictEqual(chained, yield* envelopeOf(ArgumentValidator.make(), raw))
+        assert.notInclude(JSON.stringify(chained), "object")
+      }
+      // A ref plus a real mistake: only the mistake is reported, the ref is not called a wrong type.
+      const mixed = yield* envelopeOf(on, { city: { $tool: "call_1", $path: "result.city" }, days: "many" })
+      assert.strictEqual(mixed?.field, "days")
+      assert.notInclude(mixed?.message ?? "", "city")
+      assert.strictEqual(runs.count, 0)
+    }))
+
   it.effect("a schema that cannot be used is InvalidToolSchema naming the tool, not the model's fault", () =>
     Effect.gen(function*() {
       const validator = yield* ArgumentValidator.make()
