@@ -169,6 +169,17 @@ describe("Subschema.check: references, booleans, finite sides", () => {
     assert.strictEqual(tag({ type: "number" }, { type: "number", multipleOf: 0.1 }), "Unsupported")
     assert.strictEqual(tag({ type: "string", pattern: "^a" }, { type: "string", pattern: "^(?=a)" }), "Unsupported")
   })
+  it("a name in draft-07 dependencies is data, not an annotation (`title` is a property name there)", () => {
+    // `dependencies: { title: [...] }` once compared equal to `dependencies: {}`: X next to `not: X` made these Subtype
+    assert.notStrictEqual(tag({ allOf: [{ dependencies: {} }, { not: { dependencies: { title: ["x"] } } }] }, { type: "string" }), "Subtype")
+    drift({ type: "object" }, { anyOf: [{ dependencies: { title: ["x"] } }, { not: { dependencies: {} } }] })
+    drift({ type: "object" }, { anyOf: [{ dependencies: { description: { required: ["x"] } } }, { not: { dependencies: {} } }] })
+    assert.strictEqual(tag({ type: "object" }, { anyOf: [{ dependencies: { title: ["x"] } }, { not: { dependencies: { title: ["x"] } } }] }), "Subtype")
+  })
+  it("an embedded $id on the local side is Unsupported at the pointer of that $id", () => {
+    const local = { type: "object", $defs: { a: { $id: "http://x.example/a", type: "string" } }, properties: { p: { $ref: "#/$defs/a" } } }
+    assert.deepStrictEqual(Subschema.check({ type: "object", properties: { p: { type: "string" } } }, local), { _tag: "Unsupported", construct: "embedded $id", path: "/$defs/a/$id" })
+  })
   it("cloud annotations and vendor keys are ignored", () => {
     assert.strictEqual(tag({ type: "string", "x-vendor": { type: "number" }, description: "d", examples: [1] }, { type: "string" }), "Subtype")
   })

@@ -197,7 +197,7 @@ export const same = (root: JsonSchema.JsonSchema, a: JsonSchema.JsonSchema, b: J
 }
 
 /** Applicators that apply to the same instance (no descent into a part of it). */
-const inPlace: ReadonlySet<string> = new Set(["allOf", "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas"])
+const inPlace: ReadonlySet<string> = new Set(["allOf", "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas", "dependencies"])
 
 const sameKeys = (x: JsonValue, y: JsonValue): boolean => {
   if (!isObject(x) || !isObject(y)) return false
@@ -208,5 +208,8 @@ const sameKeys = (x: JsonValue, y: JsonValue): boolean => {
 /** Keywords whose values are data, compared as JSON. */
 const literal: ReadonlySet<string> = new Set(["enum", "const", "required", "type", "pattern", "format", "dependentRequired"])
 
-/** Keywords whose values map names to subschemas. */
-const maps: ReadonlySet<string> = new Set(["properties", "patternProperties", "dependentSchemas"])
+/**
+ * Keywords whose values map names (data, never annotations) to subschemas, or to name lists for draft-07
+ * `dependencies`: a name such as `title` must not be dropped as if it were an annotation.
+ */
+const maps: ReadonlySet<string> = new Set(["properties", "patternProperties", "dependentSchemas", "dependencies"])

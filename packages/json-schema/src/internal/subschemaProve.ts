@@ -55,7 +55,7 @@ const decide = (ctx: Ctx, nodes: ReadonlyArray<Node>, types: ReadonlySet<Base>, 
     if (o !== undefined) return o
   }
   const bad = firstUnmodelled(local, ctx.localDialect)
-  if (bad !== undefined) return unknown(bad, where(local, bad))
+  if (bad !== undefined) return unknown(bad, where(local, bad === "embedded $id" ? "$id" : bad))
   const self = (v: ReadonlyArray<Node>, l: Node) => prove(ctx, v, l)
   const steps: Array<() => Outcome> = []
   const ref = kw(local, "$ref")
