@@ -6,6 +6,7 @@ import * as JsonSchema from "../src/JsonSchema.js"
 import * as Normalize from "../src/Normalize.js"
 import * as RefAware from "../src/RefAware.js"
 import * as Validator from "../src/Validator.js"
+import { checkOpenAiStrict } from "./internal/providerRules.openAi.js"
 import { corpus } from "./suite.js"
 
 const accepts = (schema: JsonSchema.JsonSchema, value: unknown): boolean => {
@@ -63,10 +64,11 @@ describe("RefAware.widen survives the provider dialects", () => {
     assert.isFalse(accepts(Normalize.google(base).schema, sent))
   })
 
-  it("on the corpus: every tool strict before widening is strict after, and Google keeps a ref branch at each wrapped position", () => {
+  it("on the corpus: every tool strict before widening is strict after (and keeps OpenAI's rules), and Google keeps a ref branch at each wrapped position", () => {
     const tools = fs.readFileSync(path.join(corpus, "tools.jsonl"), "utf8").split("\n").filter((l) => l.length > 0)
       .map((l) => JSON.parse(l) as { source: string; name: string; parameters: unknown })
     const lost: Array<string> = []
+    const broken: Array<string> = []
     const dropped: Array<string> = []
     let strictBefore = 0
     let wrapped = 0
@@ -75,7 +77,9 @@ describe("RefAware.widen survives the provider dialects", () => {
       const widened = RefAware.widen(upgraded)
       if (Normalize.openAiStrict(upgraded).strict) {
         strictBefore++
-        if (!Normalize.openAiStrict(widened).strict) lost.push(`${t.source}/${t.name}`)
+        const after = Normalize.openAiStrict(widened)
+        if (!after.strict) lost.push(`${t.source}/${t.name}`)
+        else for (const v of checkOpenAiStrict(after.schema as never)) broken.push(`${t.source}/${t.name} ${v.path}: ${v.rule}`)
       }
       const text = JSON.stringify(widened)
       const count = (u: unknown) => JSON.stringify(u).split(`"$tool":{"type":"string"`).length - 1
@@ -87,8 +91,9 @@ describe("RefAware.widen survives the provider dialects", () => {
       if (!text.includes(`"$ref"`) && kept !== expected) dropped.push(`${t.source}/${t.name}: ${expected} → ${kept}`)
     }
     assert.deepStrictEqual(lost, [])
+    assert.deepStrictEqual(broken.slice(0, 5), [])
     assert.deepStrictEqual(dropped, [])
-    assert.isAbove(strictBefore, 5000)
+    assert.strictEqual(strictBefore, 7770)
     assert.isAbove(wrapped, 20_000)
   }, 120_000)
 })
