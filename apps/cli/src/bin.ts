@@ -17,13 +17,15 @@ const program = Cli.run(process.argv).pipe(
 )
 
 // Exit 0 on success; the command's own code when it chose one; 2 for bad command-line input (which
-// @effect/cli has already explained); 70 (EX_SOFTWARE) for a defect.
+// @effect/cli has already explained), except for `subschema`, whose 2 means "unsupported" and whose bad
+// input is 3; 70 (EX_SOFTWARE) for a defect.
+const usage = process.argv.slice(2).find((a) => !a.startsWith("-")) === "subschema" ? 3 : 2
 NodeRuntime.runMain(program, {
   disableErrorReporting: true,
   teardown: (exit, onExit) => {
     if (Exit.isSuccess(exit)) return onExit(0)
     const failure = Cause.failureOption(exit.cause)
-    if (Option.isSome(failure)) return onExit(typeof failure.value === "number" ? failure.value : 2)
+    if (Option.isSome(failure)) return onExit(typeof failure.value === "number" ? failure.value : usage)
     if (!Cause.isInterruptedOnly(exit.cause)) process.stderr.write(Cause.pretty(exit.cause) + "\n")
     onExit(70)
   }
