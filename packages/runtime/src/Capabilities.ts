@@ -66,7 +66,11 @@ export const make = (options: Options): Effect.Effect<Service, never, HttpClient
     // A base URL that is not http(s) is a wiring bug no caller can handle, not an unreachable relay.
     if (!isHttpUrl(options.baseUrl)) return yield* Effect.dieMessage(`Capabilities: not an http(s) base URL: ${options.baseUrl}`)
     const baseUrl = options.baseUrl.replace(/\/+$/, "")
-    const timeout = Duration.decode(options.timeout ?? "5 seconds")
+    // A timeout of zero (or NaN, or not a duration) would silently degrade every probe: a wiring bug too.
+    const timeout = durationOf(options.timeout ?? "5 seconds")
+    const timeToLive = durationOf(options.timeToLive ?? "5 minutes")
+    if (timeout === undefined || Duration.isZero(timeout)) return yield* Effect.dieMessage(`Capabilities: not a positive timeout: ${String(options.timeout)}`)
+    if (timeToLive === undefined) return yield* Effect.dieMessage(`Capabilities: not a time to live: ${String(options.timeToLive)}`)
     const client = (yield* HttpClient.HttpClient).pipe(
       HttpClient.mapRequest((request) => request.pipe(HttpClientRequest.prependUrl(baseUrl), HttpClientRequest.acceptJson)),
       HttpClient.filterStatusOk
@@ -89,7 +93,7 @@ export const make = (options: Options): Effect.Effect<Service, never, HttpClient
     const scope = yield* Effect.scope
     const [cached, invalidate] = yield* Effect.cachedInvalidateWithTTL(
       Effect.forkIn(fetch, scope),
-      options.timeToLive ?? "5 minutes"
+      timeToLive
     )
     // Every joiner of a failed fiber sees the failure; only the first invalidates, so a late joiner cannot
     // drop the fiber of a newer probe.
@@ -147,6 +151,16 @@ const responseFailure = (e: HttpClientError.ResponseError): Effect.Effect<Probe,
     return Effect.succeed(Probe.Unreachable({ cause: `HTTP ${status}` }))
   }
   return Effect.fail(new CapabilitiesContractError({ reason: "malformed", detail: `HTTP ${status} instead of the capabilities envelope` }))
+}
+
+/** A duration from what a caller gave, `undefined` when it is not one (`Duration.decode` throws on those). */
+const durationOf = (input: unknown): Duration.Duration | undefined => {
+  if (typeof input === "number" && Number.isNaN(input)) return undefined
+  try {
+    return Duration.decode(input as Duration.DurationInput)
+  } catch {
+    return undefined
+  }
 }
 
 /** Whether `u` parses as an absolute http: or https: URL. */

@@ -200,4 +200,23 @@ describe("Capabilities: classification over loopback HTTP", () => {
         assert.isTrue(Exit.isFailure(built) && Cause.isDie(built.cause), url)
       }
     }))
+
+  it.scopedLive("a timeout that is not positive, or a time to live that is not a duration, dies while it is built", () =>
+    Effect.gen(function*() {
+      const relay = yield* start(answer(envelope({})))
+      const hostile: ReadonlyArray<Omit<Capabilities.Options, "baseUrl">> = [
+        { timeout: 0 }, { timeout: -5 }, { timeout: Number.NaN }, { timeout: "banana" as never }, { timeout: {} as never },
+        { timeToLive: "soon" as never }, { timeToLive: Number.NaN }
+      ]
+      for (const options of hostile) {
+        const built = yield* Effect.exit(capabilities(relay.url, options))
+        assert.isTrue(Exit.isFailure(built) && Cause.isDie(built.cause), JSON.stringify(options))
+      }
+      // a zero or infinite time to live is a valid choice: never kept, or kept for good
+      for (const timeToLive of [0, Number.POSITIVE_INFINITY]) {
+        const service = yield* capabilities(relay.url, { timeToLive })
+        assert.strictEqual((yield* service.probe())._tag, "Exported")
+      }
+      assert.strictEqual(relay.requests(), 2)
+    }))
 })
