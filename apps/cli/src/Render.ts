@@ -3,10 +3,11 @@
  *
  * @since 0.1.0
  */
+import { stringify } from "./internal/stringify.js"
 import type { Outcome } from "./Outcome.js"
 
 const compact = (value: unknown, max = 160): string => {
-  const text = JSON.stringify(value) ?? String(value)
+  const text = stringify(value) ?? "(not JSON)"
   return text.length > max ? `${text.slice(0, max - 1)}…` : text
 }
 
@@ -16,6 +17,7 @@ const indent = (lines: ReadonlyArray<string>, by = "  "): Array<string> => lines
 
 /** The human-readable trace of one outcome. */
 export const text = (outcome: Outcome, policy: string): string => {
+  if (typeof outcome !== "object" || outcome === null) return "✘ bad input: not an outcome"
   switch (outcome.status) {
     case "error":
       return `✘ bad input: ${outcome.message}`
@@ -41,11 +43,13 @@ export const text = (outcome: Outcome, policy: string): string => {
         `✘ invalid (${policy}): ${plural(outcome.issues.length, "issue")}`,
         ...indent(outcome.issues.map((i) => `${i.field || "(arguments)"}: ${i.message} (expected: ${i.expected})`)),
         "fed back to the model, the executor does not run:",
-        ...indent([JSON.stringify(outcome.envelope)])
+        ...indent([stringify(outcome.envelope) ?? "(not JSON)"])
       ].join("\n")
+    default:
+      return "✘ bad input: not an outcome"
   }
 }
 
 /** The machine-readable form of one outcome (one JSON object, one line). */
 export const json = (outcome: Outcome, extra: Record<string, unknown> = {}): string =>
-  JSON.stringify({ ...extra, ...outcome })
+  stringify({ ...extra, ...outcome }) ?? JSON.stringify({ status: "error", message: "The outcome is not JSON." })

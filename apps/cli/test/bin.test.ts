@@ -28,6 +28,16 @@ describe("toolgate (the process)", () => {
     expect(toolgate("validate", "--schema", schema).code).toBe(2)
   })
 
+  it("validate prints 10,000-level arguments a permissive schema accepts, as text and as JSON, and exits 0", () => {
+    const deep = "[".repeat(10_000) + "]".repeat(10_000)
+    const shown = toolgate("validate", "--schema", "true", "--args", deep)
+    expect(shown.code).toBe(0)
+    expect(shown.stdout).toContain("executor receives: [[[")
+    const printed = toolgate("validate", "--schema", "true", "--args", deep, "--json")
+    expect(printed.code).toBe(0)
+    expect(printed.stdout).toContain(`"value":${deep}`)
+  })
+
   it("examples runs every example in the repository and summarises", () => {
     const { code, stdout } = toolgate("examples", "--json")
     expect(code).toBe(0)
