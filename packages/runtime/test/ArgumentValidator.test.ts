@@ -205,9 +205,12 @@ describe("ArgumentValidator", () => {
         () => 1,
         1n
       ]
+      const chaining = yield* ArgumentValidator.make({ toolChaining: true })
       for (const [i, raw] of hostile.entries()) {
-        const e = yield* Effect.flip(validator.prepare(tool, raw, { callId: `c${i}` }))
-        assert.strictEqual(e._tag, "InvalidToolArguments", `case ${i}`)
+        for (const v of [validator, chaining]) {
+          const e = yield* Effect.flip(v.prepare(tool, raw, { callId: `c${i}` }))
+          assert.strictEqual(e._tag, "InvalidToolArguments", `case ${i}, tool chaining ${v.toolChaining}`)
+        }
       }
       const deepOpen = yield* Effect.either(validator.prepare(open, deepText, { callId: "d" }))
       assert.isTrue(Either.isLeft(deepOpen) || deepOpen.right._tag === "Prepared")
