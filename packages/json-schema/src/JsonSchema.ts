@@ -75,7 +75,12 @@ export const Pointer: {
   readonly get: (root: JsonValue, p: string) => JsonValue | undefined
   /** A pointer with one more token. */
   readonly append: (p: string, token: string | number) => string
-} = { parse: P.parse, format: P.format, get: P.get, append: P.append }
+} = {
+  parse: (p) => (typeof p === "string" ? P.parse(p) : []),
+  format: (tokens) => (Array.isArray(tokens) ? P.format(tokens) : ""),
+  get: (root, p) => (typeof p === "string" ? P.get(root, p) : undefined),
+  append: (p, token) => P.append(typeof p === "string" ? p : "", typeof token === "number" ? token : String(token))
+}
 
 /** The outcome of resolving a local `$ref`. */
 export type Resolved =
@@ -87,7 +92,8 @@ export type Resolved =
  * fragments, `$anchor` names and the root's own `$id`. A target that is only another `$ref` (plus
  * annotations) is followed; a chain that comes back on itself is `cycle`.
  */
-export const resolveRef = (root: JsonSchema, ref: string): Resolved => R.resolveRef(root, ref)
+export const resolveRef = (root: JsonSchema, ref: string): Resolved =>
+  typeof ref === "string" ? R.resolveRef(root, ref) : { _tag: "Unresolvable", ref: String(ref), reason: "missing" }
 
 /** One change `upgrade` made: where (a pointer into the input schema) and a readable sentence. */
 export interface Change {

@@ -95,27 +95,37 @@ const membersOf = (v: object, stack: Array<unknown>): boolean => {
  */
 export const fromEntries = (entries: Iterable<readonly [string, JsonValue]>): JsonObject => {
   const out: Record<string, JsonValue> = {}
-  for (const [k, v] of entries) {
-    Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true })
+  if (typeof entries !== "object" || entries === null || typeof entries[Symbol.iterator] !== "function") return out
+  for (const entry of entries) {
+    if (!Array.isArray(entry) || entry.length < 2 || typeof entry[0] !== "string") continue
+    Object.defineProperty(out, entry[0], { value: entry[1], enumerable: true, writable: true, configurable: true })
   }
   return out
 }
 
-/** Structural equality of two JSON values (object key order ignored), as JSON Schema's `const` and `enum` use it. */
+/**
+ * Structural equality of two JSON values (object key order ignored), as JSON Schema's `const` and `enum` use it.
+ * Iterative, so 10,000-level nesting compares without running out of stack.
+ */
 export const equals = (a: JsonValue, b: JsonValue): boolean => {
-  if (a === b) return true
-  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false
-    for (let i = 0; i < a.length; i++) if (!equals(a[i]!, b[i]!)) return false
-    return true
-  }
-  if (Array.isArray(b)) return false
-  const ka = Object.keys(a)
-  if (ka.length !== Object.keys(b).length) return false
-  for (const k of ka) {
-    if (!Object.prototype.hasOwnProperty.call(b, k)) return false
-    if (!equals((a as JsonObject)[k]!, (b as JsonObject)[k]!)) return false
+  const stack: Array<JsonValue> = [a, b]
+  while (stack.length > 0) {
+    const y = stack.pop()!
+    const x = stack.pop()!
+    if (x === y) continue
+    if (typeof x !== "object" || typeof y !== "object" || x === null || y === null) return false
+    if (Array.isArray(x)) {
+      if (!Array.isArray(y) || x.length !== y.length) return false
+      for (let i = 0; i < x.length; i++) stack.push(x[i]!, y[i]!)
+      continue
+    }
+    if (Array.isArray(y)) return false
+    const kx = Object.keys(x)
+    if (kx.length !== Object.keys(y).length) return false
+    for (const k of kx) {
+      if (!Object.prototype.hasOwnProperty.call(y, k)) return false
+      stack.push((x as JsonObject)[k]!, (y as JsonObject)[k]!)
+    }
   }
   return true
 }

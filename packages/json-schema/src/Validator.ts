@@ -66,8 +66,10 @@ interface Origin {
 }
 
 /** A validator instance with its own remotes; the module-level `compile`/`compileAt` use a default one. */
-export const make = (options: Options = {}): Either.Either<Validator, SchemaError> => {
-  const remotes = Object.keys(options.remotes ?? {}).map((uri) => [uri, options.remotes![uri]!] as const)
+export const make = (options?: Options): Either.Either<Validator, SchemaError> => {
+  const given = typeof options === "object" && options !== null ? options.remotes : undefined
+  const own = typeof given === "object" && given !== null ? given : {}
+  const remotes = Object.keys(own).map((uri) => [uri, own[uri]!] as const)
   const fresh = (d: JsonSchema.Dialect, own: boolean, all: boolean): A.AnyAjv | SchemaError => {
     const ajv = A.makeAjv(d, own, all)
     for (const [uri, schema] of remotes) {

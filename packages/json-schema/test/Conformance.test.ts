@@ -49,6 +49,15 @@ describe("JSON-Schema-Test-Suite, draft 2020-12", () => {
     assert.isTrue(Either.isLeft(c))
   })
 
+  it("make answers options of the wrong type as no remotes, and hostile remotes as a value", () => {
+    for (const o of [null, 5, "x", { remotes: null }, { remotes: 7 }]) {
+      assert.isTrue(Either.isRight(Validator.make(o as never)))
+    }
+    const hostile = Validator.make({ remotes: JSON.parse('{"__proto__": {"type": 1}, "constructor": {"type": "string"}}') })
+    assert.isTrue(Either.isLeft(hostile) && hostile.left.message.includes("__proto__"))
+    assert.isUndefined(({} as Record<string, unknown>)["type"])
+  })
+
   it("make reports a remote Ajv cannot register as a SchemaError", () => {
     const made = Validator.make({ remotes: { "http://localhost:1234/a.json": { $id: "http://x/1" }, "http://localhost:1234/b.json": { $id: "http://x/1" } } })
     assert.isTrue(Either.isLeft(made))

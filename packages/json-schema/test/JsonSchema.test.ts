@@ -96,6 +96,16 @@ describe("Pointer", () => {
     assert.strictEqual(Pointer.get({}, "/__proto__"), undefined)
     assert.strictEqual(Pointer.get(5, "/a"), undefined)
   })
+
+  it("answers wrong types without throwing", () => {
+    assert.deepStrictEqual(Pointer.parse(123 as never), [])
+    assert.deepStrictEqual(Pointer.parse(null as never), [])
+    assert.strictEqual(Pointer.format(null as never), "")
+    assert.strictEqual(Pointer.format("ab" as never), "")
+    assert.strictEqual(Pointer.get({ a: 1 }, undefined as never), undefined)
+    assert.strictEqual(Pointer.append(Symbol("p") as never, "a"), "/a")
+    assert.strictEqual(Pointer.append("/x", Symbol("t") as never), "/x/Symbol(t)")
+  })
 })
 
 describe("resolveRef", () => {
@@ -167,6 +177,13 @@ describe("resolveRef", () => {
     const r = resolveRef(deep, "#" + "/properties/a".repeat(10_000))
     assert.deepStrictEqual(r._tag === "Resolved" && r.schema, { type: "string" })
     assert.strictEqual(resolveRef(deep, "#notThere")._tag, "Unresolvable")
+  })
+
+  it("answers a ref or root of the wrong type without throwing", () => {
+    assert.deepStrictEqual(resolveRef({}, 5 as never), { _tag: "Unresolvable", ref: "5", reason: "missing" })
+    assert.strictEqual(resolveRef({}, null as never)._tag, "Unresolvable")
+    assert.strictEqual(resolveRef(null as never, "#/a")._tag, "Unresolvable")
+    assert.strictEqual(resolveRef("x" as never, "#/length")._tag, "Unresolvable")
   })
 })
 

@@ -63,4 +63,25 @@ describe("JsonValue", () => {
     assert.isFalse(JsonValue.equals([1], { 0: 1 }))
     assert.isFalse(JsonValue.equals({ a: [1, 2] }, { a: [2, 1] }))
   })
+
+  it("equals compares 10,000 and 100,000 levels without running out of stack, and own keys only", () => {
+    for (const levels of [10_000, 100_000]) {
+      const a = deep(levels) as JsonValue.JsonValue
+      assert.isTrue(JsonValue.equals(a, deep(levels) as JsonValue.JsonValue))
+      assert.isFalse(JsonValue.equals(a, deep(levels - 1) as JsonValue.JsonValue))
+    }
+    const withProto = JSON.parse('{"__proto__": {"x": 1}}') as JsonValue.JsonValue
+    assert.isFalse(JsonValue.equals(withProto, {}))
+    assert.isFalse(JsonValue.equals({}, withProto))
+    assert.isTrue(JsonValue.equals(withProto, JSON.parse('{"__proto__": {"x": 1}}') as JsonValue.JsonValue))
+    assert.isFalse(JsonValue.equals({ constructor: 1 }, { toString: 1 }))
+    assert.isFalse(JsonValue.equals("7".repeat(10_000_000), "7".repeat(10_000_000 - 1) + "8"))
+  })
+
+  it("fromEntries answers wrong types with what it can read, never a throw", () => {
+    const wrong: ReadonlyArray<unknown> = [null, undefined, 5, "ab", {}, [null, 1, ["k"], [2, 3], ["ok", 1]]]
+    for (const w of wrong) assert.doesNotThrow(() => JsonValue.fromEntries(w as Iterable<readonly [string, JsonValue.JsonValue]>))
+    assert.deepStrictEqual(JsonValue.fromEntries(wrong[5] as Iterable<readonly [string, JsonValue.JsonValue]>), { ok: 1 })
+    assert.deepStrictEqual(JsonValue.fromEntries(null as never), {})
+  })
 })
