@@ -7,6 +7,9 @@
  * @since 0.1.0
  */
 import * as Either from "effect/Either"
+import type { AnySchema } from "ajv"
+import type { AnyAjv } from "./internal/ajv.js"
+import { makeAjv } from "./internal/ajv.js"
 import { stableKey } from "./internal/stableKey.js"
 import { untrusted } from "./internal/subschemaKeywords.js"
 import type { Ctx, Outcome } from "./internal/subschemaModel.js"
@@ -122,7 +125,10 @@ const run = (cloud: JsonSchema.JsonSchema, local: JsonSchema.JsonSchema, budget:
     assumptions: new Map()
   }
   const o: Outcome = prove(ctx, [{ schema: cloud, ptr: "" }], { schema: local, ptr: "" })
-  if (o._tag === "Proven") return subtype
+  if (o._tag === "Proven") {
+    const broken = invalidLocal(local, ctx.localDialect)
+    return broken === undefined ? subtype : { _tag: "Unsupported", construct: `the local schema does not compile: ${broken.message}`, path: broken.path }
+  }
   const doubt = untrusted(cloud, ctx.cloudDialect) ?? untrusted(local, ctx.localDialect)
   if (doubt !== undefined) return { _tag: "Unsupported", construct: o._tag === "Unknown" ? o.construct : doubt.construct, path: o._tag === "Unknown" ? o.path : doubt.path }
   if (o._tag === "Counter") {
@@ -141,6 +147,26 @@ const run = (cloud: JsonSchema.JsonSchema, local: JsonSchema.JsonSchema, budget:
     return { _tag: "Drift", reasons: [{ cloudPath: "", localPath: o.path, message }], witness: w }
   }
   return { _tag: "Unsupported", construct: o.construct, path: o.path }
+}
+
+const metaAjv = new Map<JsonSchema.Dialect, AnyAjv>()
+
+/**
+ * Why the local validator cannot be built, or undefined: a proof says nothing when the executor's own
+ * validator rejects every call (`minimum: "5"`, `required: ["a", "a"]`). The meta-schema check costs
+ * microseconds; when it cannot tell (it throws), the real compile decides.
+ */
+const invalidLocal = (local: JsonSchema.JsonSchema, dialect: JsonSchema.Dialect): { readonly message: string; readonly path: string } | undefined => {
+  try {
+    let ajv = metaAjv.get(dialect)
+    if (ajv === undefined) metaAjv.set(dialect, ajv = makeAjv(dialect, false, false))
+    if (ajv.validateSchema(local as AnySchema) === true) return undefined
+    const e = ajv.errors?.[0]
+    return { message: e === undefined ? "invalid schema" : `\`${e.instancePath.split("/").pop() ?? ""}\` ${e.message ?? "is invalid"}`, path: e?.instancePath ?? "" }
+  } catch {
+    const c = Validator.compile(local)
+    return Either.isLeft(c) ? { message: c.left.message, path: c.left.path } : undefined
+  }
 }
 
 /** The first candidate the real cloud validator accepts and the real local validator rejects. */

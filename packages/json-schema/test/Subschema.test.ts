@@ -180,6 +180,19 @@ describe("Subschema.check: references, booleans, finite sides", () => {
     const local = { type: "object", $defs: { a: { $id: "http://x.example/a", type: "string" } }, properties: { p: { $ref: "#/$defs/a" } } }
     assert.deepStrictEqual(Subschema.check({ type: "object", properties: { p: { type: "string" } } }, local), { _tag: "Unsupported", construct: "embedded $id", path: "/$defs/a/$id" })
   })
+  it("a local schema the validator cannot compile is never a proof (the executor would reject every call)", () => {
+    const v = Subschema.check({ type: "integer", minimum: 10 }, { anyOf: [{ type: "number", minimum: "5" }, { type: "string" }] })
+    assert.deepStrictEqual(v, { _tag: "Unsupported", construct: "the local schema does not compile: `minimum` must be number", path: "/anyOf/0/minimum" })
+    for (const local of [
+      { type: "integer", description: 5 },
+      { type: "object", required: ["a", "a"] },
+      { type: "integer", items: 5 },
+      { type: "integer", properties: 5 }
+    ]) {
+      assert.isTrue(Either.isLeft(Validator.compile(local)), JSON.stringify(local))
+      assert.strictEqual(tag({ type: "integer", maximum: 3, required: ["a"] }, local), "Unsupported", JSON.stringify(local))
+    }
+  })
   it("cloud annotations and vendor keys are ignored", () => {
     assert.strictEqual(tag({ type: "string", "x-vendor": { type: "number" }, description: "d", examples: [1] }, { type: "string" }), "Subtype")
   })
