@@ -31,6 +31,14 @@ export const isSchema = (u: unknown): u is JsonSchema => {
 
 /** The dialect of a schema: its `$schema`, else draft-07 when it uses draft-07-only forms, else 2020-12. */
 export const dialect = (schema: JsonSchema): Dialect => {
+  try {
+    return dialectOf(schema)
+  } catch {
+    return "2020-12" // an object whose getters or proxy traps throw is no schema a tool published
+  }
+}
+
+const dialectOf = (schema: JsonSchema): Dialect => {
   if (typeof schema !== "object" || schema === null) return "2020-12"
   const declared = dialectOfUri(schema["$schema"])
   if (declared !== undefined) return declared
@@ -119,7 +127,11 @@ export const Keywords = {
 } as const
 
 /** The direct subschemas of a schema, each with its path tokens (`["properties", "a"]`). */
-export const subschemas = (schema: JsonSchema): ReadonlyArray<{ readonly tokens: ReadonlyArray<string>; readonly schema: JsonSchema }> =>
-  typeof schema === "object" && schema !== null
-    ? K.children(schema) as ReadonlyArray<{ readonly tokens: ReadonlyArray<string>; readonly schema: JsonSchema }>
-    : []
+export const subschemas = (schema: JsonSchema): ReadonlyArray<{ readonly tokens: ReadonlyArray<string>; readonly schema: JsonSchema }> => {
+  if (typeof schema !== "object" || schema === null) return []
+  try {
+    return K.children(schema) as ReadonlyArray<{ readonly tokens: ReadonlyArray<string>; readonly schema: JsonSchema }>
+  } catch {
+    return [] // getters or proxy traps that throw
+  }
+}

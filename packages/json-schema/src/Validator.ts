@@ -231,6 +231,7 @@ const engine = (
   }
 
   const compileAt = (root: JsonSchema.JsonSchema, pointer: string): Result => {
+    if (typeof pointer !== "string") return Either.left(new SchemaError({ message: "The pointer must be a string.", path: "" }))
     const tokens = P.parse(pointer)
     const top = compile(root)
     if (tokens.length === 0 || Either.isLeft(top)) return top

@@ -57,6 +57,18 @@ describe("dialect", () => {
     ;(cyclic["properties"] as Record<string, unknown>)["self"] = cyclic
     assert.strictEqual(dialect(cyclic as JsonSchema.JsonSchemaObject), "2020-12")
   })
+
+  it("is total on objects whose getters or proxy traps throw, and on wrong types", () => {
+    const thrower = () => {
+      throw new Error("trap")
+    }
+    const trap = new Proxy({}, { get: thrower, ownKeys: thrower, getOwnPropertyDescriptor: thrower })
+    assert.strictEqual(dialect(trap), "2020-12")
+    assert.strictEqual(dialect({ properties: { a: trap } }), "2020-12")
+    for (const w of [null, undefined, 5, "draft-07", Symbol("s")]) assert.strictEqual(dialect(w as never), "2020-12")
+    assert.deepStrictEqual(JsonSchema.subschemas(trap), [])
+    assert.deepStrictEqual(JsonSchema.subschemas(null as never), [])
+  })
 })
 
 describe("Pointer", () => {

@@ -253,6 +253,14 @@ describe("Validator.compileAt", () => {
     assert.isTrue(Either.isLeft(Validator.compileAt(tool, "/required")))
     assert.isTrue(Either.isLeft(Validator.compileAt(tool, "/__proto__")))
   })
+
+  it("is a SchemaError, not a throw, for a pointer of the wrong type", () => {
+    const trap = new Proxy({}, { get: () => { throw new Error("trap") } })
+    for (const pointer of [null, undefined, 5, Symbol("p"), trap, ["properties"]]) {
+      const r = Validator.compileAt(tool, pointer as never)
+      assert.isTrue(Either.isLeft(r) && r.left.message === "The pointer must be a string.", String(typeof pointer))
+    }
+  })
 })
 
 describe("SchemaError", () => {

@@ -14,7 +14,7 @@
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import type { JsonValue as J } from "@toolgate/json-schema"
-import { clip, describe, hasOwnValue, isPlainObject, ownValue, parseJson } from "./internal/json.js"
+import { clip, describe, hasOwnValue, isPlainObject, ownValue, parseJson, safeGet, safeString } from "./internal/json.js"
 import { failure } from "./internal/kinds.js"
 import type { Failure } from "./ToolEnvelope.js"
 
@@ -40,11 +40,28 @@ interface Reader<A> {
   readonly read: (u: J.JsonValue | undefined) => { readonly value: A } | { readonly item: number } | undefined
 }
 
-const invalid = (key: string, message: string, expected: string, options: Options | undefined, field = key) =>
-  Either.left(failure("invalid_args", message, { field, expected: options?.expected ?? expected, tool: options?.tool }))
+/** The options as plain values, read without invoking a hostile getter or trap; wrong types count as absent. */
+const optionsOf = (options: unknown): { readonly tool: string | undefined; readonly expected: string | undefined; readonly allowEmpty: boolean } => {
+  const tool = safeGet(options, "tool")
+  const expected = safeGet(options, "expected")
+  return {
+    tool: typeof tool === "string" ? tool : undefined,
+    expected: typeof expected === "string" ? expected : undefined,
+    allowEmpty: safeGet(options, "allowEmpty") === true
+  }
+}
+
+/** A key of the wrong type (a symbol, a number) as the string a message can name. */
+const keyOf = (key: unknown): string => (typeof key === "string" ? key : safeString(key))
+
+const invalid = (key: string, message: string, expected: string, options: Options | undefined, field = key) => {
+  const o = optionsOf(options)
+  return Either.left(failure("invalid_args", message, { field, expected: o.expected ?? expected, tool: o.tool }))
+}
 
 /** Runs a reader over a present value, producing the standard messages. */
-const run = <A>(reader: Reader<A>, args: unknown, key: string, options: Options | undefined): Result<A> => {
+const run = <A>(reader: Reader<A>, args: unknown, rawKey: string, options: Options | undefined): Result<A> => {
+  const key = keyOf(rawKey)
   const value = ownValue(args, key) as J.JsonValue | undefined
   if (value === undefined || value === null) {
     return invalid(key, `Missing required argument \`${key}\` (${reader.label}).`, reader.label, options)
@@ -68,7 +85,7 @@ const run = <A>(reader: Reader<A>, args: unknown, key: string, options: Options 
 
 /** Whether an optional argument counts as absent: missing, `null`, or a blank string. */
 const absent = (args: unknown, key: string): boolean => {
-  const value = ownValue(args, key)
+  const value = ownValue(args, keyOf(key))
   return value === undefined || value === null || (typeof value === "string" && value.trim() === "")
 }
 
@@ -141,8 +158,9 @@ const stringArrayReader: Reader<ReadonlyArray<string>> = {
  * value; `null`, `undefined` and `""` are `{}`. Anything else is an `invalid_args` failure.
  */
 export const requireArgumentsObject = (raw: unknown, options?: Options): Result<J.JsonObject> => {
-  const expected = options?.expected ?? "a JSON object of arguments"
-  const fail = (message: string) => Either.left(failure("invalid_args", message, { expected, tool: options?.tool }))
+  const o = optionsOf(options)
+  const expected = o.expected ?? "a JSON object of arguments"
+  const fail = (message: string) => Either.left(failure("invalid_args", message, { expected, tool: o.tool }))
   if (raw === undefined || raw === null) return Either.right({})
   let value: unknown = raw
   if (typeof raw === "string") {
@@ -162,8 +180,8 @@ export const requireString = (args: J.JsonObject, key: string, options?: StringO
   Either.flatMap(
     run(stringReader, args, key, options),
     (s) =>
-      s === "" && options?.allowEmpty !== true
-        ? invalid(key, `Argument \`${key}\` must not be empty.`, "non-empty string", options)
+      s === "" && !optionsOf(options).allowEmpty
+        ? invalid(keyOf(key), `Argument \`${keyOf(key)}\` must not be empty.`, "non-empty string", options)
         : Either.right(s)
   )
 
@@ -210,4 +228,4 @@ export const optionalStringArray = (
 ): Result<Option.Option<ReadonlyArray<string>>> => optional(stringArrayReader, args, key, options)
 
 /** Whether `args` has the key as an own property (present, even if `null`). */
-export const has = (args: J.JsonObject, key: string): boolean => hasOwnValue(args, key)
+export const has = (args: J.JsonObject, key: string): boolean => hasOwnValue(args, keyOf(key))

@@ -159,6 +159,23 @@ describe("ToolArgs on hostile input", () => {
     }
   })
 
+  it("a key or options of the wrong type, or options whose getters throw, still give a value or an envelope", () => {
+    const sym = Symbol("k")
+    assert.strictEqual(left(ToolArgs.requireString({}, sym as never)).message, "Missing required argument `Symbol(k)` (string).")
+    assert.strictEqual(left(ToolArgs.requireInt({ 5: "x" }, 5 as never)).field, "5")
+    assert.isTrue(Either.isRight(ToolArgs.optionalString({}, sym as never)))
+    assert.isFalse(ToolArgs.has({}, sym as never))
+    const thrower = () => {
+      throw new Error("trap")
+    }
+    const trap = new Proxy({}, { get: thrower, getOwnPropertyDescriptor: thrower, ownKeys: thrower })
+    assert.strictEqual(left(ToolArgs.requireString({ p: "" }, "p", trap as never)).expected, "non-empty string")
+    assert.strictEqual(left(ToolArgs.requireArgumentsObject(7, trap as never)).expected, "a JSON object of arguments")
+    const f = left(ToolArgs.requireInt({}, "n", { tool: 5, expected: null } as never))
+    assert.deepStrictEqual([f.tool, f.expected], [undefined, "integer"])
+    assert.strictEqual(right(ToolArgs.requireString({ p: "" }, "p", { allowEmpty: true })), "")
+  })
+
   it("clips a huge wrong value in the message", () => {
     const f = left(ToolArgs.requireInt({ n: "9".repeat(10_000_000) }, "n"))
     assert.isTrue(f.message.length < 120, f.message)
