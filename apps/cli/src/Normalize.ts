@@ -11,6 +11,7 @@ import { JsonSchema, Normalize } from "@toolgate/json-schema"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import { BadInput, parseJson, textOf } from "./internal/input.js"
+import { stringify } from "./internal/stringify.js"
 import { json } from "./Validate.js"
 
 /** The provider dialects the command writes. */
@@ -49,6 +50,15 @@ export const normalize = (t: Target, published: JsonSchema.JsonSchema): Result =
   }
 }
 
+/** Indented JSON; a schema too deep for the engine's writer (a fall-open strict run returns it as given) comes out on one line. */
+const indented = (u: unknown): string => {
+  try {
+    return JSON.stringify(u, null, 2)
+  } catch {
+    return stringify(u) ?? "(not JSON)"
+  }
+}
+
 /** The human-readable result: the target, `strict`, each change, then the schema as indented JSON. */
 export const render = (r: Result): string =>
   [
@@ -57,7 +67,7 @@ export const render = (r: Result): string =>
     r.changes.length === 0 ? "changes: none" : `changes (${r.changes.length}):`,
     ...r.changes.map((c) => `  ${c.path || "/"}: ${c.change}`),
     "schema:",
-    JSON.stringify(r.schema, null, 2)
+    indented(r.schema)
   ].join("\n")
 
 /** The `normalize` subcommand. */
@@ -68,5 +78,5 @@ export const command = Command.make("normalize", { target, schema, json }, (opti
       Effect.filterOrFail(JsonSchema.isSchema, () => new BadInput({ message: "The schema must be a JSON object or a boolean." }))
     )
     const result = normalize(options.target, published)
-    yield* Console.log(options.json ? JSON.stringify(result) : render(result))
+    yield* Console.log(options.json ? stringify(result) ?? "" : render(result))
   })).pipe(Command.withDescription("Rewrite a tool schema for a provider dialect and list what changed."))

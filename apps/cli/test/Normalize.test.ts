@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { toolgate } from "./toolgate.js"
+import { normalize, render, type Target } from "../src/Normalize.js"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -58,6 +59,16 @@ describe("toolgate normalize (the process)", () => {
     expect(stdout).toBe("")
   }, 30_000)
 
+  it("prints a 10,000-level schema (strict mode falls open and returns it as given) instead of crashing", () => {
+    const deep = file("deep.json", Array.from({ length: 10_000 }).reduce<string>((s) => `{"type":"object","properties":{"a":${s}}}`, '{"type":"string"}'))
+    const human = toolgate("normalize", "--target", "openai-strict", deep)
+    expect(human.code).toBe(0)
+    expect(human.stdout).toContain("strict: false")
+    const printed = toolgate("normalize", "--target", "mcp", "--json", deep)
+    expect(printed.code).toBe(0)
+    expect(JSON.parse(printed.stdout.trim()).target).toBe("mcp")
+  }, 30_000)
+
   it("exits 2 for a missing file and for JSON that is not a schema", () => {
     const missing = toolgate("normalize", "--target", "mcp", join(dir, "no-such.json"))
     expect(missing.code).toBe(2)
@@ -66,4 +77,49 @@ describe("toolgate normalize (the process)", () => {
     expect(list.code).toBe(2)
     expect(list.stderr).toContain("must be a JSON object or a boolean")
   }, 30_000)
+})
+
+// The command's own functions, in process: every target, the fall-open case, and hostile input.
+describe("normalize and render", () => {
+  const targets: ReadonlyArray<Target> = ["openai-strict", "google", "cca", "mcp"]
+  const nullableCity = { type: "object", properties: { city: { type: ["string", "null"], minLength: 2 } }, required: ["city"] }
+
+  it("gives `strict` for openai-strict only, and each target its dialect", () => {
+    const [strict, google, cca, mcp] = targets.map((t) => normalize(t, nullableCity as never))
+    expect(strict).toMatchObject({ target: "openai-strict", strict: true })
+    expect((strict!.schema as any).additionalProperties).toBe(false)
+    expect((google!.schema as any).properties.city).toEqual({ type: "string", nullable: true, description: "{minLength: 2}" })
+    expect(cca!.schema).toEqual({ type: "object", properties: { city: { type: "string", description: "{minLength: 2}" } } })
+    expect((mcp!.schema as any).properties.city).toEqual({ type: ["string", "null"], minLength: 2 })
+    for (const r of [google, cca, mcp]) expect(Object.keys(r!)).toEqual(["target", "schema", "changes"])
+    expect(render(cca!)).not.toContain("strict:")
+  })
+
+  it("a schema strict mode cannot take prints strict: false, the reason, and the schema unchanged", () => {
+    const open = { type: "object", properties: { meta: { type: "object", description: "Anything." } } }
+    const r = normalize("openai-strict", open as never)
+    expect(r.strict).toBe(false)
+    expect(r.schema).toEqual(open)
+    const text = render(r)
+    expect(text).toContain("strict: false")
+    expect(text).toMatch(/\/properties\/meta: strict mode is off for this tool/)
+  })
+
+  it("hostile input: __proto__ names stay properties, and 10,000 levels of nesting print without throwing", () => {
+    const proto = JSON.parse('{"type":"object","properties":{"__proto__":{"type":"string","format":"email"},"constructor":{"const":1}}}')
+    for (const t of targets) {
+      const r = normalize(t, proto)
+      expect(Object.hasOwn((r.schema as any).properties, "__proto__")).toBe(true)
+      expect(JSON.parse(JSON.stringify(r)).schema.properties).toHaveProperty("constructor")
+    }
+    expect(({} as Record<string, unknown>)["type"]).toBeUndefined()
+    let deep: Record<string, unknown> = { type: "string" }
+    for (let i = 0; i < 10_000; i++) deep = { type: "object", properties: { a: deep } }
+    for (const t of targets) {
+      const text = render(normalize(t, deep as never))
+      expect(text).toContain(`target: ${t}`)
+      expect(text.endsWith("}")).toBe(true)
+      if (t === "openai-strict") expect(text).toContain("strict: false")
+    }
+  })
 })
