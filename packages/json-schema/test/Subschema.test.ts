@@ -168,6 +168,9 @@ describe("Subschema.check: references, booleans, finite sides", () => {
     assert.deepStrictEqual(v, { _tag: "Unsupported", construct: "unevaluatedProperties", path: "/unevaluatedProperties" })
     assert.strictEqual(tag({ type: "number" }, { type: "number", multipleOf: 0.1 }), "Unsupported")
     assert.strictEqual(tag({ type: "string", pattern: "^a" }, { type: "string", pattern: "^(?=a)" }), "Unsupported")
+    // the validator refuses asynchronous schemas, so nothing would pass the executor
+    assert.deepStrictEqual(Subschema.check({ type: "integer", maximum: 5 }, { type: "integer", $async: true }), { _tag: "Unsupported", construct: "$async", path: "/$async" })
+    assert.strictEqual(tag({ type: "integer", minimum: 1, maximum: 5 }, { type: "integer", $async: true }), "Unsupported")
   })
   it("a name in draft-07 dependencies is data, not an annotation (`title` is a property name there)", () => {
     // `dependencies: { title: [...] }` once compared equal to `dependencies: {}`: X next to `not: X` made these Subtype

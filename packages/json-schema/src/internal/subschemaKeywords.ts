@@ -31,9 +31,10 @@ const formatLimits = ["formatMaximum", "formatMinimum", "formatExclusiveMaximum"
 export const unmodelled: Readonly<Record<Dialect, ReadonlySet<string>>> = {
   "2020-12": new Set([
     "$dynamicRef", "$recursiveRef", "maxContains", "minContains", "unevaluatedProperties", "unevaluatedItems", "id",
-    ...formatLimits
+    "$async", ...formatLimits
   ]),
-  "draft-07": new Set(["id", ...formatLimits])
+  // `$async`: the validator refuses asynchronous schemas, so the executor would reject every call
+  "draft-07": new Set(["id", "$async", ...formatLimits])
 }
 
 /**
