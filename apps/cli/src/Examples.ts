@@ -42,7 +42,7 @@ const load = Effect.fn("Examples.load")(function*(folder: string) {
   return yield* Effect.forEach(names, (name) =>
     fs.readFileString(path.join(folder, name)).pipe(
       Effect.mapError((e) => new BadInput({ message: `Cannot read ${name}: ${e.message}` })),
-      Effect.flatMap((text) => parseJson(text, name)),
+      Effect.flatMap((text) => parseJson(text, `example ${name}`)),
       Effect.filterOrFail(isExample, () => new BadInput({ message: `${name} is not { tool, source, note, schema, args }` }))
     ))
 })

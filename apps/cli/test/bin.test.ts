@@ -1,4 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { toolgate } from "./toolgate.js"
 
 const schema = JSON.stringify({ type: "object", properties: { n: { type: "integer" } }, required: ["n"] })
@@ -36,6 +39,22 @@ describe("toolgate (the process)", () => {
     const printed = toolgate("validate", "--schema", "true", "--args", deep, "--json")
     expect(printed.code).toBe(0)
     expect(printed.stdout).toContain(`"value":${deep}`)
+  })
+
+  it("examples exits 2 naming the example that is not JSON or not an example", () => {
+    const dir = mkdtempSync(join(tmpdir(), "toolgate-examples-"))
+    try {
+      writeFileSync(join(dir, "a.json"), "{bad")
+      const broken = toolgate("examples", "--dir", dir)
+      expect(broken.code).toBe(2)
+      expect(broken.stderr).toContain("The example a.json is not valid JSON")
+      writeFileSync(join(dir, "a.json"), '{"__proto__": {"tool": "t"}}')
+      const shapeless = toolgate("examples", "--dir", dir)
+      expect(shapeless.code).toBe(2)
+      expect(shapeless.stderr).toContain("a.json is not { tool, source, note, schema, args }")
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 
   it("examples runs every example in the repository and summarises", () => {
