@@ -7,11 +7,10 @@
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
-import { JsonSchema, Normalize } from "@toolgate/json-schema"
+import { JsonSchema, JsonValue, Normalize } from "@toolgate/json-schema"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import { BadInput, parseJson, textOf } from "./internal/input.js"
-import { stringify } from "./internal/stringify.js"
 import { json } from "./Validate.js"
 
 /** The provider dialects the command writes. */
@@ -55,7 +54,7 @@ const indented = (u: unknown): string => {
   try {
     return JSON.stringify(u, null, 2)
   } catch {
-    return stringify(u) ?? "(not JSON)"
+    return JsonValue.stringify(u) ?? "(not JSON)"
   }
 }
 
@@ -78,5 +77,5 @@ export const command = Command.make("normalize", { target, schema, json }, (opti
       Effect.filterOrFail(JsonSchema.isSchema, () => new BadInput({ message: "The schema must be a JSON object or a boolean." }))
     )
     const result = normalize(options.target, published)
-    yield* Console.log(options.json ? stringify(result) ?? "" : render(result))
+    yield* Console.log(options.json ? JsonValue.stringify(result) ?? "" : render(result))
   })).pipe(Command.withDescription("Rewrite a tool schema for a provider dialect and list what changed."))

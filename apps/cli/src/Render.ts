@@ -3,11 +3,11 @@
  *
  * @since 0.1.0
  */
-import { stringify } from "./internal/stringify.js"
+import { JsonValue } from "@toolgate/json-schema"
 import type { Outcome } from "./Outcome.js"
 
 const compact = (value: unknown, max = 160): string => {
-  const text = stringify(value) ?? "(not JSON)"
+  const text = JsonValue.stringify(value) ?? "(not JSON)"
   return text.length > max ? `${text.slice(0, max - 1)}…` : text
 }
 
@@ -43,7 +43,7 @@ export const text = (outcome: Outcome, policy: string): string => {
         `✘ invalid (${policy}): ${plural(outcome.issues.length, "issue")}`,
         ...indent(outcome.issues.map((i) => `${i.field || "(arguments)"}: ${i.message} (expected: ${i.expected})`)),
         "fed back to the model, the executor does not run:",
-        ...indent([stringify(outcome.envelope) ?? "(not JSON)"])
+        ...indent([JsonValue.stringify(outcome.envelope) ?? "(not JSON)"])
       ].join("\n")
     default:
       return "✘ bad input: not an outcome"
@@ -52,4 +52,4 @@ export const text = (outcome: Outcome, policy: string): string => {
 
 /** The machine-readable form of one outcome (one JSON object, one line). */
 export const json = (outcome: Outcome, extra: Record<string, unknown> = {}): string =>
-  stringify({ ...extra, ...outcome }) ?? JSON.stringify({ status: "error", message: "The outcome is not JSON." })
+  JsonValue.stringify({ ...extra, ...outcome }) ?? JSON.stringify({ status: "error", message: "The outcome is not JSON." })

@@ -1,7 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
-import { FastCheck as fc } from "effect"
 import { Outcome, Render } from "@toolgate/cli"
-import { stringify, stringifyIterative } from "../src/internal/stringify.js"
+import { JsonValue } from "@toolgate/json-schema"
 
 const nested = (levels: number): unknown => {
   let v: unknown = 1
@@ -10,16 +9,6 @@ const nested = (levels: number): unknown => {
 }
 
 describe("Render", () => {
-  it.prop("the iterative writer writes what JSON.stringify writes", [fc.jsonValue()], ([value]) => {
-    expect(stringifyIterative(value)).toBe(JSON.stringify(value))
-  })
-
-  it("the iterative writer leaves out undefined members and writes null for them in arrays, as JSON.stringify does", () => {
-    const value = { a: undefined, b: [undefined, 1, () => 1], c: NaN, d: { e: Symbol("s") } }
-    expect(stringifyIterative(value)).toBe(JSON.stringify(value))
-    expect(stringifyIterative(undefined)).toBeUndefined()
-  })
-
   it("text and json print 10,000- and 100,000-level values instead of overflowing the stack", () => {
     for (const levels of [10_000, 100_000]) {
       const value = nested(levels)
@@ -27,7 +16,7 @@ describe("Render", () => {
       expect(Render.text(outcome, "lenient")).toContain("executor receives: {\"a\":[{\"a\":[")
       const line = Render.json(outcome)
       expect(line.length).toBeGreaterThan(levels * 2)
-      expect(stringify(value)).toBe(line.slice(line.indexOf("\"value\":") + 8, line.indexOf(",\"coercions\"")))
+      expect(JsonValue.stringify(value)).toBe(line.slice(line.indexOf("\"value\":") + 8, line.indexOf(",\"coercions\"")))
     }
   })
 

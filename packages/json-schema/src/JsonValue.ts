@@ -129,3 +129,82 @@ export const equals = (a: JsonValue, b: JsonValue): boolean => {
   }
   return true
 }
+
+/**
+ * `JSON.stringify(value)` for values of any depth, never throwing: the engine's writer first, and when it
+ * runs out of stack (V8 does at a few thousand levels) an iterative writer with the same output for data
+ * (members that are `undefined`, functions or symbols left out of objects and `null` in arrays, non-finite
+ * numbers `null`). `undefined` when there is no JSON text: a cycle, a `bigint`, a top-level `undefined`.
+ */
+export const stringify = (value: unknown): string | undefined => {
+  try {
+    return JSON.stringify(value)
+  } catch (e) {
+    if (!(e instanceof RangeError)) return undefined
+  }
+  try {
+    return writeIteratively(value)
+  } catch {
+    return undefined
+  }
+}
+
+interface Frame {
+  readonly entries: ReadonlyArray<readonly [string | undefined, unknown]>
+  readonly container: object
+  readonly close: string
+  i: number
+}
+
+// What `JSON.stringify` writes for a leaf: `undefined` for a container, "" for a value it leaves out.
+const leaf = (v: unknown): string | undefined => {
+  if (v === null) return "null"
+  switch (typeof v) {
+    case "object":
+      return undefined
+    case "number":
+      return Number.isFinite(v) ? String(v) : "null"
+    case "string":
+    case "boolean":
+      return JSON.stringify(v)
+    case "bigint":
+      throw new TypeError("a bigint is not JSON")
+    default:
+      return ""
+  }
+}
+
+/** The iterative writer behind `stringify` (linear in the output; a cycle throws). */
+const writeIteratively = (value: unknown): string | undefined => {
+  const out: Array<string> = []
+  const stack: Array<Frame> = []
+  const open = new Set<object>()
+  const put = (v: unknown): void => {
+    const s = leaf(v)
+    if (s !== undefined) return void out.push(s === "" ? "null" : s)
+    const o = v as object
+    if (open.has(o)) throw new TypeError("a cycle is not JSON")
+    open.add(o)
+    const entries = Array.isArray(o)
+      ? o.map((x): readonly [undefined, unknown] => [undefined, x])
+      : Object.keys(o).map((k): readonly [string, unknown] => [k, (o as Record<string, unknown>)[k]]).filter(([, x]) => leaf(x) !== "")
+    out.push(Array.isArray(o) ? "[" : "{")
+    stack.push({ entries, container: o, close: Array.isArray(o) ? "]" : "}", i: 0 })
+  }
+  if (leaf(value) === "") return undefined
+  put(value)
+  while (stack.length > 0) {
+    const frame = stack[stack.length - 1]!
+    if (frame.i === frame.entries.length) {
+      out.push(frame.close)
+      open.delete(frame.container)
+      stack.pop()
+      continue
+    }
+    const [key, member] = frame.entries[frame.i]!
+    if (frame.i++ > 0) out.push(",")
+    if (key !== undefined) out.push(JSON.stringify(key), ":")
+    put(member)
+  }
+  return out.join("")
+}

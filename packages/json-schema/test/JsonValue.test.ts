@@ -84,4 +84,33 @@ describe("JsonValue", () => {
     assert.deepStrictEqual(JsonValue.fromEntries(wrong[5] as Iterable<readonly [string, JsonValue.JsonValue]>), { ok: 1 })
     assert.deepStrictEqual(JsonValue.fromEntries(null as never), {})
   })
+
+  const wrapped = (levels: number, v: unknown): unknown => {
+    let out = v
+    for (let i = 0; i < levels; i++) out = i % 2 === 0 ? [out] : { a: out, skip: undefined }
+    return out
+  }
+  const expected = (levels: number, inner: string): string => {
+    let out = inner
+    for (let i = 0; i < levels; i++) out = i % 2 === 0 ? `[${out}]` : `{"a":${out}}`
+    return out
+  }
+
+  it.prop("stringify writes what JSON.stringify writes, also past the engine's stack (the iterative writer)", [FastCheck.jsonValue()], ([v]) => {
+    assert.strictEqual(JsonValue.stringify(v), JSON.stringify(v))
+    assert.strictEqual(JsonValue.stringify(wrapped(20_000, v)), expected(20_000, JSON.stringify(v)))
+  }, { fastCheck: { numRuns: 20 } })
+
+  it("stringify leaves out what JSON.stringify leaves out, and never throws", () => {
+    const value = { a: undefined, b: [undefined, 1, () => 1], c: NaN, d: { e: Symbol("s") } }
+    assert.strictEqual(JsonValue.stringify(value), JSON.stringify(value))
+    assert.strictEqual(JsonValue.stringify(wrapped(20_000, value)), expected(20_000, JSON.stringify(value)))
+    assert.isUndefined(JsonValue.stringify(undefined))
+    assert.isUndefined(JsonValue.stringify(1n))
+    const cyclic: Record<string, unknown> = {}
+    cyclic["self"] = cyclic
+    assert.isUndefined(JsonValue.stringify(cyclic))
+    assert.isUndefined(JsonValue.stringify(wrapped(20_000, cyclic)))
+    assert.isUndefined(JsonValue.stringify(wrapped(20_000, 1n)))
+  })
 })

@@ -13,11 +13,11 @@
 import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
-import type { JsonValue as J, Validator } from "@toolgate/json-schema"
+import { JsonValue as J, type Validator } from "@toolgate/json-schema"
 import * as build from "./internal/build.js"
 import * as detect from "./internal/detect.js"
 import * as errors from "./internal/fromError.js"
-import { safeGet, stringify } from "./internal/json.js"
+import { safeGet } from "./internal/json.js"
 import * as schemas from "./internal/schemas.js"
 import * as truncate from "./internal/truncate.js"
 import * as kinds from "./internal/kinds.js"
@@ -182,7 +182,8 @@ const decodeValue = Schema.decodeUnknownEither(Envelope, { errors: "all" })
 export const encode = (envelope: Envelope): string => {
   try {
     const encoded = encodeEither(envelope)
-    if (Either.isRight(encoded)) return stringify(encoded.right as J.JsonValue)
+    const text = Either.isRight(encoded) ? J.stringify(encoded.right) : undefined
+    if (text !== undefined) return text
   } catch {
     // a hostile envelope (throwing getters) falls through to the failure below
   }

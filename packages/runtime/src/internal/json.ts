@@ -6,7 +6,6 @@
  */
 import type { JsonValue as J } from "@toolgate/json-schema"
 
-type JsonValue = J.JsonValue
 type JsonObject = J.JsonObject
 
 /** An own data property of `u`, never an inherited or accessor one; `undefined` when absent or unreadable. */
@@ -99,56 +98,4 @@ export const safeString = (u: unknown): string => {
   } catch {
     return ""
   }
-}
-
-type Frame =
-  | { readonly items: ReadonlyArray<JsonValue>; i: number }
-  | { readonly object: JsonObject; readonly keys: ReadonlyArray<string>; i: number }
-
-/**
- * `JSON.stringify` for a JSON value of any depth: the native one first, and an iterative writer with the
- * same output when the native one runs out of stack (V8 does at a few thousand levels).
- */
-export const stringify = (value: JsonValue): string => {
-  try {
-    return JSON.stringify(value)
-  } catch (e) {
-    if (!(e instanceof RangeError)) throw e
-  }
-  return stringifyIterative(value)
-}
-
-/** The iterative writer behind `stringify`: same output as `JSON.stringify` for JSON values, no recursion. */
-export const stringifyIterative = (value: JsonValue): string => {
-  const out: Array<string> = []
-  const stack: Array<Frame> = []
-  const open = (v: JsonValue): void => {
-    if (v === null || typeof v !== "object") out.push(JSON.stringify(v))
-    else if (Array.isArray(v)) {
-      out.push("[")
-      stack.push({ items: v, i: 0 })
-    } else {
-      out.push("{")
-      stack.push({ object: v as JsonObject, keys: Object.keys(v), i: 0 })
-    }
-  }
-  open(value)
-  while (stack.length > 0) {
-    const f = stack[stack.length - 1]!
-    const n = "items" in f ? f.items.length : f.keys.length
-    if (f.i >= n) {
-      out.push("items" in f ? "]" : "}")
-      stack.pop()
-      continue
-    }
-    if (f.i > 0) out.push(",")
-    const i = f.i++
-    if ("items" in f) open(f.items[i]!)
-    else {
-      const key = f.keys[i]!
-      out.push(JSON.stringify(key), ":")
-      open(f.object[key]!)
-    }
-  }
-  return out.join("")
 }
