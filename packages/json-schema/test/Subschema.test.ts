@@ -56,7 +56,10 @@ describe("Subschema.check: drift with a verified witness", () => {
   it("a type the local side rejects, an enum value, a const", () => {
     drift(obj({ a: { type: ["string", "null"] } }), obj({ a: { type: "string" } }))
     drift({ type: "number" }, { type: "integer" })
-    drift({ enum: ["a", "b"] }, { enum: ["a"] })
+    const e = drift({ enum: ["a", "b"] }, { enum: ["a"] })
+    assert.deepStrictEqual([e.reasons[0]!.cloudPath, e.reasons[0]!.localPath], ["/enum", "/enum"])
+    const c = drift(obj({ k: { const: -3 } }), obj({ k: { type: "integer", minimum: 0 } }))
+    assert.deepStrictEqual([c.reasons[0]!.cloudPath, c.reasons[0]!.localPath], ["/properties/k/const", "/properties/k/minimum"])
     drift({ type: "string" }, { const: "a" })
   })
   it("an extra property under a closed local object, declared or through an open cloud", () => {

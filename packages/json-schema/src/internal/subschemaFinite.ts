@@ -134,9 +134,12 @@ export const decide = (ctx: Ctx, nodes: ReadonlyArray<Node>, values: ReadonlyArr
       return unknown("the local validator failed on a cloud value", local.ptr)
     }
     const detail = issues[0]?.message ?? "rejected"
+    // point at the keywords themselves when they sit on these nodes: the cloud's list, the local keyword that failed
+    const listKey = anchor === undefined ? undefined : kw(anchor, "const") !== undefined ? "const" : kw(anchor, "enum") !== undefined ? "enum" : undefined
+    const failed = issues[0]?.path === "" && kw(local, issues[0].keyword) !== undefined ? issues[0].keyword : undefined
     return counter({
-      cloudPath: anchor === undefined ? "" : where(anchor),
-      localPath: local.ptr,
+      cloudPath: anchor === undefined ? "" : listKey === undefined ? where(anchor) : where(anchor, listKey),
+      localPath: failed === undefined ? local.ptr : where(local, failed),
       message: `the cloud schema allows ${show(v)} here but the local schema rejects it (${detail})`
     }, [v])
   }
