@@ -130,11 +130,14 @@ const multipleOf = (nodes: ReadonlyArray<Node>, r: Range, base: Base, local: Nod
   for (const s of r.steps) for (let j = 1; j <= 3; j++) cands.push(s * j, Math.ceil(start / s) * s + s * j)
   for (let j = 0; j < 3; j++) cands.push(Math.ceil(start) + j)
   cands.push(1e21 * m)
-  const message = `the local schema requires a multiple of ${m}; the cloud schema does not guarantee it`
+  const exactly = r.steps.some((k) => Number.isInteger(k) && divides(m, k))
+  const message = exactly
+    ? `the local schema requires a multiple of ${m}; the cloud's multiples of ${r.steps.join(", ")} are, but the validator's floating-point test fails beyond 2^53 and the cloud range is not bounded there (bound it, or use the same multipleOf)`
+    : `the local schema requires a multiple of ${m}; the cloud schema does not guarantee it`
   if (!Number.isInteger(m)) {
     return unknown("multipleOf (fractional, local)", where(local, "multipleOf"))
   }
-  if (base === "integer" && within(r, -SAFE, SAFE) && (m === 1 || r.steps.some((k) => Number.isInteger(k) && divides(m, k)))) return proven
+  if (base === "integer" && within(r, -SAFE, SAFE) && (m === 1 || exactly)) return proven
   return counter({ ...path, message }, cands)
 }
 
