@@ -7,9 +7,7 @@
  * @since 0.1.0
  */
 import * as Either from "effect/Either"
-import type { AnySchema } from "ajv"
-import type { AnyAjv } from "./internal/ajv.js"
-import { makeAjv } from "./internal/ajv.js"
+import { metaError } from "./internal/ajv.js"
 import { stableKey } from "./internal/stableKey.js"
 import { untrusted } from "./internal/subschemaKeywords.js"
 import type { Ctx, Outcome } from "./internal/subschemaModel.js"
@@ -149,8 +147,6 @@ const run = (cloud: JsonSchema.JsonSchema, local: JsonSchema.JsonSchema, budget:
   return { _tag: "Unsupported", construct: o.construct, path: o.path }
 }
 
-const metaAjv = new Map<JsonSchema.Dialect, AnyAjv>()
-
 /**
  * Why the local validator cannot be built, or undefined: a proof says nothing when the executor's own
  * validator rejects every call (`minimum: "5"`, `required: ["a", "a"]`). The meta-schema check costs
@@ -158,11 +154,8 @@ const metaAjv = new Map<JsonSchema.Dialect, AnyAjv>()
  */
 const invalidLocal = (local: JsonSchema.JsonSchema, dialect: JsonSchema.Dialect): { readonly message: string; readonly path: string } | undefined => {
   try {
-    let ajv = metaAjv.get(dialect)
-    if (ajv === undefined) metaAjv.set(dialect, ajv = makeAjv(dialect, false, false))
-    if (ajv.validateSchema(local as AnySchema) === true) return undefined
-    const e = ajv.errors?.[0]
-    return { message: e === undefined ? "invalid schema" : `\`${e.instancePath.split("/").pop() ?? ""}\` ${e.message ?? "is invalid"}`, path: e?.instancePath ?? "" }
+    const e = metaError(local, dialect)
+    return e === undefined ? undefined : { message: `\`${e.path.split("/").pop() ?? ""}\` ${e.message}`, path: e.path }
   } catch {
     const c = Validator.compile(local)
     return Either.isLeft(c) ? { message: c.left.message, path: c.left.path } : undefined

@@ -5,8 +5,7 @@
  * @internal
  */
 import type { JsonSchema } from "../JsonSchema.js"
-import type { AnyAjv } from "./ajv.js"
-import { makeAjv } from "./ajv.js"
+import { metaError } from "./ajv.js"
 import { children } from "./keywords.js"
 import { has, isPlain } from "./normalizeGoogleWalk.js"
 import * as P from "./pointer.js"
@@ -27,15 +26,11 @@ export const residual = (schema: JsonSchema): ReadonlyArray<string> => {
   return found
 }
 
-let ajv: AnyAjv | undefined
-
 /** Why Ajv's 2020-12 meta-schema rejects the schema, or `undefined` when it accepts it. */
 export const metaErrors = (schema: JsonSchema): string | undefined => {
   try {
-    ajv ??= makeAjv("2020-12", false, false)
-    if (ajv.validateSchema(schema) === true) return undefined
-    const first = ajv.errors?.[0]
-    return first === undefined ? "rejected by the 2020-12 meta-schema" : `invalid 2020-12 at ${first.instancePath || "/"}: ${first.message ?? "invalid"}`
+    const e = metaError(schema, "2020-12")
+    return e === undefined ? undefined : `invalid 2020-12 at ${e.path || "/"}: ${e.message}`
   } catch (e) {
     return `the 2020-12 meta-schema check failed (${e instanceof Error ? e.message : String(e)})`
   }
