@@ -33,3 +33,15 @@ export * as Capabilities from "./Capabilities.js"
 
 /** Layer 1: proves every tool the relay exports against the toolkit's local schema, or degrades with a warning. */
 export * as DriftGate from "./DriftGate.js"
+
+/** The events of a provider's stream as one Schema union (app-driven and provider-driven lifecycle). */
+export * as StreamEvent from "./StreamEvent.js"
+
+/** The conversation as data: user text, assistant turns with their tool calls, tool results as envelopes. */
+export * as Message from "./Message.js"
+
+/** A model backend: honest `ProviderCapabilities`, a stream per round trip, `validateTools`. */
+export * as Provider from "./Provider.js"
+
+/** What a session reports on its `PubSub`: turns, the drift gate, rounds, calls, answers, repairs. */
+export * as SessionEvent from "./SessionEvent.js"

@@ -1,0 +1,103 @@
+/**
+ * A model backend as a value: what it can do (`ProviderCapabilities`, declared honestly: every flag changes
+ * how a session behaves), a `stream` of `StreamEvent`s per round trip, and `validateTools`, which may warn
+ * about tool definitions or refuse them before a turn starts.
+ *
+ * @since 0.1.0
+ */
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import type * as Stream from "effect/Stream"
+import type { JsonSchema } from "@toolgate/json-schema"
+import type { ProviderError } from "./Errors.js"
+import type * as Message from "./Message.js"
+import type * as StreamEvent from "./StreamEvent.js"
+
+/** `appDriven`: the session runs the tool loop; `providerDriven`: the provider runs tools and reports their lifecycle. */
+export const ExecutionModel = Schema.Literal("appDriven", "providerDriven")
+export type ExecutionModel = typeof ExecutionModel.Type
+
+/** Which `Normalize` target the tool definitions get (`none`: sent as declared, or not at all). */
+export const SchemaDialect = Schema.Literal("openai-strict", "google", "cca", "mcp", "none")
+export type SchemaDialect = typeof SchemaDialect.Type
+
+/** How the model may use tools in a round trip. */
+export const ToolChoice = Schema.Literal("auto", "required", "none")
+export type ToolChoice = typeof ToolChoice.Type
+
+/** What a provider can do. Each flag changes session behaviour; declare only what the backend really does. */
+export interface ProviderCapabilities {
+  /** Names the provider in errors and spans. */
+  readonly name: string
+  readonly executionModel: ExecutionModel
+  /** `false`: requests carry no tools. */
+  readonly supportsToolCalling: boolean
+  /** `true`: a round's valid calls run concurrently. */
+  readonly supportsParallelToolCalls: boolean
+  /** `false`: a send with `required` or `none` fails with `ToolChoiceUnsupported` before any request. */
+  readonly supportsToolChoice: boolean
+  /** `false`: `generate()` fails with `StructuredOutputUnsupported` before the provider is called. */
+  readonly supportsStructuredOutput: boolean
+  readonly schemaDialect: SchemaDialect
+  /** At most this many tools per request (`undefined`: no limit). */
+  readonly maxTools: number | undefined
+  /** The context window in tokens; older turns are left out of a request that would not fit (`undefined`: no limit). */
+  readonly contextWindow: number | undefined
+  /** `true`: the backend keeps the conversation; each request carries only messages it has not seen. */
+  readonly managedConversation: boolean
+  /** `true`: the session's pre-transmit filter runs on every outbound request. */
+  readonly requiresNetworking: boolean
+}
+
+/** A tool as a provider is given it: the parameters already in the provider's dialect. */
+export interface ToolDefinition {
+  readonly name: string
+  readonly description: string
+  readonly parameters: JsonSchema.JsonSchema
+  /** The parameters were enforced for OpenAI strict mode; send `strict: true` only then. */
+  readonly strict: boolean
+}
+
+/** Everything one round trip needs. */
+export interface CompletionRequest {
+  /** The conversation (only unseen messages for a `managedConversation` provider). */
+  readonly messages: ReadonlyArray<Message.Message>
+  /** The tool definitions; empty when the provider does not support tool calling. */
+  readonly tools: ReadonlyArray<ToolDefinition>
+  readonly toolChoice: ToolChoice
+  /** When set (only for `supportsStructuredOutput`), the model answers with JSON text this schema accepts. */
+  readonly structuredOutput?: JsonSchema.JsonSchema
+}
+
+/** A non-fatal remark about a tool definition; the turn proceeds and the warning is reported. */
+export interface ToolSchemaWarning {
+  readonly tool: string
+  readonly message: string
+}
+
+/** The provider cannot represent a tool definition: the send fails before the user's message is recorded. */
+export class ToolsRejected extends Schema.TaggedError<ToolsRejected>()("ToolsRejected", {
+  provider: Schema.String,
+  tool: Schema.String,
+  reason: Schema.String
+}) {
+  /** The provider, the tool and why. */
+  override get message(): string {
+    return `Provider ${this.provider} cannot take tool \`${this.tool}\`: ${this.reason}`
+  }
+}
+
+/** A model backend. */
+export interface AgentProvider {
+  readonly capabilities: ProviderCapabilities
+  /** One round trip: the events of the model's answer, ending with `Done`. */
+  readonly stream: (request: CompletionRequest) => Stream.Stream<StreamEvent.StreamEvent, ProviderError>
+  /** Runs before every send: warnings, or a refusal. */
+  readonly validateTools: (
+    tools: ReadonlyArray<ToolDefinition>
+  ) => Effect.Effect<ReadonlyArray<ToolSchemaWarning>, ToolsRejected>
+}
+
+/** The provider of the application, for apps that wire it as a layer. */
+export class Provider extends Context.Tag("@toolgate/runtime/Provider")<Provider, AgentProvider>() {}
