@@ -1,0 +1,76 @@
+/**
+ * Server-sent events (the WHATWG `text/event-stream` format), read a chunk at a time: bytes in, one
+ * `{ event, data }` per blank-line-terminated block out. Comments (`:`), `id` and `retry` fields are
+ * skipped; a block without `data` is dropped; a last block the stream did not terminate is dropped too
+ * (it was cut off, so it may be incomplete).
+ *
+ * @internal
+ */
+import * as Chunk from "effect/Chunk"
+import * as Stream from "effect/Stream"
+
+/** One server-sent event: its type (`message` unless named) and its data lines joined by `\n`. */
+export interface ServerSentEvent {
+  readonly event: string
+  readonly data: string
+}
+
+interface Block {
+  event: string
+  data: Array<string>
+}
+
+/** Reads one line into the block being built; returns the finished event when the line is blank. */
+const readLine = (line: string, block: Block): ServerSentEvent | undefined => {
+  if (line === "") {
+    const done = block.data.length > 0 ? { event: block.event, data: block.data.join("\n") } : undefined
+    block.event = "message"
+    block.data = []
+    return done
+  }
+  if (line.startsWith(":")) return undefined
+  const colon = line.indexOf(":")
+  const field = colon === -1 ? line : line.slice(0, colon)
+  const value = colon === -1 ? "" : line.slice(colon + (line[colon + 1] === " " ? 2 : 1))
+  if (field === "data") block.data.push(value)
+  else if (field === "event") block.event = value === "" ? "message" : value
+  return undefined
+}
+
+/** Text to the events it completes. Lines may end in `\n`, `\r\n` or `\r`; chunks may split anywhere. */
+export const parseText = <E, R>(text: Stream.Stream<string, E, R>): Stream.Stream<ServerSentEvent, E, R> =>
+  Stream.suspend(() => {
+    const block: Block = { event: "message", data: [] }
+    let rest = ""
+    let pendingCr = false
+    return text.pipe(Stream.mapChunks((chunk) => {
+      const out: Array<ServerSentEvent> = []
+      for (const piece of chunk) {
+        let s = rest + piece
+        if (pendingCr && s.startsWith("\n")) s = s.slice(1)
+        pendingCr = false
+        let start = 0
+        for (let i = 0; i < s.length; i++) {
+          const c = s.charCodeAt(i)
+          if (c !== 10 && c !== 13) continue
+          const event = readLine(s.slice(start, i), block)
+          if (event !== undefined) out.push(event)
+          if (c === 13) {
+            if (i + 1 === s.length) pendingCr = true
+            else if (s.charCodeAt(i + 1) === 10) i++
+          }
+          start = i + 1
+        }
+        rest = s.slice(start)
+      }
+      return Chunk.unsafeFromArray(out)
+    }))
+  })
+
+/** Bytes (UTF-8) to the events they complete. */
+export const parse = <E, R>(bytes: Stream.Stream<Uint8Array, E, R>): Stream.Stream<ServerSentEvent, E, R> =>
+  parseText(Stream.decodeText(bytes))
+
+/** One event as wire text: `event:` (unless `message`), a `data:` line per line of `data`, a blank line. */
+export const encode = (event: ServerSentEvent): string =>
+  `${event.event === "message" ? "" : `event: ${event.event}\n`}${event.data.split(/\r\n|\r|\n/).map((l) => `data: ${l}`).join("\n")}\n\n`

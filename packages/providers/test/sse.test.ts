@@ -1,0 +1,42 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Chunk, Effect, Stream } from "effect"
+import * as Sse from "../src/internal/sse.js"
+
+const read = (...pieces: ReadonlyArray<string>) =>
+  Stream.fromIterable(pieces).pipe(Sse.parseText, Stream.runCollect, Effect.map(Chunk.toReadonlyArray))
+
+describe("sse", () => {
+  it.effect("splits blocks on blank lines, whatever the line ending and wherever a chunk ends", () =>
+    Effect.gen(function*() {
+      const text = "data: a\r\n\r\nevent: error\rdata: b\rdata: c\r\r: note\nid: 7\ndata:d\n\n"
+      const whole = yield* read(text)
+      assert.deepStrictEqual(whole, [
+        { event: "message", data: "a" },
+        { event: "error", data: "b\nc" },
+        { event: "message", data: "d" }
+      ])
+      for (let cut = 1; cut < text.length; cut++) {
+        assert.deepStrictEqual(yield* read(text.slice(0, cut), text.slice(cut)), whole, `cut at ${cut}`)
+      }
+      assert.deepStrictEqual(yield* read(...text), whole)
+    }))
+
+  it.effect("drops a block the stream cut off and one without data", () =>
+    Effect.gen(function*() {
+      assert.deepStrictEqual(yield* read("event: x\n\ndata: {\"partial\""), [])
+    }))
+
+  it.effect("encode and parse round-trip multi-line data", () =>
+    Effect.gen(function*() {
+      const events = [{ event: "message", data: "{\"a\":1}" }, { event: "error", data: "line 1\nline 2" }]
+      assert.deepStrictEqual(yield* read(events.map(Sse.encode).join("")), events)
+    }))
+
+  it.effect("a megabyte of data in one event and 10,000 tiny events stay linear and intact", () =>
+    Effect.gen(function*() {
+      const big = "x".repeat(1_000_000)
+      assert.strictEqual((yield* read(`data: ${big}\n\n`))[0]?.data.length, big.length)
+      const many = yield* read("data: 1\n\n".repeat(10_000))
+      assert.strictEqual(many.length, 10_000)
+    }))
+})
