@@ -1,0 +1,162 @@
+/**
+ * What one request of a session carries besides the tool choice: the toolkit's tools in the provider's
+ * dialect (`definitions`) and the messages, cut for a managed conversation and a context window
+ * (`messages`). Plain functions, no services: the session calls them once per send and once per round.
+ *
+ * @internal
+ */
+import * as Either from "effect/Either"
+import { type JsonSchema, JsonValue as J, Normalize, RefAware } from "@toolgate/json-schema"
+import type * as Message from "../Message.js"
+import * as Provider from "../Provider.js"
+import type * as Tool from "../Tool.js"
+import type * as Toolkit from "../Toolkit.js"
+
+/** The tool definitions of a send and which of them went out strict. */
+export interface Definitions {
+  readonly tools: ReadonlyArray<Provider.ToolDefinition>
+  /** Names of the tools sent with `strict: true` (their calls are prepared with `fromStrictProvider`). */
+  readonly strict: ReadonlySet<string>
+}
+
+/** How `definitions` builds each tool's parameters besides the dialect. */
+export interface DefinitionOptions {
+  /** Widen every schema with `RefAware.widen` first, so the model may pass sentinel refs. */
+  readonly toolChaining: boolean
+  /** Strict mode is off for the process (`Normalize.strictDisabled()`): no tool goes out strict. */
+  readonly strictDisabled: boolean
+}
+
+/**
+ * What a tool whose parameters have no JSON Schema form (`tool.schemaError`) is sent with: an object any
+ * provider can represent and that says nothing about the arguments. The tool stays listed so a model that
+ * calls it gets the validator's `InvalidToolSchema` at call time instead of a silently missing tool; its
+ * real schema (`false`) would make an OpenAI-style provider refuse the whole request.
+ */
+export const unusableParameters: JsonSchema.JsonSchema = Object.freeze({ type: "object" })
+
+/** The parameters and strict flag one schema gets in `dialect`. */
+const inDialect = (
+  dialect: Provider.SchemaDialect,
+  schema: JsonSchema.JsonSchema,
+  strictDisabled: boolean
+): { readonly parameters: JsonSchema.JsonSchema; readonly strict: boolean } => {
+  switch (dialect) {
+    case "openai-strict": {
+      // Non-strict is the schema as declared: that is what `openAiStrict` itself gives back when it fails
+      // open, and its enforced form (optionals required and nullable) would mislead a non-strict model.
+      if (strictDisabled) return { parameters: schema, strict: false }
+      const normalized = Normalize.openAiStrict(schema)
+      return { parameters: normalized.schema, strict: normalized.strict === true }
+    }
+    case "google":
+      return { parameters: Normalize.google(schema).schema, strict: false }
+    case "cca":
+      return { parameters: Normalize.cca(schema).schema, strict: false }
+    case "mcp":
+      return { parameters: Normalize.mcp(schema).schema, strict: false }
+    default:
+      // "none" (and, past the types, a dialect nobody knows): the local schema as declared
+      return { parameters: schema, strict: false }
+  }
+}
+
+/** How many tools `maxTools` allows: `undefined` no limit; a fraction rounds down; NaN or below zero allows none. */
+const allowed = (maxTools: number | undefined): number =>
+  maxTools === undefined ? Number.POSITIVE_INFINITY : maxTools >= 0 ? Math.floor(maxTools) : 0
+
+/** One tool as the provider is given it. */
+const definitionOf = (
+  tool: Tool.Tool<any, any>,
+  dialect: Provider.SchemaDialect,
+  options: DefinitionOptions
+): Provider.ToolDefinition => {
+  if (tool.schemaError !== undefined) {
+    return { name: tool.name, description: tool.description, parameters: unusableParameters, strict: false }
+  }
+  const schema = options.toolChaining ? RefAware.widen(tool.jsonSchema) : tool.jsonSchema
+  const { parameters, strict } = inDialect(dialect, schema, options.strictDisabled)
+  return { name: tool.name, description: tool.description, parameters, strict }
+}
+
+/**
+ * The toolkit's tools in the provider's dialect, in toolkit order: chaining widens each schema first;
+ * `openai-strict` sends the enforced schema with `strict: true` only when enforcement succeeded and strict
+ * mode is not disabled, else the schema as declared; `google` / `cca` / `mcp` that normaliser's schema;
+ * `none` the schema as is. `[]` when tool calling is unsupported; `ToolsRejected` naming the first tool
+ * past `maxTools` (checked before any schema is normalised).
+ */
+export const definitions = (
+  toolkit: Toolkit.Toolkit<any>,
+  capabilities: Provider.ProviderCapabilities,
+  options: DefinitionOptions
+): Either.Either<Definitions, Provider.ToolsRejected> => {
+  if (capabilities.supportsToolCalling !== true) return Either.right({ tools: [], strict: new Set() })
+  const all = Array.from(toolkit.tools.values())
+  const limit = allowed(capabilities.maxTools)
+  const first = all[limit]
+  if (first !== undefined) {
+    return Either.left(
+      new Provider.ToolsRejected({
+        provider: String(capabilities.name),
+        tool: String(first.name),
+        reason: `it takes at most ${String(capabilities.maxTools)} tools and the toolkit has ${all.length}; ` +
+          `\`${String(first.name)}\` is the first past the limit`
+      })
+    )
+  }
+  const tools = all.map((tool) => definitionOf(tool, capabilities.schemaDialect, options))
+  return Either.right({ tools, strict: new Set(tools.filter((t) => t.strict).map((t) => t.name)) })
+}
+
+/** The JSON size of each message (0 for one with no JSON text, which cannot happen for decoded messages). */
+const sizes = (history: ReadonlyArray<Message.Message>): ReadonlyArray<number> =>
+  history.map((message) => J.stringify(message)?.length ?? 0)
+
+/** An index into `length + 1` positions: a fraction rounds down, NaN and below zero are 0, past the end the end. */
+const clamp = (n: number, length: number): number =>
+  n >= 0 ? Math.min(Math.floor(n), length) : 0
+
+/**
+ * Where each whole turn before `end` starts in `history` (from `start`): at every User message, and at
+ * `start` itself when the slice opens mid-turn (a managed slice, or a history that does not open with User).
+ */
+const turnStarts = (history: ReadonlyArray<Message.Message>, start: number, end: number): Array<number> => {
+  const starts: Array<number> = []
+  for (let i = start; i < end; i++) {
+    if (i === start || history[i]?._tag === "User") starts.push(i)
+  }
+  return starts
+}
+
+/**
+ * The messages of a request. Managed conversation first: `history.slice(seen)`. Then the context window
+ * applies to what is left: while the estimate (the JSON text of the messages, in characters, / 4) exceeds
+ * `contextWindow`, the oldest whole turn before `turnStart` is left out (a turn = a User message and what
+ * follows it up to the next User; messages before the first User of what is left count as one turn). The
+ * current turn (from `turnStart`) is always kept, even when it alone exceeds the window. `seen` and
+ * `turnStart` are clamped into the history (NaN or negative → 0, so nothing is ever lost by a bad index).
+ */
+export const messages = (
+  capabilities: Provider.ProviderCapabilities,
+  history: ReadonlyArray<Message.Message>,
+  turnStart: number,
+  seen: number
+): ReadonlyArray<Message.Message> => {
+  const start = capabilities.managedConversation === true ? clamp(seen, history.length) : 0
+  const window = capabilities.contextWindow
+  if (window === undefined) return history.slice(start)
+  const current = Math.max(start, clamp(turnStart, history.length))
+  const size = sizes(history.slice(start))
+  // the JSON text of an array: brackets, the members and a comma between each two
+  let chars = 2 + Math.max(0, size.length - 1)
+  for (const s of size) chars += s
+  let from = start
+  const starts = turnStarts(history, start, current)
+  for (let t = 0; t < starts.length && chars / 4 > window; t++) {
+    const next = starts[t + 1] ?? current
+    for (let i = starts[t]!; i < next; i++) chars -= size[i - start]! + 1
+    from = next
+  }
+  return history.slice(from)
+}
