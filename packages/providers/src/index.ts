@@ -3,3 +3,9 @@
  *
  * @since 0.1.0
  */
+
+/** A scripted model as data: per turn, its rounds (events or a failure); `position`/`select` find a request's round. */
+export * as Script from "./Script.js"
+
+/** A provider that plays a `Script` and records every request (tests, the demo). */
+export * as Scripted from "./Scripted.js"
