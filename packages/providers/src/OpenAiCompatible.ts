@@ -1,0 +1,198 @@
+/**
+ * A provider for any OpenAI-compatible Chat Completions endpoint (OpenAI, llama.cpp's server, vLLM,
+ * Ollama): one streamed `POST {baseUrl}/chat/completions` per round trip, its server-sent chunks read into
+ * `StreamEvent`s (tool-call deltas assembled by index). Failures are `ProviderError`s: a transport error,
+ * a timeout, 408, 429 and 5xx may pass when tried again; any other status (with the server's message) and
+ * a malformed chunk will not. The API key travels as a bearer header from a `Redacted` and is scrubbed
+ * from every server text that reaches an error.
+ *
+ * @since 0.1.0
+ */
+import * as HttpClient from "@effect/platform/HttpClient"
+import type * as HttpClientError from "@effect/platform/HttpClientError"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import { Errors, Provider } from "@toolgate/runtime"
+import type { StreamEvent } from "@toolgate/runtime"
+import * as Config from "effect/Config"
+import type * as ConfigError from "effect/ConfigError"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import { identity } from "effect/Function"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as Stream from "effect/Stream"
+import { bodyMessage, clip, scrubber, statusRetryable } from "./internal/chatCompletionsErrors.js"
+import { events } from "./internal/chatCompletionsEvents.js"
+import { body } from "./internal/chatCompletionsRequest.js"
+import * as Sse from "./internal/sse.js"
+
+/** Where the endpoint is, which model answers, the key, how long to wait, and capability overrides. */
+export interface Options {
+  /** The API root that `/chat/completions` hangs off, e.g. `http://127.0.0.1:8080/v1`. */
+  readonly baseUrl: string
+  readonly model: string
+  readonly apiKey?: Redacted.Redacted
+  /** The wait for the response, and then the longest silence between body bytes (default 2 minutes). */
+  readonly timeout?: Duration.DurationInput
+  /** What this backend does differently (a loopback server: `requiresNetworking: false`; a model's `contextWindow`). */
+  readonly capabilities?: Partial<Provider.ProviderCapabilities>
+}
+
+/**
+ * What the Chat Completions API offers; override per backend through `Options.capabilities`:
+ * - `appDriven`: the API returns `tool_calls` for the client to run and takes their results as `tool` messages.
+ * - tool calling, parallel calls (several `tool_calls` in one answer), `tool_choice` (`auto`/`required`/`none`)
+ *   and structured output (`response_format` `json_schema`) are all part of the published API.
+ * - `openai-strict`: tool schemas may carry `strict: true` once normalized for strict mode.
+ * - `maxTools` 128: OpenAI's documented limit of tools per request (local servers accept more).
+ * - `contextWindow` unknown: it depends on the model; set it when you know it.
+ * - not `managedConversation`: the API is stateless, every request carries the whole history.
+ * - `requiresNetworking`: the conversation leaves the process (a remote API unless told otherwise).
+ */
+export const capabilities: Provider.ProviderCapabilities = {
+  name: "openai-compatible",
+  executionModel: "appDriven",
+  supportsToolCalling: true,
+  supportsParallelToolCalls: true,
+  supportsToolChoice: true,
+  supportsStructuredOutput: true,
+  schemaDialect: "openai-strict",
+  maxTools: 128,
+  contextWindow: undefined,
+  managedConversation: false,
+  requiresNetworking: true
+}
+
+/** The path of the endpoint under the base URL. */
+export const path = "/chat/completions"
+
+/** The tool names OpenAI accepts; other servers may be laxer, so a name outside it is a warning. */
+const toolName = /^[A-Za-z0-9_-]{1,64}$/
+
+/** Builds the provider over the `HttpClient` in context; a base URL or timeout that is not one is a wiring bug (dies). */
+export const make = (options: Options): Effect.Effect<Provider.AgentProvider, never, HttpClient.HttpClient> =>
+  Effect.gen(function*() {
+    if (!isHttpUrl(options.baseUrl)) return yield* Effect.dieMessage(`OpenAiCompatible: not an http(s) base URL: ${String(options.baseUrl)}`)
+    const timeout = durationOf(options.timeout ?? "2 minutes")
+    if (timeout === undefined || Duration.isZero(timeout)) return yield* Effect.dieMessage(`OpenAiCompatible: not a positive timeout: ${String(options.timeout)}`)
+    const caps: Provider.ProviderCapabilities = { ...capabilities, ...options.capabilities }
+    const provider = caps.name
+    const baseUrl = options.baseUrl.replace(/\/+$/, "")
+    const scrub = scrubber(options.apiKey === undefined ? undefined : Redacted.value(options.apiKey))
+    const apiKey = options.apiKey
+    const client = (yield* HttpClient.HttpClient).pipe(
+      HttpClient.mapRequest((request) =>
+        request.pipe(
+          HttpClientRequest.prependUrl(baseUrl),
+          HttpClientRequest.accept("text/event-stream, application/json"),
+          apiKey === undefined ? identity : HttpClientRequest.bearerToken(apiKey)
+        )
+      )
+    )
+    const failure = (reason: string, retryable: boolean, cause?: string) =>
+      new Errors.ProviderError({ provider, reason, retryable, ...(cause === undefined ? {} : { cause: scrub(cause) }) })
+    const settings = { model: options.model, parallelToolCalls: caps.supportsParallelToolCalls }
+
+    const respond = Effect.fnUntraced(function*(request: Provider.CompletionRequest) {
+      const text = body(settings, request)
+      if (Either.isLeft(text)) return yield* failure(text.left, false)
+      const response = yield* client.execute(HttpClientRequest.post(path).pipe(HttpClientRequest.bodyText(text.right, "application/json"))).pipe(
+        Effect.timeoutFail({ duration: timeout, onTimeout: () => failure(`no response within ${Duration.format(timeout)}`, true) }),
+        Effect.catchTags({
+          RequestError: (e) => Effect.fail(failure("the request failed", true, transportCause(e))),
+          ResponseError: (e) => Effect.fail(failure("the response could not be read", true, transportCause(e)))
+        })
+      )
+      if (response.status < 200 || response.status >= 300) return yield* statusFailure(response)
+      return response.stream.pipe(
+        Stream.timeoutFail(() => failure(`no data for ${Duration.format(timeout)}`, true), timeout),
+        Stream.catchTag("ResponseError", (e) => Stream.fail(failure("the response body broke off", true, transportCause(e)))),
+        Sse.parse,
+        events({ provider, scrub })
+      )
+    })
+
+    /** A non-2xx answer: the server's message (scrubbed, clipped), retryable for 408, 429 and 5xx. */
+    const statusFailure = (response: HttpClientResponse.HttpClientResponse) =>
+      response.stream.pipe(
+        Stream.decodeText(),
+        Stream.runFoldWhile("", (s) => s.length < 65_536, (s, piece) => s + piece),
+        Effect.timeout(timeout),
+        Effect.orElseSucceed(() => ""),
+        Effect.flatMap((text) => Effect.fail(failure(`HTTP ${response.status}: ${bodyMessage(text, scrub)}`, statusRetryable(response.status))))
+      )
+
+    const stream = (request: Provider.CompletionRequest): Stream.Stream<StreamEvent.StreamEvent, Errors.ProviderError> =>
+      Stream.unwrap(respond(request)).pipe(
+        Stream.withSpan("OpenAiCompatible.stream", { attributes: { "provider.name": provider, "provider.model": options.model, "http.url": `${baseUrl}${path}` } })
+      )
+
+    const validateTools = (tools: ReadonlyArray<Provider.ToolDefinition>) =>
+      Effect.succeed(
+        tools.filter((t) => !toolName.test(t.name)).map((t) => ({
+          tool: t.name,
+          message: "OpenAI accepts tool names of 1 to 64 letters, digits, `_` and `-`; this server may refuse the name"
+        }))
+      )
+
+    return { capabilities: caps, stream, validateTools }
+  })
+
+/** The provider for `options` as the application's `Provider`. */
+export const layerWith = (options: Options): Layer.Layer<Provider.Provider, never, HttpClient.HttpClient> =>
+  Layer.effect(Provider.Provider, make(options))
+
+/** The options from config: `TOOLGATE_OPENAI_BASE_URL`, `TOOLGATE_OPENAI_MODEL`, `TOOLGATE_OPENAI_API_KEY` (optional, redacted). */
+export const config: Config.Config<Options> = Config.all({
+  baseUrl: Config.url("TOOLGATE_OPENAI_BASE_URL").pipe(Config.map((url) => url.href)),
+  model: Config.nonEmptyString("TOOLGATE_OPENAI_MODEL"),
+  apiKey: Config.option(Config.redacted("TOOLGATE_OPENAI_API_KEY"))
+}).pipe(Config.map(({ apiKey, baseUrl, model }) => Option.isSome(apiKey) ? { baseUrl, model, apiKey: apiKey.value } : { baseUrl, model }))
+
+/** The provider with its options read from `config` while the layer is built. */
+export const layerConfig: Layer.Layer<Provider.Provider, ConfigError.ConfigError, HttpClient.HttpClient> = Layer.effect(
+  Provider.Provider,
+  Effect.flatMap(config, make)
+)
+
+/** A transport failure in words: the system error code when there is one (`ECONNREFUSED`, …), else the message. */
+const transportCause = (e: HttpClientError.HttpClientError): string => {
+  const inner = read(e.cause, "cause")
+  const code = read(inner, "code") ?? read(e.cause, "code")
+  const detail = typeof code === "string" ? code : read(inner, "message") ?? read(e.cause, "message")
+  return clip(`${e.reason.toLowerCase()} error${typeof detail === "string" && detail !== "" ? ` (${detail})` : ""}`, 200)
+}
+
+/** A property read that never throws. */
+const read = (u: unknown, key: string): unknown => {
+  if ((typeof u !== "object" && typeof u !== "function") || u === null) return undefined
+  try {
+    return (u as Record<string, unknown>)[key]
+  } catch {
+    return undefined
+  }
+}
+
+/** A duration from what a caller gave, `undefined` when it is not one (`Duration.decode` throws on those). */
+const durationOf = (input: unknown): Duration.Duration | undefined => {
+  if (typeof input === "number" && Number.isNaN(input)) return undefined
+  try {
+    return Duration.decode(input as Duration.DurationInput)
+  } catch {
+    return undefined
+  }
+}
+
+/** Whether `u` parses as an absolute http: or https: URL. */
+const isHttpUrl = (u: unknown): boolean => {
+  if (typeof u !== "string") return false
+  try {
+    const { protocol } = new URL(u)
+    return protocol === "http:" || protocol === "https:"
+  } catch {
+    return false
+  }
+}

@@ -1,0 +1,43 @@
+/**
+ * How a Chat Completions failure reads: the server's own message out of an error body (OpenAI, vLLM,
+ * llama.cpp and Ollama shapes), whether trying again may help, and a scrubber that keeps the API key out
+ * of every text that ends up in an error (a server may echo the key it refused).
+ *
+ * @internal
+ */
+import * as Either from "effect/Either"
+import { decodeErrorBody } from "./chatCompletionsChunk.js"
+
+/** At most `max` characters of `text` on one line, with an ellipsis when cut. */
+export const clip = (text: string, max = 300): string => {
+  const line = text.replace(/\s+/g, " ").trim()
+  return line.length <= max ? line : `${line.slice(0, max - 1)}…`
+}
+
+/** The message of an error object or string, as a server sent it. */
+export const errorText = (error: { readonly message?: string | null | undefined } | string): string =>
+  typeof error === "string" ? error : (error.message ?? "")
+
+/** The server's message in a failed response's body (`error.message`, or `error`, else the raw text), scrubbed, then clipped. */
+export const bodyMessage = (body: string, scrub: (text: string) => string): string => {
+  const decoded = decodeErrorBody(body)
+  const text = clip(scrub(Either.isRight(decoded) ? errorText(decoded.right.error) : body))
+  return text === "" ? "(no message)" : text
+}
+
+/** Whether a status may succeed when tried again: a timeout, a rate limit, or a server fault. */
+export const statusRetryable = (status: number): boolean => status === 408 || status === 429 || status >= 500
+
+/** Whether an error a server reported mid-stream may pass when tried again (a rate limit or a server fault). */
+export const streamErrorRetryable = (
+  error: { readonly type?: string | null | undefined; readonly code?: string | number | null | undefined } | string
+): boolean => {
+  if (typeof error === "string") return false
+  if (typeof error.code === "number") return statusRetryable(error.code)
+  const kind = `${error.type ?? ""} ${typeof error.code === "string" ? error.code : ""}`
+  return /server_error|rate_limit|overloaded|unavailable|timeout/i.test(kind)
+}
+
+/** A function that replaces every occurrence of `secret` in a text (identity when there is no secret). */
+export const scrubber = (secret: string | undefined): (text: string) => string =>
+  secret === undefined || secret === "" ? (text) => text : (text) => text.split(secret).join("[redacted]")
