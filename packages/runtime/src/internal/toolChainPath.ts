@@ -102,21 +102,23 @@ const keysHint = (u: object): string => {
 /** One step from `cur` along `segments[i]`, or why the walk stops there. */
 const step = (cur: unknown, segments: ReadonlyArray<Segment>, i: number): Either.Either<unknown, string> => {
   const key = segments[i]!.key
-  const here = i === 0 ? "the envelope" : quoted(render(segments, i))
+  // built only for a message: rendering the prefix at every step would make a long path quadratic
+  const here = () => i === 0 ? "the envelope" : quoted(render(segments, i))
   if (Array.isArray(cur)) {
-    if (!indexPattern.test(key)) return Either.left(`${here} is an array, and ${quoted(key)} is not an index`)
+    if (!indexPattern.test(key)) return Either.left(`${here()} is an array, and ${quoted(key)} is not an index`)
     const index = Number(key)
     if (index >= cur.length) {
-      return Either.left(`index ${index} is out of range: ${here} has ${cur.length} item${cur.length === 1 ? "" : "s"}`)
+      return Either.left(`index ${index} is out of range: ${here()} has ${cur.length} item${cur.length === 1 ? "" : "s"}`)
     }
     const found = own(cur, key)
-    return found === undefined ? Either.left(`item ${index} of ${here} cannot be read`) : Either.right(found.value)
+    return found === undefined ? Either.left(`item ${index} of ${here()} cannot be read`) : Either.right(found.value)
   }
   if (isPlainObject(cur)) {
     const found = own(cur, key)
-    return found === undefined ? Either.left(`${here} has no ${quoted(key)}${keysHint(cur)}`) : Either.right(found.value)
+    return found === undefined ? Either.left(`${here()} has no ${quoted(key)}${keysHint(cur)}`) : Either.right(found.value)
   }
-  return Either.left(`${here} is ${describe(cur)}, not an object or an array, so it has no ${quoted(key)}`)
+  if (typeof cur === "object" && cur !== null) return Either.left(`${here()} is not JSON data, so it has no ${quoted(key)}`)
+  return Either.left(`${here()} is ${describe(cur)}, not an object or an array, so it has no ${quoted(key)}`)
 }
 
 /** The value at `segments` from `root`, or why not; the value must be JSON all the way down. */
