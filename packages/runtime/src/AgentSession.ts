@@ -1,0 +1,194 @@
+/**
+ * A session: `send` runs one turn exactly as DESIGN.md draws it (drift gate in cloud-profile mode, round
+ * trips through the provider and the event-contract stage, atomic rounds validated before any call runs,
+ * bounded repair, envelopes fed back) and commits it, or rolls it back to the user's message on any typed
+ * failure. History, the undo log and the session's events live here; sends on one session are serialized.
+ *
+ * @since 0.1.0
+ */
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as JSONSchema from "effect/JSONSchema"
+import type * as Option from "effect/Option"
+import * as ParseResult from "effect/ParseResult"
+import * as PubSub from "effect/PubSub"
+import type * as Queue from "effect/Queue"
+import * as Ref from "effect/Ref"
+import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
+import type { JsonSchema, JsonValue as J } from "@toolgate/json-schema"
+import { ArgumentValidator, type InvalidToolSchema } from "./ArgumentValidator.js"
+import { DriftGate, type Verdict } from "./DriftGate.js"
+import type * as Errors from "./Errors.js"
+import { StructuredOutputUnsupported } from "./Errors.js"
+import { safeString } from "./internal/json.js"
+import { type Env, makeState, type PreTransmit } from "./internal/sessionState.js"
+import * as SessionTurn from "./internal/sessionTurn.js"
+import { undoLast } from "./internal/sessionUndo.js"
+import type * as Message from "./Message.js"
+import type * as Provider from "./Provider.js"
+import type * as RepairBudget from "./RepairBudget.js"
+import * as RunLimits from "./RunLimits.js"
+import type * as SessionEvent from "./SessionEvent.js"
+import type * as ToolChain from "./ToolChain.js"
+import type * as ToolEnvelope from "./ToolEnvelope.js"
+import * as Toolkit from "./Toolkit.js"
+
+/** `cloudProfile`: a relay owns the tool schemas, so the drift gate runs before the first request; `local`: no gate. */
+export type Mode = "cloudProfile" | "local"
+
+/** What a session is made of. */
+export interface Options<R> {
+  readonly provider: Provider.AgentProvider
+  readonly toolkit: Toolkit.Toolkit<R>
+  readonly mode: Mode
+  /** The per-turn limits (default `RunLimits.defaults`). */
+  readonly limits?: RunLimits.Input
+  /** Where refs may point (default "turn"); chaining itself is switched on by `ArgumentValidator.toolChaining`. */
+  readonly chainScope?: ToolChain.Scope
+  /** Runs on every outbound request of a provider that declares `requiresNetworking`. */
+  readonly preTransmit?: (request: Provider.CompletionRequest) => Effect.Effect<Provider.CompletionRequest, Errors.ProviderError>
+  /** The events hub's capacity (sliding; default 1024; at most 1,000,000, a value that is not a positive integer takes the default). */
+  readonly eventCapacity?: number
+}
+
+/** How one send may use tools (default `auto`). */
+export interface SendOptions {
+  readonly toolChoice?: Provider.ToolChoice
+}
+
+/** A call of a committed turn and the envelope it was answered with. */
+export interface Answered {
+  readonly callId: string
+  readonly tool: string
+  readonly arguments?: J.JsonValue
+  readonly envelope: ToolEnvelope.Envelope
+}
+
+/** What a successful send returns. */
+export interface Turn {
+  /** The 1-based count of the session's turns (sends that recorded their user message). */
+  readonly turn: number
+  /** The final assistant text. */
+  readonly text: string
+  /** Every call of the turn that was answered, in order (invalid and not-run calls included). */
+  readonly calls: ReadonlyArray<Answered>
+  readonly usage: RepairBudget.Usage & { readonly inputTokens: number; readonly outputTokens: number }
+  readonly warnings: ReadonlyArray<Provider.ToolSchemaWarning>
+  /** The drift gate's verdict when this send ran the gate (cloud-profile only). */
+  readonly gate: Verdict | undefined
+}
+
+/** Why a send failed. */
+export type SendError =
+  | Errors.SchemaDriftError
+  | Errors.UnsupportedCloudToolSchema
+  | Errors.CapabilitiesContractError
+  | Errors.ToolArgumentRepairExhausted
+  | Errors.RoundTripLimitExceeded
+  | Errors.ProviderEventContractViolation
+  | Errors.ProviderError
+  | Errors.ToolChoiceUnsupported
+  | Provider.ToolsRejected
+  | InvalidToolSchema
+
+/** The model's structured answer did not decode with the caller's schema (or the schema has no JSON Schema form). */
+export class StructuredOutputInvalid extends Schema.TaggedError<StructuredOutputInvalid>()("StructuredOutputInvalid", {
+  detail: Schema.String
+}) {
+  /** Says why. */
+  override get message(): string {
+    return `The structured output is not valid: ${this.detail}`
+  }
+}
+
+/** What `undoLastTurn` did: the calls undone (newest first) and the undos that failed. */
+export interface UndoReport {
+  readonly turn: number
+  readonly undone: ReadonlyArray<string>
+  readonly failed: ReadonlyArray<{ readonly callId: string; readonly envelope: ToolEnvelope.Failure }>
+}
+
+/** A session. */
+export interface AgentSession {
+  /** Runs one turn with the user's `text`; on failure history keeps only that message. */
+  readonly send: (text: string, options?: SendOptions) => Effect.Effect<Turn, SendError>
+  /** A turn whose answer is JSON decoded with `schema` (the provider must support structured output). */
+  readonly generate: <A, I>(
+    schema: Schema.Schema<A, I>,
+    text: string
+  ) => Effect.Effect<A, SendError | Errors.StructuredOutputUnsupported | StructuredOutputInvalid>
+  /** The committed conversation (plus the user messages of failed turns). */
+  readonly history: Effect.Effect<ReadonlyArray<Message.Message>>
+  /** Runs the last committed turn's undo entries newest first and removes that turn from history; None when nothing to undo. */
+  readonly undoLastTurn: Effect.Effect<Option.Option<UndoReport>>
+  /** A subscription to this session's events (for the surrounding scope). */
+  readonly subscribe: Effect.Effect<Queue.Dequeue<SessionEvent.SessionEvent>, never, Scope.Scope>
+}
+
+const capacityOf = (u: unknown): number =>
+  typeof u === "number" && Number.isSafeInteger(u) && u >= 1 ? Math.min(u, 1_000_000) : 1024
+
+/** The JSON Schema of `schema` for the request, or why it has none. */
+const jsonSchemaOf = <A, I>(schema: Schema.Schema<A, I>): Either.Either<JsonSchema.JsonSchema, StructuredOutputInvalid> =>
+  Either.try({
+    try: () => JSONSchema.make(schema) as unknown as JsonSchema.JsonSchema,
+    catch: (e) => new StructuredOutputInvalid({ detail: `the schema has no JSON Schema form (${safeString(e instanceof Error ? e.message : e)})` })
+  })
+
+/** The session's methods over its environment. */
+const methods = (env: Env, serialized: <A, E>(effect: Effect.Effect<A, E>) => Effect.Effect<A, E>): AgentSession => {
+  const accept = (_text: string) => Effect.void
+  const send = Effect.fn("AgentSession.send")(function*(text: string, options?: SendOptions) {
+    const toolChoice = options?.toolChoice ?? "auto"
+    const [turn] = yield* serialized(SessionTurn.run(env, safeString(text), { toolChoice, accept }))
+    return turn
+  })
+  const generate = Effect.fn("AgentSession.generate")(function*<A, I>(schema: Schema.Schema<A, I>, text: string) {
+    const capabilities = env.provider.capabilities
+    if (!capabilities.supportsStructuredOutput) return yield* new StructuredOutputUnsupported({ provider: capabilities.name })
+    const structuredOutput = yield* jsonSchemaOf(schema)
+    const decode = Schema.decodeUnknown(Schema.parseJson(schema), { errors: "all" })
+    const accept = (answer: string) =>
+      Effect.mapError(decode(answer), (e) => new StructuredOutputInvalid({ detail: ParseResult.TreeFormatter.formatErrorSync(e) }))
+    const [, value] = yield* serialized(SessionTurn.run(env, safeString(text), { toolChoice: "auto", structuredOutput, accept }))
+    return value
+  })
+  return {
+    send,
+    generate,
+    history: Ref.get(env.history),
+    undoLastTurn: serialized(undoLast(env)).pipe(Effect.withSpan("AgentSession.undoLastTurn")),
+    subscribe: PubSub.subscribe(env.events)
+  }
+}
+
+/** A session over `options.provider` and `options.toolkit`; the toolkit's requirements are captured here. */
+export function make<R>(
+  options: Options<R> & { readonly mode: "local" }
+): Effect.Effect<AgentSession, RunLimits.InvalidRunLimits, R | ArgumentValidator>
+/** A cloud-profile session: the drift gate runs before its first request (and again after a degraded verdict). */
+export function make<R>(
+  options: Options<R> & { readonly mode: "cloudProfile" }
+): Effect.Effect<AgentSession, RunLimits.InvalidRunLimits, R | ArgumentValidator | DriftGate>
+export function make<R>(options: Options<R>): Effect.Effect<AgentSession, RunLimits.InvalidRunLimits, any> {
+  return Effect.gen(function*() {
+    const limits = yield* RunLimits.make(options.limits ?? {})
+    const context = yield* Effect.context<R>()
+    const validator = yield* ArgumentValidator
+    const gate = options.mode === "cloudProfile" ? yield* DriftGate : undefined
+    const state = yield* makeState(capacityOf(options.eventCapacity))
+    const env: Env = {
+      ...state,
+      provider: options.provider,
+      toolkit: Toolkit.provideContext(options.toolkit, context),
+      validator,
+      gate,
+      limits,
+      chainScope: options.chainScope === "session" ? "session" : "turn",
+      preTransmit: options.preTransmit as PreTransmit | undefined
+    }
+    const semaphore = yield* Effect.makeSemaphore(1)
+    return methods(env, semaphore.withPermits(1))
+  })
+}

@@ -1,0 +1,168 @@
+/**
+ * One app-driven round's calls: every call is prepared (and its refs resolved) before any runs; a round
+ * with an invalid call spends a repair and runs nothing (valid siblings are told they were not run);
+ * otherwise the valid calls run (concurrently when the provider allows) and unknown tools are answered
+ * `tool_not_found`. Every call, valid or not, gets an `AgentSession.toolCall` span and its events.
+ *
+ * @internal
+ */
+import * as Effect from "effect/Effect"
+import type { JsonValue as J, Validator } from "@toolgate/json-schema"
+import type * as AgentSession from "../AgentSession.js"
+import type * as ArgumentValidator from "../ArgumentValidator.js"
+import type { ToolArgumentRepairExhausted } from "../Errors.js"
+import type * as Message from "../Message.js"
+import type * as RepairBudget from "../RepairBudget.js"
+import * as Tool from "../Tool.js"
+import * as ToolChain from "../ToolChain.js"
+import * as ToolEnvelope from "../ToolEnvelope.js"
+import { clip } from "./json.js"
+import { type Env, publish, type UndoStep } from "./sessionState.js"
+
+/** What a round's calls need besides the session. */
+export interface RoundInput {
+  readonly turn: number
+  readonly round: number
+  readonly calls: ReadonlyArray<Message.ToolCall>
+  /** Tools whose definition was sent with `strict: true`. */
+  readonly strict: ReadonlySet<string>
+  readonly budget: RepairBudget.RepairBudget
+  /** What refs may point at (this turn's answered calls, plus the session's with scope "session"). */
+  readonly results: ToolChain.Results
+}
+
+/** Every call of the round with its envelope, in call order, and the undo steps of the calls that ran. */
+export interface RoundOutput {
+  readonly answered: ReadonlyArray<AgentSession.Answered>
+  readonly undo: ReadonlyArray<UndoStep>
+}
+
+/** A call after preparation. */
+type Checked =
+  | { readonly _tag: "Valid"; readonly call: Message.ToolCall; readonly tool: Tool.Tool<any, never>; readonly prepared: Tool.Prepared<any> }
+  | { readonly _tag: "Invalid"; readonly call: Message.ToolCall; readonly issues: ReadonlyArray<Validator.Issue>; readonly envelope: ToolEnvelope.Failure }
+  | { readonly _tag: "Unknown"; readonly call: Message.ToolCall; readonly envelope: ToolEnvelope.Failure }
+
+type Outcome = "valid" | "invalid" | "unknown_tool" | "skipped"
+
+/** The answer of a valid call that did not run because a sibling was invalid. */
+export const notRun = (tool: string): ToolEnvelope.Failure =>
+  ToolEnvelope.failure("rejected", "not run: another call of this round had invalid arguments; send it again", {
+    tool,
+    retryable: true
+  })
+
+/** The answer of a call to a tool the toolkit does not have. */
+const notFound = (env: Env, name: string): ToolEnvelope.Failure => {
+  const names = clip(Array.from(env.toolkit.tools.keys()).join(", "), 500)
+  return ToolEnvelope.failure("tool_not_found", `There is no tool named \`${clip(name, 200)}\`. The tools are: ${names === "" ? "(none)" : names}.`, {
+    tool: name
+  })
+}
+
+/** Prepares one call: unknown tool, invalid arguments (refs resolved first), or ready to run. */
+const check = (env: Env, input: RoundInput, call: Message.ToolCall): Effect.Effect<Checked, ArgumentValidator.InvalidToolSchema> => {
+  const tool = env.toolkit.tools.get(call.name)
+  if (tool === undefined) return Effect.succeed({ _tag: "Unknown", call, envelope: notFound(env, call.name) })
+  const fromStrictProvider = input.strict.has(call.name)
+  return env.validator.prepare(tool, call.arguments, { callId: call.id, fromStrictProvider }).pipe(
+    Effect.flatMap((outcome) =>
+      outcome._tag === "Referencing"
+        ? ToolChain.resolve(env.validator, tool, outcome, input.results, { fromStrictProvider })
+        : Effect.succeed(outcome)
+    ),
+    Effect.map((prepared): Checked => ({ _tag: "Valid", call, tool, prepared })),
+    Effect.catchTag("InvalidToolArguments", (e) => Effect.succeed<Checked>({ _tag: "Invalid", call, issues: e.issues, envelope: e.envelope }))
+  )
+}
+
+const issuesOf = (checked: Checked): ReadonlyArray<Validator.Issue> => checked._tag === "Invalid" ? checked.issues : []
+
+/** Runs `effect` in the call's span, annotated with its outcome and issue count. */
+const traced = <A, E>(checked: Checked, outcome: Outcome, effect: Effect.Effect<A, E>): Effect.Effect<A, E> =>
+  Effect.annotateCurrentSpan({ "tool.outcome": outcome, "tool.issue_count": issuesOf(checked).length }).pipe(
+    Effect.zipRight(effect),
+    Effect.withSpan("AgentSession.toolCall", {
+      attributes: { "tool.name": checked.call.name, "tool.call_id": checked.call.id }
+    })
+  )
+
+const called = (env: Env, input: RoundInput, checked: Checked, outcome: Outcome) =>
+  publish(env, {
+    _tag: "ToolCalled",
+    turn: input.turn,
+    round: input.round,
+    callId: checked.call.id,
+    tool: checked.call.name,
+    ...(checked.call.arguments === undefined ? {} : { arguments: checked.call.arguments }),
+    outcome,
+    issues: issuesOf(checked)
+  })
+
+const answered = (env: Env, input: RoundInput, call: Message.ToolCall, envelope: ToolEnvelope.Envelope) =>
+  publish(env, { _tag: "ToolAnswered", turn: input.turn, round: input.round, callId: call.id, tool: call.name, envelope })
+
+const answer = (call: Message.ToolCall, envelope: ToolEnvelope.Envelope): AgentSession.Answered => ({
+  callId: call.id,
+  tool: call.name,
+  ...(call.arguments === undefined ? {} : { arguments: call.arguments }),
+  envelope
+})
+
+/** How to undo a call that ran and succeeded (`undefined`: its tool has no undo, or it failed). */
+const undoOf = (checked: Checked & { readonly _tag: "Valid" }, envelope: ToolEnvelope.Envelope): UndoStep | undefined => {
+  const { call, prepared, tool } = checked
+  if (tool.undo === undefined || !envelope.ok) return undefined
+  const ctx = { tool: tool.name, callId: call.id, raw: prepared.raw, prepared: prepared.value, coercions: prepared.coercions }
+  return { callId: call.id, tool: tool.name, run: Effect.suspend(() => tool.undo!(prepared.args, { ...ctx, result: envelope.result as J.JsonValue })) }
+}
+
+/** A round with an invalid call: spans and events for every call, one repair, and nothing runs. */
+const rejectRound = Effect.fnUntraced(function*(env: Env, input: RoundInput, checked: ReadonlyArray<Checked>) {
+  const outcomeOf = (c: Checked): Outcome => c._tag === "Valid" ? "skipped" : c._tag === "Invalid" ? "invalid" : "unknown_tool"
+  yield* Effect.forEach(checked, (c) => traced(c, outcomeOf(c), called(env, input, c, outcomeOf(c))), { discard: true })
+  const issues = checked.flatMap(issuesOf)
+  yield* input.budget.repair(issues)
+  const usage = yield* input.budget.usage()
+  yield* publish(env, {
+    _tag: "RepairSpent",
+    turn: input.turn,
+    round: input.round,
+    repairs: usage.repairs,
+    limit: env.limits.maxToolArgumentRepairs,
+    issues
+  })
+  const envelopes = checked.map((c) => c._tag === "Valid" ? notRun(c.call.name) : c.envelope)
+  yield* Effect.forEach(checked, (c, i) => answered(env, input, c.call, envelopes[i]!), { discard: true })
+  return { answered: checked.map((c, i) => answer(c.call, envelopes[i]!)), undo: [] } satisfies RoundOutput
+})
+
+/** A round of valid (and unknown) calls: each runs in its span, concurrently when the provider allows. */
+const runRound = Effect.fnUntraced(function*(env: Env, input: RoundInput, checked: ReadonlyArray<Checked>) {
+  const concurrency = env.provider.capabilities.supportsParallelToolCalls ? "unbounded" : 1
+  const results = yield* Effect.forEach(checked, (c) => {
+    const outcome: Outcome = c._tag === "Valid" ? "valid" : "unknown_tool"
+    return traced(c, outcome, Effect.gen(function*() {
+      yield* called(env, input, c, outcome)
+      const envelope = c._tag === "Valid" ? yield* Tool.run(c.tool, c.prepared) : c.envelope
+      yield* answered(env, input, c.call, envelope)
+      return { answered: answer(c.call, envelope), undo: c._tag === "Valid" ? undoOf(c, envelope) : undefined }
+    }))
+  }, { concurrency })
+  return {
+    answered: results.map((r) => r.answered),
+    undo: results.flatMap((r) => r.undo === undefined ? [] : [r.undo])
+  } satisfies RoundOutput
+})
+
+/** Answers every call of one round (atomically: all run, or none). */
+export const answerRound = (
+  env: Env,
+  input: RoundInput
+): Effect.Effect<RoundOutput, ToolArgumentRepairExhausted | ArgumentValidator.InvalidToolSchema> =>
+  Effect.gen(function*() {
+    const checked = yield* Effect.forEach(input.calls, (call) => check(env, input, call))
+    return checked.some((c) => c._tag === "Invalid")
+      ? yield* rejectRound(env, input, checked)
+      : yield* runRound(env, input, checked)
+  })

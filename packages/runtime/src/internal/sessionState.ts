@@ -1,0 +1,88 @@
+/**
+ * What one session holds across its turns (history, undo log, results for chaining, the managed
+ * conversation's seen count, the gate's memory) and what it was made with. Per-turn state lives in
+ * `sessionTurn.ts`, created for each send.
+ *
+ * @internal
+ */
+import * as Effect from "effect/Effect"
+import * as PubSub from "effect/PubSub"
+import * as Ref from "effect/Ref"
+import type * as ArgumentValidator from "../ArgumentValidator.js"
+import type * as DriftGate from "../DriftGate.js"
+import type { ProviderError } from "../Errors.js"
+import type * as Message from "../Message.js"
+import type * as Provider from "../Provider.js"
+import type * as RunLimits from "../RunLimits.js"
+import type * as SessionEvent from "../SessionEvent.js"
+import type * as Tool from "../Tool.js"
+import type * as ToolChain from "../ToolChain.js"
+import type * as ToolEnvelope from "../ToolEnvelope.js"
+import type * as Toolkit from "../Toolkit.js"
+
+/** How to reverse one executed call (its tool's `undo`, already given the call's arguments and result). */
+export interface UndoStep {
+  readonly callId: string
+  readonly tool: string
+  readonly run: Effect.Effect<void, Tool.ToolFailure>
+}
+
+/** One committed turn in the undo log: where its messages sit in history and its undo steps in execution order. */
+export interface UndoEntry {
+  readonly turn: number
+  readonly start: number
+  readonly count: number
+  /** The ids of the turn's answered calls (their results leave the session's results on undo). */
+  readonly calls: ReadonlyArray<string>
+  readonly steps: ReadonlyArray<UndoStep>
+}
+
+/** Rewrites an outbound request (the pre-transmit filter). */
+export type PreTransmit = (request: Provider.CompletionRequest) => Effect.Effect<Provider.CompletionRequest, ProviderError>
+
+/** What a session was made with. */
+export interface Config {
+  readonly provider: Provider.AgentProvider
+  /** The toolkit with its executors' requirements provided. */
+  readonly toolkit: Toolkit.Toolkit<never>
+  readonly validator: ArgumentValidator.Service
+  /** The drift gate (cloud-profile mode only). */
+  readonly gate: DriftGate.Service | undefined
+  readonly limits: RunLimits.Limits
+  readonly chainScope: ToolChain.Scope
+  readonly preTransmit: PreTransmit | undefined
+}
+
+/** The session's state across turns. */
+export interface State {
+  readonly events: PubSub.PubSub<SessionEvent.SessionEvent>
+  readonly history: Ref.Ref<ReadonlyArray<Message.Message>>
+  readonly undoLog: Ref.Ref<ReadonlyArray<UndoEntry>>
+  /** The envelopes of committed turns' calls, by call id (tool chaining with scope "session"). */
+  readonly results: Ref.Ref<ReadonlyMap<string, ToolEnvelope.Envelope>>
+  /** How many leading history messages a managed-conversation provider already has. */
+  readonly seen: Ref.Ref<number>
+  /** Whether the drift gate proved the toolkit (then it is not run again). */
+  readonly proven: Ref.Ref<boolean>
+  /** Turns started so far. */
+  readonly turns: Ref.Ref<number>
+}
+
+/** A session: its configuration and its state. */
+export interface Env extends Config, State {}
+
+/** Fresh state with an events hub of `capacity` (sliding: a slow subscriber loses the oldest events). */
+export const makeState = (capacity: number): Effect.Effect<State> =>
+  Effect.all({
+    events: PubSub.sliding<SessionEvent.SessionEvent>(capacity),
+    history: Ref.make<ReadonlyArray<Message.Message>>([]),
+    undoLog: Ref.make<ReadonlyArray<UndoEntry>>([]),
+    results: Ref.make<ReadonlyMap<string, ToolEnvelope.Envelope>>(new Map()),
+    seen: Ref.make(0),
+    proven: Ref.make(false),
+    turns: Ref.make(0)
+  })
+
+/** Publishes a session event (a sliding hub never blocks the turn). */
+export const publish = (env: Env, event: SessionEvent.SessionEvent): Effect.Effect<void> =>
+  Effect.asVoid(PubSub.publish(env.events, event))

@@ -1,0 +1,235 @@
+/**
+ * One turn of a session, as DESIGN.md draws it: the checks that may refuse a send before the user's
+ * message is recorded, then the message, the drift gate, the round trips (app-driven: until a round has
+ * no tool calls; provider-driven: one) and the commit. A typed failure (or an interruption) after the
+ * user's message rolls the turn back: history keeps only that message and no undo entry is written.
+ *
+ * @internal
+ */
+import * as Chunk from "effect/Chunk"
+import * as Effect from "effect/Effect"
+import * as Ref from "effect/Ref"
+import * as Stream from "effect/Stream"
+import { type JsonSchema, Normalize } from "@toolgate/json-schema"
+import type * as AgentSession from "../AgentSession.js"
+import type * as DriftGate from "../DriftGate.js"
+import { ToolChoiceUnsupported } from "../Errors.js"
+import * as EventContract from "../EventContract.js"
+import type * as Message from "../Message.js"
+import type * as Provider from "../Provider.js"
+import * as RepairBudget from "../RepairBudget.js"
+import type * as ToolEnvelope from "../ToolEnvelope.js"
+import { answerRound } from "./sessionCalls.js"
+import * as SessionRequest from "./sessionRequest.js"
+import * as SessionRound from "./sessionRound.js"
+import { type Env, publish, type UndoStep } from "./sessionState.js"
+
+/** What a send asks for besides the text. */
+export interface TurnOptions<A, X> {
+  readonly toolChoice: Provider.ToolChoice
+  /** Sent as the request's `structuredOutput` (generate). */
+  readonly structuredOutput?: JsonSchema.JsonSchema
+  /** Reads the final text before the commit (generate's decoding); a failure rolls the turn back. */
+  readonly accept: (text: string) => Effect.Effect<A, X>
+}
+
+/** A turn in progress: everything here is dropped on rollback. */
+interface Current {
+  readonly number: number
+  /** The index of the turn's User message in history. */
+  readonly start: number
+  readonly budget: RepairBudget.RepairBudget
+  readonly definitions: SessionRequest.Definitions
+  /** The turn's messages after the User message. */
+  readonly messages: Array<Message.Message>
+  readonly answered: Array<AgentSession.Answered>
+  readonly undo: Array<UndoStep>
+  /** The envelopes of this turn's answered calls, by call id. */
+  readonly results: Map<string, ToolEnvelope.Envelope>
+  readonly tokens: { input: number; output: number }
+  rounds: number
+}
+
+const toolChoices: ReadonlySet<unknown> = new Set(["auto", "required", "none"])
+
+/** The checks before the user's message is recorded: tool choice, definitions, the provider's `validateTools`. */
+const admit = Effect.fnUntraced(function*(env: Env, toolChoice: Provider.ToolChoice) {
+  const capabilities = env.provider.capabilities
+  if (!toolChoices.has(toolChoice) || (toolChoice !== "auto" && !capabilities.supportsToolChoice)) {
+    return yield* new ToolChoiceUnsupported({ choice: String(toolChoice), provider: capabilities.name })
+  }
+  const definitions = yield* SessionRequest.definitions(env.toolkit, capabilities, {
+    toolChaining: env.validator.toolChaining,
+    strictDisabled: Normalize.strictDisabled()
+  })
+  const warnings = yield* env.provider.validateTools(definitions.tools)
+  return { definitions, warnings }
+})
+
+/** Cloud-profile, app-driven: the drift gate, unless an earlier send proved the toolkit. */
+const gate = Effect.fnUntraced(function*(env: Env, turn: number) {
+  if (env.gate === undefined || env.provider.capabilities.executionModel !== "appDriven") return undefined
+  if (yield* Ref.get(env.proven)) return undefined
+  const verdict: DriftGate.Verdict = yield* env.gate.check(env.toolkit)
+  if (verdict._tag === "Proven") yield* Ref.set(env.proven, true)
+  yield* publish(env, {
+    _tag: "DriftGateChecked",
+    turn,
+    outcome: verdict._tag === "Proven" ? "proven" : "degraded",
+    tools: verdict._tag === "Proven" ? verdict.tools : [],
+    detail: verdict._tag === "Proven" ? `${verdict.tools.length} exported tool(s) proven` : verdict.detail
+  })
+  return verdict
+})
+
+/** One round trip: the request (cut, filtered), the provider's events through the contract stage, collected. */
+const roundTrip = Effect.fnUntraced(function*<A, X>(env: Env, current: Current, options: TurnOptions<A, X>) {
+  yield* current.budget.roundTrip()
+  current.rounds++
+  yield* publish(env, { _tag: "RoundStarted", turn: current.number, round: current.rounds })
+  const capabilities = env.provider.capabilities
+  const all = [...(yield* Ref.get(env.history)), ...current.messages]
+  const messages = SessionRequest.messages(capabilities, all, current.start, yield* Ref.get(env.seen))
+  let request: Provider.CompletionRequest = {
+    messages,
+    tools: current.definitions.tools,
+    toolChoice: options.toolChoice,
+    ...(options.structuredOutput === undefined ? {} : { structuredOutput: options.structuredOutput })
+  }
+  if (capabilities.requiresNetworking && env.preTransmit !== undefined) request = yield* env.preTransmit(request)
+  const events = yield* env.provider.stream(request).pipe(EventContract.check(capabilities.executionModel), Stream.runCollect)
+  // The provider has seen the request and wrote the answer it is about to be recorded as.
+  yield* Ref.set(env.seen, all.length + 1)
+  return Chunk.toReadonlyArray(events)
+})
+
+const count = (current: Current, round: SessionRound.AppRound) => {
+  current.tokens.input += round.inputTokens
+  current.tokens.output += round.outputTokens
+}
+
+/** Records answered calls: history messages, results for chaining, the turn's list. */
+const record = (current: Current, answered: ReadonlyArray<AgentSession.Answered>) => {
+  for (const a of answered) {
+    current.messages.push({ _tag: "ToolResult", callId: a.callId, name: a.tool, envelope: a.envelope })
+    current.results.set(a.callId, a.envelope)
+    current.answered.push(a)
+  }
+}
+
+/** App-driven rounds until one has no tool calls; the last round's text. */
+const appRounds = Effect.fnUntraced(function*<A, X>(env: Env, current: Current, options: TurnOptions<A, X>) {
+  while (true) {
+    const round = SessionRound.collectApp(yield* roundTrip(env, current, options))
+    count(current, round)
+    current.messages.push({ _tag: "Assistant", text: round.text, toolCalls: round.calls })
+    if (round.calls.length === 0) return round.text
+    const results = env.chainScope === "session"
+      ? new Map([...(yield* Ref.get(env.results)), ...current.results])
+      : current.results
+    const out = yield* answerRound(env, {
+      turn: current.number,
+      round: current.rounds,
+      calls: round.calls,
+      strict: current.definitions.strict,
+      budget: current.budget,
+      results
+    })
+    record(current, out.answered)
+    current.undo.push(...out.undo)
+  }
+})
+
+/** The provider ran the tools: one round, its history built from the lifecycle events. */
+const providerRound = Effect.fnUntraced(function*<A, X>(env: Env, current: Current, options: TurnOptions<A, X>) {
+  const round = SessionRound.collectProvider(yield* roundTrip(env, current, options))
+  count(current, round)
+  current.messages.push(...round.messages)
+  const calls = new Map(round.messages.flatMap((m) => m._tag === "Assistant" ? m.toolCalls.map((c) => [c.id, c] as const) : []))
+  const answered = round.messages.flatMap((m): ReadonlyArray<AgentSession.Answered> => {
+    if (m._tag !== "ToolResult") return []
+    const args = calls.get(m.callId)?.arguments
+    return [{ callId: m.callId, tool: m.name, ...(args === undefined ? {} : { arguments: args }), envelope: m.envelope }]
+  })
+  for (const a of answered) {
+    current.results.set(a.callId, a.envelope)
+    current.answered.push(a)
+    const at = { turn: current.number, round: current.rounds, callId: a.callId, tool: a.tool }
+    yield* publish(env, { _tag: "ToolCalled", ...at, ...(a.arguments === undefined ? {} : { arguments: a.arguments }), outcome: "valid", issues: [] })
+    yield* publish(env, { _tag: "ToolAnswered", ...at, envelope: a.envelope })
+  }
+  return round.text
+})
+
+/** Appends the turn's messages, its undo entry and its results; one step no interruption can split. */
+const commit = (env: Env, current: Current) =>
+  Effect.uninterruptible(Effect.gen(function*() {
+    yield* Ref.update(env.history, (h) => [...h, ...current.messages])
+    yield* Ref.update(env.undoLog, (log) => [
+      ...log,
+      { turn: current.number, start: current.start, count: current.messages.length + 1, calls: [...current.results.keys()], steps: current.undo }
+    ])
+    if (current.results.size > 0) yield* Ref.update(env.results, (r) => new Map([...r, ...current.results]))
+    yield* publish(env, { _tag: "TurnCommitted", turn: current.number, rounds: current.rounds, toolCalls: current.answered.length })
+  }))
+
+/** Records the user's message and starts the turn's state. */
+const begin = Effect.fnUntraced(function*(env: Env, text: string, definitions: SessionRequest.Definitions) {
+  const number = yield* Ref.updateAndGet(env.turns, (n) => n + 1)
+  const start = yield* Ref.modify(env.history, (h) => [h.length, [...h, { _tag: "User", text } as const]])
+  yield* publish(env, { _tag: "TurnStarted", turn: number, text })
+  const current: Current = {
+    number,
+    start,
+    budget: yield* RepairBudget.make(env.limits),
+    definitions,
+    messages: [],
+    answered: [],
+    undo: [],
+    results: new Map(),
+    tokens: { input: 0, output: 0 },
+    rounds: 0
+  }
+  return current
+})
+
+/** The turn after the user's message: gate, rounds, acceptance of the final text, commit. */
+const body = Effect.fnUntraced(function*<A, X>(env: Env, current: Current, options: TurnOptions<A, X>, warnings: ReadonlyArray<Provider.ToolSchemaWarning>) {
+  const verdict = yield* gate(env, current.number)
+  const text = env.provider.capabilities.executionModel === "providerDriven"
+    ? yield* providerRound(env, current, options)
+    : yield* appRounds(env, current, options)
+  const value = yield* options.accept(text)
+  yield* commit(env, current)
+  const usage = yield* current.budget.usage()
+  const turn: AgentSession.Turn = {
+    turn: current.number,
+    text,
+    calls: current.answered,
+    usage: { ...usage, inputTokens: current.tokens.input, outputTokens: current.tokens.output },
+    warnings,
+    gate: verdict
+  }
+  return [turn, value] as const
+})
+
+/** The failure of a turn, as its event says it. */
+const rolledBack = (env: Env, turn: number, error: string, message: string) =>
+  publish(env, { _tag: "TurnRolledBack", turn, error, message })
+
+/** Runs one send: admitted, begun, rounds, committed; or rolled back to the user's message. */
+export const run = <A, X extends { readonly _tag: string; readonly message: string }>(
+  env: Env,
+  text: string,
+  options: TurnOptions<A, X>
+): Effect.Effect<readonly [AgentSession.Turn, A], AgentSession.SendError | X> =>
+  Effect.gen(function*() {
+    const { definitions, warnings } = yield* admit(env, options.toolChoice)
+    const current = yield* begin(env, text, definitions)
+    return yield* body(env, current, options, warnings).pipe(
+      Effect.tapError((e) => rolledBack(env, current.number, e._tag, e.message)),
+      Effect.onInterrupt(() => rolledBack(env, current.number, "Interrupted", "The send was interrupted.")),
+      // A managed conversation cannot have seen more than history now holds.
+      Effect.ensuring(Effect.flatMap(Ref.get(env.history), (h) => Ref.update(env.seen, (s) => Math.min(s, h.length))))
+    )
+  })
