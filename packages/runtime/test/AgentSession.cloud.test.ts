@@ -1,0 +1,94 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Either, Layer, Logger } from "effect"
+import * as AgentSession from "../src/AgentSession.js"
+import * as ArgumentValidator from "../src/ArgumentValidator.js"
+import * as Capabilities from "../src/Capabilities.js"
+import * as DriftGate from "../src/DriftGate.js"
+import type * as Provider from "../src/Provider.js"
+import * as Tool from "../src/Tool.js"
+import * as Toolkit from "../src/Toolkit.js"
+import { answer, make } from "./support/scriptedProvider.js"
+import { answer as reply, capabilities, envelope, start } from "./support/relay.js"
+import type { Handler } from "./support/relay.js"
+
+const weather = { type: "object", properties: { city: { type: "string" } }, required: ["city"] }
+const loosened = { ...weather, required: [] }
+
+const toolkit = Either.getOrThrow(Toolkit.make(
+  Tool.make("get_weather", { description: "w", parameters: weather, execute: () => Effect.succeed("sunny") })
+))
+
+/** A cloud-profile session whose drift gate asks a loopback relay answering with `handler`. */
+const cloudSession = (handler: Handler, provider: Provider.AgentProvider) =>
+  Effect.gen(function*() {
+    const relay = yield* start(handler)
+    const service = yield* capabilities(relay.url)
+    const layers = Layer.mergeAll(
+      ArgumentValidator.layer,
+      DriftGate.layer.pipe(Layer.provide(Layer.succeed(Capabilities.Capabilities, service))),
+      Logger.remove(Logger.defaultLogger)
+    )
+    const session = yield* AgentSession.make({ provider, toolkit, mode: "cloudProfile" }).pipe(Effect.provide(layers))
+    return { relay, session }
+  })
+
+describe("AgentSession (cloud profile: the drift gate)", () => {
+  it.scopedLive("drift: SchemaDriftError before any stream request; history keeps only the user message", () =>
+    Effect.gen(function*() {
+      const provider = make([answer("never")])
+      const { relay, session } = yield* cloudSession(reply(envelope({ get_weather: loosened })), provider)
+      const error = yield* Effect.flip(session.send("weather?"))
+      assert.strictEqual(error._tag, "SchemaDriftError")
+      assert.strictEqual(provider.requests.length, 0)
+      assert.strictEqual(relay.requests(), 1)
+      assert.deepStrictEqual(yield* session.history, [{ _tag: "User", text: "weather?" }])
+    }))
+
+  it.scopedLive("degraded proceeds and the gate runs again on the next send; a proven verdict is remembered", () =>
+    Effect.gen(function*() {
+      const provider = make([answer("one"), answer("two"), answer("three")])
+      const handler: Handler = (req, res, n) =>
+        n === 1 ? reply({ error: "down" }, 503)(req, res, n) : reply(envelope({ get_weather: weather }))(req, res, n)
+      const { relay, session } = yield* cloudSession(handler, provider)
+      const first = yield* session.send("1")
+      assert.strictEqual(first.gate?._tag, "Degraded")
+      assert.strictEqual(first.text, "one")
+      const second = yield* session.send("2")
+      assert.deepStrictEqual(second.gate, DriftGate.Verdict.Proven({ tools: ["get_weather"] }))
+      assert.strictEqual(relay.requests(), 2)
+      const third = yield* session.send("3")
+      assert.strictEqual(third.gate, undefined)
+      assert.strictEqual(relay.requests(), 2)
+      assert.strictEqual(provider.requests.length, 3)
+    }))
+
+  it.scopedLive("a malformed capabilities envelope is a CapabilitiesContractError with zero provider requests", () =>
+    Effect.gen(function*() {
+      const provider = make([answer("never")])
+      const { session } = yield* cloudSession(reply({ capabilities_version: "1.0" }), provider)
+      const error = yield* Effect.flip(session.send("x"))
+      assert.strictEqual(error._tag, "CapabilitiesContractError")
+      assert.strictEqual(provider.requests.length, 0)
+      assert.deepStrictEqual(yield* session.history, [{ _tag: "User", text: "x" }])
+    }))
+
+  it.scopedLive("a provider-driven provider skips the gate", () =>
+    Effect.gen(function*() {
+      const provider = make([answer("pd")], { executionModel: "providerDriven" })
+      const { relay, session } = yield* cloudSession(reply(envelope({ get_weather: loosened })), provider)
+      const turn = yield* session.send("x")
+      assert.strictEqual(turn.gate, undefined)
+      assert.strictEqual(relay.requests(), 0)
+    }))
+
+  it.scopedLive("local mode never asks the relay", () =>
+    Effect.gen(function*() {
+      const relay = yield* start(reply(envelope({ get_weather: loosened })))
+      const session = yield* AgentSession.make({ provider: make([answer("l")]), toolkit, mode: "local" }).pipe(
+        Effect.provide(ArgumentValidator.layer)
+      )
+      const turn = yield* session.send("x")
+      assert.strictEqual(turn.gate, undefined)
+      assert.strictEqual(relay.requests(), 0)
+    }))
+})
