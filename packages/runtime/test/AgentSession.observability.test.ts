@@ -1,0 +1,172 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Either, Queue, Tracer } from "effect"
+import * as AgentSession from "../src/AgentSession.js"
+import * as ArgumentValidator from "../src/ArgumentValidator.js"
+import type * as SessionEvent from "../src/SessionEvent.js"
+import * as Tool from "../src/Tool.js"
+import * as Toolkit from "../src/Toolkit.js"
+import { answer, call, done, make, session } from "./support/scriptedProvider.js"
+
+const toolkit = Either.getOrThrow(Toolkit.make(Tool.make("add", {
+  description: "Adds.",
+  parameters: { type: "object", properties: { a: { type: "integer" }, b: { type: "integer" } }, required: ["a", "b"] },
+  execute: (args) => Effect.succeed((args as { a: number; b: number }).a + (args as { a: number; b: number }).b)
+})))
+
+/** A turn with one repair: an invalid call and a valid sibling, then a valid call, then the answer. */
+const oneRepair = () =>
+  make([
+    [call("c1", "add", { a: "x", b: 1 }), call("c2", "add", { a: 1, b: 1 }), done],
+    [call("c3", "add", { a: 2, b: 2 }), call("c4", "nope"), done],
+    answer("4")
+  ], { supportsParallelToolCalls: false })
+
+/** A short form of an event: its tag and the fields that tell events of one turn apart. */
+const brief = (e: SessionEvent.SessionEvent): string => {
+  switch (e._tag) {
+    case "TurnStarted":
+      return `TurnStarted ${e.turn} ${e.text}`
+    case "RoundStarted":
+      return `RoundStarted ${e.turn}.${e.round}`
+    case "ToolCalled":
+      return `ToolCalled ${e.round} ${e.callId} ${e.outcome} ${e.issues.length > 0 ? "issues" : "-"}`
+    case "ToolAnswered":
+      return `ToolAnswered ${e.round} ${e.callId} ${e.envelope.ok ? "ok" : e.envelope.kind}`
+    case "RepairSpent":
+      return `RepairSpent ${e.round} ${e.repairs}/${e.limit}`
+    case "TurnCommitted":
+      return `TurnCommitted ${e.turn} rounds=${e.rounds} calls=${e.toolCalls}`
+    case "TurnRolledBack":
+      return `TurnRolledBack ${e.turn} ${e.error}`
+    case "DriftGateChecked":
+      return `DriftGateChecked ${e.outcome}`
+  }
+}
+
+interface Recorded {
+  readonly name: string
+  readonly attributes: Map<string, unknown>
+  ended: boolean
+}
+
+/** A tracer that records every span with its attributes. */
+const recordingTracer = () => {
+  const spans: Array<Recorded> = []
+  let ids = 0
+  const tracer = Tracer.make({
+    span: (name, parent, context, links, _startTime, kind, options) => {
+      const recorded: Recorded = { name, attributes: new Map(Object.entries(options?.attributes ?? {})), ended: false }
+      spans.push(recorded)
+      const span: Tracer.Span = {
+        _tag: "Span",
+        name,
+        spanId: String(++ids),
+        traceId: "trace",
+        parent,
+        context,
+        status: { _tag: "Started", startTime: 0n },
+        attributes: recorded.attributes,
+        links,
+        sampled: true,
+        kind,
+        end: () => {
+          recorded.ended = true
+        },
+        attribute: (key, value) => {
+          recorded.attributes.set(key, value)
+        },
+        event: () => {},
+        addLinks: () => {}
+      }
+      return span
+    },
+    context: (f) => f()
+  })
+  return { spans, tracer }
+}
+
+describe("AgentSession (observability)", () => {
+  it.scoped("the events of a turn with one repair come in the expected sequence", () =>
+    Effect.gen(function*() {
+      const s = yield* session(oneRepair(), toolkit)
+      const events = yield* s.subscribe
+      yield* s.send("sum")
+      const seen = (yield* Queue.takeAll(events)).pipe((c) => Array.from(c, brief))
+      assert.deepStrictEqual(seen, [
+        "TurnStarted 1 sum",
+        "RoundStarted 1.1",
+        "ToolCalled 1 c1 invalid issues",
+        "ToolCalled 1 c2 skipped -",
+        "RepairSpent 1 1/1",
+        "ToolAnswered 1 c1 invalid_args",
+        "ToolAnswered 1 c2 rejected",
+        "RoundStarted 1.2",
+        "ToolCalled 2 c3 valid -",
+        "ToolAnswered 2 c3 ok",
+        "ToolCalled 2 c4 unknown_tool -",
+        "ToolAnswered 2 c4 tool_not_found",
+        "RoundStarted 1.3",
+        "TurnCommitted 1 rounds=3 calls=4"
+      ])
+    }))
+
+  it.scoped("an invalid call is reported with the same detail as an executed one; a failed turn says how it failed", () =>
+    Effect.gen(function*() {
+      const s = yield* session(make([[call("c1", "add", { a: "x", b: 1 }), done], [call("c2", "add", {}), done]]), toolkit)
+      const events = yield* s.subscribe
+      yield* Effect.flip(s.send("sum"))
+      const all = Array.from(yield* Queue.takeAll(events))
+      const invalid = all.find((e): e is SessionEvent.ToolCalled => e._tag === "ToolCalled" && e.callId === "c1")!
+      assert.deepStrictEqual(invalid.arguments, { a: "x", b: 1 })
+      assert.strictEqual(invalid.tool, "add")
+      assert.strictEqual(invalid.issues[0]!.field, "a")
+      const last = all.at(-1)!
+      assert.strictEqual(last._tag, "TurnRolledBack")
+      if (last._tag !== "TurnRolledBack") return
+      assert.strictEqual(last.error, "ToolArgumentRepairExhausted")
+      assert.include(last.message, "repairs exhausted")
+    }))
+
+  it.effect("one AgentSession.toolCall span per call, invalid ones included, with name, id, outcome and issue count", () =>
+    Effect.gen(function*() {
+      const { spans, tracer } = recordingTracer()
+      const s = yield* session(oneRepair(), toolkit)
+      yield* s.send("sum").pipe(Effect.withTracer(tracer))
+      const calls = spans.filter((span) => span.name === "AgentSession.toolCall")
+      assert.deepStrictEqual(calls.map((span) => [
+        span.attributes.get("tool.name"),
+        span.attributes.get("tool.call_id"),
+        span.attributes.get("tool.outcome"),
+        span.attributes.get("tool.issue_count")
+      ]), [
+        ["add", "c1", "invalid", 1],
+        ["add", "c2", "skipped", 0],
+        ["add", "c3", "valid", 0],
+        ["nope", "c4", "unknown_tool", 0]
+      ])
+      assert.isTrue(calls.every((span) => span.ended))
+      assert.isTrue(spans.some((span) => span.name === "AgentSession.send"))
+      assert.isTrue(spans.some((span) => span.name === "Tool.run"))
+    }))
+
+  it.effect("a turn that exhausts its repairs still leaves a span for every invalid call", () =>
+    Effect.gen(function*() {
+      const { spans, tracer } = recordingTracer()
+      const s = yield* session(make([[call("c1", "add", {}), done], [call("c2", "add", { a: 1 }), done]]), toolkit)
+      yield* Effect.flip(s.send("sum").pipe(Effect.withTracer(tracer)))
+      const calls = spans.filter((span) => span.name === "AgentSession.toolCall")
+      assert.deepStrictEqual(calls.map((span) => [span.attributes.get("tool.call_id"), span.attributes.get("tool.outcome")]), [["c1", "invalid"], ["c2", "invalid"]])
+      assert.deepStrictEqual(calls.map((span) => span.attributes.get("tool.issue_count")), [2, 1])
+    }))
+
+  it.scoped("a sliding events hub drops the oldest events for a slow subscriber instead of blocking the turn", () =>
+    Effect.gen(function*() {
+      const s = yield* AgentSession.make({ provider: oneRepair(), toolkit, mode: "local", eventCapacity: 2 }).pipe(
+        Effect.provide(ArgumentValidator.layer)
+      )
+      const events = yield* s.subscribe
+      yield* s.send("sum")
+      const kept = Array.from(yield* Queue.takeAll(events), brief)
+      assert.deepStrictEqual(kept, ["RoundStarted 1.3", "TurnCommitted 1 rounds=3 calls=4"])
+    }))
+})
