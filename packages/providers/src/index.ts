@@ -9,3 +9,6 @@ export * as Script from "./Script.js"
 
 /** A provider that plays a `Script` and records every request (tests, the demo). */
 export * as Scripted from "./Scripted.js"
+
+/** The relay's turns endpoint on the wire: the request (tool names only) and the SSE body of `StreamEvent`s. */
+export * as RelayWire from "./RelayWire.js"
