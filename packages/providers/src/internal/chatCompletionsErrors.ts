@@ -18,11 +18,25 @@ export const clip = (text: string, max = 300): string => {
 export const errorText = (error: { readonly message?: string | null | undefined } | string): string =>
   typeof error === "string" ? error : (error.message ?? "")
 
-/** The server's message in a failed response's body (`error.message`, or `error`, else the raw text), scrubbed, then clipped. */
+/**
+ * The server's message in a failed response's body (`error.message`, or `error`; in a body read only in
+ * part, the first `"message"` string; else the raw text), scrubbed, then clipped.
+ */
 export const bodyMessage = (body: string, scrub: (text: string) => string): string => {
   const decoded = decodeErrorBody(body)
-  const text = clip(scrub(Either.isRight(decoded) ? errorText(decoded.right.error) : body))
+  const text = clip(scrub(Either.isRight(decoded) ? errorText(decoded.right.error) : (partialMessage(body) ?? body)))
   return text === "" ? "(no message)" : text
+}
+
+/** The first `"message": "…"` string of JSON text that may be cut off (the cut string's start counts). */
+const partialMessage = (body: string): string | undefined => {
+  const found = /"message"\s*:\s*"((?:[^"\\]|\\.)*)/.exec(body.slice(0, 65_536))
+  if (found === null) return undefined
+  try {
+    return JSON.parse(`"${found[1]!.replace(/\\$/, "")}"`) as string
+  } catch {
+    return found[1]
+  }
 }
 
 /** Whether a status may succeed when tried again: a timeout, a rate limit, or a server fault. */

@@ -149,7 +149,8 @@ export const events = (options: Options) =>
 <E, R>(sse: Stream.Stream<ServerSentEvent, E, R>): Stream.Stream<StreamEvent.StreamEvent, E | Errors.ProviderError, R> =>
   Stream.suspend(() => {
     const round = new Round(options.scrub)
-    const fail = (f: Failure) => new Errors.ProviderError({ provider: options.provider, ...f })
+    const fail = (f: Failure) =>
+      new Errors.ProviderError({ provider: options.provider, ...f, ...(f.cause === undefined ? {} : { cause: options.scrub(f.cause) }) })
     const body = sse.pipe(Stream.mapChunksEffect((chunk) => {
       const out: Array<StreamEvent.StreamEvent> = []
       for (const event of chunk) {
