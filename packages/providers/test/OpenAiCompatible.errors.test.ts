@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Cause, Effect, Either, Exit, Logger, LogLevel, Redacted } from "effect"
+import type { Duration } from "effect"
 import type { Errors, StreamEvent } from "@toolgate/runtime"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
@@ -9,7 +10,7 @@ import type { Reply } from "./OpenAiCompatible.support.js"
 const key = "sk-proj-Zx81KqWv3nTq0aLr9YcE"
 
 /** The round's outcome: its events, or the ProviderError it failed with (a timeout of the test itself fails the test). */
-const outcome = (reply: Reply, timeout = "5 seconds") =>
+const outcome = (reply: Reply, timeout: Duration.DurationInput = "5 seconds") =>
   Effect.gen(function*() {
     const server = yield* start(reply)
     const result = yield* Effect.either(collect(yield* provider(server, { apiKey: Redacted.make(key), timeout })))
@@ -18,7 +19,7 @@ const outcome = (reply: Reply, timeout = "5 seconds") =>
   })
 
 /** The ProviderError a round failed with. */
-const failure = (reply: Reply, timeout?: string) =>
+const failure = (reply: Reply, timeout?: Duration.DurationInput) =>
   Effect.gen(function*() {
     const result = yield* outcome(reply, timeout)
     if (Either.isRight(result)) return assert.fail(`expected a ProviderError, got ${JSON.stringify(result.right)}`)
