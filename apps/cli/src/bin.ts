@@ -17,9 +17,10 @@ const program = Cli.run(process.argv).pipe(
 )
 
 // Exit 0 on success; the command's own code when it chose one; 2 for bad command-line input (which
-// @effect/cli has already explained), except for `subschema`, whose 2 means "unsupported" and whose bad
-// input is 3; 70 (EX_SOFTWARE) for a defect.
-const usage = process.argv.slice(2).find((a) => !a.startsWith("-")) === "subschema" ? 3 : 2
+// @effect/cli has already explained), except where 2 is a verdict: `subschema` (bad input 3) and `check`
+// (bad input 4); 70 (EX_SOFTWARE) for a defect.
+const subcommand = process.argv.slice(2).find((a) => !a.startsWith("-"))
+const usage = subcommand === "subschema" ? 3 : subcommand === "check" ? 4 : 2
 NodeRuntime.runMain(program, {
   disableErrorReporting: true,
   teardown: (exit, onExit) => {

@@ -18,10 +18,12 @@ import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import { CapabilitiesContractError } from "./Errors.js"
 import { classify, Envelope, malformed } from "./internal/capabilitiesWire.js"
@@ -119,6 +121,18 @@ export const make = (options: Options): Effect.Effect<Service, never, HttpClient
     })
     return Capabilities.of({ probe })
   })
+
+const decodeEnvelope = Schema.decodeUnknownEither(Envelope, { errors: "all" })
+
+/**
+ * A capabilities body read without HTTP (a file, a recorded response), classified exactly as `probe`
+ * classifies the relay's answer: `Exported`, `Predates`, or a `CapabilitiesContractError`.
+ */
+export const fromBody = (body: unknown): Either.Either<Probe, CapabilitiesContractError> =>
+  Either.flatMap(
+    Either.mapLeft(decodeEnvelope(body), malformed),
+    (envelope) => Either.map(classify(envelope), (wire) => wire._tag === "Exported" ? Probe.Exported(wire) : Probe.Predates())
+  )
 
 /** The service for `options`, over the `HttpClient` in context. */
 export const layer = (options: Options): Layer.Layer<Capabilities, never, HttpClient.HttpClient> =>
