@@ -1,0 +1,14 @@
+/**
+ * @toolgate/relay: the reference relay (capabilities, streamed turns, Chat Completions) over HTTP.
+ *
+ * @since 0.1.0
+ */
+
+/** The relay server: `router`, `layer`, `start`, and the profile and scenario file loaders. */
+export * as Relay from "./Relay.js"
+
+/** A profile (the served capabilities, kept raw) and the body it stands for under capability faults. */
+export * as Profile from "./Profile.js"
+
+/** The fault switches (`predates`, `malformed`, `newer-major`, `slow`, `fail`, `drop`, `garbage`). */
+export * as Faults from "./Faults.js"

@@ -1,0 +1,178 @@
+/**
+ * What every endpoint of the relay shares: JSON errors, a request body read within a size limit, JSON and
+ * Schema decoding that never throws (not even on 10,000-level values), and the fault switches applied to
+ * an answer (slow, fail, garbage, drop).
+ *
+ * @internal
+ */
+import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as ParseResult from "effect/ParseResult"
+import * as Stream from "effect/Stream"
+import * as Faults from "../Faults.js"
+
+/** A request the relay refuses: the status and the `{ error: { message, type } }` body it answers with. */
+export class Rejection extends Data.TaggedError("Rejection")<{
+  readonly status: number
+  readonly message: string
+  readonly type: string
+}> {}
+
+/** A 400 for a request that does not say what the endpoint needs. */
+export const invalid = (message: string): Rejection => new Rejection({ status: 400, message, type: "invalid_request_error" })
+
+/** The JSON error response of a status. */
+export const errorResponse = (status: number, message: string, type: string, headers?: Record<string, string>) =>
+  HttpServerResponse.text(JSON.stringify({ error: { message, type } }), {
+    status,
+    contentType: "application/json",
+    ...(headers === undefined ? {} : { headers })
+  })
+
+/** A rejection as its response. */
+export const reject = (rejection: Rejection) => errorResponse(rejection.status, rejection.message, rejection.type)
+
+/** How much of a refused oversized body is still read (and discarded) so the client gets the 413, not a reset. */
+const drainLimit = (maxBytes: number): number => Math.max(maxBytes * 4, 8 * 1024 * 1024)
+
+/**
+ * The body as UTF-8 text. Over `maxBytes` → 413 (a declared `content-length` is refused before reading;
+ * an undeclared one is read and discarded up to a bound, past which the connection is closed).
+ */
+export const readBody = (request: HttpServerRequest.HttpServerRequest, maxBytes: number): Effect.Effect<string, Rejection> =>
+  Effect.gen(function*() {
+    const tooLarge = new Rejection({ status: 413, message: `the request body is larger than ${maxBytes} bytes`, type: "invalid_request_error" })
+    const drain = drainLimit(maxBytes)
+    // A body declared past the drain bound is refused unread (Node discards it after the answer).
+    if (Number(request.headers["content-length"]) > drain) return yield* tooLarge
+    const chunks: Array<Uint8Array> = []
+    let size = 0
+    yield* request.stream.pipe(
+      Stream.runForEachWhile((chunk) =>
+        Effect.sync(() => {
+          size += chunk.byteLength
+          if (size <= maxBytes) chunks.push(chunk)
+          return size <= drain
+        })
+      ),
+      Effect.mapError(() => invalid("the request body could not be read"))
+    )
+    if (size > maxBytes) return yield* tooLarge
+    const bytes = Buffer.concat(chunks)
+    try {
+      return new TextDecoder("utf-8", { fatal: true }).decode(bytes)
+    } catch {
+      return yield* invalid("the request body is not UTF-8 text")
+    }
+  })
+
+/** JSON text to a value, or a 400. */
+export const parseJson = (text: string): Either.Either<unknown, Rejection> => {
+  try {
+    return Either.right(JSON.parse(text) as unknown)
+  } catch {
+    return Either.left(invalid("the request body is not JSON"))
+  }
+}
+
+/** A decoding failure as a 400 with readable, bounded messages. */
+export const decodeFailure = (what: string, error: ParseResult.ParseError): Rejection => invalid(`${what}: ${issuesText(error)}`)
+
+/** A `ParseError`'s first issues, bounded; a value too deep for the formatter is said so instead of overflowing. */
+export const issuesText = (error: ParseResult.ParseError): string => {
+  try {
+    const issues = ParseResult.ArrayFormatter.formatErrorSync(error)
+    const lines = issues.slice(0, 10).map((issue) =>
+      `${issue.path.length === 0 ? "" : `at ${clip(issue.path.map(String).join("."), 200)}: `}${clip(issue.message, 300)}`
+    )
+    return `${lines.join("; ")}${issues.length > 10 ? ` (and ${issues.length - 10} more)` : ""}`
+  } catch {
+    return "it does not have the expected shape (a value is nested too deeply to describe)"
+  }
+}
+
+/** Text cut to `max` characters. */
+export const clip = (text: string, max: number): string => text.length > max ? `${text.slice(0, max)}…` : text
+
+/** The faults of one request and the `slow` delay. */
+export interface Plan {
+  readonly faults: ReadonlySet<Faults.Fault>
+  readonly delayMs: number
+}
+
+/** The request's faults (its header, plus the profile's) and delay, or a 400 for an unknown fault or a bad delay. */
+export const plan = (request: HttpServerRequest.HttpServerRequest, profileFaults: ReadonlyArray<Faults.Fault>): Either.Either<Plan, Rejection> => {
+  const header = request.headers[Faults.header]
+  const listed = Faults.parse(typeof header === "string" ? header : "")
+  if (Either.isLeft(listed)) {
+    return Either.left(invalid(`${Faults.header}: unknown ${listed.left.map((name) => JSON.stringify(clip(name, 40))).join(", ")} (faults: ${Faults.all.join(", ")})`))
+  }
+  const delay = Faults.delayMs(request.headers[Faults.delayHeader])
+  if (Either.isLeft(delay)) return Either.left(invalid(delay.left))
+  return Either.right({ faults: new Set([...profileFaults, ...listed.right]), delayMs: delay.right })
+}
+
+/** An answer before faults: a status, a content type and the body in pieces (server-sent events, or one JSON text). */
+export interface Answer {
+  readonly status: number
+  readonly contentType: string
+  readonly pieces: ReadonlyArray<string>
+  /** Sent as a stream of server-sent events (else one JSON body). */
+  readonly streamed: boolean
+}
+
+/** A JSON answer. */
+export const jsonAnswer = (status: number, body: string): Answer =>
+  ({ status, contentType: "application/json", pieces: [body], streamed: false })
+
+/** A server-sent events answer. */
+export const eventsAnswer = (pieces: ReadonlyArray<string>): Answer =>
+  ({ status: 200, contentType: "text/event-stream", pieces, streamed: true })
+
+const garbageText = "<html>this is not JSON: the relay's garbage fault {"
+
+/** Applies the request's faults to an answer: `slow` waits, then `fail`, `garbage` or `drop` replace or cut it. */
+export const respond = (request: HttpServerRequest.HttpServerRequest, plan: Plan, answer: Answer) =>
+  Effect.gen(function*() {
+    if (plan.faults.has("slow")) yield* Effect.sleep(plan.delayMs)
+    if (plan.faults.has("fail")) return errorResponse(500, "the relay failed (its fail fault is on)", "server_error")
+    if (plan.faults.has("garbage")) {
+      return answer.streamed
+        ? send({ ...answer, status: 200, pieces: [`data: ${garbageText}\n\n`] })
+        : HttpServerResponse.text(garbageText, { status: 200, contentType: "application/json" })
+    }
+    if (plan.faults.has("drop")) return dropAfterFirst(request, answer)
+    return send(answer)
+  })
+
+const eventHeaders = { "cache-control": "no-cache" }
+
+/** An answer as it is, without faults. */
+export const send = (answer: Answer): HttpServerResponse.HttpServerResponse =>
+  answer.streamed
+    ? HttpServerResponse.stream(Stream.fromIterable(answer.pieces).pipe(Stream.encodeText), {
+      status: answer.status,
+      contentType: answer.contentType,
+      headers: eventHeaders
+    })
+    : HttpServerResponse.text(answer.pieces.join(""), { status: answer.status, contentType: answer.contentType })
+
+/** The first event (or the first half of a JSON body), then the connection is closed before the body ends. */
+const dropAfterFirst = (request: HttpServerRequest.HttpServerRequest, answer: Answer) => {
+  const whole = answer.pieces.join("")
+  const first = answer.streamed ? answer.pieces[0] ?? "" : whole.slice(0, Math.floor(whole.length / 2))
+  const close = Effect.async<never>(() => {
+    // `destroySoon` flushes what was written, then closes; the server interrupts the response when it closes.
+    NodeHttpServerRequest.toServerResponse(request).socket?.destroySoon()
+  })
+  const body = Stream.make(first).pipe(Stream.encodeText, Stream.concat(Stream.fromEffect(close)))
+  return HttpServerResponse.stream(body, {
+    status: answer.status,
+    contentType: answer.contentType,
+    headers: answer.streamed ? eventHeaders : {}
+  })
+}
