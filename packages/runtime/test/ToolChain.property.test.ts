@@ -137,8 +137,8 @@ describe("ToolChain properties", () => {
         const all = positions(args).filter((t) => t.length > 0)
         const chosen = [...new Set(picks.map((p) => p % all.length))].map((n) => all[n]!)
           .filter((t, _, list) => !list.some((o) => o !== t && o.length < t.length && o.every((x, k) => x === t[k])))
-        let withRefs = args
-        let expected = args
+        let withRefs: J = args
+        let expected: J = args
         const results = new Map<string, ToolEnvelope.Envelope>()
         chosen.forEach((tokens, n) => {
           const value = values[n % values.length]!
