@@ -1,0 +1,113 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Validator } from "@toolgate/json-schema"
+import { Effect, Either, FastCheck as fc } from "effect"
+import type * as Message from "../src/Message.js"
+import type * as StreamEvent from "../src/StreamEvent.js"
+import * as Tool from "../src/Tool.js"
+import * as Toolkit from "../src/Toolkit.js"
+import { done, make, session, text } from "./support/scriptedProvider.js"
+
+const putSchema = {
+  type: "object",
+  properties: { key: { type: "string" }, n: { type: "integer", minimum: 0 } },
+  required: ["key", "n"],
+  additionalProperties: false
+}
+const isPut = Either.getOrThrow(Validator.compile(putSchema))
+
+/** What a generated call is. */
+type Kind = "valid" | "nearMiss" | "invalid" | "unknown" | "ref" | "ghostRef" | "noArgs"
+
+/** How a generated round may break the event contract. */
+type Breakage = "none" | "missingDone" | "afterDone" | "duplicateCall"
+
+interface RoundSpec {
+  readonly calls: ReadonlyArray<{ readonly kind: Kind; readonly n: number }>
+  readonly breakage: Breakage
+}
+
+const kind = fc.constantFrom<Kind>("valid", "valid", "nearMiss", "invalid", "unknown", "ref", "ghostRef", "noArgs")
+const round: fc.Arbitrary<RoundSpec> = fc.record({
+  calls: fc.array(fc.record({ kind, n: fc.nat(50) }), { maxLength: 4 }),
+  breakage: fc.constantFrom<Breakage>("none", "none", "none", "none", "none", "missingDone", "afterDone", "duplicateCall")
+})
+const script = fc.array(fc.array(round, { minLength: 1, maxLength: 5 }), { minLength: 1, maxLength: 3 })
+const limits = fc.record({ maxToolArgumentRepairs: fc.nat(2), maxProviderRoundTrips: fc.integer({ min: 1, max: 5 }) })
+
+/** The events of a scripted round; call ids are unique across the whole script, refs point at earlier ids. */
+const eventsOf = (spec: RoundSpec, ids: { next: number; earlier: Array<string> }): ReadonlyArray<StreamEvent.StreamEvent> => {
+  const calls = spec.calls.map(({ kind, n }): StreamEvent.StreamEvent => {
+    const id = `call_${ids.next++}`
+    const earlier = ids.earlier[n % Math.max(1, ids.earlier.length)] ?? "ghost"
+    ids.earlier.push(id)
+    const args: Record<Kind, unknown> = {
+      valid: { key: `k${n}`, n },
+      nearMiss: { key: `k${n}`, n: String(n) },
+      invalid: n % 2 === 0 ? { key: n, n: -1 } : "{\"key\": ",
+      unknown: {},
+      ref: { key: { $tool: earlier, $path: "result.key" }, n },
+      ghostRef: { key: { $tool: "ghost" }, n },
+      noArgs: undefined
+    }
+    const name = kind === "unknown" ? "missing_tool" : "put"
+    return args[kind] === undefined ? { _tag: "ToolCallComplete", id, name } : { _tag: "ToolCallComplete", id, name, arguments: args[kind] as never }
+  })
+  const body = [text("t"), ...calls]
+  switch (spec.breakage) {
+    case "missingDone":
+      return body
+    case "afterDone":
+      return [...body, done, text("late")]
+    case "duplicateCall":
+      return calls.length === 0 ? [...body, done] : [...body, calls[0]!, done]
+    case "none":
+      return [...body, done]
+  }
+}
+
+/** Every Assistant tool call in `messages` is answered by a ToolResult with its id later on. */
+const everyCallAnswered = (messages: ReadonlyArray<Message.Message>): boolean =>
+  messages.every((m, i) =>
+    m._tag !== "Assistant" ||
+    m.toolCalls.every((c) => messages.slice(i + 1).some((r) => r._tag === "ToolResult" && r.callId === c.id)))
+
+describe("AgentSession (property)", () => {
+  it.effect.prop(
+    "random scripted rounds keep the invariants: valid arguments only, limits held, rollback exact, every committed call answered",
+    [script, limits, fc.boolean()],
+    ([turns, limit, parallel]) =>
+      Effect.gen(function*() {
+        const bad: Array<unknown> = []
+        const put = Tool.make("put", {
+          description: "p",
+          parameters: putSchema,
+          execute: (args) => Effect.sync(() => (isPut.isValid(args) ? undefined : bad.push(args), args))
+        })
+        const ids = { next: 0, earlier: [] as Array<string> }
+        const provider = make(turns.flatMap((rounds) => rounds.map((r) => eventsOf(r, ids))), { supportsParallelToolCalls: parallel })
+        const s = yield* session(provider, Either.getOrThrow(Toolkit.make(put)), { limits: limit, chaining: true, chainScope: "session" })
+        for (const [i] of turns.entries()) {
+          const before = yield* s.history
+          const requestsBefore = provider.requests.length
+          const outcome = yield* Effect.either(s.send(`turn ${i}`))
+          const after = yield* s.history
+          assert.isAtMost(provider.requests.length - requestsBefore, limit.maxProviderRoundTrips)
+          assert.deepStrictEqual(after.slice(0, before.length), before)
+          if (Either.isLeft(outcome)) {
+            assert.deepStrictEqual(after.slice(before.length), [{ _tag: "User", text: `turn ${i}` }])
+            continue
+          }
+          const turn = outcome.right
+          assert.isAtMost(turn.usage.repairs, limit.maxToolArgumentRepairs)
+          assert.isAtMost(turn.usage.roundTrips, limit.maxProviderRoundTrips)
+          const added = after.slice(before.length)
+          assert.strictEqual(added[0]?._tag, "User")
+          assert.isTrue(everyCallAnswered(added), JSON.stringify(added))
+          const called = added.flatMap((m) => m._tag === "Assistant" ? m.toolCalls.map((c) => c.id) : [])
+          assert.deepStrictEqual(turn.calls.map((c) => c.callId), called)
+        }
+        assert.deepStrictEqual(bad, [])
+      }),
+    { fastCheck: { numRuns: 40 }, timeout: 60_000 }
+  )
+})
