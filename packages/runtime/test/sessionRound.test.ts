@@ -190,7 +190,7 @@ describe("terminalEnvelope", () => {
     const completed = (result: J.JsonValue) => terminalEnvelope(StreamEvent.ToolCallCompleted.make({ id: "1", result }), "t")
     assert.deepStrictEqual(completed([1, 2]), { ok: true, tool: "t", result: [1, 2] })
     assert.deepStrictEqual(completed(null), { ok: true, tool: "t", result: null })
-    const failure = { ok: false, kind: "not_found", message: "no such file", tool: "other", retryable: false }
+    const failure: J.JsonValue = { ok: false, kind: "not_found", message: "no such file", tool: "other", retryable: false }
     assert.deepStrictEqual(completed(failure), failure)
     assert.deepStrictEqual(completed({ ok: true, result: 3 }), { ok: true, result: 3, tool: "t" })
     assert.deepStrictEqual(completed({ ok: false, kind: "nonsense" }), { ok: true, tool: "t", result: { ok: false, kind: "nonsense" } })
