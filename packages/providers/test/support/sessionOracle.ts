@@ -1,0 +1,162 @@
+/**
+ * The property test's checks of one send against the model's `ExpectedTurn`: the invariants of issue 6
+ * (no executor sees invalid arguments, repairs and round trips within their limits, a failed send leaves
+ * history as it was plus the user message, a committed turn answers every call) and the model's finer
+ * predictions (outcome, requests, envelope kinds, which executors ran, the events). Each check throws an
+ * `Error` naming the send and what differed, so fast-check shrinks to it and prints the plan.
+ */
+import { Cause, Exit, Option } from "effect"
+import * as assert from "node:assert/strict"
+import type * as AgentSession from "../../../runtime/src/AgentSession.js"
+import type * as Message from "../../../runtime/src/Message.js"
+import type * as Provider from "../../../runtime/src/Provider.js"
+import type * as SessionEvent from "../../../runtime/src/SessionEvent.js"
+import type { SessionPlan } from "./sessionArbitraries.js"
+import type { ExpectedCall, ExpectedTurn } from "./sessionModel.js"
+import type { Received } from "./sessionTools.js"
+
+/** Every tag of `AgentSession.SendError`. */
+export const sendErrorTags: ReadonlySet<string> = new Set([
+  "SchemaDriftError", "UnsupportedCloudToolSchema", "CapabilitiesContractError", "ToolArgumentRepairExhausted",
+  "RoundTripLimitExceeded", "ProviderEventContractViolation", "ProviderError", "ToolChoiceUnsupported",
+  "ToolsRejected", "InvalidToolSchema"
+])
+
+/** What one send did, as observed from outside the session. */
+export interface Observed {
+  readonly index: number
+  readonly text: string
+  readonly exit: Exit.Exit<AgentSession.Turn, unknown>
+  readonly before: ReadonlyArray<Message.Message>
+  readonly after: ReadonlyArray<Message.Message>
+  readonly requests: ReadonlyArray<Provider.CompletionRequest>
+  readonly received: ReadonlyArray<Received>
+  readonly events: ReadonlyArray<SessionEvent.SessionEvent>
+}
+
+const check = (send: number, what: string, ok: boolean, detail: () => unknown = () => ""): void => {
+  if (!ok) throw new Error(`send ${send}: ${what} ${JSON.stringify(detail())}`)
+}
+
+/** The error tag of a failed exit, after checking the cause is one typed failure (no defect, no interruption). */
+const failureTag = (send: number, exit: Exit.Exit<AgentSession.Turn, unknown>): string | undefined => {
+  if (Exit.isSuccess(exit)) return undefined
+  const cause = exit.cause
+  check(send, "the send died or was interrupted", !Cause.isDie(cause) && !Cause.isInterrupted(cause), () => Cause.pretty(cause))
+  const error = Cause.failureOption(cause)
+  check(send, "the failure has no error", Option.isSome(error), () => Cause.pretty(cause))
+  const tag = (Option.getOrThrow(error) as { readonly _tag?: unknown })._tag
+  check(send, "the error is not a SendError", typeof tag === "string" && sendErrorTags.has(tag), () => String(tag))
+  return tag as string
+}
+
+/** How many of a turn's requests carry a round that had `invalid_args` answers back to the model (repairs seen on the wire). */
+export const repairsOnTheWire = (requests: ReadonlyArray<Provider.CompletionRequest>): number =>
+  requests.filter((request) => {
+    const tags = request.messages.map((m) => m._tag)
+    const lastAssistant = tags.lastIndexOf("Assistant")
+    const lastUser = tags.lastIndexOf("User")
+    if (lastAssistant < lastUser) return false
+    return request.messages.slice(lastAssistant + 1).some((m) => m._tag === "ToolResult" && !m.envelope.ok && m.envelope.kind === "invalid_args")
+  }).length
+
+/** The executor ids the model says must run / may run. */
+const executed = (expected: ExpectedTurn) => {
+  const calls = expected.rounds.flatMap((r) => r.calls)
+  return {
+    must: new Set(calls.filter((c) => c.runs === "yes").map((c) => c.id)),
+    may: new Set(calls.filter((c) => c.runs !== "no").map((c) => c.id))
+  }
+}
+
+const kindOf = (envelope: Message.ToolResult["envelope"]): string => envelope.ok ? "success" : envelope.kind
+
+/** A committed turn's messages: User, then per round an Assistant and a ToolResult for each of its calls, then the answer. */
+const checkCommitted = (o: Observed, expected: ExpectedTurn, turn: AgentSession.Turn): void => {
+  const n = o.index
+  assert.deepStrictEqual(o.after.slice(0, o.before.length), o.before, `send ${n}: a committed turn changed earlier history`)
+  const added = o.after.slice(o.before.length)
+  assert.deepStrictEqual(added[0], { _tag: "User", text: o.text }, `send ${n}: the turn does not start with the user message`)
+  // Every ToolCall of the turn's Assistant messages has exactly one ToolResult (model-independent).
+  const callIds = added.flatMap((m) => m._tag === "Assistant" ? m.toolCalls.map((c) => c.id) : [])
+  const resultIds = added.flatMap((m) => m._tag === "ToolResult" ? [m.callId] : [])
+  assert.deepStrictEqual([...resultIds].sort(), [...callIds].sort(), `send ${n}: calls and results of the committed turn differ`)
+  let at = 1
+  const answered = new Map<string, Message.ToolResult>()
+  for (const round of expected.rounds) {
+    const assistant = added[at++]
+    assert.deepStrictEqual(assistant, {
+      _tag: "Assistant",
+      text: round.text,
+      toolCalls: round.calls.map((c) => ({ id: c.id, name: c.name, ...(c.arguments === undefined ? {} : { arguments: c.arguments }) }))
+    }, `send ${n}: an assistant message of a round`)
+    const results = added.slice(at, at + round.calls.length)
+    at += round.calls.length
+    for (const r of results) {
+      check(n, "a ToolResult expected after the assistant message", r?._tag === "ToolResult", () => r)
+      if (r?._tag === "ToolResult") answered.set(r.callId, r)
+    }
+    for (const c of round.calls) checkAnswer(n, c, answered.get(c.id))
+  }
+  assert.deepStrictEqual(added.slice(at), [{ _tag: "Assistant", text: expected.finalText, toolCalls: [] }], `send ${n}: the answer closes the turn`)
+  check(n, "turn.text", turn.text === expected.finalText, () => turn.text)
+  check(n, "turn.turn", turn.turn === n, () => turn.turn)
+  assert.deepStrictEqual(turn.calls.map((c) => c.callId), callIds, `send ${n}: turn.calls`)
+  for (const c of turn.calls) assert.deepStrictEqual(c.envelope, answered.get(c.callId)?.envelope, `send ${n}: turn.calls envelope of ${c.callId}`)
+  check(n, "usage tokens", turn.usage.inputTokens === expected.inputTokens && turn.usage.outputTokens === expected.outputTokens, () => turn.usage)
+  check(n, "usage.repairs", turn.usage.repairs === expected.repairs, () => turn.usage)
+  check(n, "usage.roundTrips", turn.usage.roundTrips === expected.requests, () => turn.usage)
+}
+
+const checkAnswer = (n: number, call: ExpectedCall, result: Message.ToolResult | undefined): void => {
+  check(n, `call ${call.id} has no ToolResult`, result !== undefined)
+  const kind = kindOf(result!.envelope)
+  check(n, `call ${call.id} answered ${kind}, expected one of`, call.answers.includes(kind as never), () => ({ answers: call.answers, envelope: result!.envelope }))
+  if (call.field !== undefined && !result!.envelope.ok) {
+    check(n, `broken ref ${call.id} names the wrong field`, result!.envelope.field === call.field, () => result!.envelope)
+  }
+}
+
+const outcomeOfCall = (call: ExpectedCall): ReadonlyArray<string> =>
+  call.answers[0] === "tool_not_found" ? ["unknown_tool"] :
+  call.answers[0] === "invalid_args" ? ["invalid"] :
+  call.answers[0] === "rejected" ? ["skipped"] :
+  call.runs === "maybe" ? ["valid", "skipped"] : ["valid"]
+
+/** The events of the send: started first, committed/rolled back last, one RoundStarted per request, a ToolCalled per answered call, a RepairSpent per repair. */
+const checkEvents = (o: Observed, expected: ExpectedTurn, tag: string | undefined): void => {
+  const n = o.index
+  const first = o.events[0]
+  check(n, "first event", first?._tag === "TurnStarted" && first.turn === n && first.text === o.text, () => first)
+  const last = o.events.at(-1)
+  check(n, "last event", tag === undefined ?
+    last?._tag === "TurnCommitted" && last.turn === n && last.rounds === expected.requests :
+    last?._tag === "TurnRolledBack" && last.turn === n && last.error === tag, () => last)
+  check(n, "RoundStarted events", o.events.filter((e) => e._tag === "RoundStarted").length === expected.requests, () => o.events.map((e) => e._tag))
+  check(n, "RepairSpent events", o.events.filter((e) => e._tag === "RepairSpent").length === expected.repairs, () => o.events.map((e) => e._tag))
+  for (const call of expected.rounds.flatMap((r) => r.calls)) {
+    const called = o.events.find((e): e is SessionEvent.ToolCalled => e._tag === "ToolCalled" && e.callId === call.id)
+    check(n, `ToolCalled for ${call.id}`, called !== undefined && outcomeOfCall(call).includes(called.outcome), () => called)
+    check(n, `ToolAnswered for ${call.id}`, o.events.some((e) => e._tag === "ToolAnswered" && e.callId === call.id))
+  }
+}
+
+/** Checks one send against the plan's limits and the model's expectation. */
+export const checkSend = (plan: SessionPlan, expected: ExpectedTurn, o: Observed): void => {
+  const n = o.index
+  const tag = failureTag(n, o.exit)
+  for (const r of o.received) check(n, `executor ${r.tool} received invalid arguments`, r.problems.length === 0, () => r)
+  check(n, "round trips over the limit", o.requests.length <= plan.roundTrips, () => o.requests.length)
+  const wireRepairs = repairsOnTheWire(o.requests)
+  check(n, "repairs over the limit", wireRepairs <= plan.repairs, () => wireRepairs)
+  check(n, "outcome", (tag ?? "Committed") === expected.outcome, () => ({ got: tag ?? "Committed", expected: expected.outcome, error: Exit.isFailure(o.exit) ? Cause.pretty(o.exit.cause) : undefined }))
+  check(n, "provider requests", o.requests.length === expected.requests, () => o.requests.length)
+  check(n, "repairs on the wire", wireRepairs === expected.carried, () => wireRepairs)
+  const ran = new Set(o.received.map((r) => r.callId))
+  const { may, must } = executed(expected)
+  for (const id of must) check(n, `executor of ${id} did not run`, ran.has(id))
+  for (const id of ran) check(n, `executor of ${id} ran`, may.has(id))
+  if (Exit.isSuccess(o.exit)) checkCommitted(o, expected, o.exit.value)
+  else assert.deepStrictEqual(o.after, [...o.before, { _tag: "User", text: o.text }], `send ${n}: a failed send must leave history + the user message`)
+  checkEvents(o, expected, tag)
+}

@@ -1,0 +1,123 @@
+/**
+ * The property test's toolkit: three JSON Schema tools (required properties, a bounded integer, an enum,
+ * a closed nested object) whose executors record every call they receive and check the arguments against
+ * the tool's schema themselves, with a validator instance of their own, so a session that lets invalid
+ * arguments through is caught where it matters: inside the executor.
+ */
+import { Effect, Either } from "effect"
+import { type JsonValue as J, Validator } from "@toolgate/json-schema"
+import * as Tool from "../../../runtime/src/Tool.js"
+import * as Toolkit from "../../../runtime/src/Toolkit.js"
+
+/** The names of the test's tools. */
+export const toolNames = ["set_volume", "sort_list", "lookup"] as const
+/** One of the test's tools. */
+export type ToolName = (typeof toolNames)[number]
+
+/** The tools' parameter schemas (draft 2020-12). */
+export const schemas: Readonly<Record<ToolName, J.JsonObject>> = {
+  set_volume: {
+    type: "object",
+    properties: { level: { type: "integer", minimum: 0, maximum: 10 } },
+    required: ["level"],
+    additionalProperties: false
+  },
+  sort_list: {
+    type: "object",
+    properties: {
+      items: { type: "array", items: { type: "string" }, maxItems: 4 },
+      order: { type: "string", enum: ["asc", "desc"] }
+    },
+    required: ["items", "order"],
+    additionalProperties: false
+  },
+  lookup: {
+    type: "object",
+    properties: {
+      city: { type: "string", minLength: 1 },
+      options: {
+        type: "object",
+        properties: { units: { type: "string", enum: ["c", "f"] } },
+        required: ["units"],
+        additionalProperties: false
+      }
+    },
+    required: ["city"],
+    additionalProperties: false
+  }
+}
+
+/** The city `lookup` fails for (a `not_found` failure envelope, so refs can point at a failed call). */
+export const missingCity = "Atlantis"
+
+const asRecord = (u: J.JsonValue): Readonly<Record<string, J.JsonValue>> =>
+  typeof u === "object" && u !== null && !Array.isArray(u) ? u as Readonly<Record<string, J.JsonValue>> : {}
+
+/**
+ * What a tool answers for valid arguments: the test's model computes it too, so refs into results are
+ * predicted exactly. `undefined` = the executor fails with `not_found`.
+ */
+export const resultOf = (tool: ToolName, args: J.JsonValue): J.JsonValue | undefined => {
+  const a = asRecord(args)
+  switch (tool) {
+    case "set_volume":
+      return { level: a.level ?? null }
+    case "sort_list": {
+      const items = Array.isArray(a.items) ? a.items.filter((x): x is string => typeof x === "string") : []
+      const sorted = [...items].sort()
+      return { sorted: a.order === "desc" ? sorted.reverse() : sorted, count: items.length }
+    }
+    case "lookup": {
+      const city = typeof a.city === "string" ? a.city : ""
+      return city === missingCity ? undefined : { city, temp: city.length % 11 }
+    }
+  }
+}
+
+/** One executor invocation, as the executor saw it. */
+export interface Received {
+  readonly tool: ToolName
+  readonly callId: string
+  readonly args: unknown
+  /** What the executor's own validator said about `args` (empty: accepted). */
+  readonly problems: ReadonlyArray<string>
+}
+
+/** A fresh toolkit and the log of what its executors and undos received. */
+export interface Recorded {
+  readonly toolkit: Toolkit.Toolkit<never>
+  readonly received: Array<Received>
+  readonly undone: Array<string>
+}
+
+const own = Validator.make()
+
+/** The problems an independent validator finds in `args` for `tool` (never the session's validator). */
+export const problemsOf = (tool: ToolName, args: unknown): ReadonlyArray<string> => {
+  if (Either.isLeft(own)) return [`validator: ${own.left.message}`]
+  const compiled = own.right.compile(schemas[tool])
+  if (Either.isLeft(compiled)) return [`schema: ${compiled.left.message}`]
+  return compiled.right.validate(args).map((i) => `${i.path}: ${i.message}`)
+}
+
+const makeTool = (name: ToolName, received: Array<Received>, undone: Array<string>) =>
+  Tool.make(name, {
+    description: `The property test's ${name}.`,
+    parameters: schemas[name],
+    execute: (args, ctx) =>
+      Effect.suspend(() => {
+        received.push({ tool: name, callId: ctx.callId, args, problems: problemsOf(name, args) })
+        const result = resultOf(name, args)
+        return result === undefined ? Tool.fail("not_found", `No city called ${missingCity}.`) : Effect.succeed(result)
+      }),
+    undo: (_args, ctx) => Effect.sync(() => void undone.push(ctx.callId))
+  })
+
+/** A fresh toolkit for one session: its executors record into the returned arrays. */
+export const recorded = (): Recorded => {
+  const received: Array<Received> = []
+  const undone: Array<string> = []
+  const made = Toolkit.make(...toolNames.map((name) => makeTool(name, received, undone)))
+  if (Either.isLeft(made)) throw new Error(made.left.message)
+  return { toolkit: made.right, received, undone }
+}
