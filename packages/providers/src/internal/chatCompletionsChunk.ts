@@ -7,6 +7,8 @@
  *
  * @internal
  */
+import * as Either from "effect/Either"
+import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 
 const optionalNullable = <S extends Schema.Schema.Any>(schema: S) => Schema.optional(Schema.NullOr(schema))
@@ -58,8 +60,18 @@ export const Chunk = Schema.Struct({
 })
 export type Chunk = typeof Chunk.Type
 
-/** JSON text to a chunk, or a `ParseError` (not JSON, or not shaped like a chunk). */
-export const decodeChunk = Schema.decodeUnknownEither(Schema.parseJson(Chunk), { errors: "all" })
+const decodeChunkValue = Schema.decodeUnknownEither(Chunk, { errors: "all" })
+
+/** JSON text to a chunk, or why not (not JSON, or not shaped like a chunk). `JSON.parse` first: a third of the cost of `parseJson`. */
+export const decodeChunk = (text: string): Either.Either<Chunk, string> => {
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch (e) {
+    return Either.left(`not JSON: ${e instanceof Error ? e.message : String(e)}`)
+  }
+  return Either.mapLeft(decodeChunkValue(value), (error) => ParseResult.TreeFormatter.formatErrorSync(error))
+}
 
 /** A failed request's body: `{ error: { message } }` (OpenAI, vLLM, llama.cpp) or `{ error: "…" }` (Ollama). */
 export const ErrorBody = Schema.Struct({

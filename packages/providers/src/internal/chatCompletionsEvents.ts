@@ -17,7 +17,6 @@
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import * as ParseResult from "effect/ParseResult"
 import * as Stream from "effect/Stream"
 import { Errors } from "@toolgate/runtime"
 import type { StreamEvent } from "@toolgate/runtime"
@@ -57,7 +56,7 @@ class Round {
     if (event.data.trim() === "[DONE]") return this.end(out, true)
     const decoded = decodeChunk(event.data)
     if (Either.isLeft(decoded)) {
-      return { reason: "malformed chunk", retryable: false, cause: clip(ParseResult.TreeFormatter.formatErrorSync(decoded.left), 200) }
+      return { reason: "malformed chunk", retryable: false, cause: clip(decoded.left, 200) }
     }
     return this.chunk(decoded.right, out)
   }
@@ -140,9 +139,9 @@ class Round {
   }
 }
 
-/** A token count as the `Usage` event takes it: a non-negative integer (anything else counts 0). */
+/** A token count as the `Usage` event takes it: a non-negative safe integer (a negative or missing count is 0). */
 const count = (n: number | null | undefined): number =>
-  typeof n === "number" && Number.isFinite(n) && n > 0 ? Math.floor(n) : 0
+  typeof n === "number" && n > 0 ? Math.min(Math.floor(n), Number.MAX_SAFE_INTEGER) : 0
 
 /** The stage: server-sent events in, the round's `StreamEvent`s out; state is created per run. */
 export const events = (options: Options) =>
