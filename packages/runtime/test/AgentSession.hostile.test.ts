@@ -145,9 +145,12 @@ describe("AgentSession (hostile input)", () => {
       const { toolkit } = adder()
       const provider = make([() => Stream.sync(() => { throw new Error("bug") }), answer("after")])
       const s = yield* session(provider, toolkit)
+      const events = yield* s.subscribe
       const exit = yield* Effect.exit(s.send("x"))
       assert.isTrue(exit._tag === "Failure")
       assert.deepStrictEqual(yield* s.history, [{ _tag: "User", text: "x" }])
+      const last = Array.from(yield* Queue.takeAll(events)).at(-1)
+      assert.strictEqual(last?._tag === "TurnRolledBack" && last.error, "Defect")
       assert.strictEqual((yield* s.send("y")).text, "after")
-    }))
+    }).pipe(Effect.scoped))
 })

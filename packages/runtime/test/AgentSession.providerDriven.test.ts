@@ -79,6 +79,16 @@ describe("AgentSession (provider-driven, seed 004 traces)", () => {
       }))
   }
 
+  it.effect("a managed provider-driven conversation is sent only the new user message on the next send", () =>
+    Effect.gen(function*() {
+      const { toolkit } = neverRuns()
+      const provider = make([[started("c1"), completed("c1"), done], [text("again"), done]], { executionModel: "providerDriven", managedConversation: true })
+      const s = yield* session(provider, toolkit)
+      yield* s.send("one")
+      yield* s.send("two")
+      assert.deepStrictEqual(provider.requests[1]!.messages, [{ _tag: "User", text: "two" }])
+    }))
+
   it.effect("an app-driven event from a provider-driven provider is a violation", () =>
     Effect.gen(function*() {
       const { toolkit } = neverRuns()

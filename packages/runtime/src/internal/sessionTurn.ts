@@ -6,8 +6,11 @@
  *
  * @internal
  */
+import * as Cause from "effect/Cause"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Stream from "effect/Stream"
 import { type JsonSchema, Normalize } from "@toolgate/json-schema"
@@ -19,6 +22,7 @@ import type * as Message from "../Message.js"
 import type * as Provider from "../Provider.js"
 import * as RepairBudget from "../RepairBudget.js"
 import type * as ToolEnvelope from "../ToolEnvelope.js"
+import { clip } from "./json.js"
 import { answerRound } from "./sessionCalls.js"
 import * as SessionRequest from "./sessionRequest.js"
 import * as SessionRound from "./sessionRound.js"
@@ -98,10 +102,11 @@ const roundTrip = Effect.fnUntraced(function*<A, X>(env: Env, current: Current, 
   }
   if (capabilities.requiresNetworking && env.preTransmit !== undefined) request = yield* env.preTransmit(request)
   const events = yield* env.provider.stream(request).pipe(EventContract.check(capabilities.executionModel), Stream.runCollect)
-  // The provider has seen the request and wrote the answer it is about to be recorded as.
-  yield* Ref.set(env.seen, all.length + 1)
-  return Chunk.toReadonlyArray(events)
+  return { events: Chunk.toReadonlyArray(events), sent: all.length }
 })
+
+/** A managed conversation's backend has seen what was sent and the `answered` messages it wrote itself. */
+const saw = (env: Env, sent: number, answered: number) => Ref.set(env.seen, sent + answered)
 
 const count = (current: Current, round: SessionRound.AppRound) => {
   current.tokens.input += round.inputTokens
@@ -120,9 +125,11 @@ const record = (current: Current, answered: ReadonlyArray<AgentSession.Answered>
 /** App-driven rounds until one has no tool calls; the last round's text. */
 const appRounds = Effect.fnUntraced(function*<A, X>(env: Env, current: Current, options: TurnOptions<A, X>) {
   while (true) {
-    const round = SessionRound.collectApp(yield* roundTrip(env, current, options))
+    const { events, sent } = yield* roundTrip(env, current, options)
+    const round = SessionRound.collectApp(events)
     count(current, round)
     current.messages.push({ _tag: "Assistant", text: round.text, toolCalls: round.calls })
+    yield* saw(env, sent, 1)
     if (round.calls.length === 0) return round.text
     const results = env.chainScope === "session"
       ? new Map([...(yield* Ref.get(env.results)), ...current.results])
@@ -142,9 +149,11 @@ const appRounds = Effect.fnUntraced(function*<A, X>(env: Env, current: Current, 
 
 /** The provider ran the tools: one round, its history built from the lifecycle events. */
 const providerRound = Effect.fnUntraced(function*<A, X>(env: Env, current: Current, options: TurnOptions<A, X>) {
-  const round = SessionRound.collectProvider(yield* roundTrip(env, current, options))
+  const { events, sent } = yield* roundTrip(env, current, options)
+  const round = SessionRound.collectProvider(events)
   count(current, round)
   current.messages.push(...round.messages)
+  yield* saw(env, sent, round.messages.length)
   const calls = new Map(round.messages.flatMap((m) => m._tag === "Assistant" ? m.toolCalls.map((c) => [c.id, c] as const) : []))
   const answered = round.messages.flatMap((m): ReadonlyArray<AgentSession.Answered> => {
     if (m._tag !== "ToolResult") return []
@@ -213,9 +222,16 @@ const body = Effect.fnUntraced(function*<A, X>(env: Env, current: Current, optio
   return [turn, value] as const
 })
 
-/** The failure of a turn, as its event says it. */
-const rolledBack = (env: Env, turn: number, error: string, message: string) =>
-  publish(env, { _tag: "TurnRolledBack", turn, error, message })
+/** A failed turn's event: the typed error's tag and message, an interruption, or a defect. */
+const rolledBack = (env: Env, turn: number, cause: Cause.Cause<{ readonly _tag: string; readonly message: string }>) => {
+  const failure = Cause.failureOption(cause)
+  const [error, message] = Option.isSome(failure)
+    ? [failure.value._tag, failure.value.message]
+    : Cause.isInterruptedOnly(cause)
+    ? ["Interrupted", "The send was interrupted."]
+    : ["Defect", clip(Cause.pretty(cause), 500)]
+  return publish(env, { _tag: "TurnRolledBack", turn, error, message })
+}
 
 /** Runs one send: admitted, begun, rounds, committed; or rolled back to the user's message. */
 export const run = <A, X extends { readonly _tag: string; readonly message: string }>(
@@ -227,8 +243,7 @@ export const run = <A, X extends { readonly _tag: string; readonly message: stri
     const { definitions, warnings } = yield* admit(env, options.toolChoice)
     const current = yield* begin(env, text, definitions)
     return yield* body(env, current, options, warnings).pipe(
-      Effect.tapError((e) => rolledBack(env, current.number, e._tag, e.message)),
-      Effect.onInterrupt(() => rolledBack(env, current.number, "Interrupted", "The send was interrupted.")),
+      Effect.onExit((exit) => Exit.isFailure(exit) ? rolledBack(env, current.number, exit.cause) : Effect.void),
       // A managed conversation cannot have seen more than history now holds.
       Effect.ensuring(Effect.flatMap(Ref.get(env.history), (h) => Ref.update(env.seen, (s) => Math.min(s, h.length))))
     )
