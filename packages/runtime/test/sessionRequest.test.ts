@@ -303,6 +303,22 @@ describe("messages", () => {
     if (previous !== undefined) assert.isAbove(estimate(all.slice(previous)), window)
   })
 
+  it.prop("managed then windowed is the window applied to the unseen messages, the current turn kept from where it is unseen", [
+    FastCheck.array(turnArb, { minLength: 1, maxLength: 6 }),
+    FastCheck.nat(30),
+    FastCheck.integer({ min: 0, max: 150 })
+  ], ([turns, seenSeed, window]) => {
+    const all = turns.flat()
+    const current = all.length - turns[turns.length - 1]!.length
+    const seen = seenSeed % (all.length + 1)
+    const managed = messages(caps({ managedConversation: true, contextWindow: window }), all, current, seen)
+    const unseen = messages(caps({ contextWindow: window }), all.slice(seen), Math.max(0, current - seen), 0)
+    assert.deepStrictEqual(managed, unseen)
+    assert.isAtMost(managed.length, all.length - seen)
+    const kept = all.slice(Math.max(seen, current))
+    assert.deepStrictEqual(managed.slice(managed.length - kept.length), kept)
+  })
+
   it("hostile: huge arguments, 10,000-level arguments, __proto__ ids, bad indices", () => {
     let deep: J.JsonValue = 1
     for (let i = 0; i < 10_000; i++) deep = { a: deep }
