@@ -12,3 +12,6 @@ export * as Scripted from "./Scripted.js"
 
 /** The relay's turns endpoint on the wire: the request (tool names only) and the SSE body of `StreamEvent`s. */
 export * as RelayWire from "./RelayWire.js"
+
+/** The cloud-profile provider: tool names to the relay's turns endpoint, its `StreamEvent`s back; also provides its Capabilities probe. */
+export * as CloudRelay from "./CloudRelay.js"

@@ -1,0 +1,129 @@
+/**
+ * The cloud-profile provider: the relay owns the tool schemas and the model, the app owns the executors.
+ * Each round trip POSTs the conversation and the tool NAMES to `{baseUrl}/v1/agent/turns` and streams the
+ * relay's `StreamEvent`s back (server-sent events, `RelayWire`). A relay that fails, hangs or breaks off
+ * ends the stream with a `ProviderError` saying whether trying again may help; it never hangs the turn:
+ * the answer must start within `timeout` and the body may not go quiet for longer than `idleTimeout`.
+ *
+ * `layerWith` also provides the relay's `Capabilities` probe (same base URL), so `DriftGate.layer` can
+ * sit on top and prove the relay's schemas against the local tools before the first round trip.
+ *
+ * @since 0.1.0
+ */
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpBody from "@effect/platform/HttpBody"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import { Capabilities, Provider } from "@toolgate/runtime"
+import type { Errors, StreamEvent } from "@toolgate/runtime"
+import * as Config from "effect/Config"
+import type * as ConfigError from "effect/ConfigError"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import * as Stream from "effect/Stream"
+import * as Http from "./internal/relayHttp.js"
+import * as RelayWire from "./RelayWire.js"
+
+/** Where the relay is and how long to wait for it. */
+export interface Options {
+  /** The relay's base URL (http or https; a path prefix is kept): `http://127.0.0.1:8787`. */
+  readonly baseUrl: string
+  /** Per request, to the answer's first byte (its status and headers); default 30 seconds. */
+  readonly timeout?: Duration.DurationInput
+  /** The longest silence between body chunks (a keepalive comment counts as life); default 60 seconds. */
+  readonly idleTimeout?: Duration.DurationInput
+}
+
+/** What the cloud relay can do, as far as its wire carries it. */
+export const capabilities: Provider.ProviderCapabilities = {
+  name: Http.name,
+  /** The relay streams the model's calls; the app validates and runs them (it owns the executors). */
+  executionModel: "appDriven",
+  /** The model calls tools: by the names sent, with the relay's own schemas. */
+  supportsToolCalling: true,
+  /** A round may hold several calls; their answers go back by call id, so running them together is safe. */
+  supportsParallelToolCalls: true,
+  /** `toolChoice` is a field of every turns request. */
+  supportsToolChoice: true,
+  /** The turns request has no field for an output schema, so the relay cannot be asked for one. */
+  supportsStructuredOutput: false,
+  /** Definitions are never sent (names only): no dialect to normalise into. */
+  schemaDialect: "none",
+  /** The relay states no tool limit on the wire. */
+  maxTools: undefined,
+  /** The relay states no context window on the wire; it trims on its side if it must. */
+  contextWindow: undefined,
+  /** The relay is stateless per request: every request carries the whole conversation. */
+  managedConversation: false,
+  /** Every round trip leaves the process, so the pre-transmit filter runs on it. */
+  requiresNetworking: true
+}
+
+/** The provider for `options`, over the `HttpClient` in context (dies at build on a base URL or timeout that cannot work). */
+export const make = (options: Options): Effect.Effect<Provider.AgentProvider, never, HttpClient.HttpClient> =>
+  Effect.gen(function*() {
+    // Wiring bugs no caller can handle are defects at build, not a relay that seems down on every request.
+    if (!Http.isHttpUrl(options?.baseUrl)) return yield* Effect.dieMessage(`CloudRelay: not an http(s) base URL: ${String(options?.baseUrl)}`)
+    const timeout = Http.positiveDuration(options.timeout ?? "30 seconds")
+    const idleTimeout = Http.positiveDuration(options.idleTimeout ?? "60 seconds")
+    if (timeout === undefined) return yield* Effect.dieMessage(`CloudRelay: not a positive timeout: ${String(options.timeout)}`)
+    if (idleTimeout === undefined) return yield* Effect.dieMessage(`CloudRelay: not a positive idle timeout: ${String(options.idleTimeout)}`)
+    const url = `${options.baseUrl.replace(/\/+$/, "")}${RelayWire.turnsPath}`
+    const client = (yield* HttpClient.HttpClient).pipe(
+      HttpClient.mapRequest(HttpClientRequest.setHeader("accept", "text/event-stream"))
+    )
+    /** Sends the request; succeeds with an event-stream response, or fails typed within `timeout`. */
+    const open = (body: string): Effect.Effect<HttpClientResponse.HttpClientResponse, Errors.ProviderError> =>
+      client.post(url, { body: HttpBody.text(body, "application/json") }).pipe(
+        Effect.flatMap((response) => accept(response)),
+        Effect.timeoutFail({ duration: timeout, onTimeout: () => Http.noAnswer(timeout) }),
+        Effect.catchTags({
+          RequestError: (e) => Effect.fail(Http.transportFailure(e)),
+          ResponseError: (e) => Effect.fail(Http.bodyFailure(e))
+        })
+      )
+    const stream = (request: Provider.CompletionRequest): Stream.Stream<StreamEvent.StreamEvent, Errors.ProviderError> =>
+      Stream.unwrap(Effect.gen(function*() {
+        const body = Http.requestBody(request)
+        if (Either.isLeft(body)) return Stream.fail(body.left)
+        const response = yield* open(body.right)
+        const bytes = response.stream.pipe(
+          Stream.timeoutFail(() => Http.idle(idleTimeout), idleTimeout),
+          Stream.catchTag("ResponseError", (e) => Stream.fail(Http.bodyFailure(e)))
+        )
+        return RelayWire.decodeEvents(bytes)
+      })).pipe(Stream.withSpan("CloudRelay.stream", { attributes: { "http.url": url } }))
+    return Provider.Provider.of({
+      capabilities,
+      stream,
+      // The relay owns the schemas and receives names only: there is nothing here to warn about or refuse.
+      validateTools: () => Effect.succeed([])
+    })
+  })
+
+/** A 2xx event stream passes; any other status or content type is the `ProviderError` it stands for. */
+const accept = (response: HttpClientResponse.HttpClientResponse): Effect.Effect<HttpClientResponse.HttpClientResponse, Errors.ProviderError> => {
+  if (response.status < 200 || response.status >= 300) return Http.statusFailure(response)
+  const contentType = response.headers["content-type"]
+  return Http.isEventStream(contentType) ? Effect.succeed(response) : Effect.fail(Http.notEventStream(contentType))
+}
+
+/** The provider and the relay's Capabilities probe (same base URL), so DriftGate.layer can sit on top. */
+export const layerWith = (options: Options): Layer.Layer<Provider.Provider | Capabilities.Capabilities, never, HttpClient.HttpClient> =>
+  Layer.merge(Layer.effect(Provider.Provider, make(options)), Capabilities.layer({ baseUrl: options.baseUrl }))
+
+/** The options from config: `TOOLGATE_RELAY_URL`, `TOOLGATE_RELAY_TIMEOUT` (30 s), `TOOLGATE_RELAY_IDLE_TIMEOUT` (60 s). */
+export const config: Config.Config<Options> = Config.all({
+  baseUrl: Config.url("TOOLGATE_RELAY_URL").pipe(Config.map((u) => u.href)),
+  timeout: Config.duration("TOOLGATE_RELAY_TIMEOUT").pipe(Config.withDefault(Duration.seconds(30))),
+  idleTimeout: Config.duration("TOOLGATE_RELAY_IDLE_TIMEOUT").pipe(Config.withDefault(Duration.seconds(60)))
+})
+
+/**
+ * The provider and the Capabilities probe from config, read while the layer is built (the probe reads
+ * `TOOLGATE_RELAY_URL` too, with its own `TOOLGATE_CAPABILITIES_TIMEOUT` / `_TTL`).
+ */
+export const layerConfig: Layer.Layer<Provider.Provider | Capabilities.Capabilities, ConfigError.ConfigError, HttpClient.HttpClient> =
+  Layer.merge(Layer.effect(Provider.Provider, Effect.flatMap(config, make)), Capabilities.layerConfig)

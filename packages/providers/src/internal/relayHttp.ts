@@ -1,0 +1,128 @@
+/**
+ * The HTTP side of `CloudRelay`: the request body, and every way a turns request can fail mapped to a
+ * `ProviderError` (transport and timeouts retryable, 5xx/408/429 retryable, other statuses not).
+ *
+ * @internal
+ */
+import type * as HttpClientError from "@effect/platform/HttpClientError"
+import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import { JsonValue as J } from "@toolgate/json-schema"
+import type { Provider } from "@toolgate/runtime"
+import { Errors } from "@toolgate/runtime"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
+import * as RelayWire from "../RelayWire.js"
+
+/** The provider name in every error. */
+export const name = "cloud-relay"
+
+/** A `ProviderError` of this provider. */
+export const failure = (reason: string, retryable: boolean, cause?: string): Errors.ProviderError =>
+  new Errors.ProviderError(
+    cause === undefined ? { provider: name, reason, retryable } : { provider: name, reason, retryable, cause: clip(cause, 300) }
+  )
+
+const encodeTurnRequest = Schema.encodeEither(RelayWire.TurnRequest, { errors: "all" })
+
+/** The JSON body of a turns request: the conversation, the tools by NAME only, the tool choice. */
+export const requestBody = (request: Provider.CompletionRequest): Either.Either<string, Errors.ProviderError> => {
+  const tools = Array.isArray(request?.tools) ? request.tools.map((tool) => tool?.name) : request?.tools
+  const encoded = encodeTurnRequest({ messages: request?.messages, tools, toolChoice: request?.toolChoice } as RelayWire.TurnRequest)
+  if (Either.isLeft(encoded)) {
+    return Either.left(failure("the request does not fit the relay's wire format", false, encoded.left.message))
+  }
+  // The deep-safe writer: tool arguments in history may nest deeper than `JSON.stringify` recurses.
+  const json = J.stringify(encoded.right)
+  return json === undefined ? Either.left(failure("the request is not JSON", false)) : Either.right(json)
+}
+
+/** Whether trying the same request again may help after this status. */
+const retryableStatus = (status: number): boolean => status >= 500 || status === 429 || status === 408
+
+/** A non-2xx answer as a `ProviderError`, with the relay's own message (`{ error: { message } }`) when it sent one. */
+export const statusFailure = (response: HttpClientResponse.HttpClientResponse): Effect.Effect<never, Errors.ProviderError> =>
+  response.text.pipe(
+    Effect.orElseSucceed(() => ""),
+    Effect.flatMap((text) =>
+      Effect.fail(failure(`the relay answered HTTP ${response.status}`, retryableStatus(response.status), relayMessage(text)))
+    )
+  )
+
+/** The message of a relay's JSON error body, else the body's first characters (`undefined` when empty). */
+const relayMessage = (text: string): string | undefined => {
+  try {
+    const message = pick(pick(JSON.parse(text), "error"), "message")
+    if (typeof message === "string") return message
+  } catch {
+    // Not JSON: the raw text below is the best cause there is.
+  }
+  return text === "" ? undefined : text
+}
+
+/** A 2xx answer that is not an event stream (a proxy's HTML page, a JSON body): the same relay would answer the same. */
+export const notEventStream = (contentType: string | undefined): Errors.ProviderError =>
+  failure("the relay did not answer with an event stream", false, `content-type: ${contentType ?? "none"}`)
+
+/** Whether a content type is `text/event-stream` (parameters allowed). */
+export const isEventStream = (contentType: string | undefined): boolean =>
+  typeof contentType === "string" && contentType.split(";")[0]!.trim().toLowerCase() === "text/event-stream"
+
+/** No response (refused, reset, DNS): worth trying again. */
+export const transportFailure = (e: HttpClientError.RequestError): Errors.ProviderError =>
+  failure("the relay could not be reached", true, describe(e))
+
+/** The body broke off (the socket closed before the stream ended): worth trying again. */
+export const bodyFailure = (e: HttpClientError.ResponseError): Errors.ProviderError =>
+  failure("the relay's stream broke off", true, describe(e))
+
+/** No answer headers within the timeout. */
+export const noAnswer = (timeout: Duration.Duration): Errors.ProviderError =>
+  failure(`the relay did not answer within ${Duration.format(timeout)}`, true)
+
+/** No body bytes for the idle timeout. */
+export const idle = (timeout: Duration.Duration): Errors.ProviderError =>
+  failure(`the relay's stream went quiet for ${Duration.format(timeout)}`, true)
+
+/** A positive duration from what a caller gave, `undefined` when it is not one (`Duration.decode` throws on those). */
+export const positiveDuration = (input: unknown): Duration.Duration | undefined => {
+  if (typeof input === "number" && Number.isNaN(input)) return undefined
+  try {
+    const d = Duration.decode(input as Duration.DurationInput)
+    return Duration.isZero(d) ? undefined : d
+  } catch {
+    return undefined
+  }
+}
+
+/** Whether `u` parses as an absolute http: or https: URL. */
+export const isHttpUrl = (u: unknown): u is string => {
+  if (typeof u !== "string") return false
+  try {
+    const { protocol } = new URL(u)
+    return protocol === "http:" || protocol === "https:"
+  } catch {
+    return false
+  }
+}
+
+/** An HTTP client error in words, down to the system error code when there is one (`ECONNREFUSED`, …). */
+const describe = (e: HttpClientError.HttpClientError): string => {
+  const inner = pick(e.cause, "cause")
+  const code = pick(inner, "code") ?? pick(e.cause, "code")
+  const detail = typeof code === "string" ? code : pick(e.cause, "message")
+  return `${e.reason.toLowerCase()} error${typeof detail === "string" && detail !== "" ? `: ${detail}` : ""}`
+}
+
+/** An own property of an object, never a prototype's, never a throw (a getter may throw). */
+const pick = (u: unknown, key: string): unknown => {
+  try {
+    return typeof u === "object" && u !== null && Object.hasOwn(u, key) ? (u as Record<string, unknown>)[key] : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** At most `max` characters of `s`, marked when cut. */
+const clip = (s: string, max: number): string => s.length <= max ? s : `${s.slice(0, max)}…`
