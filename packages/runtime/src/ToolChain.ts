@@ -46,7 +46,13 @@ export const valueAt = (envelope: ToolEnvelope.Envelope, path: string | undefine
 /** A failure envelope's message, clipped for a sentence about it. */
 const failureText = (envelope: unknown): string => {
   const message = ownValue(envelope, "message")
-  return typeof message === "string" && message.trim() !== "" ? clip(message, 300) : "(no message)"
+  if (typeof message !== "string") return "(no message)"
+  // clipped first, then trailing dots and spaces dropped by a loop (a regex could backtrack on a huge message):
+  // the sentence around it ends with its own period
+  const text = clip(message, 300)
+  let end = text.length
+  while (end > 0 && (text[end - 1] === "." || text[end - 1]!.trim() === "")) end--
+  return end === 0 ? "(no message)" : text.slice(0, end)
 }
 
 /** A call id or path quoted for a message. */

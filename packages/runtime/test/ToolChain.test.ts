@@ -182,6 +182,11 @@ describe("ToolChain.resolve", () => {
       const e = invalidOf(yield* chain(weather, cityRef("result.city"), map))
       assertRefIssue(e, "city", "$tool", "call_1 failed: No such city: Osloo")
       assert.isTrue(Either.isLeft(ToolChain.valueAt(map.get("call_1")!, undefined)))
+      const spaces = results([["call_1", ToolEnvelope.failure("not_found", "gone" + " ".repeat(1_000_000) + "x...")], ["call_2", ToolEnvelope.failure("not_found", " .")]])
+      const huge = invalidOf(yield* chain(weather, cityRef("result.city"), spaces))
+      assert.isBelow(huge.envelope.message.length, 1_000)
+      const blank = invalidOf(yield* chain(weather, cityRef("result.city", "call_2"), spaces))
+      assert.include(blank.envelope.message, "call_2 failed: (no message). A ref")
     }))
 
   it.effect("an $artifact ref is not supported and says so", () =>

@@ -108,10 +108,10 @@ const step = (cur: unknown, segments: ReadonlyArray<Segment>, i: number): Either
     if (!indexPattern.test(key)) return Either.left(`${here()} is an array, and ${quoted(key)} is not an index`)
     const index = Number(key)
     if (index >= cur.length) {
-      return Either.left(`index ${index} is out of range: ${here()} has ${cur.length} item${cur.length === 1 ? "" : "s"}`)
+      return Either.left(`index ${clip(key, 24)} is out of range: ${here()} has ${cur.length} item${cur.length === 1 ? "" : "s"}`)
     }
     const found = own(cur, key)
-    return found === undefined ? Either.left(`item ${index} of ${here()} cannot be read`) : Either.right(found.value)
+    return found === undefined ? Either.left(`item ${key} of ${here()} cannot be read`) : Either.right(found.value)
   }
   if (isPlainObject(cur)) {
     const found = own(cur, key)
