@@ -313,6 +313,33 @@ describe("AgentSession (app-driven)", () => {
       assert.deepStrictEqual(local.requests[0]!.messages, [{ _tag: "User", text: "plain" }])
     }))
 
+  it.effect("openai-strict dialect: the tool goes out strict and a null for an optional property is dropped before validation", () =>
+    Effect.gen(function*() {
+      const seen: Array<unknown> = []
+      const weather = Tool.make("weather", {
+        description: "w",
+        parameters: { type: "object", properties: { city: { type: "string" }, units: { enum: ["c", "f"] } }, required: ["city"], additionalProperties: false },
+        execute: (args) => Effect.sync(() => (seen.push(args), "sunny"))
+      })
+      const provider = make([[call("c1", "weather", { city: "Oslo", units: null }), done], answer("sunny")], { schemaDialect: "openai-strict" })
+      const s = yield* session(provider, Either.getOrThrow(Toolkit.make(weather)))
+      const turn = yield* s.send("weather")
+      assert.isTrue(provider.requests[0]!.tools[0]!.strict)
+      assert.deepStrictEqual(seen, [{ city: "Oslo" }])
+      assert.strictEqual(turn.usage.repairs, 0)
+    }))
+
+  it.effect("a context window leaves the oldest whole turns out of the request, never the current one", () =>
+    Effect.gen(function*() {
+      const { toolkit } = adder()
+      const provider = make([answer("a".repeat(400)), answer("b"), answer("c")], { contextWindow: 50 })
+      const s = yield* session(provider, toolkit)
+      yield* s.send("first")
+      yield* s.send("second")
+      assert.deepStrictEqual(provider.requests[1]!.messages, [{ _tag: "User", text: "second" }])
+      assert.strictEqual((yield* s.history).length, 4)
+    }))
+
   it.effect("a tool whose parameters have no usable schema fails the send with InvalidToolSchema when called", () =>
     Effect.gen(function*() {
       const broken = Tool.make("broken", { description: "b", parameters: { type: "object", properties: { a: { $ref: "#/nowhere" } } }, execute: () => Effect.void })

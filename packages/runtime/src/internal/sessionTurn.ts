@@ -22,7 +22,7 @@ import type * as Message from "../Message.js"
 import type * as Provider from "../Provider.js"
 import * as RepairBudget from "../RepairBudget.js"
 import type * as ToolEnvelope from "../ToolEnvelope.js"
-import { clip } from "./json.js"
+import { clip, safeString } from "./json.js"
 import { answerRound } from "./sessionCalls.js"
 import * as SessionRequest from "./sessionRequest.js"
 import * as SessionRound from "./sessionRound.js"
@@ -60,7 +60,7 @@ const toolChoices: ReadonlySet<unknown> = new Set(["auto", "required", "none"])
 const admit = Effect.fnUntraced(function*(env: Env, toolChoice: Provider.ToolChoice) {
   const capabilities = env.provider.capabilities
   if (!toolChoices.has(toolChoice) || (toolChoice !== "auto" && !capabilities.supportsToolChoice)) {
-    return yield* new ToolChoiceUnsupported({ choice: String(toolChoice), provider: capabilities.name })
+    return yield* new ToolChoiceUnsupported({ choice: safeString(toolChoice), provider: safeString(capabilities.name) })
   }
   const definitions = yield* SessionRequest.definitions(env.toolkit, capabilities, {
     toolChaining: env.validator.toolChaining,
