@@ -1,7 +1,9 @@
 /**
  * A provider for any OpenAI-compatible Chat Completions endpoint (OpenAI, llama.cpp's server, vLLM,
  * Ollama): one streamed `POST {baseUrl}/chat/completions` per round trip, its server-sent chunks read into
- * `StreamEvent`s (tool-call deltas assembled by index). Failures are `ProviderError`s: a transport error,
+ * `StreamEvent`s (tool-call deltas assembled by index). The round ends with `Done` at `data: [DONE]`, or
+ * at the end of a body whose choice finished; a body cut off before `finish_reason` ends without `Done`,
+ * so the session's event-contract stage reports `missing_done`. Failures are `ProviderError`s: a transport error,
  * a timeout, 408, 429 and 5xx may pass when tried again; any other status (with the server's message) and
  * a malformed chunk will not. The API key travels as a bearer header from a `Redacted` and is scrubbed
  * from every server text that reaches an error.
