@@ -2,8 +2,7 @@ import { NodeHttpClient } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { Capabilities } from "@toolgate/runtime"
 import { Effect, Either } from "effect"
-import { Relay } from "../src/index.js"
-import { profile, requestText, script } from "./fixtures.js"
+import { profile, requestText, script, start } from "./fixtures.js"
 
 const capabilitiesOf = (url: string, headers: Record<string, string> = {}) =>
   requestText(`${url}/v1/agent/capabilities`, { headers })
@@ -18,7 +17,7 @@ const probe = (url: string) =>
 describe("GET /v1/agent/capabilities", () => {
   it.scopedLive("serves the profile as given (its extra keys too)", () =>
     Effect.gen(function*() {
-      const { url } = yield* Relay.start({ profile, script })
+      const { url } = yield* start({ profile, script })
       const answer = yield* capabilitiesOf(url)
       assert.strictEqual(answer.status, 200)
       assert.match(answer.headers.get("content-type") ?? "", /application\/json/)
@@ -30,7 +29,7 @@ describe("GET /v1/agent/capabilities", () => {
   it.scopedLive("leaves out the profile's faults key and serves a broken profile as broken", () =>
     Effect.gen(function*() {
       const broken = { capabilities_version: "1.0", faults: [] }
-      const { url } = yield* Relay.start({ profile: broken, script })
+      const { url } = yield* start({ profile: broken, script })
       const answer = yield* capabilitiesOf(url)
       assert.deepStrictEqual(JSON.parse(answer.text), { capabilities_version: "1.0" })
       const probed = yield* probe(url)
@@ -39,7 +38,7 @@ describe("GET /v1/agent/capabilities", () => {
 
   it.scopedLive("serves a profile that is not an object as it is", () =>
     Effect.gen(function*() {
-      const { url } = yield* Relay.start({ profile: ["not", "an", "object"], script })
+      const { url } = yield* start({ profile: ["not", "an", "object"], script })
       const answer = yield* capabilitiesOf(url)
       assert.deepStrictEqual(JSON.parse(answer.text), ["not", "an", "object"])
     }))
@@ -48,14 +47,14 @@ describe("GET /v1/agent/capabilities", () => {
 describe("capability faults by header", () => {
   it.scopedLive("predates: neither key, the other keys kept", () =>
     Effect.gen(function*() {
-      const { url } = yield* Relay.start({ profile, script })
+      const { url } = yield* start({ profile, script })
       const body = JSON.parse((yield* capabilitiesOf(url, { "x-toolgate-fault": "predates" })).text)
       assert.deepStrictEqual(body, { documents: { supported: false } })
     }))
 
   it.scopedLive("malformed: tool_schemas is not an object, the version kept", () =>
     Effect.gen(function*() {
-      const { url } = yield* Relay.start({ profile, script })
+      const { url } = yield* start({ profile, script })
       const body = JSON.parse((yield* capabilitiesOf(url, { "x-toolgate-fault": "malformed" })).text)
       assert.strictEqual(body.capabilities_version, "1.0")
       assert.strictEqual(typeof body.tool_schemas, "string")
@@ -63,7 +62,7 @@ describe("capability faults by header", () => {
 
   it.scopedLive("newer-major: version 2.0, the schemas kept", () =>
     Effect.gen(function*() {
-      const { url } = yield* Relay.start({ profile, script })
+      const { url } = yield* start({ profile, script })
       const body = JSON.parse((yield* capabilitiesOf(url, { "x-toolgate-fault": "newer-major" })).text)
       assert.strictEqual(body.capabilities_version, "2.0")
       assert.deepStrictEqual(body.tool_schemas, profile.tool_schemas)
@@ -73,7 +72,7 @@ describe("capability faults by header", () => {
 
   it.scopedLive("an unknown fault or a bad delay is a 400 JSON error", () =>
     Effect.gen(function*() {
-      const { url } = yield* Relay.start({ profile, script })
+      const { url } = yield* start({ profile, script })
       const unknown = yield* capabilitiesOf(url, { "x-toolgate-fault": "slow, slwo" })
       assert.strictEqual(unknown.status, 400)
       assert.match(JSON.parse(unknown.text).error.message, /slwo/)
@@ -94,7 +93,7 @@ describe("capability faults by profile, as the runtime's client classifies them"
   for (const [fault, expected] of cases) {
     it.scopedLive(fault, () =>
       Effect.gen(function*() {
-        const { url } = yield* Relay.start({ profile: { ...profile, faults: [fault] }, script })
+        const { url } = yield* start({ profile: { ...profile, faults: [fault] }, script })
         const probed = yield* probe(url)
         assert.isTrue(expected(probed as never), `${fault}: ${JSON.stringify(probed)}`)
       }))

@@ -2,8 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import OpenAI from "openai"
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions"
-import { Relay } from "../src/index.js"
-import { blocks, parisArguments, polluted, post, profile, script, zurichArguments } from "./fixtures.js"
+import { blocks, parisArguments, polluted, post, profile, script, start, zurichArguments } from "./fixtures.js"
 
 /** The official client against a relay: no retries, a timeout per request. */
 const clientOf = (url: string) => new OpenAI({ baseURL: `${url}/v1`, apiKey: "not-a-key", maxRetries: 0, timeout: 5_000 })
@@ -40,7 +39,7 @@ const thirdTurn: Array<ChatCompletionMessageParam> = [
 describe("POST /v1/chat/completions with the official openai client", () => {
   it.scopedLive("not streamed: a tool call with its arguments and finish_reason tool_calls", () =>
     Effect.gen(function*() {
-      const { url } = yield* Relay.start({ profile, script })
+      const { url } = yield* start({ profile, script })
       const completion = yield* Effect.promise(() => clientOf(url).chat.completions.create({ model: "scripted", messages: question, tools }))
       assert.strictEqual(completion.object, "chat.completion")
       assert.strictEqual(completion.model, "scripted")
@@ -57,7 +56,7 @@ describe("POST /v1/chat/completions with the official openai client", () => {
 
   it.scopedLive("not streamed: after the tool message, the text answer with finish_reason stop", () =>
     Effect.gen(function*() {
-      const { url } = yield* Relay.start({ profile, script })
+      const { url } = yield* start({ profile, script })
       const completion = yield* Effect.promise(() => clientOf(url).chat.completions.create({ model: "scripted", messages: answered, tools }))
       assert.strictEqual(completion.choices[0]!.finish_reason, "stop")
       assert.strictEqual(completion.choices[0]!.message.content, "It is sunny in Paris.")
@@ -66,7 +65,7 @@ describe("POST /v1/chat/completions with the official openai client", () => {
 
   it.scopedLive("streamed: tool call deltas assemble into the scripted arguments; usage when asked", () =>
     Effect.gen(function*() {
-      const { url } = yield* Relay.start({ profile, script })
+      const { url } = yield* start({ profile, script })
       const stream = yield* Effect.promise(() =>
         clientOf(url).chat.completions.create({ model: "scripted", messages: question, tools, stream: true, stream_options: { include_usage: true } })
       )
@@ -108,7 +107,7 @@ describe("POST /v1/chat/completions with the official openai client", () => {
 
   it.scopedLive("streamed with the client's helper: JSON-text arguments arrive exactly as scripted, two calls by index", () =>
     Effect.gen(function*() {
-      const { url } = yield* Relay.start({ profile, script })
+      const { url } = yield* start({ profile, script })
       const final = yield* Effect.promise(() =>
         clientOf(url).chat.completions.stream({ model: "scripted", messages: thirdTurn, tools }).finalChatCompletion()
       )
@@ -121,7 +120,7 @@ describe("POST /v1/chat/completions with the official openai client", () => {
 
   it.scopedLive("streamed: text, then finish_reason stop and data: [DONE]; no usage unless asked", () =>
     Effect.gen(function*() {
-      const { url } = yield* Relay.start({ profile, script })
+      const { url } = yield* start({ profile, script })
       const answer = yield* post(`${url}/v1/chat/completions`, JSON.stringify({ model: "m", messages: answered, stream: true }))
       assert.strictEqual(answer.status, 200)
       const events = blocks(answer.text)
@@ -135,7 +134,7 @@ describe("POST /v1/chat/completions with the official openai client", () => {
 
   it.scopedLive("a failure round is a 503 (retryable) the client reports; no round is a 400", () =>
     Effect.gen(function*() {
-      const { url } = yield* Relay.start({ profile, script })
+      const { url } = yield* start({ profile, script })
       const failing: Array<ChatCompletionMessageParam> = [...answered, { role: "assistant", content: "It is sunny in Paris." }, { role: "user", content: "And tomorrow?" }]
       const error = yield* Effect.flip(Effect.tryPromise(() => clientOf(url).chat.completions.create({ model: "m", messages: failing })))
       const cause = error.error
@@ -149,7 +148,7 @@ describe("POST /v1/chat/completions with the official openai client", () => {
 
   it.scopedLive("a body that is not a chat completions request is a 400 JSON error", () =>
     Effect.gen(function*() {
-      const { url } = yield* Relay.start({ profile, script })
+      const { url } = yield* start({ profile, script })
       const bodies = [
         "{",
         JSON.stringify({ messages: [{ role: "user", content: "hi" }] }),

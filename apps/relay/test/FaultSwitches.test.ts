@@ -1,7 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { Relay } from "../src/index.js"
-import { blocks, firstTurn, post, profile, request, requestText, script, turnBody } from "./fixtures.js"
+import { blocks, firstTurn, post, profile, request, requestText, script, start, turnBody } from "./fixtures.js"
 
 /** Reads a body until it ends or fails: the text that arrived and whether the read failed. */
 const readAll = (response: Response) =>
@@ -26,11 +25,11 @@ const turns = (url: string, headers: Record<string, string> = {}) =>
 describe("fault switches on every endpoint", () => {
   it.scopedLive("fail: a 500 JSON error, by header and by profile", () =>
     Effect.gen(function*() {
-      const { url } = yield* Relay.start({ profile, script })
+      const { url } = yield* start({ profile, script })
       const byHeader = yield* post(`${url}/v1/agent/turns`, turnBody(firstTurn), { "x-toolgate-fault": "fail" })
       assert.strictEqual(byHeader.status, 500)
       assert.strictEqual(JSON.parse(byHeader.text).error.type, "server_error")
-      const failing = yield* Relay.start({ profile: { ...profile, faults: ["fail"] }, script })
+      const failing = yield* start({ profile: { ...profile, faults: ["fail"] }, script })
       for (const path of ["/v1/agent/capabilities"]) {
         const answer = yield* requestText(`${failing.url}${path}`)
         assert.strictEqual(answer.status, 500)
@@ -42,7 +41,7 @@ describe("fault switches on every endpoint", () => {
 
   it.scopedLive("garbage: 200 with a body that is not JSON (a streamed one: an event that is not JSON)", () =>
     Effect.gen(function*() {
-      const { url } = yield* Relay.start({ profile, script })
+      const { url } = yield* start({ profile, script })
       const capabilities = yield* requestText(`${url}/v1/agent/capabilities`, { headers: { "x-toolgate-fault": "garbage" } })
       assert.strictEqual(capabilities.status, 200)
       assert.throws(() => JSON.parse(capabilities.text))
@@ -51,7 +50,7 @@ describe("fault switches on every endpoint", () => {
       const events = blocks(streamed.text)
       assert.strictEqual(events.length, 1)
       assert.throws(() => JSON.parse(events[0]!.data))
-      const byProfile = yield* Relay.start({ profile: { ...profile, faults: ["garbage"] }, script })
+      const byProfile = yield* start({ profile: { ...profile, faults: ["garbage"] }, script })
       const chat = yield* post(`${byProfile.url}/v1/chat/completions`, JSON.stringify({ model: "m", messages: [{ role: "user", content: "hi" }] }))
       assert.strictEqual(chat.status, 200)
       assert.throws(() => JSON.parse(chat.text))
@@ -59,7 +58,7 @@ describe("fault switches on every endpoint", () => {
 
   it.scopedLive("drop: the first event arrives, then the connection closes before the body ends", () =>
     Effect.gen(function*() {
-      const { url } = yield* Relay.start({ profile, script })
+      const { url } = yield* start({ profile, script })
       const response = yield* turns(url, { "x-toolgate-fault": "drop" })
       assert.strictEqual(response.status, 200)
       const read = yield* readAll(response)
@@ -74,7 +73,7 @@ describe("fault switches on every endpoint", () => {
 
   it.scopedLive("drop by profile: the capabilities body is cut in half", () =>
     Effect.gen(function*() {
-      const { url } = yield* Relay.start({ profile: { ...profile, faults: ["drop"] }, script })
+      const { url } = yield* start({ profile: { ...profile, faults: ["drop"] }, script })
       const response = yield* request(`${url}/v1/agent/capabilities`)
       const read = yield* readAll(response)
       assert.isTrue(read.failed)
@@ -84,7 +83,7 @@ describe("fault switches on every endpoint", () => {
 
   it.scopedLive("slow: the answer comes after the delay, unchanged", () =>
     Effect.gen(function*() {
-      const { url } = yield* Relay.start({ profile, script })
+      const { url } = yield* start({ profile, script })
       const answer = yield* post(`${url}/v1/agent/turns`, turnBody(firstTurn), { "x-toolgate-fault": "slow", "x-toolgate-delay-ms": "50" })
       assert.strictEqual(answer.status, 200)
       assert.strictEqual(blocks(answer.text).length, 4)
@@ -92,12 +91,12 @@ describe("fault switches on every endpoint", () => {
 
   it.scopedLive("slow: a client that waits less than the delay gives up (by header and by profile)", () =>
     Effect.gen(function*() {
-      const { url } = yield* Relay.start({ profile, script })
+      const { url } = yield* start({ profile, script })
       const gaveUp = yield* Effect.either(Effect.tryPromise(() =>
         fetch(`${url}/v1/agent/capabilities`, { headers: { "x-toolgate-fault": "slow", "x-toolgate-delay-ms": "10000" }, signal: AbortSignal.timeout(200) })
       ))
       assert.strictEqual(gaveUp._tag, "Left")
-      const slow = yield* Relay.start({ profile: { ...profile, faults: ["slow"] }, script })
+      const slow = yield* start({ profile: { ...profile, faults: ["slow"] }, script })
       const alsoGaveUp = yield* Effect.either(Effect.tryPromise(() =>
         fetch(`${slow.url}/v1/agent/capabilities`, { signal: AbortSignal.timeout(200) })
       ))

@@ -1,7 +1,7 @@
 import { HttpServer } from "@effect/platform"
 import { NodeContext, NodeHttpServer } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import { Cause, Context, Effect, Exit, Layer } from "effect"
+import { Cause, Context, Effect, Exit, Layer, Logger, LogLevel } from "effect"
 import * as fs from "node:fs"
 import * as net from "node:net"
 import * as os from "node:os"
@@ -67,7 +67,7 @@ describe("configuration", () => {
     Effect.gen(function*() {
       const context = yield* Layer.build(
         HttpServer.serve(Relay.router({ profile, script, maxBodyBytes: -1 })).pipe(Layer.provideMerge(NodeHttpServer.layerTest))
-      )
+      ).pipe(Logger.withMinimumLogLevel(LogLevel.Warning))
       const address = Context.get(context, HttpServer.HttpServer).address
       assert.strictEqual(address._tag, "TcpAddress")
       const port = address._tag === "TcpAddress" ? address.port : 0
@@ -86,7 +86,7 @@ describe("configuration", () => {
           })
         })
       )
-      yield* Layer.build(Relay.layer({ profile, script }, { port }))
+      yield* Layer.build(Relay.layer({ profile, script }, { port })).pipe(Logger.withMinimumLogLevel(LogLevel.Warning))
       const answer = yield* requestText(`http://127.0.0.1:${port}/v1/agent/capabilities`)
       assert.strictEqual(answer.status, 200)
       assert.deepStrictEqual(JSON.parse(answer.text), profile)

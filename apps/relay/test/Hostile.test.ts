@@ -1,8 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import OpenAI from "openai"
-import { Relay } from "../src/index.js"
-import { afterTool, blocks, firstTurn, polluted, post, profile, requestText, script, turnBody } from "./fixtures.js"
+import { afterTool, blocks, firstTurn, polluted, post, profile, requestText, script, start, turnBody } from "./fixtures.js"
 
 const deep = (levels: number, inner = "1") => "[".repeat(levels) + inner + "]".repeat(levels)
 const deepObject = (levels: number) => "{\"a\":".repeat(levels) + "1" + "}".repeat(levels)
@@ -10,7 +9,7 @@ const deepObject = (levels: number) => "{\"a\":".repeat(levels) + "1" + "}".repe
 describe("hostile requests", () => {
   it.scopedLive("__proto__ keys in bodies are data, never a prototype", () =>
     Effect.gen(function*() {
-      const { url } = yield* Relay.start({ profile, script })
+      const { url } = yield* start({ profile, script })
       const turn = "{\"__proto__\":{\"polluted\":true},\"messages\":[{\"_tag\":\"User\",\"text\":\"hi\",\"__proto__\":{\"polluted\":true}}],\"tools\":[\"__proto__\"],\"toolChoice\":\"auto\"}"
       const answer = yield* post(`${url}/v1/agent/turns`, turn)
       assert.strictEqual(answer.status, 200)
@@ -28,7 +27,7 @@ describe("hostile requests", () => {
 
   it.scopedLive("a 10,000-level JSON body is a 400, not a crash; deep values inside a message are data", () =>
     Effect.gen(function*() {
-      const { url } = yield* Relay.start({ profile, script })
+      const { url } = yield* start({ profile, script })
       for (const body of [deep(10_000), deepObject(10_000), `{"messages":[{"_tag":"User","text":${deep(10_000)}}],"tools":[],"toolChoice":"auto"}`]) {
         const turns = yield* post(`${url}/v1/agent/turns`, body)
         assert.strictEqual(turns.status, 400)
@@ -51,7 +50,7 @@ describe("hostile requests", () => {
 
   it.scopedLive("hostile headers and paths: control characters, long fault lists, huge delays", () =>
     Effect.gen(function*() {
-      const { url } = yield* Relay.start({ profile, script })
+      const { url } = yield* start({ profile, script })
       const long = yield* requestText(`${url}/v1/agent/capabilities`, { headers: { "x-toolgate-fault": ",".repeat(10_000) } })
       assert.strictEqual(long.status, 200)
       const huge = yield* requestText(`${url}/v1/agent/capabilities`, { headers: { "x-toolgate-fault": "slow", "x-toolgate-delay-ms": "99999999999" } })
@@ -63,7 +62,7 @@ describe("hostile requests", () => {
 
   it.scopedLive("50 concurrent requests over every endpoint all get their own answer", () =>
     Effect.gen(function*() {
-      const { url } = yield* Relay.start({ profile, script })
+      const { url } = yield* start({ profile, script })
       const client = new OpenAI({ baseURL: `${url}/v1`, apiKey: "k", maxRetries: 0, timeout: 10_000 })
       const one = (i: number) => {
         switch (i % 3) {

@@ -1,8 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { RelayWire } from "@toolgate/providers"
 import { Chunk, Effect, Stream } from "effect"
-import { Relay } from "../src/index.js"
-import { afterTool, blocks, firstTurn, parisArguments, post, profile, request, requestText, script, turnBody } from "./fixtures.js"
+import { afterTool, blocks, firstTurn, parisArguments, post, profile, request, requestText, script, start, turnBody } from "./fixtures.js"
 
 const turnsPath = "/v1/agent/turns"
 
@@ -13,7 +12,7 @@ const decoded = (text: string) =>
 describe("POST /v1/agent/turns", () => {
   it.scopedLive("streams the scripted round as server-sent events", () =>
     Effect.gen(function*() {
-      const { url } = yield* Relay.start({ profile, script })
+      const { url } = yield* start({ profile, script })
       const answer = yield* post(`${url}${turnsPath}`, turnBody(firstTurn))
       assert.strictEqual(answer.status, 200)
       assert.match(answer.headers.get("content-type") ?? "", /text\/event-stream/)
@@ -28,7 +27,7 @@ describe("POST /v1/agent/turns", () => {
 
   it.scopedLive("a second request after the tool result selects round 2", () =>
     Effect.gen(function*() {
-      const { url } = yield* Relay.start({ profile, script })
+      const { url } = yield* start({ profile, script })
       const answer = yield* post(`${url}${turnsPath}`, turnBody(afterTool))
       const texts = blocks(answer.text).map((e) => JSON.parse(e.data)).filter((e) => e._tag === "TextDelta").map((e) => e.text)
       assert.strictEqual(texts.join(""), "It is sunny in Paris.")
@@ -36,7 +35,7 @@ describe("POST /v1/agent/turns", () => {
 
   it.scopedLive("a failure round is an error event with its reason and retryability", () =>
     Effect.gen(function*() {
-      const { url } = yield* Relay.start({ profile, script })
+      const { url } = yield* start({ profile, script })
       const messages = [...afterTool, { _tag: "Assistant", text: "It is sunny in Paris.", toolCalls: [] }, { _tag: "User", text: "And tomorrow?" }]
       const answer = yield* post(`${url}${turnsPath}`, turnBody(messages))
       assert.strictEqual(answer.status, 200)
@@ -50,7 +49,7 @@ describe("POST /v1/agent/turns", () => {
 
   it.scopedLive("no such round: an error event that says which round", () =>
     Effect.gen(function*() {
-      const { url } = yield* Relay.start({ profile, script })
+      const { url } = yield* start({ profile, script })
       const beyond = [...afterTool, { _tag: "Assistant", text: "again", toolCalls: [] }]
       const events = blocks((yield* post(`${url}${turnsPath}`, turnBody(beyond))).text)
       assert.strictEqual(events[0]!.event, "error")
@@ -63,7 +62,7 @@ describe("POST /v1/agent/turns", () => {
 
   it.scopedLive("a body that is not JSON, or not a turn request, is a 400 JSON error", () =>
     Effect.gen(function*() {
-      const { url } = yield* Relay.start({ profile, script })
+      const { url } = yield* start({ profile, script })
       const bodies = [
         "{not json",
         "",
@@ -87,7 +86,7 @@ describe("POST /v1/agent/turns", () => {
 
   it.scopedLive("a body over maxBodyBytes is a 413, declared or streamed; the relay answers the next request", () =>
     Effect.gen(function*() {
-      const { url } = yield* Relay.start({ profile, script, maxBodyBytes: 1_000 })
+      const { url } = yield* start({ profile, script, maxBodyBytes: 1_000 })
       const big = turnBody([{ _tag: "User", text: "x".repeat(2_000) }])
       const declared = yield* post(`${url}${turnsPath}`, big)
       assert.strictEqual(declared.status, 413)
@@ -110,7 +109,7 @@ describe("POST /v1/agent/turns", () => {
   it.scopedLive("a client that disconnects mid-stream does not take the relay down", () =>
     Effect.gen(function*() {
       const long = { turns: [[Array.from({ length: 4_000 }, (_, i) => ({ _tag: "TextDelta" as const, text: `${i} ${"x".repeat(1_000)}` }))]] }
-      const { url } = yield* Relay.start({ profile, script: long })
+      const { url } = yield* start({ profile, script: long })
       for (let attempt = 0; attempt < 3; attempt++) {
         const abort = new AbortController()
         const response = yield* Effect.promise(() =>
@@ -133,7 +132,7 @@ describe("POST /v1/agent/turns", () => {
 describe("routes", () => {
   it.scopedLive("an unknown path is a 404 JSON error; a known path with another method a 405", () =>
     Effect.gen(function*() {
-      const { url } = yield* Relay.start({ profile, script })
+      const { url } = yield* start({ profile, script })
       const missing = yield* requestText(`${url}/v1/nothing/here?x=1`)
       assert.strictEqual(missing.status, 404)
       assert.strictEqual(JSON.parse(missing.text).error.type, "not_found")

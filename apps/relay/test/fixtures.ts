@@ -3,7 +3,11 @@
  * arguments are JSON text, raw HTTP helpers bounded by timeouts, and a server-sent events splitter.
  */
 import type { Script } from "@toolgate/providers"
-import { Effect } from "effect"
+import { Effect, Logger, LogLevel } from "effect"
+import { Relay } from "../src/index.js"
+
+/** `Relay.start` without its request log lines (the log itself is tested in Logging.test.ts). */
+export const start = (config: Relay.Config) => Relay.start(config).pipe(Logger.withMinimumLogLevel(LogLevel.Warning))
 
 /** The weather tool's arguments in turn 1 (long enough to stream in several pieces, with a `__proto__` key). */
 export const parisArguments = {
