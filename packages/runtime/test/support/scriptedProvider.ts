@@ -75,11 +75,14 @@ export const make = (
   }
 }
 
-/** Event builders. */
+/** A text delta. */
 export const text = (t: string): StreamEvent.StreamEvent => ({ _tag: "TextDelta", text: t })
+/** An app-driven call (`args` passed through as given, hostile values included; absent when undefined). */
 export const call = (id: string, name: string, args?: unknown): StreamEvent.StreamEvent =>
   args === undefined ? { _tag: "ToolCallComplete", id, name } : { _tag: "ToolCallComplete", id, name, arguments: args as never }
+/** The round's last event. */
 export const done: StreamEvent.StreamEvent = { _tag: "Done" }
+/** Token accounting. */
 export const usage = (inputTokens: number, outputTokens: number): StreamEvent.StreamEvent => ({ _tag: "Usage", inputTokens, outputTokens })
 /** A final round: text, then done. */
 export const answer = (t: string): ReadonlyArray<StreamEvent.StreamEvent> => [text(t), done]
