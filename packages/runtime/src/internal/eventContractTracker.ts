@@ -24,18 +24,26 @@ export interface Broken {
 /** Which vocabulary the stream must keep to; `none` (an unknown model) allows no tool events at all. */
 type Vocabulary = "app" | "provider" | "none"
 
-/** The event's id when it is a string, else undefined (hostile input may carry anything). */
+/** The event's id when it is a string, else undefined (hostile input may carry anything, even a throwing getter). */
 const idOf = (event: unknown): string | undefined => {
-  const id = (event as { readonly id?: unknown }).id
-  return typeof id === "string" ? id : undefined
+  try {
+    const id = event == null ? undefined : (event as { readonly id?: unknown }).id
+    return typeof id === "string" ? id : undefined
+  } catch {
+    return undefined
+  }
 }
 
 /** The contract state of one run: ids seen, open calls, whether `Done` arrived, and the first broken rule. */
 export class Tracker {
   private readonly vocabulary: Vocabulary
   private done = false
-  /** provider-driven: id → still open (no terminal yet); app-driven: ids of `ToolCallComplete`. */
-  private readonly calls = new Map<string, boolean>()
+  /**
+   * Every call id seen in this run, in order, with its index into `isOpen` (provider-driven: 1 until its
+   * terminal). One hash operation per lifecycle event: this is the stage's only cost beyond a tag test.
+   */
+  private readonly calls = new Map<string, number>()
+  private isOpen = new Uint8Array(64)
   private open = 0
   /** The first rule broken, once one is. */
   broken: Broken | undefined = undefined
@@ -46,8 +54,22 @@ export class Tracker {
 
   /** The index of the first event in `events` that breaks a rule (and records it in `broken`), or -1. */
   scan(events: ReadonlyArray<StreamEvent.StreamEvent>): number {
-    for (let i = 0; i < events.length; i++) {
-      if (!this.step(events[i])) return i
+    const length = events.length
+    if (length === 0) return -1
+    // `Done` can only be last, so `done` is looked at once per chunk and after a `Done`, not per event.
+    if (this.done) return this.at(0, "event_after_done", idOf(events[0]))
+    let i = 0
+    try {
+      for (; i < length; i++) {
+        const event = events[i]
+        // The hot path: text is most of any stream, so it costs one comparison.
+        if (event != null && event._tag === "TextDelta") continue
+        if (!this.step(event)) return i
+        if (this.done && i + 1 < length) return this.at(i + 1, "event_after_done", idOf(events[i + 1]))
+      }
+    } catch {
+      // Only a hostile element gets here (a getter or proxy that throws): it is no event of any model.
+      return this.at(i, "wrong_execution_model", undefined)
     }
     return -1
   }
@@ -61,8 +83,7 @@ export class Tracker {
 
   /** Checks one event; false when it breaks a rule. */
   private step(event: StreamEvent.StreamEvent | null | undefined): boolean {
-    if (event === null || typeof event !== "object") return this.broke("wrong_execution_model", undefined)
-    if (this.done) return this.broke("event_after_done", idOf(event))
+    if (event == null) return this.broke("wrong_execution_model", undefined)
     switch (event._tag) {
       case "TextDelta":
       case "Usage":
@@ -90,38 +111,49 @@ export class Tracker {
 
   private complete(id: string | undefined): boolean {
     if (this.vocabulary !== "app" || id === undefined) return this.broke("wrong_execution_model", id)
-    if (this.calls.has(id)) return this.broke("duplicate_tool_call", id)
-    this.calls.set(id, true)
-    return true
+    const seen = this.calls.size
+    // Setting a known id leaves the size as it was: a repeat, which fails the run (so the overwrite is moot).
+    return this.calls.set(id, seen).size > seen || this.broke("duplicate_tool_call", id)
   }
 
   private start(id: string | undefined): boolean {
     if (this.vocabulary !== "provider" || id === undefined) return this.broke("wrong_execution_model", id)
-    if (this.calls.has(id)) return this.broke("duplicate_start", id)
-    this.calls.set(id, true)
+    const index = this.calls.size
+    if (this.calls.set(id, index).size === index) return this.broke("duplicate_start", id)
+    if (index === this.isOpen.length) {
+      const grown = new Uint8Array(index * 2)
+      grown.set(this.isOpen)
+      this.isOpen = grown
+    }
+    this.isOpen[index] = 1
     this.open++
     return true
   }
 
   private terminal(id: string | undefined): boolean {
     if (this.vocabulary !== "provider" || id === undefined) return this.broke("wrong_execution_model", id)
-    const open = this.calls.get(id)
-    if (open === undefined) return this.broke("terminal_without_start", id)
-    if (!open) return this.broke("duplicate_terminal", id)
-    this.calls.set(id, false)
+    const index = this.calls.get(id)
+    if (index === undefined) return this.broke("terminal_without_start", id)
+    if (this.isOpen[index] === 0) return this.broke("duplicate_terminal", id)
+    this.isOpen[index] = 0
     this.open--
     return true
   }
 
   /** The earliest started call still open (Map keeps insertion order). */
   private firstOpen(): string | undefined {
-    for (const [id, open] of this.calls) if (open) return id
+    for (const [id, index] of this.calls) if (this.isOpen[index] === 1) return id
     return undefined
   }
 
   private fail(rule: Rule, callId: string | undefined): Broken {
     this.broken = { rule, callId }
     return this.broken
+  }
+
+  private at(index: number, rule: Rule, callId: string | undefined): number {
+    this.fail(rule, callId)
+    return index
   }
 
   private broke(rule: Rule, callId: string | undefined): false {
