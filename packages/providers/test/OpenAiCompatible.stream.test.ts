@@ -1,8 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Chunk, Effect, Either, FastCheck, Stream } from "effect"
 import type { StreamEvent } from "@toolgate/runtime"
+// Relative until the runtime barrel exports EventContract.
+import * as EventContract from "../../runtime/src/EventContract.js"
 import { events } from "../src/internal/chatCompletionsEvents.js"
-import { collect, fixture, provider, replay, start } from "./OpenAiCompatible.support.js"
+import { collect, fixture, provider, replay, request, start } from "./OpenAiCompatible.support.js"
 
 const weather0 = "call_Xq7aGd2kPz9mLr4TbN1wYc8e"
 const weather1 = "call_Bn3sVf6hJq0wKe2RuL5xTa7d"
@@ -100,6 +102,23 @@ describe("OpenAiCompatible: recorded streams over loopback", () => {
       assert.strictEqual(text(got), "")
       assert.deepStrictEqual(got.at(-1), { _tag: "Done" })
     }))
+})
+
+describe("OpenAiCompatible: the session's event contract", () => {
+  it.scopedLive("every recorded stream passes EventContract.check unchanged; a cut one fails it with missing_done", () =>
+    Effect.gen(function*() {
+      for (const name of ["openai-parallel-tools.txt", "openai-text.txt", "openai-llamacpp-tools.txt", "openai-ollama-tools.txt"]) {
+        const p = yield* provider(yield* start(replay(fixture(name), { max: 256 })))
+        const checked = yield* p.stream(request()).pipe(EventContract.check("appDriven"), Stream.runCollect, Effect.map(Chunk.toReadonlyArray), Effect.either)
+        assert.isTrue(Either.isRight(checked), name)
+        assert.deepStrictEqual(Either.isRight(checked) ? checked.right.at(-1) : undefined, { _tag: "Done" }, name)
+      }
+      const recorded = fixture("openai-parallel-tools.txt")
+      const cut = yield* provider(yield* start(replay(recorded.slice(0, recorded.indexOf("\"finish_reason\":\"tool_calls\"") - 300))))
+      const broken = yield* cut.stream(request()).pipe(EventContract.check("appDriven"), Stream.runDrain, Effect.flip)
+      assert.strictEqual(broken._tag, "ProviderEventContractViolation")
+      assert.strictEqual(broken._tag === "ProviderEventContractViolation" ? broken.rule : undefined, "missing_done")
+    }), 60_000)
 })
 
 /** The pieces of several calls' argument texts, interleaved in random order (each call's own order kept). */
