@@ -1,0 +1,98 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Either, Stream } from "effect"
+import { JsonValue as J } from "@toolgate/json-schema"
+import type { Message, Provider, StreamEvent } from "@toolgate/runtime"
+import * as CloudRelay from "../src/CloudRelay.js"
+import * as RelayWire from "../src/RelayWire.js"
+import { events, httpClient, start, stream } from "./support/loopback.js"
+import { assistant, result, user } from "./support/messages.js"
+
+const provider = (baseUrl: string) =>
+  CloudRelay.make({ baseUrl, timeout: "20 seconds", idleTimeout: "20 seconds" }).pipe(Effect.provide(httpClient))
+
+const request = (messages: ReadonlyArray<Message.Message> = [user("go")]): Provider.CompletionRequest => ({
+  messages,
+  tools: [],
+  toolChoice: "auto"
+})
+
+const collect = (relay: Provider.AgentProvider, req = request()) =>
+  relay.stream(req).pipe(Stream.runCollect, Effect.map((c) => Array.from(c)), Effect.either)
+
+describe("CloudRelay: hostile relays and requests", () => {
+  it.scopedLive("a 10 MB event arrives intact", () =>
+    Effect.gen(function*() {
+      const big: StreamEvent.StreamEvent = { _tag: "TextDelta", text: "ø".repeat(5_000_000) }
+      const server = yield* start(stream(RelayWire.encodeEvent(big), RelayWire.encodeEvent({ _tag: "Done" })))
+      const outcome = yield* collect(yield* provider(server.url))
+      assert.isTrue(Either.isRight(outcome))
+      const got = Either.getOrThrow(outcome)
+      assert.strictEqual(got.length, 2)
+      assert.strictEqual((got[0] as StreamEvent.TextDelta).text, (big as StreamEvent.TextDelta).text)
+    }), 180_000)
+
+  it.scopedLive("100,000 events arrive in order", () =>
+    Effect.gen(function*() {
+      const wire = Array.from({ length: 100_000 }, (_, i) => RelayWire.encodeEvent({ _tag: "TextDelta", text: String(i) }))
+      const server = yield* start((_r, res) => {
+        const write = events(res)
+        for (let i = 0; i < wire.length; i += 1000) write(wire.slice(i, i + 1000).join(""))
+        res.end(RelayWire.encodeEvent({ _tag: "Done" }))
+      })
+      const got = Either.getOrThrow(yield* collect(yield* provider(server.url)))
+      assert.strictEqual(got.length, 100_001)
+      assert.isTrue(got.slice(0, 100_000).every((e, i) => e._tag === "TextDelta" && e.text === String(i)))
+      assert.deepStrictEqual(got[100_000], { _tag: "Done" })
+    }), 120_000)
+
+  it.scopedLive("__proto__ and constructor in event JSON stay data and pollute nothing", () =>
+    Effect.gen(function*() {
+      const server = yield* start(stream(
+        `data: {"_tag":"ToolCallComplete","id":"c","name":"t","arguments":{"__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}}},"__proto__":{"polluted":true}}\n\n`,
+        `data: {"_tag":"ToolCallCompleted","id":"c","result":{"__proto__":[1]}}\n\n`
+      ))
+      const got = Either.getOrThrow(yield* collect(yield* provider(server.url)))
+      const call = got[0] as StreamEvent.ToolCallComplete
+      assert.isTrue(Object.hasOwn(call.arguments as object, "__proto__"))
+      assert.isTrue(Object.hasOwn(call.arguments as object, "constructor"))
+      assert.isFalse(Object.hasOwn(call, "polluted"))
+      assert.deepStrictEqual(Object.getPrototypeOf(call.arguments), Object.prototype)
+      assert.isTrue(Object.hasOwn((got[1] as StreamEvent.ToolCallCompleted).result as object, "__proto__"))
+      assert.isUndefined(({} as Record<string, unknown>)["polluted"])
+    }), 20_000)
+
+  it.scopedLive("a huge message list (100,000 messages, a 10,000-level argument) reaches the relay whole", () =>
+    Effect.gen(function*() {
+      let deep: J.JsonValue = "leaf"
+      for (let i = 0; i < 10_000; i++) deep = [deep]
+      const messages: Array<Message.Message> = [user("start")]
+      for (let i = 0; i < 50_000; i++) messages.push(assistant(`round ${i}`, 0), result(`call_${i}`))
+      messages.push({ _tag: "Assistant", text: "", toolCalls: [{ id: "deep", name: "t", arguments: deep }] }, user("end"))
+      const server = yield* start(stream(RelayWire.encodeEvent({ _tag: "Done" })))
+      const outcome = yield* collect(yield* provider(server.url), request(messages))
+      assert.deepStrictEqual(outcome, Either.right([{ _tag: "Done" }]))
+      const body = JSON.parse(server.received[0]!.body) as { readonly messages: ReadonlyArray<Message.Message> }
+      assert.strictEqual(body.messages.length, messages.length)
+      const sent = body.messages[messages.length - 2] as Message.Assistant
+      assert.isTrue(J.equals(sent.toolCalls[0]!.arguments!, deep))
+    }), 120_000)
+
+  it.scopedLive("a consumer that stops early closes the connection (no leaked request)", () =>
+    Effect.gen(function*() {
+      let closed: () => void = () => {}
+      const closedNow = new Promise<void>((resolve) => (closed = resolve))
+      const server = yield* start((_r, res) => {
+        const write = events(res)
+        const timer = setInterval(() => write(RelayWire.encodeEvent({ _tag: "TextDelta", text: "more" })), 5)
+        res.on("close", () => {
+          clearInterval(timer)
+          closed()
+        })
+      })
+      const relay = yield* provider(server.url)
+      const first = yield* relay.stream(request()).pipe(Stream.take(2), Stream.runCollect)
+      assert.strictEqual(first.length, 2)
+      yield* Effect.promise(() => closedNow)
+      assert.strictEqual(server.received.length, 1)
+    }), 20_000)
+})
