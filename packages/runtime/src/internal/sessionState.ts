@@ -58,7 +58,7 @@ export interface State {
   readonly events: PubSub.PubSub<SessionEvent.SessionEvent>
   readonly history: Ref.Ref<ReadonlyArray<Message.Message>>
   readonly undoLog: Ref.Ref<ReadonlyArray<UndoEntry>>
-  /** The envelopes of committed turns' calls, by call id (tool chaining with scope "session"). */
+  /** The envelopes of committed turns' calls, by call id (kept only with chain scope "session"). */
   readonly results: Ref.Ref<ReadonlyMap<string, ToolEnvelope.Envelope>>
   /** How many leading history messages a managed-conversation provider already has. */
   readonly seen: Ref.Ref<number>

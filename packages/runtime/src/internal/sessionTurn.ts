@@ -178,7 +178,7 @@ const commit = (env: Env, current: Current) =>
       ...log,
       { turn: current.number, start: current.start, count: current.messages.length + 1, calls: [...current.results.keys()], steps: current.undo }
     ])
-    if (current.results.size > 0) yield* Ref.update(env.results, (r) => new Map([...r, ...current.results]))
+    if (env.chainScope === "session" && current.results.size > 0) yield* Ref.update(env.results, (r) => new Map([...r, ...current.results]))
     yield* publish(env, { _tag: "TurnCommitted", turn: current.number, rounds: current.rounds, toolCalls: current.answered.length })
   }))
 
