@@ -24,7 +24,7 @@ const bytes = (text: string, cuts: ReadonlyArray<number> = []): Stream.Stream<Ui
 const decode = (text: string, cuts: ReadonlyArray<number> = []) =>
   RelayWire.decodeEvents(bytes(text, cuts)).pipe(Stream.runCollect, Effect.map(Chunk.toReadonlyArray), Effect.either)
 
-const failure = (outcome: Either.Either<ReadonlyArray<StreamEvent.StreamEvent>, Errors.ProviderError>): Errors.ProviderError => {
+const failure = (outcome: Either.Either<unknown, Errors.ProviderError>): Errors.ProviderError => {
   assert.isTrue(Either.isLeft(outcome), JSON.stringify(outcome))
   return (outcome as Either.Left<Errors.ProviderError, never>).left
 }
