@@ -201,6 +201,16 @@ describe("OpenAiCompatible: capabilities, tools and wiring", () => {
       }
     }))
 
+  it.scopedLive("layerWith provides the provider for its options", () =>
+    Effect.gen(function*() {
+      const server = yield* start(ok())
+      const live = OpenAiCompatible.layerWith({ baseUrl: server.baseUrl, model: "phi-4", capabilities: { name: "local-phi" } }).pipe(Layer.provide(FetchHttpClient.layer))
+      const p = yield* Effect.provide(Provider.Provider, live)
+      assert.strictEqual(p.capabilities.name, "local-phi")
+      assert.strictEqual((yield* collect(p)).at(-1)?._tag, "Done")
+      assert.strictEqual(sent(server).model, "phi-4")
+    }))
+
   it.scopedLive("layerConfig reads the base URL, the model and the redacted key while the layer is built", () =>
     Effect.gen(function*() {
       const server = yield* start(ok())
