@@ -22,7 +22,7 @@ import { DriftGate, type Verdict } from "./DriftGate.js"
 import type * as Errors from "./Errors.js"
 import { StructuredOutputUnsupported } from "./Errors.js"
 import { safeString } from "./internal/json.js"
-import { type Env, makeState, type PreTransmit } from "./internal/sessionState.js"
+import { type Env, makeState } from "./internal/sessionState.js"
 import * as SessionTurn from "./internal/sessionTurn.js"
 import { undoLast } from "./internal/sessionUndo.js"
 import type * as Message from "./Message.js"
@@ -186,7 +186,7 @@ export function make<R>(options: Options<R>): Effect.Effect<AgentSession, RunLim
       gate,
       limits,
       chainScope: options.chainScope === "session" ? "session" : "turn",
-      preTransmit: options.preTransmit as PreTransmit | undefined
+      preTransmit: options.preTransmit
     }
     const semaphore = yield* Effect.makeSemaphore(1)
     return methods(env, semaphore.withPermits(1))
