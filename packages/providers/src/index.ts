@@ -15,3 +15,6 @@ export * as RelayWire from "./RelayWire.js"
 
 /** The cloud-profile provider: tool names to the relay's turns endpoint, its `StreamEvent`s back; also provides its Capabilities probe. */
 export * as CloudRelay from "./CloudRelay.js"
+
+/** Any OpenAI-compatible Chat Completions endpoint (llama.cpp, vLLM, Ollama, OpenAI) with streamed tool calls. */
+export * as OpenAiCompatible from "./OpenAiCompatible.js"
