@@ -82,9 +82,9 @@ describe("OpenAiCompatible: hostile streams", () => {
       assert.isTrue(got.every(isEvent))
     }))
 
-  it.scopedLive("a stream of nothing but keep-alive comments and blank lines ends without Done", () =>
+  it.scopedLive("a stream of nothing but keep-alive comments, named ping events and blank lines ends without Done", () =>
     Effect.gen(function*() {
-      const server = yield* start(replay(": ping\n\n\n\n: ping\n\n".repeat(1000)))
+      const server = yield* start(replay(": ping\n\n\n\nevent: ping\ndata: not json\n\n".repeat(1000)))
       const result = yield* Effect.either(collect(yield* provider(server)))
       assert.deepStrictEqual(result, Either.right([]))
     }))

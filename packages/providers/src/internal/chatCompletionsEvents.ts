@@ -53,6 +53,8 @@ class Round {
   read(event: ServerSentEvent, out: Array<StreamEvent.StreamEvent>): Failure | undefined {
     if (this.done) return undefined
     if (event.event === "error") return this.serverError(event.data)
+    // Chunks are unnamed events; a named one (a proxy's `ping`) is not for this reader, as in an EventSource.
+    if (event.event !== "message") return undefined
     if (event.data.trim() === "[DONE]") return this.end(out, true)
     const decoded = decodeChunk(event.data)
     if (Either.isLeft(decoded)) {
