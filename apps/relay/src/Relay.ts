@@ -124,7 +124,7 @@ export const router = (config: Config): HttpRouter.HttpRouter => {
   )
 }
 
-/** Logs one line per request: method, path, status (499: the client went away first), milliseconds to the answer. */
+/** Logs one line per request: method, path, status (499: the client went away first), milliseconds until the answer was sent. */
 export const logger = HttpMiddleware.make((app) =>
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest

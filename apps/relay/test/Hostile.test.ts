@@ -86,4 +86,33 @@ describe("hostile requests", () => {
       const ids = yield* Effect.all(Array.from({ length: 5 }, () => Effect.promise(() => client.chat.completions.create({ model: "m", messages: [{ role: "user", content: "hi" }] }))), { concurrency: 5 })
       assert.strictEqual(new Set(ids.map((c) => c.id)).size, 5)
     }))
+
+  it.scopedLive("a hostile config: a profile whose traps throw, a script that is not a script, events that are not events", () =>
+    Effect.gen(function*() {
+      const trap = new Proxy({}, { get: () => { throw new Error("trap") }, ownKeys: () => { throw new Error("trap") } })
+      const broken = yield* start({ profile: trap, script: { turns: "not a list" } as never })
+      const capabilities = yield* requestText(`${broken.url}/v1/agent/capabilities`)
+      assert.strictEqual(capabilities.status, 500)
+      assert.strictEqual(JSON.parse(capabilities.text).error.type, "server_error")
+      const turn = blocks((yield* post(`${broken.url}/v1/agent/turns`, turnBody(firstTurn))).text)
+      assert.strictEqual(turn[0]!.event, "error")
+      // events that are not StreamEvents: error events, not lines a client could not decode
+      const odd = { turns: [[[{ _tag: "TextDelta", text: 5 }, { _tag: "ToolCallComplete", id: "c", name: "t", arguments: 10n }]]] }
+      const weird = yield* start({ profile, script: odd as never })
+      const events = blocks((yield* post(`${weird.url}/v1/agent/turns`, turnBody(firstTurn))).text)
+      assert.deepStrictEqual(events.map((e) => e.event), ["error", "error"])
+      const chat = yield* post(`${weird.url}/v1/chat/completions`, JSON.stringify({ model: "m", messages: [{ role: "user", content: "hi" }] }))
+      assert.strictEqual(chat.status, 200)
+      assert.strictEqual(JSON.parse(chat.text).choices[0].message.tool_calls[0].function.arguments, "null")
+      // an event whose getter throws: a 500 JSON error, and the relay goes on
+      const throwing = { turns: [[[{ get _tag(): string { throw new Error("getter") } }]]] }
+      const worse = yield* start({ profile, script: throwing as never })
+      for (const path of ["/v1/agent/turns", "/v1/chat/completions"]) {
+        const answer = yield* post(`${worse.url}${path}`, path.includes("chat") ? JSON.stringify({ model: "m", messages: [{ role: "user", content: "hi" }], stream: true }) : turnBody(firstTurn))
+        assert.strictEqual(answer.status, 500, path)
+        assert.strictEqual(JSON.parse(answer.text).error.type, "server_error")
+      }
+      const after = yield* requestText(`${worse.url}/v1/agent/capabilities`)
+      assert.strictEqual(after.status, 200)
+    }))
 })

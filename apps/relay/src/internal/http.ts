@@ -40,8 +40,9 @@ export const reject = (rejection: Rejection) => errorResponse(rejection.status, 
 const drainLimit = (maxBytes: number): number => Math.max(maxBytes * 4, 8 * 1024 * 1024)
 
 /**
- * The body as UTF-8 text. Over `maxBytes` → 413 (a declared `content-length` is refused before reading;
- * an undeclared one is read and discarded up to a bound, past which the connection is closed).
+ * The body as UTF-8 text. Over `maxBytes` → 413: the rest is read and discarded up to a bound, so a client
+ * still sending gets the answer rather than a reset; a body declared past that bound is refused unread, and
+ * one that grows past it has its connection closed.
  */
 export const readBody = (request: HttpServerRequest.HttpServerRequest, maxBytes: number): Effect.Effect<string, Rejection> =>
   Effect.gen(function*() {
