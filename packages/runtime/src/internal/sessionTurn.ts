@@ -52,6 +52,8 @@ interface Current {
   readonly results: Map<string, ToolEnvelope.Envelope>
   readonly tokens: { input: number; output: number }
   rounds: number
+  /** Set by the commit: an interruption that arrives after it does not roll anything back. */
+  committed: boolean
 }
 
 const toolChoices: ReadonlySet<unknown> = new Set(["auto", "required", "none"])
@@ -179,6 +181,7 @@ const commit = (env: Env, current: Current) =>
       { turn: current.number, start: current.start, count: current.messages.length + 1, calls: [...current.results.keys()], steps: current.undo }
     ])
     if (env.chainScope === "session" && current.results.size > 0) yield* Ref.update(env.results, (r) => new Map([...r, ...current.results]))
+    current.committed = true
     yield* publish(env, { _tag: "TurnCommitted", turn: current.number, rounds: current.rounds, toolCalls: current.answered.length })
   }))
 
@@ -197,7 +200,8 @@ const begin = Effect.fnUntraced(function*(env: Env, text: string, definitions: S
     undo: [],
     results: new Map(),
     tokens: { input: 0, output: 0 },
-    rounds: 0
+    rounds: 0,
+    committed: false
   }
   return current
 })
@@ -209,8 +213,8 @@ const body = Effect.fnUntraced(function*<A, X>(env: Env, current: Current, optio
     ? yield* providerRound(env, current, options)
     : yield* appRounds(env, current, options)
   const value = yield* options.accept(text)
-  yield* commit(env, current)
   const usage = yield* current.budget.usage()
+  yield* commit(env, current)
   const turn: AgentSession.Turn = {
     turn: current.number,
     text,
@@ -243,7 +247,7 @@ export const run = <A, X extends { readonly _tag: string; readonly message: stri
     const { definitions, warnings } = yield* admit(env, options.toolChoice)
     const current = yield* begin(env, text, definitions)
     return yield* body(env, current, options, warnings).pipe(
-      Effect.onExit((exit) => Exit.isFailure(exit) ? rolledBack(env, current.number, exit.cause) : Effect.void),
+      Effect.onExit((exit) => Exit.isFailure(exit) && !current.committed ? rolledBack(env, current.number, exit.cause) : Effect.void),
       // A managed conversation cannot have seen more than history now holds.
       Effect.ensuring(Effect.flatMap(Ref.get(env.history), (h) => Ref.update(env.seen, (s) => Math.min(s, h.length))))
     )
