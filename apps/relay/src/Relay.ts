@@ -182,21 +182,23 @@ const readJson = (path: string) =>
   })
 
 /** A profile file: any JSON (kept as is) whose `faults`, when present, lists known faults. */
-export const loadProfile = (path: string): Effect.Effect<Profile.Profile, RelayFileError, FileSystem.FileSystem> =>
-  Effect.gen(function*() {
-    const profile = yield* readJson(path)
-    const faults = Profile.faults(profile)
-    if (Either.isLeft(faults)) return yield* new RelayFileError({ path, reason: faults.left })
-    return profile
-  })
+export const loadProfile: (path: string) => Effect.Effect<Profile.Profile, RelayFileError, FileSystem.FileSystem> = Effect.fn(
+  "Relay.loadProfile"
+)(function*(path: string) {
+  const profile = yield* readJson(path)
+  const faults = Profile.faults(profile)
+  if (Either.isLeft(faults)) return yield* new RelayFileError({ path, reason: faults.left })
+  return profile
+})
 
 /** A scenario file: a `Script` as JSON (`{ "turns": [[round, …], …] }`). */
-export const loadScript = (path: string): Effect.Effect<Script.Script, RelayFileError, FileSystem.FileSystem> =>
-  Effect.gen(function*() {
-    const script = Script.decode(yield* readJson(path))
-    if (Either.isLeft(script)) return yield* new RelayFileError({ path, reason: `is not a script: ${Http.issuesText(script.left)}` })
-    return script.right
-  })
+export const loadScript: (path: string) => Effect.Effect<Script.Script, RelayFileError, FileSystem.FileSystem> = Effect.fn(
+  "Relay.loadScript"
+)(function*(path: string) {
+  const script = Script.decode(yield* readJson(path))
+  if (Either.isLeft(script)) return yield* new RelayFileError({ path, reason: `is not a script: ${Http.issuesText(script.left)}` })
+  return script.right
+})
 
 /** A URL's path, without its query. */
 const pathOf = (url: string): string => {

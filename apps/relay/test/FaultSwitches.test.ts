@@ -71,6 +71,24 @@ describe("fault switches on every endpoint", () => {
       assert.strictEqual(blocks(after.text).length, 4)
     }))
 
+  it.scopedLive("drop on Chat Completions: the first chunk, then the connection closes (streamed and not)", () =>
+    Effect.gen(function*() {
+      const { url } = yield* start({ profile, script })
+      const chat = (stream: boolean) =>
+        request(`${url}/v1/chat/completions`, {
+          method: "POST",
+          body: JSON.stringify({ model: "m", messages: [{ role: "user", content: "hi" }], stream }),
+          headers: { "x-toolgate-fault": "drop" }
+        })
+      const streamed = yield* readAll(yield* chat(true))
+      assert.isTrue(streamed.failed)
+      assert.strictEqual(blocks(streamed.text).length, 1)
+      assert.deepStrictEqual(JSON.parse(blocks(streamed.text)[0]!.data).choices[0].delta, { role: "assistant", content: "" })
+      const whole = yield* readAll(yield* chat(false))
+      assert.isTrue(whole.failed)
+      assert.throws(() => JSON.parse(whole.text))
+    }))
+
   it.scopedLive("drop by profile: the capabilities body is cut in half", () =>
     Effect.gen(function*() {
       const { url } = yield* start({ profile: { ...profile, faults: ["drop"] }, script })
