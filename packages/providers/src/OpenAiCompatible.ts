@@ -108,7 +108,11 @@ export const make = (options: Options): Effect.Effect<Provider.AgentProvider, ne
           ResponseError: (e) => Effect.fail(failure("the response could not be read", true, transportCause(e)))
         })
       )
-      if (response.status < 200 || response.status >= 300) return yield* statusFailure(response)
+      if (response.status < 200 || response.status >= 300) return yield* statusFailure(response, `HTTP ${response.status}`, statusRetryable(response.status))
+      // A server that ignores `stream` answers one JSON document (or an error in a 200): say so, not `missing_done`.
+      if (/^application\/json/i.test(response.headers["content-type"] ?? "")) {
+        return yield* statusFailure(response, "the server answered JSON instead of an event stream", false)
+      }
       return response.stream.pipe(
         Stream.timeoutFail(() => failure(`no data for ${Duration.format(timeout)}`, true), timeout),
         Stream.catchTag("ResponseError", (e) => Stream.fail(failure("the response body broke off", true, transportCause(e)))),
@@ -117,14 +121,14 @@ export const make = (options: Options): Effect.Effect<Provider.AgentProvider, ne
       )
     })
 
-    /** A non-2xx answer: the server's message (scrubbed, clipped), retryable for 408, 429 and 5xx. */
-    const statusFailure = (response: HttpClientResponse.HttpClientResponse) =>
+    /** A response that is not a stream (a non-2xx status, a JSON answer): what it is, then the server's message (scrubbed, clipped). */
+    const statusFailure = (response: HttpClientResponse.HttpClientResponse, what: string, retryable: boolean) =>
       response.stream.pipe(
         Stream.decodeText(),
         Stream.runFoldWhile("", (s) => s.length < 65_536, (s, piece) => s + piece),
         Effect.timeout(timeout),
         Effect.orElseSucceed(() => ""),
-        Effect.flatMap((text) => Effect.fail(failure(`HTTP ${response.status}: ${bodyMessage(text, scrub)}`, statusRetryable(response.status))))
+        Effect.flatMap((text) => Effect.fail(failure(`${what}: ${bodyMessage(text, scrub)}`, retryable)))
       )
 
     const stream = (request: Provider.CompletionRequest): Stream.Stream<StreamEvent.StreamEvent, Errors.ProviderError> =>

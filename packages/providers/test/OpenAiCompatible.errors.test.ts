@@ -72,6 +72,15 @@ describe("OpenAiCompatible: failures", () => {
       }
     }))
 
+  it.scopedLive("a 200 with JSON instead of an event stream says so, with the server's message", () =>
+    Effect.gen(function*() {
+      const error = yield* failure(answer(200, { error: { message: "tools are not supported by this model" } }))
+      assert.strictEqual(error.reason, "the server answered JSON instead of an event stream: tools are not supported by this model")
+      assert.isFalse(error.retryable)
+      const whole = yield* failure(answer(200, { id: "chatcmpl-1", object: "chat.completion", choices: [{ index: 0, message: { role: "assistant", content: "Hi" }, finish_reason: "stop" }] }))
+      assert.match(whole.reason, /^the server answered JSON instead of an event stream: \{"id":"chatcmpl-1"/)
+    }))
+
   it.scopedLive("a megabyte error body becomes a short message", () =>
     Effect.gen(function*() {
       const e = yield* failure(answer(502, { error: { message: "x".repeat(1_000_000) } }))
