@@ -2,90 +2,22 @@
  * Issue 6's property: sessions driven by random scripted rounds (valid, near-miss, invalid and unknown
  * calls, refs valid and broken, contract violations, provider failures) under random limits keep the
  * invariants after every send, and do what the model of a turn (support/sessionModel.ts) predicts.
- * Real parts: the `Scripted` provider, `AgentSession`, `ArgumentValidator`; the executors check their
- * arguments with a validator instance of their own.
+ * Real parts: the `Scripted` provider, `AgentSession`, `ArgumentValidator`, and in cloud-profile mode the
+ * `DriftGate` over a capabilities endpoint on loopback; the executors check their arguments with a
+ * validator instance of their own.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Chunk, Effect, Either, FastCheck as fc, Option, Queue } from "effect"
+import { Chunk, Effect, Either, FastCheck as fc, Layer, Option, Queue } from "effect"
 import { Arguments } from "@toolgate/json-schema"
 import * as AgentSession from "../../runtime/src/AgentSession.js"
 import * as ArgumentValidator from "../../runtime/src/ArgumentValidator.js"
 import * as Script from "../src/Script.js"
 import * as Scripted from "../src/Scripted.js"
+import { envelope, gate, start } from "./support/capabilitiesServer.js"
 import { invalidArgs, nearMissArgs, session, type SessionPlan, validArgs } from "./support/sessionArbitraries.js"
 import { simulate } from "./support/sessionModel.js"
-import { checkSend, type Observed } from "./support/sessionOracle.js"
-import { problemsOf, recorded, resultOf, schemas, toolNames } from "./support/sessionTools.js"
-
-/** The undo log at the end: only committed turns, newest first, each undoing exactly its executed calls. */
-const checkUndo = (
-  session: AgentSession.AgentSession,
-  committed: ReadonlyMap<number, ReadonlySet<string>>,
-  executedOk: ReadonlyMap<number, ReadonlySet<string>>,
-  undone: Array<string>
-) =>
-  Effect.gen(function*() {
-    const seen: Array<number> = []
-    for (let i = 0; i <= committed.size; i++) {
-      const report = yield* session.undoLastTurn
-      if (Option.isNone(report)) break
-      const { turn } = report.value
-      assert.isTrue(committed.has(turn), `undo reported turn ${turn}, which did not commit`)
-      assert.isTrue(seen.every((t) => t > turn), `undo went back to turn ${turn} after ${seen}`)
-      seen.push(turn)
-      const reported = new Set([...report.value.undone, ...report.value.failed.map((f) => f.callId)])
-      for (const id of executedOk.get(turn) ?? []) assert.isTrue(reported.has(id), `undo of turn ${turn} misses ${id}`)
-      for (const id of reported) assert.isTrue(committed.get(turn)!.has(id), `undo of turn ${turn} names ${id}, not run in it`)
-      assert.deepStrictEqual(undone.splice(0).sort(), [...report.value.undone].sort(), `undo of turn ${turn}: undos run`)
-      const history = yield* session.history
-      const left = history.filter((m) => m._tag === "ToolResult" && committed.get(turn)!.has(m.callId))
-      assert.deepStrictEqual(left, [], `undo of turn ${turn} left its results in history`)
-    }
-    for (const [turn, ids] of executedOk) if (ids.size > 0) assert.include(seen, turn, `turn ${turn} was never undone`)
-    assert.isTrue(Option.isNone(yield* session.undoLastTurn), "undo after the last committed turn")
-  })
-
-/** Runs every send of `plan` on one local session and checks each. */
-const runSession = (plan: SessionPlan) =>
-  Effect.gen(function*() {
-    const sim = simulate(plan)
-    const script = yield* Script.decode(sim.script)
-    const provider = yield* Scripted.make(script, { supportsParallelToolCalls: plan.parallel })
-    const tools = recorded()
-    const session = yield* AgentSession.make({
-      provider,
-      toolkit: tools.toolkit,
-      mode: "local",
-      limits: { maxToolArgumentRepairs: plan.repairs, maxProviderRoundTrips: plan.roundTrips },
-      chainScope: plan.scope
-    }).pipe(Effect.provide(ArgumentValidator.layerWith({ toolChaining: plan.chaining })))
-    const events = yield* session.subscribe
-    const committed = new Map<number, Set<string>>()
-    const executedOk = new Map<number, Set<string>>()
-    for (const [i, expected] of sim.expected.entries()) {
-      const before = yield* session.history
-      const requestsBefore = (yield* provider.requests).length
-      const receivedBefore = tools.received.length
-      const text = `send ${i + 1}`
-      const exit = yield* session.send(text).pipe(Effect.timeout("10 seconds"), Effect.exit)
-      const observed: Observed = {
-        index: i + 1,
-        text,
-        exit,
-        before,
-        after: yield* session.history,
-        requests: (yield* provider.requests).slice(requestsBefore),
-        received: tools.received.slice(receivedBefore),
-        events: Chunk.toReadonlyArray(yield* Queue.takeAll(events))
-      }
-      checkSend(plan, expected, observed)
-      if (exit._tag === "Success") {
-        committed.set(i + 1, new Set(observed.received.map((r) => r.callId)))
-        executedOk.set(i + 1, new Set(observed.received.filter((r) => resultOf(r.tool, r.args as never) !== undefined).map((r) => r.callId)))
-      }
-    }
-    yield* checkUndo(session, committed, executedOk, tools.undone)
-  }).pipe(Effect.scoped)
+import { runSession } from "./support/sessionRun.js"
+import { problemsOf, recorded, schemas, toolNames } from "./support/sessionTools.js"
 
 describe("AgentSession over scripted rounds", () => {
   it("the catalogue is what it claims: valid and near-miss arguments prepare to their canonical value, invalid ones never", () => {
@@ -112,4 +44,70 @@ describe("AgentSession over scripted rounds", () => {
     ([plan]) => runSession(plan),
     { timeout: 120_000, fastCheck: { numRuns: 100 } }
   )
+})
+
+const oneCall: SessionPlan["turns"][number] = [
+  { _tag: "Calls", text: "", calls: [{ _tag: "Valid", tool: "set_volume", args: { raw: { level: 3 }, canonical: { level: 3 } }, nearMiss: false }], partials: false, usage: undefined, violation: undefined },
+  { _tag: "Answer", chunks: ["Set."], usage: undefined, violation: undefined }
+]
+const twoSends: SessionPlan = { repairs: 1, roundTrips: 4, chaining: false, scope: "turn", parallel: true, turns: [oneCall, oneCall] }
+
+/** A cloud-profile session over the gate at `url` playing `plan`, with its provider and recorded executors. */
+const cloudSession = (url: string, plan: SessionPlan) =>
+  Effect.gen(function*() {
+    const provider = yield* Scripted.make(yield* Script.decode(simulate(plan).script))
+    const tools = recorded()
+    const session = yield* AgentSession.make({ provider, toolkit: tools.toolkit, mode: "cloudProfile" })
+      .pipe(Effect.provide(yield* Layer.build(Layer.merge(ArgumentValidator.layer, gate(url)))))
+    return { provider, session, tools, events: yield* session.subscribe }
+  })
+
+describe("AgentSession in cloud-profile mode, gated over a loopback capabilities endpoint", () => {
+  it.live.prop(
+    "a relay exporting the local schemas: the gate proves them on the first send only, and the turns keep every invariant",
+    [session],
+    ([plan]) =>
+      Effect.gen(function*() {
+        const relay = yield* start(200, envelope(schemas))
+        yield* runSession(plan, { mode: "cloudProfile", gate: gate(relay.url) })
+        assert.strictEqual(relay.requests(), 1)
+      }).pipe(Effect.scoped),
+    { timeout: 120_000, fastCheck: { numRuns: 25 } }
+  )
+
+  it.scopedLive("a relay whose schema is broader fails every send with SchemaDriftError before any provider request or executor", () =>
+    Effect.gen(function*() {
+      const relay = yield* start(200, envelope({ ...schemas, set_volume: { ...schemas.set_volume, properties: { level: { type: "integer", minimum: 0, maximum: 20 } } } }))
+      const { events, provider, session, tools } = yield* cloudSession(relay.url, twoSends)
+      for (const text of ["first", "second"]) {
+        const error = yield* Effect.flip(session.send(text).pipe(Effect.timeout("10 seconds")))
+        assert.strictEqual(error._tag, "SchemaDriftError")
+        if (error._tag === "SchemaDriftError") assert.strictEqual(error.tool, "set_volume")
+        const published = Chunk.toReadonlyArray(yield* Queue.takeAll(events))
+        assert.deepStrictEqual([published[0]?._tag, published.at(-1)?._tag], ["TurnStarted", "TurnRolledBack"])
+        assert.isFalse(published.some((e) => e._tag === "RoundStarted"))
+      }
+      assert.deepStrictEqual(yield* session.history, [{ _tag: "User", text: "first" }, { _tag: "User", text: "second" }])
+      assert.deepStrictEqual(yield* provider.requests, [])
+      assert.deepStrictEqual(tools.received, [])
+      // the capabilities answer is cached for its time to live, but a drift is never remembered as proven: both sends were refused
+      assert.strictEqual(relay.requests(), 1)
+      assert.isTrue(Option.isNone(yield* session.undoLastTurn))
+    }))
+
+  it.scopedLive("an unreachable relay (503) degrades: the turns run and commit, and the gate is tried again on the next send", () =>
+    Effect.gen(function*() {
+      const relay = yield* start(503, { error: "down" })
+      const { events, session, tools } = yield* cloudSession(relay.url, twoSends)
+      for (const [i, text] of ["first", "second"].entries()) {
+        const turn = yield* session.send(text).pipe(Effect.timeout("10 seconds"))
+        assert.strictEqual(turn.gate?._tag, "Degraded")
+        if (turn.gate?._tag === "Degraded") assert.strictEqual(turn.gate.reason, "unreachable")
+        assert.strictEqual(turn.text, "Set.")
+        const published = Chunk.toReadonlyArray(yield* Queue.takeAll(events))
+        assert.deepStrictEqual(published.filter((e) => e._tag === "DriftGateChecked").map((e) => e._tag === "DriftGateChecked" && e.outcome), ["degraded"])
+        assert.strictEqual(relay.requests(), i + 1)
+      }
+      assert.deepStrictEqual(tools.received.map((r) => r.args), [{ level: 3 }, { level: 3 }])
+    }))
 })

@@ -1,0 +1,96 @@
+/**
+ * Runs a `SessionPlan` on one real session over the `Scripted` provider and checks every send
+ * (support/sessionOracle.ts), then unwinds the undo log. Local mode, or cloud-profile mode over a drift gate
+ * the caller provides (the gate's verdict must not change what the turns do).
+ */
+import { assert } from "@effect/vitest"
+import { Chunk, Effect, Layer, Option, Queue } from "effect"
+import * as AgentSession from "../../../runtime/src/AgentSession.js"
+import * as ArgumentValidator from "../../../runtime/src/ArgumentValidator.js"
+import type * as DriftGate from "../../../runtime/src/DriftGate.js"
+import * as Script from "../../src/Script.js"
+import * as Scripted from "../../src/Scripted.js"
+import type { SessionPlan } from "./sessionArbitraries.js"
+import { simulate } from "./sessionModel.js"
+import { checkSend, type Observed } from "./sessionOracle.js"
+import { recorded, resultOf } from "./sessionTools.js"
+
+/** The undo log at the end: only committed turns, newest first, each undoing exactly its executed calls. */
+const checkUndo = (
+  session: AgentSession.AgentSession,
+  committed: ReadonlyMap<number, ReadonlySet<string>>,
+  executedOk: ReadonlyMap<number, ReadonlySet<string>>,
+  undone: Array<string>
+) =>
+  Effect.gen(function*() {
+    const seen: Array<number> = []
+    for (let i = 0; i <= committed.size; i++) {
+      const report = yield* session.undoLastTurn
+      if (Option.isNone(report)) break
+      const { turn } = report.value
+      assert.isTrue(committed.has(turn), `undo reported turn ${turn}, which did not commit`)
+      assert.isTrue(seen.every((t) => t > turn), `undo went back to turn ${turn} after ${seen}`)
+      seen.push(turn)
+      const reported = new Set([...report.value.undone, ...report.value.failed.map((f) => f.callId)])
+      for (const id of executedOk.get(turn) ?? []) assert.isTrue(reported.has(id), `undo of turn ${turn} misses ${id}`)
+      for (const id of reported) assert.isTrue(committed.get(turn)!.has(id), `undo of turn ${turn} names ${id}, not run in it`)
+      assert.deepStrictEqual(undone.splice(0).sort(), [...report.value.undone].sort(), `undo of turn ${turn}: undos run`)
+      const history = yield* session.history
+      const left = history.filter((m) => m._tag === "ToolResult" && committed.get(turn)!.has(m.callId))
+      assert.deepStrictEqual(left, [], `undo of turn ${turn} left its results in history`)
+    }
+    for (const [turn, ids] of executedOk) if (ids.size > 0) assert.include(seen, turn, `turn ${turn} was never undone`)
+    assert.isTrue(Option.isNone(yield* session.undoLastTurn), "undo after the last committed turn")
+  })
+
+/** How the session is made: local, or cloud-profile over `gate` (checked: the gate runs on the first send only, as it proves). */
+export type Mode = { readonly mode: "local" } | { readonly mode: "cloudProfile"; readonly gate: Layer.Layer<DriftGate.DriftGate> }
+
+/** Runs every send of `plan` on one session and checks each. */
+export const runSession = (plan: SessionPlan, how: Mode = { mode: "local" }) =>
+  Effect.gen(function*() {
+    const sim = simulate(plan)
+    const script = yield* Script.decode(sim.script)
+    const provider = yield* Scripted.make(script, { supportsParallelToolCalls: plan.parallel })
+    const tools = recorded()
+    const options = {
+      provider,
+      toolkit: tools.toolkit,
+      limits: { maxToolArgumentRepairs: plan.repairs, maxProviderRoundTrips: plan.roundTrips },
+      chainScope: plan.scope
+    }
+    const validator = ArgumentValidator.layerWith({ toolChaining: plan.chaining })
+    // The layers are built in the run's scope: the gate's probe lives there, and must outlive `make`.
+    const session = yield* (how.mode === "local" ?
+      AgentSession.make({ ...options, mode: "local" }).pipe(Effect.provide(validator)) :
+      AgentSession.make({ ...options, mode: "cloudProfile" }).pipe(Effect.provide(yield* Layer.build(Layer.merge(validator, how.gate)))))
+    const events = yield* session.subscribe
+    const committed = new Map<number, Set<string>>()
+    const executedOk = new Map<number, Set<string>>()
+    for (const [i, expected] of sim.expected.entries()) {
+      const before = yield* session.history
+      const requestsBefore = (yield* provider.requests).length
+      const receivedBefore = tools.received.length
+      const text = `send ${i + 1}`
+      const exit = yield* session.send(text).pipe(Effect.timeout("10 seconds"), Effect.exit)
+      const observed: Observed = {
+        index: i + 1,
+        text,
+        exit,
+        before,
+        after: yield* session.history,
+        requests: (yield* provider.requests).slice(requestsBefore),
+        received: tools.received.slice(receivedBefore),
+        events: Chunk.toReadonlyArray(yield* Queue.takeAll(events))
+      }
+      checkSend(plan, expected, observed)
+      const gated = observed.events.filter((e) => e._tag === "DriftGateChecked")
+      assert.deepStrictEqual(gated.map((e) => e._tag === "DriftGateChecked" && e.outcome), how.mode === "cloudProfile" && i === 0 ? ["proven"] : [], `send ${i + 1}: drift gate events`)
+      if (exit._tag === "Success") assert.strictEqual(exit.value.gate?._tag, how.mode === "cloudProfile" && i === 0 ? "Proven" : undefined, `send ${i + 1}: turn.gate`)
+      if (exit._tag === "Success") {
+        committed.set(i + 1, new Set(observed.received.map((r) => r.callId)))
+        executedOk.set(i + 1, new Set(observed.received.filter((r) => resultOf(r.tool, r.args as never) !== undefined).map((r) => r.callId)))
+      }
+    }
+    yield* checkUndo(session, committed, executedOk, tools.undone)
+  }).pipe(Effect.scoped)
