@@ -45,3 +45,12 @@ export * as Provider from "./Provider.js"
 
 /** What a session reports on its `PubSub`: turns, the drift gate, rounds, calls, answers, repairs. */
 export * as SessionEvent from "./SessionEvent.js"
+
+/** The provider event contract as a `Stream → Stream` stage: lifecycle rules, ids, `Done`, execution model. */
+export * as EventContract from "./EventContract.js"
+
+/** Tool chaining by reference: resolves sentinel refs against earlier results, then validates against the base schema. */
+export * as ToolChain from "./ToolChain.js"
+
+/** A session: `send()` runs a turn (drift gate, rounds, validation, repair, execution), with history, undo and events. */
+export * as AgentSession from "./AgentSession.js"
