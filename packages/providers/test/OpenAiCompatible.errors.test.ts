@@ -53,7 +53,7 @@ describe("OpenAiCompatible: failures", () => {
       assert.isFalse(e.retryable)
       assert.include(e.reason, "HTTP 401: Incorrect API key provided: [redacted].")
       assert.notInclude(shown(e), key)
-    }))
+    }), 30_000)
 
   it.scopedLive("429 and 5xx are retryable with the server's message; other 4xx are not", () =>
     Effect.gen(function*() {
@@ -70,7 +70,7 @@ describe("OpenAiCompatible: failures", () => {
         assert.strictEqual(e.reason, reason)
         assert.strictEqual(e.retryable, retryable, reason)
       }
-    }))
+    }), 30_000)
 
   it.scopedLive("a 200 with JSON instead of an event stream says so, with the server's message", () =>
     Effect.gen(function*() {
@@ -79,7 +79,7 @@ describe("OpenAiCompatible: failures", () => {
       assert.isFalse(error.retryable)
       const whole = yield* failure(answer(200, { id: "chatcmpl-1", object: "chat.completion", choices: [{ index: 0, message: { role: "assistant", content: "Hi" }, finish_reason: "stop" }] }))
       assert.match(whole.reason, /^the server answered JSON instead of an event stream: \{"id":"chatcmpl-1"/)
-    }))
+    }), 30_000)
 
   it.scopedLive("a megabyte error body becomes a short message", () =>
     Effect.gen(function*() {
@@ -87,14 +87,14 @@ describe("OpenAiCompatible: failures", () => {
       assert.isTrue(e.retryable)
       assert.isBelow(e.reason.length, 400)
       assert.match(e.reason, /^HTTP 502: x+…$/)
-    }))
+    }), 30_000)
 
   it.scopedLive("a server that never answers is a retryable ProviderError after the timeout", () =>
     Effect.gen(function*() {
       const e = yield* failure(hang, "300 millis")
       assert.isTrue(e.retryable)
       assert.strictEqual(e.reason, "no response within 300ms")
-    }))
+    }), 30_000)
 
   it.scopedLive("a server that stops sending mid-body is a retryable ProviderError after the timeout", () =>
     Effect.gen(function*() {
@@ -102,7 +102,7 @@ describe("OpenAiCompatible: failures", () => {
       const e = yield* failure(replay(recorded.slice(0, recorded.indexOf("tool_calls")), { end: false }), "300 millis")
       assert.isTrue(e.retryable)
       assert.strictEqual(e.reason, "no data for 300ms")
-    }))
+    }), 30_000)
 
   it.scopedLive("a refused connection is retryable and says why", () =>
     Effect.gen(function*() {
@@ -114,7 +114,7 @@ describe("OpenAiCompatible: failures", () => {
       assert.strictEqual(e.reason, "the request failed")
       assert.include(e.cause ?? "", "ECONNREFUSED")
       assert.notInclude(shown(e), key)
-    }))
+    }), 30_000)
 
   it.scopedLive("a body that ends before the choice finished has no Done (and no call), wherever it is cut", () =>
     Effect.gen(function*() {
@@ -126,7 +126,7 @@ describe("OpenAiCompatible: failures", () => {
         const got = Either.isRight(result) ? result.right : []
         assert.isFalse(got.some((e) => e._tag === "Done" || e._tag === "ToolCallComplete" || e._tag === "Usage"), `cut at ${at}`)
       }
-    }))
+    }), 30_000)
 
   it.scopedLive("a body that breaks off (the socket closes mid-chunk) is a retryable ProviderError", () =>
     Effect.gen(function*() {
@@ -134,7 +134,7 @@ describe("OpenAiCompatible: failures", () => {
       const e = yield* failure(breakOff(recorded.slice(0, 1234)))
       assert.isTrue(e.retryable)
       assert.strictEqual(e.reason, "the response body broke off")
-    }))
+    }), 30_000)
 
   it.scopedLive("garbage data lines are a malformed chunk, not retryable", () =>
     Effect.gen(function*() {
@@ -145,14 +145,14 @@ describe("OpenAiCompatible: failures", () => {
         assert.isFalse(e.retryable)
         assert.isString(e.cause)
       }
-    }))
+    }), 30_000)
 
   it.scopedLive("content after the choice finished is a malformed chunk", () =>
     Effect.gen(function*() {
       const e = yield* failure(replay(`${data({ choices: [{ index: 0, delta: {}, finish_reason: "stop" }] })}${data({ choices: [{ index: 0, delta: { content: "more" } }] })}`))
       assert.strictEqual(e.reason, "malformed chunk")
       assert.strictEqual(e.cause, "content or a tool call after the choice finished")
-    }))
+    }), 30_000)
 
   it.scopedLive("an error the server reports mid-stream fails the round with its message (scrubbed)", () =>
     Effect.gen(function*() {
@@ -165,7 +165,7 @@ describe("OpenAiCompatible: failures", () => {
       assert.strictEqual(named.reason, "the server reported an error: context length exceeded")
       const raw = yield* failure(replay(`${head}event: error\ndata: boom\n\n`))
       assert.strictEqual(raw.reason, "the server reported an error: boom")
-    }))
+    }), 30_000)
 
   it.scopedLive("the API key appears in no error and no log line of any failure, at every log level", () =>
     Effect.gen(function*() {
@@ -190,5 +190,5 @@ describe("OpenAiCompatible: failures", () => {
       }
       assert.isAbove(lines.length, 0)
       for (const line of lines) assert.notInclude(line, key)
-    }))
+    }), 30_000)
 })

@@ -63,7 +63,7 @@ describe("OpenAiCompatible: hostile streams", () => {
       ])
       assert.isUndefined(({} as any).polluted)
       assert.isUndefined((Object.prototype as any).polluted)
-    }))
+    }), 30_000)
 
   it.scopedLive("odd indices, other choices, a 10,000-level unknown field and absurd usage are handled, not thrown", () =>
     Effect.gen(function*() {
@@ -80,12 +80,12 @@ describe("OpenAiCompatible: hostile streams", () => {
       assert.deepStrictEqual(got.filter((e) => e._tag === "ToolCallComplete").map((e) => [e.id, e.name]), [["early", "a"], ["call_0.5", "no_id"], ["late", "b"]])
       assert.deepStrictEqual(got.slice(-2), [{ _tag: "Usage", inputTokens: 0, outputTokens: Number.MAX_SAFE_INTEGER }, { _tag: "Done" }])
       assert.isTrue(got.every(isEvent))
-    }))
+    }), 30_000)
 
   it.scopedLive("a stream of nothing but keep-alive comments, named ping events and blank lines ends without Done", () =>
     Effect.gen(function*() {
       const server = yield* start(replay(": ping\n\n\n\nevent: ping\ndata: not json\n\n".repeat(1000)))
       const result = yield* Effect.either(collect(yield* provider(server)))
       assert.deepStrictEqual(result, Either.right([]))
-    }))
+    }), 30_000)
 })

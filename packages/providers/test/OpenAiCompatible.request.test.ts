@@ -63,7 +63,7 @@ describe("OpenAiCompatible: the request", () => {
       assert.deepStrictEqual(body.stream_options, { include_usage: true })
       assert.deepStrictEqual(body.messages, [{ role: "user", content: "What is the weather in Paris and Tokyo?" }])
       for (const key of ["tools", "tool_choice", "response_format", "parallel_tool_calls"]) assert.notProperty(body, key)
-    }))
+    }), 30_000)
 
   it.scopedLive("maps the history: assistant tool_calls with arguments as JSON text, tool results as the envelope's JSON", () =>
     Effect.gen(function*() {
@@ -86,7 +86,7 @@ describe("OpenAiCompatible: the request", () => {
       assert.deepStrictEqual(messages[5], { role: "assistant", content: "Paris is 18°C." })
       assert.deepStrictEqual(messages[6], { role: "user", content: "And tomorrow?" })
       assert.strictEqual(messages.length, 7)
-    }))
+    }), 30_000)
 
   it.scopedLive("tools as given, strict only when the definition says so; tool_choice only when not auto", () =>
     Effect.gen(function*() {
@@ -102,7 +102,7 @@ describe("OpenAiCompatible: the request", () => {
       assert.strictEqual(required!.tool_choice, "required")
       assert.strictEqual(none!.tool_choice, "none")
       assert.notProperty(auto!, "parallel_tool_calls")
-    }))
+    }), 30_000)
 
   it.scopedLive("a provider declared without parallel calls asks for none", () =>
     Effect.gen(function*() {
@@ -110,7 +110,7 @@ describe("OpenAiCompatible: the request", () => {
       const p = yield* provider(server, { capabilities: { supportsParallelToolCalls: false } })
       yield* collect(p, request({ tools: [weather] }))
       assert.strictEqual(sent(server).parallel_tool_calls, false)
-    }))
+    }), 30_000)
 
   it.scopedLive("structured output: response_format json_schema, strict only when the schema already is a strict one", () =>
     Effect.gen(function*() {
@@ -124,14 +124,14 @@ describe("OpenAiCompatible: the request", () => {
       const { $schema: _b, ...optionalPlain } = optional as any
       assert.deepStrictEqual(sent(server, 0).response_format, { type: "json_schema", json_schema: { name: "response", schema: closedPlain, strict: true } })
       assert.deepStrictEqual(sent(server, 1).response_format, { type: "json_schema", json_schema: { name: "response", schema: optionalPlain, strict: false } })
-    }))
+    }), 30_000)
 
   it.scopedLive("the API key is a bearer header", () =>
     Effect.gen(function*() {
       const server = yield* start(ok())
       yield* collect(yield* provider(server, { apiKey: Redacted.make("sk-test-4f9a1c") }))
       assert.strictEqual(server.requests[0]?.headers.authorization, "Bearer sk-test-4f9a1c")
-    }))
+    }), 30_000)
 
   it.scopedLive("hostile: `__proto__` as a tool name, in arguments and in a schema stays data; 10,000-level parameters are sent", () =>
     Effect.gen(function*() {
@@ -170,7 +170,7 @@ describe("OpenAiCompatible: the request", () => {
       const error = Exit.isFailure(exit) ? exit.cause : undefined
       assert.include(String(error), "cannot be written as JSON")
       assert.strictEqual(server.requests.length, 0)
-    }))
+    }), 30_000)
 })
 
 describe("OpenAiCompatible: capabilities, tools and wiring", () => {
@@ -209,7 +209,7 @@ describe("OpenAiCompatible: capabilities, tools and wiring", () => {
       assert.strictEqual(p.capabilities.name, "local-phi")
       assert.strictEqual((yield* collect(p)).at(-1)?._tag, "Done")
       assert.strictEqual(sent(server).model, "phi-4")
-    }))
+    }), 30_000)
 
   it.scopedLive("layerConfig reads the base URL, the model and the redacted key while the layer is built", () =>
     Effect.gen(function*() {
@@ -227,7 +227,7 @@ describe("OpenAiCompatible: capabilities, tools and wiring", () => {
       const keyless = Layer.setConfigProvider(ConfigProvider.fromMap(new Map([["TOOLGATE_OPENAI_BASE_URL", server.baseUrl], ["TOOLGATE_OPENAI_MODEL", "m"]])))
       yield* collect(yield* Effect.provide(Provider.Provider, OpenAiCompatible.layerConfig.pipe(Layer.provide(FetchHttpClient.layer), Layer.provide(keyless))))
       assert.isUndefined(server.requests[1]?.headers.authorization)
-    }))
+    }), 30_000)
 
   it.effect("layerConfig without a model or with a base URL that is not a URL fails with a ConfigError", () =>
     Effect.gen(function*() {

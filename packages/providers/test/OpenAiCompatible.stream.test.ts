@@ -77,7 +77,7 @@ describe("OpenAiCompatible: recorded streams over loopback", () => {
       assert.strictEqual(partials.length, 12)
       assert.strictEqual(partials.filter((p) => p.id === llamaWeather).map((p) => p.argsDelta).join(""), "{\"city\": \"Paris\"}")
       assert.deepStrictEqual(got.slice(-2), [{ _tag: "Usage", inputTokens: 305, outputTokens: 38 }, { _tag: "Done" }])
-    }))
+    }), 30_000)
 
   it.scopedLive("Ollama: each call whole in one delta, no usage: one partial per call, the calls, Done without Usage", () =>
     Effect.gen(function*() {
@@ -90,7 +90,7 @@ describe("OpenAiCompatible: recorded streams over loopback", () => {
         { _tag: "ToolCallComplete", id: "call_rk2xye1l", name: "get_time", arguments: "{\"zone\":\"Asia/Tokyo\"}" },
         { _tag: "Done" }
       ])
-    }))
+    }), 30_000)
 
   it.scopedLive("a finished choice without [DONE] still ends the round; anything after [DONE] is not read", () =>
     Effect.gen(function*() {
@@ -101,7 +101,7 @@ describe("OpenAiCompatible: recorded streams over loopback", () => {
       const got = yield* collect(yield* provider(trailing))
       assert.strictEqual(text(got), "")
       assert.deepStrictEqual(got.at(-1), { _tag: "Done" })
-    }))
+    }), 30_000)
 })
 
 describe("OpenAiCompatible: the session's event contract", () => {
@@ -153,5 +153,5 @@ describe("OpenAiCompatible: assembling tool-call deltas (property)", () => {
       assert.deepStrictEqual(completes(got.right), texts.map((t, i) => ({ _tag: "ToolCallComplete" as const, id: `call_${i}`, name: "__proto__", arguments: t })))
       assert.strictEqual(got.right.filter((e) => e._tag === "ToolCallPartial").length, pieces.flat().length)
       assert.deepStrictEqual(got.right.at(-1), { _tag: "Done" })
-    }))
+    }), { timeout: 60_000, fastCheck: { numRuns: 60 } })
 })
