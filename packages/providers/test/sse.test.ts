@@ -40,3 +40,15 @@ describe("sse", () => {
       assert.strictEqual(many.length, 10_000)
     }))
 })
+
+describe("sse at scale", () => {
+  it.effect("one 8 MB event arriving in 4 KB pieces is read whole (linear: each piece is scanned once)", () =>
+    Effect.gen(function*() {
+      const text = `data: ${"y".repeat(8_000_000)}\n\n`
+      const pieces: Array<string> = []
+      for (let i = 0; i < text.length; i += 4096) pieces.push(text.slice(i, i + 4096))
+      const events = yield* read(...pieces)
+      assert.strictEqual(events.length, 1)
+      assert.strictEqual(events[0]?.data.length, 8_000_000)
+    }))
+})

@@ -37,31 +37,39 @@ const readLine = (line: string, block: Block): ServerSentEvent | undefined => {
   return undefined
 }
 
-/** Text to the events it completes. Lines may end in `\n`, `\r\n` or `\r`; chunks may split anywhere. */
+/**
+ * Text to the events it completes. Lines may end in `\n`, `\r\n` or `\r`; chunks may split anywhere. Each
+ * piece of text is scanned once: an unfinished line is kept as its pieces and joined only when it ends, so
+ * one huge event arriving in many pieces stays linear.
+ */
 export const parseText = <E, R>(text: Stream.Stream<string, E, R>): Stream.Stream<ServerSentEvent, E, R> =>
   Stream.suspend(() => {
     const block: Block = { event: "message", data: [] }
-    let rest = ""
+    let partial: Array<string> = []
     let pendingCr = false
+    const endLine = (piece: string, end: number, out: Array<ServerSentEvent>) => {
+      partial.push(piece.slice(0, end))
+      const event = readLine(partial.length === 1 ? partial[0]! : partial.join(""), block)
+      partial = []
+      if (event !== undefined) out.push(event)
+    }
     return text.pipe(Stream.mapChunks((chunk) => {
       const out: Array<ServerSentEvent> = []
-      for (const piece of chunk) {
-        let s = rest + piece
-        if (pendingCr && s.startsWith("\n")) s = s.slice(1)
+      for (let piece of chunk) {
+        if (pendingCr && piece.startsWith("\n")) piece = piece.slice(1)
         pendingCr = false
         let start = 0
-        for (let i = 0; i < s.length; i++) {
-          const c = s.charCodeAt(i)
+        for (let i = 0; i < piece.length; i++) {
+          const c = piece.charCodeAt(i)
           if (c !== 10 && c !== 13) continue
-          const event = readLine(s.slice(start, i), block)
-          if (event !== undefined) out.push(event)
+          endLine(start === 0 ? piece : piece.slice(start), i - start, out)
           if (c === 13) {
-            if (i + 1 === s.length) pendingCr = true
-            else if (s.charCodeAt(i + 1) === 10) i++
+            if (i + 1 === piece.length) pendingCr = true
+            else if (piece.charCodeAt(i + 1) === 10) i++
           }
           start = i + 1
         }
-        rest = s.slice(start)
+        if (start < piece.length) partial.push(start === 0 ? piece : piece.slice(start))
       }
       return Chunk.unsafeFromArray(out)
     }))
