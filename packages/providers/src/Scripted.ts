@@ -7,6 +7,7 @@
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { Errors } from "@toolgate/runtime"
 import type { Provider, StreamEvent } from "@toolgate/runtime"
@@ -60,6 +61,9 @@ export const make = (
     }
   })
 
+/** A script built in code is typed, not checked: a round that is not one fails typed instead of reaching the session. */
+const isRound = Schema.is(Script.Round)
+
 /** The round for `messages` as a stream: its events, or the `ProviderError` it stands for. */
 const play = (
   provider: string,
@@ -67,12 +71,13 @@ const play = (
   messages: Provider.CompletionRequest["messages"]
 ): Stream.Stream<StreamEvent.StreamEvent, Errors.ProviderError> => {
   const round = Script.select(script, messages)
-  if (round === undefined) {
+  if (round === undefined || !isRound(round)) {
     const { round: r, turn: t } = Script.position(messages)
+    const what = round === undefined ? "has no" : "holds something that is not a"
     return Stream.fail(
       new Errors.ProviderError({
         provider,
-        reason: `the script has no round ${r + 1} of turn ${t + 1} (turns[${t}][${r}])`,
+        reason: `the script ${what} round ${r + 1} of turn ${t + 1} (turns[${t}][${r}])`,
         retryable: false
       })
     )

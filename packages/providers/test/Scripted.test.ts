@@ -128,4 +128,20 @@ describe("Scripted", () => {
       const streamed = yield* run(provider, long)
       assert.strictEqual(Either.getOrThrow(streamed).length, 100_000)
     }))
+
+  it.effect("hostile make: a script of the wrong shape answers with ProviderErrors; a __proto__ override stays data", () =>
+    Effect.gen(function*() {
+      for (const bad of [null, undefined, 42, {}, { turns: "x" }, { turns: [[null]] }, { turns: [[[null]]] }, { turns: [[{ fail: {} }]] }, { turns: [[[{ _tag: "Usage", inputTokens: -1, outputTokens: 0 }]]] }]) {
+        const provider = yield* Scripted.make(bad as unknown as Script.Script)
+        const outcome = yield* run(provider, [user("hi")])
+        assert.isTrue(Either.isLeft(outcome) && outcome.left._tag === "ProviderError" && !outcome.left.retryable, JSON.stringify(bad))
+      }
+      const junk = yield* run(yield* Scripted.make({ turns: [[null]] } as unknown as Script.Script), [user("hi")])
+      assert.isTrue(Either.isLeft(junk) && junk.left.reason === "the script holds something that is not a round 1 of turn 1 (turns[0][0])")
+      const overrides = JSON.parse("{\"__proto__\":{\"name\":\"evil\",\"polluted\":true}}") as Partial<Provider.ProviderCapabilities>
+      const provider = yield* Scripted.make(script, overrides)
+      assert.strictEqual(provider.capabilities.name, "scripted")
+      assert.strictEqual(Object.getPrototypeOf(provider.capabilities), Object.prototype)
+      assert.isUndefined(({} as Record<string, unknown>)["polluted"])
+    }))
 })
