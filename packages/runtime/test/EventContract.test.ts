@@ -281,6 +281,14 @@ describe("EventContract.check: hostile input", () => {
       yield* breaks("appDriven", [done, throwing as Event], "event_after_done", undefined, 1)
     }))
 
+  it.effect("payloads are never read: 10,000-level arguments and results pass through as the same objects", () =>
+    Effect.gen(function*() {
+      let deep: StreamEvent.ToolCallStarted["arguments"] = "leaf"
+      for (let i = 0; i < 10_000; i++) deep = { next: deep }
+      yield* passes("providerDriven", [{ _tag: "ToolCallStarted", id: "d", name: "n", arguments: deep }, { _tag: "ToolCallCompleted", id: "d", result: deep }, done])
+      yield* passes("appDriven", [{ _tag: "ToolCallComplete", id: "d", name: "n", arguments: deep }, done])
+    }))
+
   it.effect("an unknown execution model allows no tool events, and still demands Done", () =>
     Effect.gen(function*() {
       const model = "bogus" as Provider.ExecutionModel
