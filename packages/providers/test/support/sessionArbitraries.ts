@@ -49,6 +49,8 @@ export interface SessionPlan {
   readonly chaining: boolean
   readonly scope: "turn" | "session"
   readonly parallel: boolean
+  /** `unique` call ids, or ids every round reuses (`__proto__`, `call_1`, `constructor`, as some models do; refs then point nowhere). */
+  readonly ids: "unique" | "perRound"
   readonly turns: ReadonlyArray<ReadonlyArray<RoundPlan>>
 }
 
@@ -88,9 +90,13 @@ export const nearMissArgs: Readonly<Record<ToolName, fc.Arbitrary<Args>>> = {
   }))
 }
 
-/** Arguments no rule repairs: out of range, fractional, missing, extra keys, wrong types, unparseable text, bad enum. */
+/** Arguments no rule repairs: out of range, fractional, missing, extra keys, wrong types, unparseable text, bad enum, hostile shapes. */
 export const invalidArgs: Readonly<Record<ToolName, ReadonlyArray<J.JsonValue | undefined>>> = {
-  set_volume: [{ level: 11 }, { level: -1 }, { level: 2.5 }, {}, undefined, null, { level: 3, zzz: 1 }, "{\"level\":", { level: "loud" }, []],
+  set_volume: [
+    { level: 11 }, { level: -1 }, { level: 2.5 }, {}, undefined, null, { level: 3, zzz: 1 }, "{\"level\":", { level: "loud" }, [],
+    // hostile: 10,000 levels of nesting (as JSON text), an own `__proto__` key (as text and as a parsed value)
+    `{"level":${"[".repeat(10_000)}1${"]".repeat(10_000)}}`, "{\"__proto__\":{\"level\":3}}", JSON.parse("{\"__proto__\":{\"level\":3}}")
+  ],
   sort_list: [{ items: ["fig"], order: "up" }, { items: ["a", "b", "c", "d", "e"], order: "asc" }, { items: [true], order: "asc" }, { order: "asc" }],
   lookup: [{ city: "" }, { city: "Oslo", options: { units: "k" } }, { town: "Oslo" }, { city: 42 }]
 }
@@ -176,5 +182,6 @@ export const session: fc.Arbitrary<SessionPlan> = fc.record({
   chaining: fc.oneof({ weight: 3, arbitrary: fc.constant(true) }, { weight: 1, arbitrary: fc.constant(false) }),
   scope: fc.constantFrom("turn", "session"),
   parallel: fc.boolean(),
+  ids: fc.constantFrom("unique", "unique", "perRound"),
   turns: fc.array(turn, { minLength: 1, maxLength: 4 })
 })

@@ -33,6 +33,8 @@ export interface ExpectedCall {
 
 /** A round with calls that the turn reached and answered. */
 export interface ExpectedRound {
+  /** The round trip it came from (1-based, as `SessionEvent`s count rounds). */
+  readonly round: number
   readonly text: string
   readonly calls: ReadonlyArray<ExpectedCall>
 }
@@ -93,6 +95,8 @@ interface RefContext {
   readonly turnTargets: ReadonlyArray<Target>
   readonly earlierTurns: ReadonlyArray<Target & { readonly committed: boolean }>
   readonly sameRound: ReadonlyArray<string>
+  /** Call ids repeat across rounds: a ref could mean several calls, so every ref is rendered to point nowhere. */
+  readonly reused: boolean
 }
 
 /** Renders a ref call against what the walk knows, and classifies it. */
@@ -102,6 +106,7 @@ const refCall = (plan: RefCall, ctx: RefContext): Classified => {
   const missing = broken("set_volume", { level: ref(`call_missing_${plan.pick}`, "result.level") }, "level")
   const anyId = nth([...ctx.turnTargets.map((t) => t.id), ...ctx.sameRound], plan.pick) ?? `call_missing_${plan.pick}`
   const ok = ctx.turnTargets.filter((t) => t.status === "ok")
+  if (ctx.reused) return missing
   switch (plan.mode) {
     case "valid": {
       const t = nth(ok, plan.pick)
@@ -174,6 +179,8 @@ const withViolation = (events: Array<Event>, violation: Violation | undefined): 
 const usageEvent = (usage: Usage): ReadonlyArray<Event> =>
   usage === undefined ? [] : [{ _tag: "Usage", inputTokens: usage[0], outputTokens: usage[1] }]
 
+const reusedIds = ["__proto__", "call_1", "constructor"] as const
+
 /** What the walk produced: the script for the provider and the expectation of every send. */
 export interface Simulation {
   readonly script: { readonly turns: ReadonlyArray<ReadonlyArray<ScriptRound>> }
@@ -219,14 +226,14 @@ export const simulate = (plan: SessionPlan): Simulation => {
       }
       const sameRound: Array<string> = []
       const calls = round.calls.map((c, k) => {
-        const id = `t${turnIndex}r${r}c${k}`
-        const classified = classify(c, { chaining: plan.chaining, scope: plan.scope, turnTargets, earlierTurns, sameRound })
+        const id = plan.ids === "unique" ? `t${turnIndex}r${r}c${k}` : reusedIds[k % reusedIds.length]!
+        const classified = classify(c, { chaining: plan.chaining, scope: plan.scope, turnTargets, earlierTurns, sameRound, reused: plan.ids !== "unique" })
         sameRound.push(id)
         return { id, ...classified }
       })
       const events: Array<Event> = round.text === "" ? [] : [{ _tag: "TextDelta", text: round.text }]
       for (const c of calls) {
-        if (round.partials) events.push({ _tag: "ToolCallPartial", id: c.id, name: c.name, argsDelta: JSON.stringify(c.raw ?? null).slice(0, 4) })
+        if (round.partials) events.push({ _tag: "ToolCallPartial", id: c.id, name: c.name, argsDelta: typeof c.raw === "string" ? c.raw.slice(0, 4) : "{" })
         events.push({ _tag: "ToolCallComplete", id: c.id, name: c.name, ...(c.raw === undefined ? {} : { arguments: c.raw }) })
       }
       script.push(withViolation([...events, ...usageEvent(round.usage), { _tag: "Done" }], round.violation))
@@ -248,6 +255,7 @@ export const simulate = (plan: SessionPlan): Simulation => {
         pending = true
       }
       reached.push({
+        round: requests,
         text: round.text,
         calls: calls.map((c): ExpectedCall => {
           const base = { id: c.id, name: c.name, arguments: c.raw }

@@ -60,12 +60,21 @@ export const repairsOnTheWire = (requests: ReadonlyArray<Provider.CompletionRequ
     return request.messages.slice(lastAssistant + 1).some((m) => m._tag === "ToolResult" && !m.envelope.ok && m.envelope.kind === "invalid_args")
   }).length
 
-/** The executor ids the model says must run / may run. */
-const executed = (expected: ExpectedTurn) => {
+const count = (ids: ReadonlyArray<string>): Map<string, number> => {
+  const counts = new Map<string, number>()
+  for (const id of ids) counts.set(id, (counts.get(id) ?? 0) + 1)
+  return counts
+}
+
+/** Executor runs by call id (ids may repeat across rounds): at least what must run, at most what may. */
+const checkExecuted = (n: number, expected: ExpectedTurn, received: ReadonlyArray<Received>): void => {
   const calls = expected.rounds.flatMap((r) => r.calls)
-  return {
-    must: new Set(calls.filter((c) => c.runs === "yes").map((c) => c.id)),
-    may: new Set(calls.filter((c) => c.runs !== "no").map((c) => c.id))
+  const ran = count(received.map((r) => r.callId))
+  const must = count(calls.filter((c) => c.runs === "yes").map((c) => c.id))
+  const may = count(calls.filter((c) => c.runs !== "no").map((c) => c.id))
+  for (const id of new Set([...ran.keys(), ...must.keys()])) {
+    const times = ran.get(id) ?? 0
+    check(n, `executor of ${id} ran ${times} times`, times >= (must.get(id) ?? 0) && times <= (may.get(id) ?? 0), () => ({ must: must.get(id) ?? 0, may: may.get(id) ?? 0 }))
   }
 }
 
@@ -82,8 +91,9 @@ const checkCommitted = (o: Observed, expected: ExpectedTurn, turn: AgentSession.
   const resultIds = added.flatMap((m) => m._tag === "ToolResult" ? [m.callId] : [])
   assert.deepStrictEqual([...resultIds].sort(), [...callIds].sort(), `send ${n}: calls and results of the committed turn differ`)
   let at = 1
-  const answered = new Map<string, Message.ToolResult>()
+  const inOrder: Array<Message.ToolResult["envelope"] | undefined> = []
   for (const round of expected.rounds) {
+    const answered = new Map<string, Message.ToolResult>()
     const assistant = added[at++]
     assert.deepStrictEqual(assistant, {
       _tag: "Assistant",
@@ -96,13 +106,16 @@ const checkCommitted = (o: Observed, expected: ExpectedTurn, turn: AgentSession.
       check(n, "a ToolResult expected after the assistant message", r?._tag === "ToolResult", () => r)
       if (r?._tag === "ToolResult") answered.set(r.callId, r)
     }
-    for (const c of round.calls) checkAnswer(n, c, answered.get(c.id))
+    for (const c of round.calls) {
+      checkAnswer(n, c, answered.get(c.id))
+      inOrder.push(answered.get(c.id)?.envelope)
+    }
   }
   assert.deepStrictEqual(added.slice(at), [{ _tag: "Assistant", text: expected.finalText, toolCalls: [] }], `send ${n}: the answer closes the turn`)
   check(n, "turn.text", turn.text === expected.finalText, () => turn.text)
   check(n, "turn.turn", turn.turn === n, () => turn.turn)
   assert.deepStrictEqual(turn.calls.map((c) => c.callId), callIds, `send ${n}: turn.calls`)
-  for (const c of turn.calls) assert.deepStrictEqual(c.envelope, answered.get(c.callId)?.envelope, `send ${n}: turn.calls envelope of ${c.callId}`)
+  assert.deepStrictEqual(turn.calls.map((c) => c.envelope), inOrder, `send ${n}: turn.calls envelopes`)
   check(n, "usage tokens", turn.usage.inputTokens === expected.inputTokens && turn.usage.outputTokens === expected.outputTokens, () => turn.usage)
   check(n, "usage.repairs", turn.usage.repairs === expected.repairs, () => turn.usage)
   check(n, "usage.roundTrips", turn.usage.roundTrips === expected.requests, () => turn.usage)
@@ -134,10 +147,12 @@ const checkEvents = (o: Observed, expected: ExpectedTurn, tag: string | undefine
     last?._tag === "TurnRolledBack" && last.turn === n && last.error === tag, () => last)
   check(n, "RoundStarted events", o.events.filter((e) => e._tag === "RoundStarted").length === expected.requests, () => o.events.map((e) => e._tag))
   check(n, "RepairSpent events", o.events.filter((e) => e._tag === "RepairSpent").length === expected.repairs, () => o.events.map((e) => e._tag))
-  for (const call of expected.rounds.flatMap((r) => r.calls)) {
-    const called = o.events.find((e): e is SessionEvent.ToolCalled => e._tag === "ToolCalled" && e.callId === call.id)
-    check(n, `ToolCalled for ${call.id}`, called !== undefined && outcomeOfCall(call).includes(called.outcome), () => called)
-    check(n, `ToolAnswered for ${call.id}`, o.events.some((e) => e._tag === "ToolAnswered" && e.callId === call.id))
+  for (const round of expected.rounds) {
+    for (const call of round.calls) {
+      const called = o.events.find((e): e is SessionEvent.ToolCalled => e._tag === "ToolCalled" && e.callId === call.id && e.round === round.round)
+      check(n, `ToolCalled for ${call.id} in round ${round.round}`, called !== undefined && outcomeOfCall(call).includes(called.outcome), () => called)
+      check(n, `ToolAnswered for ${call.id} in round ${round.round}`, o.events.some((e) => e._tag === "ToolAnswered" && e.callId === call.id && e.round === round.round))
+    }
   }
 }
 
@@ -152,10 +167,8 @@ export const checkSend = (plan: SessionPlan, expected: ExpectedTurn, o: Observed
   check(n, "outcome", (tag ?? "Committed") === expected.outcome, () => ({ got: tag ?? "Committed", expected: expected.outcome, error: Exit.isFailure(o.exit) ? Cause.pretty(o.exit.cause) : undefined }))
   check(n, "provider requests", o.requests.length === expected.requests, () => o.requests.length)
   check(n, "repairs on the wire", wireRepairs === expected.carried, () => wireRepairs)
-  const ran = new Set(o.received.map((r) => r.callId))
-  const { may, must } = executed(expected)
-  for (const id of must) check(n, `executor of ${id} did not run`, ran.has(id))
-  for (const id of ran) check(n, `executor of ${id} ran`, may.has(id))
+  checkExecuted(n, expected, o.received)
+  check(n, "a prototype was polluted", Object.keys(Object.prototype).length === 0 && ({} as { level?: unknown }).level === undefined)
   if (Exit.isSuccess(o.exit)) checkCommitted(o, expected, o.exit.value)
   else assert.deepStrictEqual(o.after, [...o.before, { _tag: "User", text: o.text }], `send ${n}: a failed send must leave history + the user message`)
   checkEvents(o, expected, tag)

@@ -15,15 +15,17 @@ import { simulate } from "./sessionModel.js"
 import { checkSend, type Observed } from "./sessionOracle.js"
 import { recorded, resultOf } from "./sessionTools.js"
 
-/** The undo log at the end: only committed turns, newest first, each undoing exactly its executed calls. */
+/** The undo log at the end: only committed turns, newest first, each undoing exactly its executed calls and taking out exactly its messages. */
 const checkUndo = (
   session: AgentSession.AgentSession,
   committed: ReadonlyMap<number, ReadonlySet<string>>,
   executedOk: ReadonlyMap<number, ReadonlySet<string>>,
+  sizes: ReadonlyMap<number, number>,
   undone: Array<string>
 ) =>
   Effect.gen(function*() {
     const seen: Array<number> = []
+    let length = (yield* session.history).length
     for (let i = 0; i <= committed.size; i++) {
       const report = yield* session.undoLastTurn
       if (Option.isNone(report)) break
@@ -36,8 +38,8 @@ const checkUndo = (
       for (const id of reported) assert.isTrue(committed.get(turn)!.has(id), `undo of turn ${turn} names ${id}, not run in it`)
       assert.deepStrictEqual(undone.splice(0).sort(), [...report.value.undone].sort(), `undo of turn ${turn}: undos run`)
       const history = yield* session.history
-      const left = history.filter((m) => m._tag === "ToolResult" && committed.get(turn)!.has(m.callId))
-      assert.deepStrictEqual(left, [], `undo of turn ${turn} left its results in history`)
+      assert.strictEqual(history.length, length - sizes.get(turn)!, `undo of turn ${turn} must take out exactly its messages`)
+      length = history.length
     }
     for (const [turn, ids] of executedOk) if (ids.size > 0) assert.include(seen, turn, `turn ${turn} was never undone`)
     assert.isTrue(Option.isNone(yield* session.undoLastTurn), "undo after the last committed turn")
@@ -67,6 +69,7 @@ export const runSession = (plan: SessionPlan, how: Mode = { mode: "local" }) =>
     const events = yield* session.subscribe
     const committed = new Map<number, Set<string>>()
     const executedOk = new Map<number, Set<string>>()
+    const sizes = new Map<number, number>()
     for (const [i, expected] of sim.expected.entries()) {
       const before = yield* session.history
       const requestsBefore = (yield* provider.requests).length
@@ -89,8 +92,9 @@ export const runSession = (plan: SessionPlan, how: Mode = { mode: "local" }) =>
       if (exit._tag === "Success") assert.strictEqual(exit.value.gate?._tag, how.mode === "cloudProfile" && i === 0 ? "Proven" : undefined, `send ${i + 1}: turn.gate`)
       if (exit._tag === "Success") {
         committed.set(i + 1, new Set(observed.received.map((r) => r.callId)))
+        sizes.set(i + 1, observed.after.length - observed.before.length)
         executedOk.set(i + 1, new Set(observed.received.filter((r) => resultOf(r.tool, r.args as never) !== undefined).map((r) => r.callId)))
       }
     }
-    yield* checkUndo(session, committed, executedOk, tools.undone)
+    yield* checkUndo(session, committed, executedOk, sizes, tools.undone)
   }).pipe(Effect.scoped)
