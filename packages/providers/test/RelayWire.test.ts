@@ -156,6 +156,16 @@ describe("RelayWire: hostile input", () => {
       assert.strictEqual((events[0] as StreamEvent.TextDelta).text, (big as StreamEvent.TextDelta).text)
     }), 120_000)
 
+  it.effect("a 10 MB malformed event is a clipped ProviderError, whatever is wrong with it", () =>
+    Effect.gen(function*() {
+      const pad = "y".repeat(10_000_000)
+      for (const data of [`{${pad}`, `{"_tag":"Nope","pad":"${pad}"}`, `{"_tag":"TextDelta","text":5,"pad":"${pad}"}`]) {
+        const error = failure(yield* decode(`data: ${data}\n\n`))
+        assert.strictEqual(error.reason, "malformed event")
+        assert.isTrue((error.cause ?? "").length <= 301)
+      }
+    }), 120_000)
+
   it.effect("100,000 events decode in order", () =>
     Effect.gen(function*() {
       const text = Array.from({ length: 100_000 }, (_, i) => RelayWire.encodeEvent({ _tag: "TextDelta", text: String(i) })).join("")
