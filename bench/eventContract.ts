@@ -12,8 +12,7 @@
  * run (tens of thousands) costs a hash operation per lifecycle event.
  */
 import { Channel, Chunk, Effect, Stream } from "effect"
-import type { StreamEvent } from "@toolgate/runtime"
-import * as EventContract from "../packages/runtime/src/EventContract.js"
+import { EventContract, type StreamEvent } from "@toolgate/runtime"
 import { report, time } from "./harness.js"
 
 const events = 1_000_000

@@ -1,7 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Chunk, Effect, Either, FastCheck, Stream } from "effect"
-import { Errors, type Provider, type StreamEvent } from "@toolgate/runtime"
-import * as EventContract from "../src/EventContract.js"
+import { Errors, EventContract, type Provider, type StreamEvent } from "@toolgate/runtime"
 
 type Event = StreamEvent.StreamEvent
 
