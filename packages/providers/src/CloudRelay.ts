@@ -70,13 +70,16 @@ export const make = (options: Options): Effect.Effect<Provider.AgentProvider, ne
     const idleTimeout = Http.positiveDuration(options.idleTimeout ?? "60 seconds")
     if (timeout === undefined) return yield* Effect.dieMessage(`CloudRelay: not a positive timeout: ${String(options.timeout)}`)
     if (idleTimeout === undefined) return yield* Effect.dieMessage(`CloudRelay: not a positive idle timeout: ${String(options.idleTimeout)}`)
-    const url = `${options.baseUrl.replace(/\/+$/, "")}${RelayWire.turnsPath}`
+    const baseUrl = options.baseUrl.replace(/\/+$/, "")
+    // No `filterStatusOk`: a failing status is read here, so its error carries the relay's own message.
     const client = (yield* HttpClient.HttpClient).pipe(
-      HttpClient.mapRequest(HttpClientRequest.setHeader("accept", "text/event-stream"))
+      HttpClient.mapRequest((request) =>
+        request.pipe(HttpClientRequest.prependUrl(baseUrl), HttpClientRequest.setHeader("accept", "text/event-stream"))
+      )
     )
     /** Sends the request; succeeds with an event-stream response, or fails typed within `timeout`. */
     const open = (body: string): Effect.Effect<HttpClientResponse.HttpClientResponse, Errors.ProviderError> =>
-      client.post(url, { body: HttpBody.text(body, "application/json") }).pipe(
+      client.post(RelayWire.turnsPath, { body: HttpBody.text(body, "application/json") }).pipe(
         Effect.flatMap((response) => accept(response)),
         Effect.timeoutFail({ duration: timeout, onTimeout: () => Http.noAnswer(timeout) }),
         Effect.catchTags({
@@ -94,7 +97,7 @@ export const make = (options: Options): Effect.Effect<Provider.AgentProvider, ne
           Stream.catchTag("ResponseError", (e) => Stream.fail(Http.bodyFailure(e)))
         )
         return RelayWire.decodeEvents(bytes)
-      })).pipe(Stream.withSpan("CloudRelay.stream", { attributes: { "http.url": url } }))
+      })).pipe(Stream.withSpan("CloudRelay.stream", { attributes: { "http.url": `${baseUrl}${RelayWire.turnsPath}` } }))
     return Provider.Provider.of({
       capabilities,
       stream,
