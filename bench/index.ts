@@ -5,11 +5,12 @@
 import { writeFileSync } from "node:fs"
 import { resolve } from "node:path"
 import * as DriftGate from "./driftGate.js"
+import * as EventContract from "./eventContract.js"
 import * as Normalize from "./normalize.js"
 import * as Prepare from "./prepare.js"
 import * as Subschema from "./subschema.js"
 
-const suites = [Prepare, Normalize, Subschema, DriftGate]
+const suites = [Prepare, Normalize, Subschema, DriftGate, EventContract]
 
 const outcomes = []
 for (const suite of suites) outcomes.push(await suite.run())
