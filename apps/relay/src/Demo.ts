@@ -1,0 +1,244 @@
+/**
+ * The demo's data: the app's local tools (as JSON Schemas), and eight scenarios, each a scripted model and
+ * the capabilities profile the relay serves for it. `config` serves every scenario under
+ * `/scenarios/<name>` (and "matches" at the root), so one relay backs the whole `toolgate demo`.
+ *
+ * @since 0.1.0
+ */
+import type { JsonSchema } from "@toolgate/json-schema"
+import type { Script } from "@toolgate/providers"
+import type * as Relay from "./Relay.js"
+
+/** A local tool of the demo app: its name, what it does, and its parameter schema. */
+export interface LocalTool {
+  readonly name: string
+  readonly description: string
+  readonly parameters: JsonSchema.JsonSchema
+}
+
+const getWeather: LocalTool = {
+  name: "get_weather",
+  description: "The weather in a city for the next few days.",
+  parameters: {
+    type: "object",
+    properties: {
+      city: { type: "string", minLength: 1 },
+      units: { enum: ["metric", "imperial"] },
+      days: { type: "integer", minimum: 1, maximum: 16 }
+    },
+    required: ["city"],
+    additionalProperties: false
+  }
+}
+
+const locateUser: LocalTool = {
+  name: "locate_user",
+  description: "The city the user is in.",
+  parameters: { type: "object", properties: {}, additionalProperties: false }
+}
+
+/** The local tools of the demo app, as JSON Schemas (the CLI adds executors). */
+export const localTools: ReadonlyArray<LocalTool> = [getWeather, locateUser]
+
+/** What a scenario's turn should end with: committed, or the typed error it demonstrates. */
+export type Expect = "committed" | "SchemaDriftError" | "ToolArgumentRepairExhausted" | "ProviderEventContractViolation"
+
+/** One demo scenario: what it shows, how a session runs it, what the relay serves for it. */
+export interface Scenario {
+  /** Url-safe: the relay serves it under `/scenarios/<name>`. */
+  readonly name: string
+  readonly title: string
+  readonly mode: "cloudProfile" | "local"
+  readonly executionModel: "appDriven" | "providerDriven"
+  readonly toolChaining: boolean
+  /** The user's text. */
+  readonly prompt: string
+  readonly expect: Expect
+  /** The capabilities served for it (raw; "old-relay" has neither key). */
+  readonly profile: unknown
+  readonly script: Script.Script
+}
+
+/** The relay exports exactly the local schemas. */
+const matchingProfile = {
+  capabilities_version: "1.0",
+  tool_schemas: Object.fromEntries(localTools.map((tool) => [tool.name, tool.parameters]))
+}
+
+/** The relay's get_weather drifted: `city` is no longer required and `units` gained "kelvin". */
+const driftedProfile = {
+  capabilities_version: "1.0",
+  tool_schemas: {
+    get_weather: {
+      type: "object",
+      properties: {
+        city: { type: "string", minLength: 1 },
+        units: { enum: ["metric", "imperial", "kelvin"] },
+        days: { type: "integer", minimum: 1, maximum: 16 }
+      },
+      additionalProperties: false
+    },
+    locate_user: locateUser.parameters
+  }
+}
+
+/** A call the model sends (app-driven). */
+const call = (id: string, name: string, args: unknown) => ({ _tag: "ToolCallComplete" as const, id, name, arguments: args as never })
+const text = (t: string) => ({ _tag: "TextDelta" as const, text: t })
+const usage = (inputTokens: number, outputTokens: number) => ({ _tag: "Usage" as const, inputTokens, outputTokens })
+const done = { _tag: "Done" as const }
+
+/** The eight scenarios of issue 7, in order. */
+export const scenarios: ReadonlyArray<Scenario> = [
+  {
+    name: "matches",
+    title: "Cloud profile matches: the gate proves every tool, a tool runs, the model answers",
+    mode: "cloudProfile",
+    executionModel: "appDriven",
+    toolChaining: false,
+    prompt: "What is the weather in Paris?",
+    expect: "committed",
+    profile: matchingProfile,
+    script: {
+      turns: [[
+        [text("Let me check. "), call("call_1", "get_weather", { city: "Paris", units: "metric" }), usage(42, 12), done],
+        [text("It is 18 °C and sunny in Paris."), usage(80, 11), done]
+      ]]
+    }
+  },
+  {
+    name: "drift",
+    title: "The relay's profile drifted: SchemaDriftError before any stream request",
+    mode: "cloudProfile",
+    executionModel: "appDriven",
+    toolChaining: false,
+    prompt: "What is the weather in Oslo?",
+    expect: "SchemaDriftError",
+    profile: driftedProfile,
+    script: {
+      turns: [[
+        [call("call_1", "get_weather", { units: "kelvin" }), done],
+        [text("This round must never be requested."), done]
+      ]]
+    }
+  },
+  {
+    name: "old-relay",
+    title: "An old relay (no schema export): a warning, the turn proceeds on layer 2",
+    mode: "cloudProfile",
+    executionModel: "appDriven",
+    toolChaining: false,
+    prompt: "What is the weather in Rome?",
+    expect: "committed",
+    profile: {},
+    script: {
+      turns: [[
+        [call("call_1", "get_weather", { city: "Rome" }), usage(40, 9), done],
+        [text("Rome: 24 °C, clear skies."), usage(75, 8), done]
+      ]]
+    }
+  },
+  {
+    name: "near-miss",
+    title: "A near-miss argument (\"15\" for an integer) is coerced and the tool runs",
+    mode: "cloudProfile",
+    executionModel: "appDriven",
+    toolChaining: false,
+    prompt: "Give me the 15-day forecast for Berlin.",
+    expect: "committed",
+    profile: matchingProfile,
+    script: {
+      turns: [[
+        [call("call_1", "get_weather", "{\"city\": \"Berlin\", \"days\": \"15\"}"), usage(44, 14), done],
+        [text("Berlin for the next 15 days: mild, some rain."), usage(90, 12), done]
+      ]]
+    }
+  },
+  {
+    name: "repair",
+    title: "An invalid argument is fed back, the model repairs it, the tool runs",
+    mode: "cloudProfile",
+    executionModel: "appDriven",
+    toolChaining: false,
+    prompt: "What is the weather in Madrid, in kelvin?",
+    expect: "committed",
+    profile: matchingProfile,
+    script: {
+      turns: [[
+        [call("call_1", "get_weather", { city: "Madrid", units: "kelvin" }), usage(45, 13), done],
+        [text("Kelvin is not offered; using metric. "), call("call_2", "get_weather", { city: "Madrid", units: "metric" }), usage(95, 16), done],
+        [text("Madrid: 27 °C (300 K), sunny."), usage(130, 10), done]
+      ]]
+    }
+  },
+  {
+    name: "exhausted",
+    title: "The model never repairs: ToolArgumentRepairExhausted, no tool ran, history rolled back",
+    mode: "cloudProfile",
+    executionModel: "appDriven",
+    toolChaining: false,
+    prompt: "What is the weather?",
+    expect: "ToolArgumentRepairExhausted",
+    profile: matchingProfile,
+    script: {
+      turns: [[
+        [call("call_1", "get_weather", { town: "Lyon" }), usage(40, 10), done],
+        [call("call_2", "get_weather", { town: "Lyon" }), usage(85, 10), done],
+        [text("This round must never be requested."), done]
+      ]]
+    }
+  },
+  {
+    name: "provider-contract",
+    title: "A provider-driven stream breaks the lifecycle contract: ProviderEventContractViolation",
+    mode: "local",
+    executionModel: "providerDriven",
+    toolChaining: false,
+    prompt: "What is the weather in Vienna?",
+    expect: "ProviderEventContractViolation",
+    profile: matchingProfile,
+    script: {
+      turns: [[
+        [
+          text("Looking it up. "),
+          { _tag: "ToolCallStarted", id: "call_1", name: "get_weather", arguments: { city: "Vienna" } },
+          { _tag: "ToolCallStarted", id: "call_2", name: "get_weather", arguments: { city: "Graz" } },
+          { _tag: "ToolCallCompleted", id: "call_2", result: { city: "Graz", temperature: 19 } },
+          done
+        ]
+      ]]
+    }
+  },
+  {
+    name: "chaining",
+    title: "Tool chaining: a second call takes {\"$tool\": \"call_1\", \"$path\": \"result.city\"}",
+    mode: "cloudProfile",
+    executionModel: "appDriven",
+    toolChaining: true,
+    prompt: "What is the weather where I am?",
+    expect: "committed",
+    profile: matchingProfile,
+    script: {
+      turns: [[
+        [call("call_1", "locate_user", {}), usage(40, 8), done],
+        [call("call_2", "get_weather", { city: { $tool: "call_1", $path: "result.city" } }), usage(70, 15), done],
+        [text("You are in Lisbon: 21 °C and breezy."), usage(110, 10), done]
+      ]]
+    }
+  }
+]
+
+/** What the relay serves for one scenario. */
+export interface Served {
+  readonly profile: unknown
+  readonly script: Script.Script
+}
+
+const first = scenarios[0]!
+
+/** The relay config serving every scenario under /scenarios/<name> (and "matches" at the root). */
+export const config: Relay.Config & { readonly scenarios: ReadonlyMap<string, Served> } = {
+  profile: first.profile,
+  script: first.script,
+  scenarios: new Map(scenarios.map((s) => [s.name, { profile: s.profile, script: s.script }]))
+}
