@@ -16,7 +16,7 @@ import * as Scripted from "../src/Scripted.js"
 import { envelope, gate, start } from "./support/capabilitiesServer.js"
 import { invalidArgs, nearMissArgs, session, type SessionPlan, validArgs } from "./support/sessionArbitraries.js"
 import { simulate } from "./support/sessionModel.js"
-import { runSession } from "./support/sessionRun.js"
+import { replay, runSession } from "./support/sessionRun.js"
 import { problemsOf, recorded, schemas, toolNames } from "./support/sessionTools.js"
 
 describe("AgentSession over scripted rounds", () => {
@@ -43,6 +43,19 @@ describe("AgentSession over scripted rounds", () => {
     [session],
     ([plan]) => runSession(plan),
     { timeout: 120_000, fastCheck: { numRuns: 100 } }
+  )
+})
+
+describe("AgentSession serializes sends", () => {
+  it.live.prop(
+    "all sends started at once do exactly what the same sends do one after the other",
+    [session],
+    ([plan]) =>
+      Effect.gen(function*() {
+        const [one, all] = [yield* replay(plan, false), yield* replay(plan, true)]
+        assert.deepStrictEqual(all, one)
+      }),
+    { timeout: 120_000, fastCheck: { numRuns: 50 } }
   )
 })
 

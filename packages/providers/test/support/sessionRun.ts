@@ -4,10 +4,11 @@
  * the caller provides (the gate's verdict must not change what the turns do).
  */
 import { assert } from "@effect/vitest"
-import { Chunk, Effect, Layer, Option, Queue } from "effect"
+import { Chunk, Effect, Layer, Option, Queue, Stream } from "effect"
 import * as AgentSession from "../../../runtime/src/AgentSession.js"
 import * as ArgumentValidator from "../../../runtime/src/ArgumentValidator.js"
 import type * as DriftGate from "../../../runtime/src/DriftGate.js"
+import type * as Provider from "../../../runtime/src/Provider.js"
 import * as Script from "../../src/Script.js"
 import * as Scripted from "../../src/Scripted.js"
 import type { SessionPlan } from "./sessionArbitraries.js"
@@ -98,3 +99,35 @@ export const runSession = (plan: SessionPlan, how: Mode = { mode: "local" }) =>
     }
     yield* checkUndo(session, committed, executedOk, sizes, tools.undone)
   }).pipe(Effect.scoped)
+
+/** What a whole session did: each send's outcome (the tag, or the answer), the final history and the provider's requests. */
+export interface Replay {
+  readonly outcomes: ReadonlyArray<string>
+  readonly history: ReadonlyArray<unknown>
+  readonly requests: number
+}
+
+/** Plays every send of `plan` on a fresh local session, one after the other or all started at once. */
+export const replay = (plan: SessionPlan, concurrently: boolean): Effect.Effect<Replay> =>
+  Effect.gen(function*() {
+    const provider = yield* Scripted.make(yield* Effect.orDie(Script.decode(simulate(plan).script)))
+    // Every round trip yields first, so sends started together would interleave unless the session serializes them.
+    const yielding = { ...provider, stream: (request: Provider.CompletionRequest) => Stream.concat(Stream.drain(Stream.fromEffect(Effect.yieldNow())), provider.stream(request)) }
+    const session = yield* AgentSession.make({
+      provider: yielding,
+      toolkit: recorded().toolkit,
+      mode: "local",
+      limits: { maxToolArgumentRepairs: plan.repairs, maxProviderRoundTrips: plan.roundTrips },
+      chainScope: plan.scope
+    }).pipe(Effect.orDie, Effect.provide(ArgumentValidator.layerWith({ toolChaining: plan.chaining })))
+    const outcomes = yield* Effect.forEach(
+      plan.turns,
+      (_, i) => session.send(`send ${i + 1}`).pipe(
+        Effect.match({ onFailure: (e) => e._tag, onSuccess: (turn) => `${turn.turn}: ${turn.text}` }),
+        Effect.timeout("10 seconds"),
+        Effect.orDie
+      ),
+      { concurrency: concurrently ? "unbounded" : 1 }
+    )
+    return { outcomes, history: yield* session.history, requests: (yield* provider.requests).length }
+  })
