@@ -11,6 +11,8 @@ import { Chunk, Effect, Either, FastCheck as fc, Layer, Option, Queue } from "ef
 import { Arguments } from "@toolgate/json-schema"
 import * as AgentSession from "../../runtime/src/AgentSession.js"
 import * as ArgumentValidator from "../../runtime/src/ArgumentValidator.js"
+import * as Tool from "../../runtime/src/Tool.js"
+import * as Toolkit from "../../runtime/src/Toolkit.js"
 import * as Script from "../src/Script.js"
 import * as Scripted from "../src/Scripted.js"
 import { envelope, gate, start } from "./support/capabilitiesServer.js"
@@ -122,5 +124,32 @@ describe("AgentSession in cloud-profile mode, gated over a loopback capabilities
         assert.strictEqual(relay.requests(), i + 1)
       }
       assert.deepStrictEqual(tools.received.map((r) => r.args), [{ level: 3 }, { level: 3 }])
+    }))
+})
+
+describe("AgentSession under interruption", () => {
+  it.scopedLive("a send interrupted while a tool runs leaves history as before plus the user message, and the next send works", () =>
+    Effect.gen(function*() {
+      const hang = Tool.make("hang", { description: "Never returns.", parameters: { type: "object" }, execute: () => Effect.never })
+      const script = yield* Script.decode({
+        turns: [
+          [[{ _tag: "ToolCallComplete", id: "h1", name: "hang", arguments: {} }, { _tag: "Done" }]],
+          [[{ _tag: "TextDelta", text: "Back." }, { _tag: "Done" }]]
+        ]
+      })
+      const provider = yield* Scripted.make(script)
+      const session = yield* AgentSession.make({ provider, toolkit: yield* Toolkit.make(hang), mode: "local" })
+        .pipe(Effect.provide(ArgumentValidator.layer))
+      const timedOut = yield* Effect.flip(session.send("wait").pipe(Effect.timeout("200 millis")))
+      assert.strictEqual(timedOut._tag, "TimeoutException")
+      assert.deepStrictEqual(yield* session.history, [{ _tag: "User", text: "wait" }])
+      assert.isTrue(Option.isNone(yield* session.undoLastTurn))
+      const turn = yield* session.send("again").pipe(Effect.timeout("10 seconds"))
+      assert.strictEqual(turn.text, "Back.")
+      assert.deepStrictEqual(yield* session.history, [
+        { _tag: "User", text: "wait" },
+        { _tag: "User", text: "again" },
+        { _tag: "Assistant", text: "Back.", toolCalls: [] }
+      ])
     }))
 })
