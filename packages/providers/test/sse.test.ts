@@ -19,6 +19,7 @@ describe("sse", () => {
         assert.deepStrictEqual(yield* read(text.slice(0, cut), text.slice(cut)), whole, `cut at ${cut}`)
       }
       assert.deepStrictEqual(yield* read(...text), whole)
+      assert.deepStrictEqual(yield* read("data: a\r", "", "\ndata: b\r\n\r\n"), [{ event: "message", data: "a\nb" }])
     }))
 
   it.effect("drops a block the stream cut off and one without data", () =>

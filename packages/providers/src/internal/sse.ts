@@ -56,6 +56,7 @@ export const parseText = <E, R>(text: Stream.Stream<string, E, R>): Stream.Strea
     return text.pipe(Stream.mapChunks((chunk) => {
       const out: Array<ServerSentEvent> = []
       for (let piece of chunk) {
+        if (piece === "") continue // an empty piece between "\r" and "\n" must not end the pending line ending
         if (pendingCr && piece.startsWith("\n")) piece = piece.slice(1)
         pendingCr = false
         let start = 0
