@@ -177,3 +177,13 @@ const dropAfterFirst = (request: HttpServerRequest.HttpServerRequest, answer: An
     headers: answer.streamed ? eventHeaders : {}
   })
 }
+
+/** A URL's path, without its query. */
+export const pathOf = (url: string): string => {
+  const query = url.indexOf("?")
+  return query === -1 ? url : url.slice(0, query)
+}
+
+/** Text safe for one log line or message: control characters escaped, at most 200 characters. */
+export const clean = (text: string): string =>
+  clip(text.replace(/[\u0000-\u001f\u007f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`), 200)
