@@ -34,6 +34,8 @@ export interface Options {
   readonly timeout?: Duration.DurationInput
   /** The longest silence between body chunks (a keepalive comment counts as life); default 60 seconds. */
   readonly idleTimeout?: Duration.DurationInput
+  /** What this relay's model does beyond the defaults below, e.g. a relay whose model runs tools itself (`providerDriven`). */
+  readonly capabilities?: Partial<Provider.ProviderCapabilities>
 }
 
 /** What the cloud relay can do, as far as its wire carries it. */
@@ -99,7 +101,7 @@ export const make = (options: Options): Effect.Effect<Provider.AgentProvider, ne
         return RelayWire.decodeEvents(bytes)
       })).pipe(Stream.withSpan("CloudRelay.stream", { attributes: { "http.url": `${baseUrl}${RelayWire.turnsPath}` } }))
     return Provider.Provider.of({
-      capabilities,
+      capabilities: { ...capabilities, ...options.capabilities },
       stream,
       // The relay owns the schemas and receives names only: there is nothing here to warn about or refuse.
       validateTools: () => Effect.succeed([])
