@@ -1,0 +1,97 @@
+import { assert, describe, it } from "@effect/vitest"
+import { JsonSchema, RefAware, Subschema } from "@toolgate/json-schema"
+import { Script } from "@toolgate/providers"
+import { Either } from "effect"
+import * as Demo from "../src/Demo.js"
+import { Profile } from "../src/index.js"
+
+const local = (name: string) => {
+  const tool = Demo.localTools.find((t) => t.name === name)
+  if (tool === undefined) throw new Error(`no local tool ${name}`)
+  return tool.parameters
+}
+
+const scenario = (name: string) => {
+  const found = Demo.scenarios.find((s) => s.name === name)
+  if (found === undefined) throw new Error(`no scenario ${name}`)
+  return found
+}
+
+const toolSchemas = (profile: unknown): Record<string, JsonSchema.JsonSchema> => (profile as { tool_schemas: Record<string, JsonSchema.JsonSchema> }).tool_schemas
+
+/** Every event of every round of a script, failures left out. */
+const events = (script: Script.Script) => script.turns.flat().flatMap((round) => Script.isFailure(round) ? [] : [...round])
+
+describe("Demo", () => {
+  it("has the eight scenarios of issue 7, in order, with unique url-safe names", () => {
+    assert.deepStrictEqual(Demo.scenarios.map((s) => s.name), [
+      "matches", "drift", "old-relay", "near-miss", "repair", "exhausted", "provider-contract", "chaining"
+    ])
+    for (const s of Demo.scenarios) {
+      assert.match(s.name, /^[a-z0-9][a-z0-9-]*$/, s.name)
+      assert.strictEqual(encodeURIComponent(s.name), s.name)
+      assert.isTrue(s.title.length > 10 && s.prompt.length > 0, s.name)
+    }
+  })
+
+  it("every scenario's script decodes with Script.decode and its profile's faults read", () => {
+    for (const s of Demo.scenarios) {
+      assert.isTrue(Either.isRight(Script.decode(s.script)), s.name)
+      assert.isTrue(Either.isRight(Script.decode(JSON.parse(JSON.stringify(s.script)))), `${s.name} as JSON`)
+      assert.deepStrictEqual(Profile.faults(s.profile), Either.right([]), s.name)
+    }
+  })
+
+  it("the local tools are schemas with unique names", () => {
+    assert.strictEqual(new Set(Demo.localTools.map((t) => t.name)).size, Demo.localTools.length)
+    for (const t of Demo.localTools) assert.isTrue(JsonSchema.isSchema(t.parameters), t.name)
+  })
+
+  it("matches: the profile exports every local tool and each is proven", () => {
+    const schemas = toolSchemas(scenario("matches").profile)
+    assert.deepStrictEqual(Object.keys(schemas).sort(), Demo.localTools.map((t) => t.name).sort())
+    for (const [name, cloud] of Object.entries(schemas)) {
+      assert.deepStrictEqual(Subschema.check(structuredClone(cloud), local(name)), { _tag: "Subtype" }, name)
+    }
+  })
+
+  it("drift: get_weather drifted (city optional, units widened) with a witness the local schema rejects; locate_user still proven", () => {
+    const schemas = toolSchemas(scenario("drift").profile)
+    const cloud = schemas["get_weather"] as JsonSchema.JsonSchemaObject
+    const verdict = Subschema.check(cloud, local("get_weather"))
+    assert.strictEqual(verdict._tag, "Drift")
+    if (verdict._tag === "Drift") assert.notDeepEqual(verdict.witness, undefined)
+    assert.notInclude((cloud["required"] ?? []) as Array<string>, "city")
+    const units = (cloud["properties"] as Record<string, { enum: Array<string> }>)["units"]!.enum
+    assert.include(units, "kelvin")
+    // the widened enum alone is a drift as well
+    const onlyEnum = { ...cloud, required: ["city"] }
+    assert.strictEqual(Subschema.check(onlyEnum, local("get_weather"))._tag, "Drift")
+    assert.deepStrictEqual(Subschema.check(schemas["locate_user"]!, local("locate_user")), { _tag: "Subtype" })
+  })
+
+  it("old-relay: the profile has neither key (the relay predates the export)", () => {
+    const profile = scenario("old-relay").profile as Record<string, unknown>
+    assert.isFalse(Object.hasOwn(profile, "capabilities_version"))
+    assert.isFalse(Object.hasOwn(profile, "tool_schemas"))
+  })
+
+  it("each scenario's script says what its title claims", () => {
+    const nearMiss = events(scenario("near-miss").script).find((e) => e._tag === "ToolCallComplete")
+    assert.include(JSON.stringify(nearMiss), "\\\"15\\\"")
+    assert.isTrue(events(scenario("provider-contract").script).some((e) => e._tag === "ToolCallStarted"))
+    assert.strictEqual(scenario("provider-contract").executionModel, "providerDriven")
+    const chained = events(scenario("chaining").script).flatMap((e) => e._tag === "ToolCallComplete" ? RefAware.refs(e.arguments) : [])
+    assert.deepStrictEqual(chained.map((l) => l.ref), [{ $tool: "call_1", $path: "result.city" }])
+    assert.isTrue(scenario("chaining").toolChaining)
+    for (const s of Demo.scenarios.filter((s) => s.name !== "chaining")) assert.isFalse(s.toolChaining, s.name)
+  })
+
+  it("config serves every scenario by name and matches at the root", () => {
+    assert.deepStrictEqual(Array.from(Demo.config.scenarios.keys()), Demo.scenarios.map((s) => s.name))
+    assert.strictEqual(Demo.config.profile, scenario("matches").profile)
+    assert.strictEqual(Demo.config.script, scenario("matches").script)
+    for (const s of Demo.scenarios) assert.strictEqual(Demo.config.scenarios.get(s.name)?.script, s.script)
+    assert.isUndefined(Demo.config.scenarios.get("__proto__"))
+  })
+})
