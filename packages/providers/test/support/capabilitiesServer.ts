@@ -7,8 +7,7 @@ import { Effect, Layer } from "effect"
 import type { Scope } from "effect"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
-import * as Capabilities from "../../../runtime/src/Capabilities.js"
-import * as DriftGate from "../../../runtime/src/DriftGate.js"
+import { Capabilities, DriftGate } from "@toolgate/runtime"
 
 /** A started endpoint. */
 export interface Relay {

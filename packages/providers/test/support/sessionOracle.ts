@@ -7,10 +7,7 @@
  */
 import { Cause, Exit, Option } from "effect"
 import * as assert from "node:assert/strict"
-import type * as AgentSession from "../../../runtime/src/AgentSession.js"
-import type * as Message from "../../../runtime/src/Message.js"
-import type * as Provider from "../../../runtime/src/Provider.js"
-import type * as SessionEvent from "../../../runtime/src/SessionEvent.js"
+import type { AgentSession, Message, Provider, SessionEvent } from "@toolgate/runtime"
 import type { SessionPlan } from "./sessionArbitraries.js"
 import type { ExpectedCall, ExpectedTurn } from "./sessionModel.js"
 import type { Received } from "./sessionTools.js"

@@ -5,10 +5,7 @@
  */
 import { assert } from "@effect/vitest"
 import { Chunk, Effect, Layer, Option, Queue, Stream } from "effect"
-import * as AgentSession from "../../../runtime/src/AgentSession.js"
-import * as ArgumentValidator from "../../../runtime/src/ArgumentValidator.js"
-import type * as DriftGate from "../../../runtime/src/DriftGate.js"
-import type * as Provider from "../../../runtime/src/Provider.js"
+import { AgentSession, ArgumentValidator, type DriftGate, type Provider } from "@toolgate/runtime"
 import * as Script from "../../src/Script.js"
 import * as Scripted from "../../src/Scripted.js"
 import type { SessionPlan } from "./sessionArbitraries.js"

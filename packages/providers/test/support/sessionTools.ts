@@ -6,8 +6,7 @@
  */
 import { Effect, Either } from "effect"
 import { type JsonValue as J, Validator } from "@toolgate/json-schema"
-import * as Tool from "../../../runtime/src/Tool.js"
-import * as Toolkit from "../../../runtime/src/Toolkit.js"
+import { Tool, Toolkit } from "@toolgate/runtime"
 
 /** The names of the test's tools. */
 export const toolNames = ["set_volume", "sort_list", "lookup"] as const
