@@ -69,4 +69,4 @@ export const command = Command.make("examples", { dir, policy, json }, (options)
     }
     const summary = `${examples.length} calls: ${counts.valid} valid, ${counts.invalid} invalid (fed back), ${counts.error} unusable`
     yield* Console.log(options.json ? JSON.stringify({ summary: counts }) : summary)
-  })).pipe(Command.withDescription("Run layer 2 over a folder of real tool calls and show each decision."))
+  })).pipe(Command.withDescription("Run layer 2 over a folder of real tool calls and show each decision. Example: toolgate examples --json"))

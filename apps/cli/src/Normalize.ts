@@ -78,4 +78,5 @@ export const command = Command.make("normalize", { target, schema, json }, (opti
     )
     const result = normalize(options.target, published)
     yield* Console.log(options.json ? JsonValue.stringify(result) ?? "" : render(result))
-  })).pipe(Command.withDescription("Rewrite a tool schema for a provider dialect and list what changed."))
+  })).pipe(Command.withDescription("Rewrite a tool schema for a provider dialect and list what changed. " +
+      "Example: toolgate normalize --target openai-strict examples/01-string-integers.json"))

@@ -55,4 +55,5 @@ export const command = Command.make("subschema", { cloud, local, json }, (option
   }).pipe(
     Effect.catchTag("BadInput", (e) =>
       Console.error(`toolgate: ${e.message}`).pipe(Effect.zipRight(new CliExit({ code: 3 }))))
-  )).pipe(Command.withDescription("Prove that a cloud schema is a subschema of a local one, or show a witness."))
+  )).pipe(Command.withDescription("Prove that a cloud schema is a subschema of a local one, or show a witness. " +
+      "Exit 0 subtype, 1 drift, 2 unsupported, 3 bad input. Example: toolgate subschema cloud.json local.json"))

@@ -39,4 +39,6 @@ export const command = Command.make("validate", { schema, args, policy, json }, 
     yield* Console.log(options.json ? Render.json(outcome) : Render.text(outcome, options.policy))
     const code = Outcome.exitCode(outcome)
     if (code !== 0) return yield* new CliExit({ code })
-  })).pipe(Command.withDescription("Validate (and leniently repair) a tool call's arguments against its schema."))
+  })).pipe(Command.withDescription("Validate (and leniently repair) a tool call's arguments against its schema. " +
+      "Exit 0 valid, 1 invalid, 2 bad input. " +
+      "Example: toolgate validate --schema '{\"type\":\"object\",\"properties\":{\"n\":{\"type\":\"integer\"}}}' --args '{\"n\":\"15\"}'"))
