@@ -2,6 +2,7 @@
  * Issue 6's property: sessions driven by random scripted rounds (valid, near-miss, invalid and unknown
  * calls, refs valid and broken, contract violations, provider failures) under random limits keep the
  * invariants after every send, and do what the model of a turn (support/sessionModel.ts) predicts.
+ * Provider-driven sessions get their own property (lifecycle events, the terminal rules of the contract).
  * Real parts: the `Scripted` provider, `AgentSession`, `ArgumentValidator`, and in cloud-profile mode the
  * `DriftGate` over a capabilities endpoint on loopback; the executors check their arguments with a
  * validator instance of their own.
@@ -13,6 +14,7 @@ import { AgentSession, ArgumentValidator, Tool, Toolkit } from "@toolgate/runtim
 import * as Script from "../src/Script.js"
 import * as Scripted from "../src/Scripted.js"
 import { envelope, gate, start } from "./support/capabilitiesServer.js"
+import { round as providerRound, simulate as simulateProviderDriven } from "./support/providerDriven.js"
 import { invalidArgs, nearMissArgs, session, type SessionPlan, validArgs } from "./support/sessionArbitraries.js"
 import { simulate } from "./support/sessionModel.js"
 import { replay, runSession } from "./support/sessionRun.js"
@@ -149,4 +151,45 @@ describe("AgentSession under interruption", () => {
         { _tag: "Assistant", text: "Back.", toolCalls: [] }
       ])
     }))
+})
+
+describe("AgentSession over a provider-driven scripted provider", () => {
+  it.live.prop(
+    "history comes from the lifecycle events, a broken contract rolls back, and no local executor runs",
+    [fc.array(providerRound, { minLength: 1, maxLength: 4 })],
+    ([rounds]) =>
+      Effect.gen(function*() {
+        const sim = simulateProviderDriven(rounds)
+        const provider = yield* Scripted.make(yield* Script.decode(sim.script), { executionModel: "providerDriven" })
+        const tools = recorded()
+        const session = yield* AgentSession.make({ provider, toolkit: tools.toolkit, mode: "local" }).pipe(Effect.provide(ArgumentValidator.layer))
+        for (const [i, expected] of sim.expected.entries()) {
+          const before = yield* session.history
+          const text = `send ${i + 1}`
+          const user = { _tag: "User", text } as const
+          const result = yield* Effect.either(session.send(text).pipe(Effect.timeout("10 seconds")))
+          const after = yield* session.history
+          if (expected._tag === "Violation") {
+            assert.strictEqual(Either.isLeft(result) && result.left._tag, "ProviderEventContractViolation", `send ${i + 1}`)
+            assert.deepStrictEqual(after, [...before, user], `send ${i + 1}: rolled back to the user message`)
+            continue
+          }
+          assert.isTrue(Either.isRight(result), `send ${i + 1}: ${Either.isLeft(result) ? result.left.message : ""}`)
+          if (Either.isLeft(result)) continue
+          assert.strictEqual(result.right.text, expected.text)
+          assert.deepStrictEqual([result.right.usage.roundTrips, result.right.usage.repairs], [1, 0])
+          const added = after.slice(before.length)
+          assert.deepStrictEqual(after.slice(0, before.length), before)
+          assert.deepStrictEqual(added.slice(0, 2), [user, { _tag: "Assistant", text: expected.text, toolCalls: expected.toolCalls }])
+          assert.deepStrictEqual<unknown>(
+            added.slice(2).map((m): unknown => m._tag === "ToolResult" ? { callId: m.callId, name: m.name, kind: m.envelope.ok ? "success" : m.envelope.kind } : m),
+            expected.results,
+            `send ${i + 1}: a ToolResult per terminal, in terminal order`
+          )
+          assert.deepStrictEqual(result.right.calls.map((c) => c.callId).sort(), expected.results.map((r) => r.callId).sort())
+        }
+        assert.deepStrictEqual(tools.received, [])
+      }),
+    { timeout: 120_000, fastCheck: { numRuns: 100 } }
+  )
 })
