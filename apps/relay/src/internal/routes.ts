@@ -58,12 +58,15 @@ export const served = (relay: Resolved, base: string): HttpRouter.HttpRouter => 
   const capabilities = capabilitiesBodies(relay)
   let completions = 0
   const next = () => ++completions
+  const profile = endpoint(relay, false, (plan) =>
+    Effect.flatMap(attempt("encode the profile", () => capabilities(plan.faults)), (body) =>
+      body === undefined
+        ? Effect.fail(new Http.Rejection({ status: 500, message: "the profile is not JSON", type: "server_error" }))
+        : Effect.succeed(Http.jsonAnswer(200, body))))
   return HttpRouter.empty.pipe(
-    HttpRouter.get(Capabilities.path, endpoint(relay, false, (plan) =>
-      Effect.flatMap(attempt("encode the profile", () => capabilities(plan.faults)), (body) =>
-        body === undefined
-          ? Effect.fail(new Http.Rejection({ status: 500, message: "the profile is not JSON", type: "server_error" }))
-          : Effect.succeed(Http.jsonAnswer(200, body))))),
+    HttpRouter.get(Capabilities.path, profile),
+    // the catch-all would take HEAD before the router's GET fallback does (Node sends no body for HEAD)
+    HttpRouter.head(Capabilities.path, profile),
     HttpRouter.post(RelayWire.turnsPath, endpoint(relay, true, (_, body) => Turns.answer(relay, body))),
     HttpRouter.post(chatCompletionsPath, endpoint(relay, true, (_, body) => Chat.answer(relay, body, next))),
     HttpRouter.all("*", fallback(base))
@@ -91,5 +94,8 @@ export const scenarios = (named: ReadonlyMap<string, Resolved>): HttpRouter.Http
       Effect.catchTag("RouteNotFound", () => Effect.succeed(Http.errorResponse(404, "no route", "not_found")))
     )
   })
-  return HttpRouter.empty.pipe(HttpRouter.all(`${scenariosPrefix}*`, dispatch))
+  return HttpRouter.empty.pipe(
+    HttpRouter.all(`${scenariosPrefix}*`, dispatch),
+    HttpRouter.all(scenariosPrefix.slice(0, -1) as HttpRouter.PathInput, dispatch)
+  )
 }
