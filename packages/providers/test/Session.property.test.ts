@@ -15,7 +15,7 @@ import * as Script from "../src/Script.js"
 import * as Scripted from "../src/Scripted.js"
 import { envelope, gate, start } from "./support/capabilitiesServer.js"
 import { round as providerRound, simulate as simulateProviderDriven } from "./support/providerDriven.js"
-import { invalidArgs, nearMissArgs, session, type SessionPlan, validArgs } from "./support/sessionArbitraries.js"
+import { invalidArgs, nearMissArgs, session, type SessionPlan, strictNullArgs, validArgs } from "./support/sessionArbitraries.js"
 import { simulate } from "./support/sessionModel.js"
 import { replay, runSession } from "./support/sessionRun.js"
 import { problemsOf, recorded, schemas, toolNames } from "./support/sessionTools.js"
@@ -28,6 +28,11 @@ describe("AgentSession over scripted rounds", () => {
         assert.strictEqual(prepared._tag, "Valid", `${tool} ${JSON.stringify(args.raw)}`)
         if (prepared._tag === "Valid") assert.deepStrictEqual(prepared.value, args.canonical)
         assert.deepStrictEqual(problemsOf(tool, args.canonical), [])
+      }
+      for (const args of tool === "lookup" ? fc.sample(strictNullArgs, 10) : []) {
+        assert.strictEqual(Arguments.prepare(schemas[tool], args.raw, { policy: "lenient" })._tag, "Invalid")
+        const strict = Arguments.prepare(schemas[tool], args.raw, { policy: "lenient", fromStrictProvider: true })
+        assert.deepStrictEqual(strict._tag === "Valid" ? strict.value : strict, args.canonical)
       }
       for (const raw of invalidArgs[tool]) {
         assert.strictEqual(Arguments.prepare(schemas[tool], raw, { policy: "lenient" })._tag, "Invalid", `${tool} ${JSON.stringify(raw)}`)
@@ -64,7 +69,7 @@ const oneCall: SessionPlan["turns"][number] = [
   { _tag: "Calls", text: "", calls: [{ _tag: "Valid", tool: "set_volume", args: { raw: { level: 3 }, canonical: { level: 3 } }, nearMiss: false }], partials: false, usage: undefined, violation: undefined },
   { _tag: "Answer", chunks: ["Set."], usage: undefined, violation: undefined }
 ]
-const twoSends: SessionPlan = { repairs: 1, roundTrips: 4, chaining: false, scope: "turn", parallel: true, ids: "unique", turns: [oneCall, oneCall] }
+const twoSends: SessionPlan = { repairs: 1, roundTrips: 4, chaining: false, scope: "turn", parallel: true, ids: "unique", dialect: "none", turns: [oneCall, oneCall] }
 
 /** A cloud-profile session over the gate at `url` playing `plan`, with its provider and recorded executors. */
 const cloudSession = (url: string, plan: SessionPlan) =>

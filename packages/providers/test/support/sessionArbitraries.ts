@@ -27,8 +27,11 @@ export type RefMode =
 /** A call whose arguments hold a sentinel ref; the target is chosen when the script is rendered (`pick` among candidates). */
 export interface RefCall { readonly _tag: "Ref"; readonly mode: RefMode; readonly pick: number; readonly asText: boolean }
 
+/** `lookup` with `options: null`: what a strict-mode model sends for an optional property; valid only when the tool went out `strict`. */
+export interface StrictNullCall { readonly _tag: "StrictNull"; readonly args: Args }
+
 /** One call of a round. */
-export type CallPlan = ValidCall | InvalidCall | UnknownCall | RefCall
+export type CallPlan = ValidCall | InvalidCall | UnknownCall | RefCall | StrictNullCall
 
 /** A way a round breaks the event contract. */
 export type Violation = "missingDone" | "duplicateCallId" | "eventAfterDone" | "wrongModel"
@@ -49,6 +52,8 @@ export interface SessionPlan {
   readonly chaining: boolean
   readonly scope: "turn" | "session"
   readonly parallel: boolean
+  /** The provider's schema dialect: `openai-strict` sends the tools `strict`, so a null optional is dropped. */
+  readonly dialect: "none" | "openai-strict"
   /** `unique` call ids, or ids every round reuses (`__proto__`, `call_1`, `constructor`, as some models do; refs then point nowhere). */
   readonly ids: "unique" | "perRound"
   readonly turns: ReadonlyArray<ReadonlyArray<RoundPlan>>
@@ -125,8 +130,13 @@ const refCallWith = (valid: number, otherTurn: number): fc.Arbitrary<CallPlan> =
 }).map((r): CallPlan => ({ _tag: "Ref", ...r }))
 const refCall = refCallWith(6, 1)
 
-/** One call: valid, near-miss, invalid, unknown or a ref. */
+/** `lookup` with a strict-mode null for its optional `options`. */
+export const strictNullArgs: fc.Arbitrary<Args> = fc.constantFrom(...cities).map((city) => ({ raw: { city, options: null }, canonical: { city } }))
+const strictNullCall: fc.Arbitrary<CallPlan> = strictNullArgs.map((args): CallPlan => ({ _tag: "StrictNull", args }))
+
+/** One call: valid, near-miss, invalid, unknown, a ref, or a strict-mode null. */
 export const call: fc.Arbitrary<CallPlan> = fc.oneof(
+  { weight: 1, arbitrary: strictNullCall },
   { weight: 5, arbitrary: validCall },
   { weight: 2, arbitrary: nearMissCall },
   { weight: 2, arbitrary: invalidCall },
@@ -183,5 +193,6 @@ export const session: fc.Arbitrary<SessionPlan> = fc.record({
   scope: fc.constantFrom("turn", "session"),
   parallel: fc.boolean(),
   ids: fc.constantFrom("unique", "unique", "perRound"),
+  dialect: fc.constantFrom("none", "openai-strict"),
   turns: fc.array(turn, { minLength: 1, maxLength: 4 })
 })

@@ -97,6 +97,8 @@ interface RefContext {
   readonly sameRound: ReadonlyArray<string>
   /** Call ids repeat across rounds: a ref could mean several calls, so every ref is rendered to point nowhere. */
   readonly reused: boolean
+  /** The tools went out `strict` (dialect `openai-strict`): a null optional is dropped before validation. */
+  readonly strict: boolean
 }
 
 /** Renders a ref call against what the walk knows, and classifies it. */
@@ -154,6 +156,8 @@ const classify = (plan: CallPlan, ctx: RefContext): Classified => {
       return { name: plan.tool, raw: plan.args.raw, verdict: { _tag: "invalid" } }
     case "Unknown":
       return { name: plan.name, raw: plan.args.raw, verdict: { _tag: "unknown" } }
+    case "StrictNull":
+      return { name: "lookup", raw: plan.args.raw, verdict: ctx.strict ? { _tag: "valid", tool: "lookup", args: plan.args.canonical ?? null } : { _tag: "invalid" } }
     case "Ref": {
       const c = refCall(plan, ctx)
       return plan.asText ? { ...c, raw: JSON.stringify(c.raw) } : c
@@ -227,7 +231,7 @@ export const simulate = (plan: SessionPlan): Simulation => {
       const sameRound: Array<string> = []
       const calls = round.calls.map((c, k) => {
         const id = plan.ids === "unique" ? `t${turnIndex}r${r}c${k}` : reusedIds[k % reusedIds.length]!
-        const classified = classify(c, { chaining: plan.chaining, scope: plan.scope, turnTargets, earlierTurns, sameRound, reused: plan.ids !== "unique" })
+        const classified = classify(c, { chaining: plan.chaining, scope: plan.scope, turnTargets, earlierTurns, sameRound, reused: plan.ids !== "unique", strict: plan.dialect === "openai-strict" })
         sameRound.push(id)
         return { id, ...classified }
       })

@@ -10,7 +10,7 @@ import * as assert from "node:assert/strict"
 import type { AgentSession, Message, Provider, SessionEvent } from "@toolgate/runtime"
 import type { SessionPlan } from "./sessionArbitraries.js"
 import type { ExpectedCall, ExpectedTurn } from "./sessionModel.js"
-import type { Received } from "./sessionTools.js"
+import { type Received, toolNames } from "./sessionTools.js"
 
 /** Every tag of `AgentSession.SendError`. */
 export const sendErrorTags: ReadonlySet<string> = new Set([
@@ -164,6 +164,11 @@ export const checkSend = (plan: SessionPlan, expected: ExpectedTurn, o: Observed
   check(n, "outcome", (tag ?? "Committed") === expected.outcome, () => ({ got: tag ?? "Committed", expected: expected.outcome, error: Exit.isFailure(o.exit) ? Cause.pretty(o.exit.cause) : undefined }))
   check(n, "provider requests", o.requests.length === expected.requests, () => o.requests.length)
   check(n, "repairs on the wire", wireRepairs === expected.carried, () => wireRepairs)
+  for (const request of o.requests) {
+    const sent = request.tools.map((t) => `${t.name}:${t.strict}`)
+    const strict = plan.dialect === "openai-strict"
+    check(n, "tool definitions", sent.join(",") === toolNames.map((t) => `${t}:${strict}`).join(","), () => sent)
+  }
   checkExecuted(n, expected, o.received)
   check(n, "a prototype was polluted", Object.keys(Object.prototype).length === 0 && ({} as { level?: unknown }).level === undefined)
   if (Exit.isSuccess(o.exit)) checkCommitted(o, expected, o.exit.value)

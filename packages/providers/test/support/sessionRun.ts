@@ -51,7 +51,7 @@ export const runSession = (plan: SessionPlan, how: Mode = { mode: "local" }) =>
   Effect.gen(function*() {
     const sim = simulate(plan)
     const script = yield* Script.decode(sim.script)
-    const provider = yield* Scripted.make(script, { supportsParallelToolCalls: plan.parallel })
+    const provider = yield* Scripted.make(script, { supportsParallelToolCalls: plan.parallel, schemaDialect: plan.dialect })
     const tools = recorded()
     const options = {
       provider,
@@ -107,7 +107,7 @@ export interface Replay {
 /** Plays every send of `plan` on a fresh local session, one after the other or all started at once. */
 export const replay = (plan: SessionPlan, concurrently: boolean): Effect.Effect<Replay> =>
   Effect.gen(function*() {
-    const provider = yield* Scripted.make(yield* Effect.orDie(Script.decode(simulate(plan).script)))
+    const provider = yield* Scripted.make(yield* Effect.orDie(Script.decode(simulate(plan).script)), { schemaDialect: plan.dialect })
     // Every round trip yields first, so sends started together would interleave unless the session serializes them.
     const yielding = { ...provider, stream: (request: Provider.CompletionRequest) => Stream.concat(Stream.drain(Stream.fromEffect(Effect.yieldNow())), provider.stream(request)) }
     const session = yield* AgentSession.make({
