@@ -25,6 +25,8 @@ NodeRuntime.runMain(program, {
   disableErrorReporting: true,
   teardown: (exit, onExit) => {
     if (Exit.isSuccess(exit)) return onExit(0)
+    // Ctrl-C (SIGINT/SIGTERM) is how `serve` ends: a clean shutdown, not a failure.
+    if (subcommand === "serve" && Cause.isInterruptedOnly(exit.cause)) return onExit(0)
     const failure = Cause.failureOption(exit.cause)
     if (Option.isSome(failure)) return onExit(typeof failure.value === "number" ? failure.value : usage)
     if (!Cause.isInterruptedOnly(exit.cause)) process.stderr.write(Cause.pretty(exit.cause) + "\n")
