@@ -5,6 +5,7 @@
  */
 import * as Command from "@effect/cli/Command"
 import * as Check from "./Check.js"
+import * as Demo from "./Demo.js"
 import * as Examples from "./Examples.js"
 import * as Normalize from "./Normalize.js"
 import * as Serve from "./Serve.js"
@@ -14,7 +15,7 @@ import * as Validate from "./Validate.js"
 /** The root command. */
 export const command = Command.make("toolgate").pipe(
   Command.withDescription("Tool-call contracts: validate arguments, check schemas."),
-  Command.withSubcommands([Validate.command, Examples.command, Normalize.command, Subschema.command, Check.command, Serve.command])
+  Command.withSubcommands([Demo.command, Validate.command, Examples.command, Normalize.command, Subschema.command, Check.command, Serve.command])
 )
 
 /** Runs the command line over `argv` (as `process.argv`). */

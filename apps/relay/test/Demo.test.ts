@@ -2,8 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { JsonSchema, RefAware, Subschema } from "@toolgate/json-schema"
 import { Script } from "@toolgate/providers"
 import { Either } from "effect"
-import * as Demo from "../src/Demo.js"
-import { Profile } from "../src/index.js"
+import { Demo, Profile } from "../src/index.js"
 
 const local = (name: string) => {
   const tool = Demo.localTools.find((t) => t.name === name)

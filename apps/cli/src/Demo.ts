@@ -1,0 +1,139 @@
+/**
+ * `toolgate demo [--relay URL] [--json]`: the main job. Walks through every contract with a real
+ * `AgentSession` over `CloudRelay` against a real relay on loopback (started in-process unless `--relay`
+ * names one started by `toolgate serve`), one scenario per contract, each with a short trace, then a
+ * summary table. It is also a self-test: exit 0 only when every scenario ended as expected.
+ *
+ * @since 0.1.0
+ */
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import { Demo, Relay } from "@toolgate/relay"
+import { Capabilities } from "@toolgate/runtime"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as FiberRef from "effect/FiberRef"
+import * as HashSet from "effect/HashSet"
+import * as Logger from "effect/Logger"
+import * as LogLevel from "effect/LogLevel"
+import * as Option from "effect/Option"
+import { CliExit } from "./CliExit.js"
+import { BadInput } from "./internal/input.js"
+import * as DemoRender from "./internal/demoRender.js"
+import * as DemoRun from "./internal/demoRun.js"
+import { json } from "./Validate.js"
+
+/** Exit codes: every scenario as expected, one or more not, bad input, no usable relay. */
+export const exitCodes = { ok: 0, failed: 1, badInput: 2, noRelay: 3 } as const
+
+const relayOption = Options.text("relay").pipe(
+  Options.optional,
+  Options.withDescription("a relay started by `toolgate serve` (its base URL); without it the demo starts one in-process")
+)
+
+/** Prints `message` on stderr when `effect` takes longer than a second (then every five seconds). */
+const withProgress = <A, E, R>(message: string, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.gen(function*() {
+    const note = yield* Effect.fork(
+      Effect.sleep("1 second").pipe(
+        Effect.zipRight(Console.error(`… ${message}`)),
+        Effect.zipRight(Effect.forever(Effect.sleep("5 seconds").pipe(Effect.zipRight(Console.error(`… still ${message}`)))))
+      )
+    )
+    return yield* effect.pipe(Effect.ensuring(Fiber.interrupt(note)))
+  })
+
+const isHttpUrl = (s: string): boolean => {
+  try {
+    return ["http:", "https:"].includes(new URL(s).protocol)
+  } catch {
+    return false
+  }
+}
+
+/** Says why the relay at `url` cannot run the demo, in one line. */
+const noRelay = (message: string) =>
+  Console.error(`toolgate: ${message}`).pipe(Effect.zipRight(new CliExit({ code: exitCodes.noRelay })))
+
+/** Checks that `url` is a relay serving the demo's scenarios (its "matches" capabilities answer 200). */
+const preflight = (url: string) =>
+  Effect.gen(function*() {
+    const target = `${url}${Relay.scenarioPath(Demo.scenarios[0]!.name)}${Capabilities.path}`
+    const answer = yield* HttpClient.get(target).pipe(
+      Effect.timeout("5 seconds"),
+      Effect.scoped,
+      Effect.either
+    )
+    if (answer._tag === "Left") {
+      const why = answer.left._tag === "TimeoutException" ? "no answer within 5 seconds" : answer.left.message.split("\n")[0]
+      return yield* noRelay(`cannot reach the relay at ${url} (${why}). Start one with \`toolgate serve\`, or run \`toolgate demo\` without --relay.`)
+    }
+    if (answer.right.status !== 200) {
+      return yield* noRelay(
+        `the relay at ${url} does not serve the demo scenarios (GET ${target} answered ${answer.right.status}). Start it with \`toolgate serve\`.`
+      )
+    }
+  })
+
+/** The relay's base URL: the one given (checked), or one started in-process for the command's scope. */
+const relayUrl = (given: Option.Option<string>) =>
+  Effect.gen(function*() {
+    if (Option.isSome(given)) {
+      const url = given.value.trim().replace(/\/+$/, "")
+      if (!isHttpUrl(url)) return yield* new BadInput({ message: `--relay must be an http(s) URL, got ${JSON.stringify(given.value)}.` })
+      yield* withProgress(`waiting for the relay at ${url}`, preflight(url))
+      return { url, inProcess: false }
+    }
+    const started = yield* withProgress(
+      "starting the relay",
+      Relay.start(Demo.config).pipe(Logger.withMinimumLogLevel(LogLevel.Warning))
+    )
+    return { url: started.url, inProcess: true }
+  })
+
+/** The only logger while a scenario runs: it keeps warnings (the drift gate's) for the trace and drops the rest (stdout stays the trace). */
+const collecting = (sink: DemoRun.WarningSink) =>
+  Logger.make(({ logLevel, message }) => {
+    if (!LogLevel.greaterThanEqual(logLevel, LogLevel.Warning)) return
+    const parts = Array.isArray(message) ? message : [message]
+    sink.current.push(parts.map((p) => typeof p === "string" ? p : JSON.stringify(p)).join(" "))
+  })
+
+/** Runs every scenario in order, printing each trace as it ends, then the summary. */
+const runAll = (options: { readonly relay: Option.Option<string>; readonly json: boolean }) =>
+  Effect.gen(function*() {
+    const relay = yield* relayUrl(options.relay)
+    const total = Demo.scenarios.length
+    yield* Console.log(
+      options.json
+        ? JSON.stringify({ type: "relay", url: relay.url, inProcess: relay.inProcess, scenarios: total })
+        : `toolgate demo: ${total} scenarios against the relay at ${relay.url}${relay.inProcess ? " (started in-process)" : ""}\n`
+    )
+    const sink: DemoRun.WarningSink = { current: [] }
+    const results: Array<DemoRun.Result> = []
+    for (const [i, scenario] of Demo.scenarios.entries()) {
+      const result = yield* withProgress(
+        `${scenario.name}: waiting for the relay`,
+        DemoRun.run(scenario, i + 1, `${relay.url}${Relay.scenarioPath(scenario.name)}`, sink)
+      ).pipe(Effect.locally(FiberRef.currentLoggers, HashSet.make(collecting(sink))))
+      results.push(result)
+      yield* Console.log(options.json ? DemoRender.scenarioJson(result).join("\n") : DemoRender.scenarioText(result, total))
+    }
+    yield* Console.log(options.json ? DemoRender.summaryJson(results, relay.url) : DemoRender.summaryText(results))
+    if (results.some((r) => !r.passed)) return yield* new CliExit({ code: exitCodes.failed })
+  }).pipe(Effect.scoped, Effect.provide(NodeHttpClient.layerUndici))
+
+/** The `demo` subcommand. */
+export const command = Command.make("demo", { relay: relayOption, json }, (options) =>
+  runAll(options).pipe(
+    Effect.catchTag("BadInput", (e) => Console.error(`toolgate: ${e.message}`).pipe(Effect.zipRight(new CliExit({ code: exitCodes.badInput })))),
+    Effect.catchTag("ServeError", (e) => noRelay(`cannot start the in-process relay: ${e.message}`))
+  )).pipe(Command.withDescription(
+  "The main job: eight scenarios, one per contract (drift gate proven / drifted / old relay, coercion, repair, " +
+    "repair exhausted, provider event contract, tool chaining), each a real session over a real relay on loopback, " +
+    "with a trace and a summary table. Exit 0 every scenario as expected, 1 some not, 2 bad input, 3 relay unreachable " +
+    "or not serving the demo scenarios. Example: toolgate demo   (or: toolgate serve --port 8787 & toolgate demo --relay http://127.0.0.1:8787)"
+))

@@ -1,0 +1,89 @@
+/**
+ * What each demo scenario claims beyond how its turn ended (the gate proved, nothing was requested, no
+ * tool ran, the history was rolled back, a ref resolved to the right value), checked on what happened.
+ *
+ * @internal
+ */
+import type { AgentSession, Message } from "@toolgate/runtime"
+import type { Demo } from "@toolgate/relay"
+import type { Step } from "./demoTrace.js"
+import type { Ran } from "./demoTools.js"
+
+/** How the send ended. */
+export type Outcome =
+  | { readonly _tag: "Committed"; readonly turn: AgentSession.Turn }
+  | { readonly _tag: "Failed"; readonly error: string; readonly message: string; readonly fields: Readonly<Record<string, unknown>> }
+
+/** One claim and whether it held. */
+export interface Check {
+  readonly claim: string
+  readonly ok: boolean
+}
+
+/** What a scenario's checks read. */
+export interface Observed {
+  readonly outcome: Outcome
+  readonly ran: ReadonlyArray<Ran>
+  readonly history: ReadonlyArray<Message.Message>
+  readonly requests: number
+  readonly trace: ReadonlyArray<Step>
+}
+
+const check = (claim: string, ok: boolean): Check => ({ claim, ok })
+
+const gate = (o: Observed) => o.trace.find((s) => s.step === "gate")
+
+const onlyUser = (o: Observed): Check =>
+  check("history rolled back to the user's message", o.history.length === 1 && o.history[0]?._tag === "User")
+
+const noneRan = (o: Observed): Check => check("no tool ran", o.ran.length === 0)
+
+const field = (o: Observed, name: string): unknown => o.outcome._tag === "Failed" ? o.outcome.fields[name] : undefined
+
+const ranWith = (o: Observed, tool: string, key: string, value: unknown): Check =>
+  check(
+    `${tool} ran with ${key} = ${JSON.stringify(value)}`,
+    o.ran.some((r) => r.tool === tool && typeof r.args === "object" && r.args !== null && (r.args as Record<string, unknown>)[key] === value)
+  )
+
+const byScenario: Readonly<Record<string, (o: Observed) => ReadonlyArray<Check>>> = {
+  matches: (o) => [
+    check("the gate proved every tool", gate(o)?.step === "gate" && gate(o)?.outcome === "proven"),
+    ranWith(o, "get_weather", "city", "Paris")
+  ],
+  drift: (o) => [
+    check("the drifted tool is get_weather", field(o, "tool") === "get_weather"),
+    check("the error carries a witness", field(o, "witness") !== undefined),
+    check("no stream request was made", o.requests === 0),
+    noneRan(o)
+  ],
+  "old-relay": (o) => [
+    check("the gate degraded (the relay predates the export)", gate(o)?.step === "gate" && gate(o)?.outcome === "degraded"),
+    check("a warning was logged", o.trace.some((s) => s.step === "warning")),
+    ranWith(o, "get_weather", "city", "Rome")
+  ],
+  "near-miss": (o) => [
+    check("\"15\" was coerced to an integer", o.trace.some((s) => s.step === "coerced" && s.from === "15" && s.to === 15)),
+    ranWith(o, "get_weather", "days", 15)
+  ],
+  repair: (o) => [
+    check("one repair was spent", o.trace.filter((s) => s.step === "repair").length === 1),
+    check("an invalid_args envelope was fed back", o.trace.some((s) => s.step === "fed_back" && !s.envelope.ok && s.envelope.kind === "invalid_args")),
+    check("the tool ran once, with the repaired arguments", o.ran.length === 1 && ranWith(o, "get_weather", "units", "metric").ok)
+  ],
+  exhausted: (o) => [noneRan(o), onlyUser(o), check("the budget was 1 repair", field(o, "limit") === 1)],
+  "provider-contract": (o) => [
+    check("the rule broken is start_without_terminal (call_1)", field(o, "rule") === "start_without_terminal" && field(o, "callId") === "call_1"),
+    noneRan(o),
+    onlyUser(o)
+  ],
+  chaining: (o) => [
+    check("call_2's city resolved from call_1's result", o.trace.some((s) => s.step === "resolved" && s.callId === "call_2" && s.value === "Lisbon")),
+    check("locate_user ran before get_weather", o.ran.map((r) => r.tool).join(",") === "locate_user,get_weather"),
+    ranWith(o, "get_weather", "city", "Lisbon")
+  ]
+}
+
+/** The scenario's claims, checked (none for a scenario the demo does not know). */
+export const checks = (scenario: Demo.Scenario, observed: Observed): ReadonlyArray<Check> =>
+  Object.hasOwn(byScenario, scenario.name) ? byScenario[scenario.name]!(observed) : []

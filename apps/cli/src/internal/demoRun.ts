@@ -1,0 +1,155 @@
+/**
+ * Runs one demo scenario: a real `AgentSession` over `CloudRelay` at the scenario's base URL (cloud-profile
+ * scenarios with `DriftGate` over the relay's `Capabilities`), one send of the scenario's prompt, and the
+ * trace of what happened, with the checks that make the demo a self-test.
+ *
+ * @internal
+ */
+import type * as HttpClient from "@effect/platform/HttpClient"
+import { CloudRelay } from "@toolgate/providers"
+import { AgentSession, ArgumentValidator, DriftGate, Provider } from "@toolgate/runtime"
+import * as Cause from "effect/Cause"
+import * as Chunk from "effect/Chunk"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Queue from "effect/Queue"
+import * as Stream from "effect/Stream"
+import type { Demo } from "@toolgate/relay"
+import { checks, type Check, type Outcome } from "./demoChecks.js"
+import * as DemoTools from "./demoTools.js"
+import * as DemoTrace from "./demoTrace.js"
+
+/** How a scenario ended and what it showed. */
+export interface Result {
+  readonly index: number
+  readonly scenario: string
+  readonly title: string
+  readonly expected: Demo.Expect
+  readonly got: string
+  readonly passed: boolean
+  readonly steps: ReadonlyArray<DemoTrace.Step>
+  readonly checks: ReadonlyArray<Check>
+  readonly ms: number
+}
+
+/** Where warnings logged during a turn go (the demo's logger writes into the current scenario's list). */
+export interface WarningSink {
+  current: Array<string>
+}
+
+/** The provider as the scenario declares it, counting the stream requests it is asked for. */
+const counted = (provider: Provider.AgentProvider, model: Provider.ExecutionModel) => {
+  let requests = 0
+  const wrapped: Provider.AgentProvider = {
+    ...provider,
+    capabilities: { ...provider.capabilities, executionModel: model },
+    stream: (request) => Stream.suspend(() => {
+      requests++
+      return provider.stream(request)
+    })
+  }
+  return { provider: wrapped, requests: () => requests }
+}
+
+/** The error's key fields (its tag and message aside), for the trace. */
+const fieldsOf = (error: unknown): Record<string, unknown> => {
+  if (typeof error !== "object" || error === null) return {}
+  const out: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(error)) if (key !== "_tag" && key !== "message" && key !== "cause") out[key] = value
+  return out
+}
+
+/** The outcome of the send: the turn, a typed error, or a defect described in one line. */
+const outcomeOf = (exit: Exit.Exit<AgentSession.Turn, unknown>): Outcome => {
+  if (Exit.isSuccess(exit)) return { _tag: "Committed", turn: exit.value }
+  const failure = Cause.failureOption(exit.cause)
+  if (Option.isSome(failure)) {
+    const error = failure.value as { readonly _tag?: unknown; readonly message?: unknown }
+    return {
+      _tag: "Failed",
+      error: typeof error._tag === "string" ? error._tag : "UnknownError",
+      message: typeof error.message === "string" ? error.message : String(error),
+      fields: fieldsOf(error)
+    }
+  }
+  return { _tag: "Failed", error: "Defect", message: Cause.pretty(exit.cause).split("\n")[0] ?? "a defect", fields: {} }
+}
+
+/** The errors the drift gate fails a send with. */
+const gateErrors: ReadonlySet<string> = new Set(["SchemaDriftError", "UnsupportedCloudToolSchema", "CapabilitiesContractError"])
+
+/** The gate's failure in a few words: the error and the tool it names. */
+const gateDetail = (outcome: Extract<Outcome, { _tag: "Failed" }>): string => {
+  const tool = outcome.fields["tool"]
+  return typeof tool === "string" ? `${outcome.error} on ${tool}` : outcome.error
+}
+
+/** Relay timeouts of the demo: a hung relay fails a scenario within seconds, never hangs the demo. */
+const relayOptions = (baseUrl: string) => ({ baseUrl, timeout: Duration.seconds(10), idleTimeout: Duration.seconds(10) })
+
+/** Makes the session the scenario asks for, sends its prompt, and collects everything the trace shows. */
+const session = (scenario: Demo.Scenario, baseUrl: string, sink: WarningSink) =>
+  Effect.gen(function*() {
+    const { ran, toolkit } = yield* DemoTools.make()
+    const cloud = counted(yield* Provider.Provider, scenario.executionModel)
+    const made = scenario.mode === "cloudProfile"
+      ? yield* AgentSession.make({ provider: cloud.provider, toolkit, mode: "cloudProfile" })
+      : yield* AgentSession.make({ provider: cloud.provider, toolkit, mode: "local" })
+    const events = yield* made.subscribe
+    const warnings: Array<string> = []
+    sink.current = warnings
+    const exit = yield* Effect.exit(made.send(scenario.prompt))
+    sink.current = []
+    const outcome = outcomeOf(exit)
+    const gateError = outcome._tag === "Failed" && gateErrors.has(outcome.error) ? gateDetail(outcome) : undefined
+    const trace = DemoTrace.build(scenario.prompt, Chunk.toReadonlyArray(yield* Queue.takeAll(events)), ran, warnings, gateError)
+    return { outcome, trace, ran, history: yield* made.history, requests: cloud.requests() }
+  }).pipe(
+    Effect.scoped,
+    Effect.provide(Layer.mergeAll(
+      DriftGate.layer.pipe(Layer.provideMerge(CloudRelay.layerWith(relayOptions(baseUrl)))),
+      ArgumentValidator.layerWith({ toolChaining: scenario.toolChaining })
+    ))
+  )
+
+/** Runs scenario number `index` (1-based) against the relay at `baseUrl` (the scenario's own base URL). */
+export const run = (
+  scenario: Demo.Scenario,
+  index: number,
+  baseUrl: string,
+  sink: WarningSink
+): Effect.Effect<Result, never, HttpClient.HttpClient> =>
+  Effect.gen(function*() {
+    const started = Date.now()
+    const attempt = yield* Effect.exit(session(scenario, baseUrl, sink))
+    const ms = Date.now() - started
+    const base = { index, scenario: scenario.name, title: scenario.title, expected: scenario.expect, ms }
+    if (Exit.isFailure(attempt)) {
+      const message = Cause.pretty(attempt.cause).split("\n")[0] ?? "the session could not be built"
+      return { ...base, got: "Defect", passed: false, steps: [{ step: "note", text: message }], checks: [] } satisfies Result
+    }
+    const { history, outcome, ran, requests, trace } = attempt.value
+    const got = outcome._tag === "Committed" ? "committed" : outcome.error
+    const verdicts = checks(scenario, { outcome, ran, history, requests, trace })
+    const notes: Array<DemoTrace.Step> = scenario.executionModel === "providerDriven"
+      ? [{ step: "note", text: "CloudRelay declares itself app-driven; the demo declares this relay stream provider-driven (same HTTP stream, wrapped capabilities)" }]
+      : []
+    const ending: DemoTrace.Step = outcome._tag === "Committed"
+      ? { step: "answer", text: outcome.turn.text }
+      : { step: "error", error: outcome.error, message: outcome.message, fields: outcome.fields }
+    return {
+      ...base,
+      got,
+      passed: got === scenario.expect && verdicts.every((c) => c.ok),
+      steps: [...notes, ...trace, ending, {
+        step: "after",
+        streamRequests: requests,
+        toolsRan: ran.map((r) => `${r.tool} (${r.callId})`),
+        historyMessages: history.length
+      }],
+      checks: verdicts
+    } satisfies Result
+  })
