@@ -113,15 +113,22 @@ export interface Timeouts {
   readonly probeTimeout?: Duration.DurationInput
 }
 
+/** What else a client is built with: the validator's options (tool chaining) and the cloud relay's capability overrides. */
+export interface ClientOptions {
+  readonly validator?: ArgumentValidator.Options
+  readonly capabilities?: Partial<Provider.ProviderCapabilities>
+}
+
 /**
  * What a cloud-profile session needs: the `CloudRelay` provider and probe, `DriftGate.layer` on top, the
  * argument validator, all over one undici client. Built once, it is one client process: one probe cache, one gate.
  */
-export const cloudLayer = (baseUrl: string, timeouts: Timeouts = {}) => {
+export const cloudLayer = (baseUrl: string, timeouts: Timeouts = {}, client: ClientOptions = {}) => {
   const options = {
     baseUrl,
     timeout: timeouts.timeout ?? "5 seconds",
-    idleTimeout: timeouts.idleTimeout ?? "5 seconds"
+    idleTimeout: timeouts.idleTimeout ?? "5 seconds",
+    ...(client.capabilities === undefined ? {} : { capabilities: client.capabilities })
   }
   const relay = timeouts.probeTimeout === undefined
     ? CloudRelay.layerWith(options)
@@ -129,26 +136,30 @@ export const cloudLayer = (baseUrl: string, timeouts: Timeouts = {}) => {
       Layer.effect(Provider.Provider, CloudRelay.make(options)),
       Capabilities.layer({ baseUrl, timeout: timeouts.probeTimeout })
     )
-  return Layer.mergeAll(ArgumentValidator.layer, DriftGate.layer.pipe(Layer.provideMerge(relay))).pipe(
+  return Layer.mergeAll(ArgumentValidator.layerWith(client.validator ?? {}), DriftGate.layer.pipe(Layer.provideMerge(relay))).pipe(
     Layer.provide(NodeHttpClient.layerUndici)
   )
 }
 
 /** What a local-mode session over one provider needs: the provider and the argument validator, over undici. */
-export const localLayer = (provider: Layer.Layer<Provider.Provider, never, HttpClient.HttpClient>) =>
-  Layer.mergeAll(ArgumentValidator.layer, provider).pipe(Layer.provide(NodeHttpClient.layerUndici))
+export const localLayer = (provider: Layer.Layer<Provider.Provider, never, HttpClient.HttpClient>, validator: ArgumentValidator.Options = {}) =>
+  Layer.mergeAll(ArgumentValidator.layerWith(validator), provider).pipe(Layer.provide(NodeHttpClient.layerUndici))
 
 /** `OpenAiCompatible` against the relay's Chat Completions (`baseUrl` is the relay root or a scenario's base). */
-export const openAiLayer = (baseUrl: string, timeout: Duration.DurationInput = "5 seconds") =>
-  localLayer(OpenAiCompatible.layerWith({ baseUrl: `${baseUrl}/v1`, model: "scripted", timeout }))
+export const openAiLayer = (baseUrl: string, timeout: Duration.DurationInput = "5 seconds", validator: ArgumentValidator.Options = {}) =>
+  localLayer(OpenAiCompatible.layerWith({ baseUrl: `${baseUrl}/v1`, model: "scripted", timeout }), validator)
 
 /** `CloudRelay` as a plain provider (no probe, no gate): a local-mode session sees only its streams. */
-export const cloudStreamLayer = (baseUrl: string, timeouts: Timeouts = {}) =>
-  localLayer(Layer.effect(Provider.Provider, CloudRelay.make({
-    baseUrl,
-    timeout: timeouts.timeout ?? "5 seconds",
-    idleTimeout: timeouts.idleTimeout ?? "5 seconds"
-  })))
+export const cloudStreamLayer = (baseUrl: string, timeouts: Timeouts = {}, client: ClientOptions = {}) =>
+  localLayer(
+    Layer.effect(Provider.Provider, CloudRelay.make({
+      baseUrl,
+      timeout: timeouts.timeout ?? "5 seconds",
+      idleTimeout: timeouts.idleTimeout ?? "5 seconds",
+      ...(client.capabilities === undefined ? {} : { capabilities: client.capabilities })
+    })),
+    client.validator
+  )
 
 /** Everything one bounded turn left behind. */
 export interface Outcome {
@@ -166,8 +177,8 @@ export interface Outcome {
 export const tagOf = (outcome: Outcome): string =>
   Either.isRight(outcome.result) ? "committed" : outcome.result.left._tag
 
-/** The bounded `turn` of one session with a counting toolkit (see `cloudSession` / `localSession`). */
-const withTurn = (agent: AgentSession.AgentSession, runs: { readonly count: number }, bound: Duration.DurationInput) => {
+/** A session's bounded `turn` (see `cloudSession` / `localSession`); `runs` is its toolkit's run counter. */
+export const withTurn = (agent: AgentSession.AgentSession, runs: { readonly count: number }, bound: Duration.DurationInput) => {
   const turn = (text: string = prompt) =>
     Effect.gen(function*() {
       const before = runs.count
