@@ -147,6 +147,26 @@ describe("fault switches through CloudRelay (+ DriftGate) and OpenAiCompatible",
       assertFailed(chat, "ProviderError", { provider: "openai-compatible", reason: "the response body broke off", retryable: true })
     }), 30_000)
 
+  it.scopedLive("a failing second turn rolls back to the first turn's history plus its user message; the gate does not run again", () =>
+    Effect.gen(function*() {
+      const overloaded = { fail: { reason: "the model is overloaded", retryable: true } }
+      const relay = yield* I.startRelay({ profile: I.profile, script: { turns: [I.script.turns[0]!, [overloaded]] } })
+      const twice = (s: { readonly turn: (text?: string) => Effect.Effect<I.Outcome> }) =>
+        Effect.flatMap(s.turn(), (first) => Effect.map(s.turn("and tomorrow?"), (second) => [first, second] as const))
+      const check = ([first, second]: readonly [I.Outcome, I.Outcome], reason: string) => {
+        assertCommitted(first)
+        assert.strictEqual(I.tagOf(second), "ProviderError", JSON.stringify(second.result))
+        assert.deepStrictEqual(Either.isLeft(second.result) ? [(second.result.left as { reason?: unknown }).reason, (second.result.left as { retryable?: unknown }).retryable] : [], [reason, true])
+        assert.strictEqual(second.runs, 0)
+        assert.deepStrictEqual(second.history, [...first.history, { _tag: "User", text: "and tomorrow?" }])
+        return second
+      }
+      const gated = check(yield* Effect.flatMap(I.cloudSession(), twice).pipe(Effect.provide(I.cloudLayer(relay.url))), "the model is overloaded")
+      assert.deepStrictEqual(gateEvents(gated), [], "a proven verdict is remembered")
+      check(yield* Effect.flatMap(I.localSession(), twice).pipe(Effect.provide(I.openAiLayer(relay.url))), "HTTP 503: the model is overloaded")
+      assert.deepStrictEqual([relay.count("GET", I.capabilitiesPath), relay.count("POST", I.turnsPath), relay.count("POST", I.chatPath)], [1, 3, 3])
+    }), 30_000)
+
   it.scopedLive("garbage: CapabilitiesContractError for capabilities, a non-retryable ProviderError for streams", () =>
     Effect.gen(function*() {
       const relay = yield* relayWith("garbage")
