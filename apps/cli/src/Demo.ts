@@ -54,6 +54,17 @@ const isHttpUrl = (s: string): boolean => {
   }
 }
 
+/** The system error code (ECONNREFUSED, ENOTFOUND, …) somewhere down a transport error's causes, if any. */
+const causeCode = (error: unknown): string | undefined => {
+  let here: unknown = error
+  for (let depth = 0; depth < 6 && typeof here === "object" && here !== null; depth++) {
+    const code = (here as { readonly code?: unknown }).code
+    if (typeof code === "string" && code !== "") return code === "ECONNREFUSED" ? "connection refused" : code
+    here = (here as { readonly cause?: unknown }).cause
+  }
+  return undefined
+}
+
 /** Says why the relay at `url` cannot run the demo, in one line. */
 const noRelay = (message: string) =>
   Console.error(`toolgate: ${message}`).pipe(Effect.zipRight(new CliExit({ code: exitCodes.noRelay })))
@@ -68,7 +79,7 @@ const preflight = (url: string) =>
       Effect.either
     )
     if (answer._tag === "Left") {
-      const why = answer.left._tag === "TimeoutException" ? "no answer within 5 seconds" : answer.left.message.split("\n")[0]
+      const why = answer.left._tag === "TimeoutException" ? "no answer within 5 seconds" : causeCode(answer.left) ?? answer.left.message.split("\n")[0]
       return yield* noRelay(`cannot reach the relay at ${url} (${why}). Start one with \`toolgate serve\`, or run \`toolgate demo\` without --relay.`)
     }
     if (answer.right.status !== 200) {
