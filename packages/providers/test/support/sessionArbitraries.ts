@@ -52,6 +52,8 @@ export interface SessionPlan {
   readonly chaining: boolean
   readonly scope: "turn" | "session"
   readonly parallel: boolean
+  /** The provider `requiresNetworking`: a pre-transmit filter rewrites every request (user text upper-cased) and fails the `failAt`-th (0-based, over the session). */
+  readonly network: { readonly failAt: number | undefined } | undefined
   /** The provider's schema dialect: `openai-strict` sends the tools `strict`, so a null optional is dropped. */
   readonly dialect: "none" | "openai-strict"
   /** `unique` call ids, or ids every round reuses (`__proto__`, `call_1`, `constructor`, as some models do; refs then point nowhere). */
@@ -194,5 +196,9 @@ export const session: fc.Arbitrary<SessionPlan> = fc.record({
   parallel: fc.boolean(),
   ids: fc.constantFrom("unique", "unique", "perRound"),
   dialect: fc.constantFrom("none", "openai-strict"),
+  network: fc.oneof(
+    { weight: 2, arbitrary: fc.constant(undefined) },
+    { weight: 1, arbitrary: fc.record({ failAt: fc.option(fc.nat(8), { nil: undefined }) }) }
+  ),
   turns: fc.array(turn, { minLength: 1, maxLength: 4 })
 })

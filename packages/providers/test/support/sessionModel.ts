@@ -46,7 +46,9 @@ export type FailureTag = "ToolArgumentRepairExhausted" | "RoundTripLimitExceeded
 /** What one send must do. */
 export interface ExpectedTurn {
   readonly outcome: "Committed" | FailureTag
-  /** Provider requests made (round-trip slots spent). */
+  /** Round-trip slots spent (`RoundStarted` events). */
+  readonly roundTrips: number
+  /** Requests the provider received (a round trip the pre-transmit filter blocked never reaches it). */
   readonly requests: number
   readonly repairs: number
   /** Requests that carried a repair's `invalid_args` answers back to the model (a repair whose next round trip was refused is spent, not carried). */
@@ -90,21 +92,29 @@ export const simulate = (plan: SessionPlan): Simulation => {
   const earlierTurns: Array<Target & { readonly committed: boolean }> = []
   const turns: Array<Array<ScriptRound>> = []
   const expected: Array<ExpectedTurn> = []
+  let attempts = 0
   plan.turns.forEach((rounds, turnIndex) => {
     const script: Array<ScriptRound> = []
     const turnTargets: Array<Target> = []
     const reached: Array<ExpectedRound> = []
-    let requests = 0, repairs = 0, carried = 0, pending = false, inputTokens = 0, outputTokens = 0, finalText = ""
+    let roundTrips = 0, requests = 0, repairs = 0, carried = 0, pending = false, inputTokens = 0, outputTokens = 0, finalText = ""
     let outcome: ExpectedTurn["outcome"] | undefined
+    /** Spends a round trip and sends the request, unless the pre-transmit filter blocks it (then the send fails). */
+    const send = (): boolean => {
+      roundTrips++
+      if (plan.network?.failAt === attempts++) {
+        outcome = "ProviderError"
+        return false
+      }
+      requests++
+      if (pending) carried++
+      pending = false
+      return true
+    }
     rounds.forEach((round, r) => {
       const live = outcome === undefined
-      if (live && requests >= plan.roundTrips) outcome = "RoundTripLimitExceeded"
-      const counted = outcome === undefined
-      if (counted) {
-        requests++
-        if (pending) carried++
-        pending = false
-      }
+      if (live && roundTrips >= plan.roundTrips) outcome = "RoundTripLimitExceeded"
+      const counted = outcome === undefined && send()
       if (round._tag === "Fail") {
         script.push({ fail: { reason: round.reason, retryable: round.retryable } })
         if (counted) outcome = "ProviderError"
@@ -153,7 +163,7 @@ export const simulate = (plan: SessionPlan): Simulation => {
         pending = true
       }
       reached.push({
-        round: requests,
+        round: roundTrips,
         text: round.text,
         calls: calls.map((c): ExpectedCall => {
           const base = { id: c.id, name: c.name, arguments: c.raw }
@@ -179,17 +189,13 @@ export const simulate = (plan: SessionPlan): Simulation => {
     })
     if (outcome === undefined) {
       // the script has no further round: the request is made, and the scripted provider fails it
-      if (requests >= plan.roundTrips) outcome = "RoundTripLimitExceeded"
-      else {
-        requests++
-        if (pending) carried++
-        outcome = "ProviderError"
-      }
+      if (roundTrips >= plan.roundTrips) outcome = "RoundTripLimitExceeded"
+      else if (send()) outcome = "ProviderError"
     }
     const committed = outcome === "Committed"
     for (const t of turnTargets) earlierTurns.push({ ...t, committed })
     turns.push(script)
-    expected.push({ outcome, requests, repairs, carried, rounds: reached, finalText, inputTokens, outputTokens })
+    expected.push({ outcome: outcome!, roundTrips, requests, repairs, carried, rounds: reached, finalText, inputTokens, outputTokens })
   })
   return { script: { turns }, expected }
 }

@@ -115,7 +115,7 @@ const checkCommitted = (o: Observed, expected: ExpectedTurn, turn: AgentSession.
   assert.deepStrictEqual(turn.calls.map((c) => c.envelope), inOrder, `send ${n}: turn.calls envelopes`)
   check(n, "usage tokens", turn.usage.inputTokens === expected.inputTokens && turn.usage.outputTokens === expected.outputTokens, () => turn.usage)
   check(n, "usage.repairs", turn.usage.repairs === expected.repairs, () => turn.usage)
-  check(n, "usage.roundTrips", turn.usage.roundTrips === expected.requests, () => turn.usage)
+  check(n, "usage.roundTrips", turn.usage.roundTrips === expected.roundTrips, () => turn.usage)
 }
 
 const checkAnswer = (n: number, call: ExpectedCall, result: Message.ToolResult | undefined): void => {
@@ -140,9 +140,9 @@ const checkEvents = (o: Observed, expected: ExpectedTurn, tag: string | undefine
   check(n, "first event", first?._tag === "TurnStarted" && first.turn === n && first.text === o.text, () => first)
   const last = o.events.at(-1)
   check(n, "last event", tag === undefined ?
-    last?._tag === "TurnCommitted" && last.turn === n && last.rounds === expected.requests :
+    last?._tag === "TurnCommitted" && last.turn === n && last.rounds === expected.roundTrips :
     last?._tag === "TurnRolledBack" && last.turn === n && last.error === tag, () => last)
-  check(n, "RoundStarted events", o.events.filter((e) => e._tag === "RoundStarted").length === expected.requests, () => o.events.map((e) => e._tag))
+  check(n, "RoundStarted events", o.events.filter((e) => e._tag === "RoundStarted").length === expected.roundTrips, () => o.events.map((e) => e._tag))
   check(n, "RepairSpent events", o.events.filter((e) => e._tag === "RepairSpent").length === expected.repairs, () => o.events.map((e) => e._tag))
   for (const round of expected.rounds) {
     for (const call of round.calls) {
@@ -158,13 +158,17 @@ export const checkSend = (plan: SessionPlan, expected: ExpectedTurn, o: Observed
   const n = o.index
   const tag = failureTag(n, o.exit)
   for (const r of o.received) check(n, `executor ${r.tool} received invalid arguments`, r.problems.length === 0, () => r)
-  check(n, "round trips over the limit", o.requests.length <= plan.roundTrips, () => o.requests.length)
+  const rounds = o.events.filter((e) => e._tag === "RoundStarted").length
+  check(n, "round trips over the limit", o.requests.length <= plan.roundTrips && rounds <= plan.roundTrips, () => [o.requests.length, rounds])
   const wireRepairs = repairsOnTheWire(o.requests)
   check(n, "repairs over the limit", wireRepairs <= plan.repairs, () => wireRepairs)
   check(n, "outcome", (tag ?? "Committed") === expected.outcome, () => ({ got: tag ?? "Committed", expected: expected.outcome, error: Exit.isFailure(o.exit) ? Cause.pretty(o.exit.cause) : undefined }))
   check(n, "provider requests", o.requests.length === expected.requests, () => o.requests.length)
   check(n, "repairs on the wire", wireRepairs === expected.carried, () => wireRepairs)
   for (const request of o.requests) {
+    const users = request.messages.flatMap((m) => m._tag === "User" ? [m.text] : [])
+    const filtered = plan.network === undefined ? o.text : o.text.toUpperCase()
+    check(n, "the request's user message (pre-transmit filter on every request exactly when networking)", users.at(-1) === filtered, () => users)
     const sent = request.tools.map((t) => `${t.name}:${t.strict}`)
     const strict = plan.dialect === "openai-strict"
     check(n, "tool definitions", sent.join(",") === toolNames.map((t) => `${t}:${strict}`).join(","), () => sent)

@@ -5,7 +5,7 @@
  */
 import { assert } from "@effect/vitest"
 import { Chunk, Effect, Layer, Option, Queue, Stream } from "effect"
-import { AgentSession, ArgumentValidator, type DriftGate, type Provider } from "@toolgate/runtime"
+import { AgentSession, ArgumentValidator, type DriftGate, Errors, type Provider } from "@toolgate/runtime"
 import * as Script from "../../src/Script.js"
 import * as Scripted from "../../src/Scripted.js"
 import type { SessionPlan } from "./sessionArbitraries.js"
@@ -43,6 +43,16 @@ const checkUndo = (
     assert.isTrue(Option.isNone(yield* session.undoLastTurn), "undo after the last committed turn")
   })
 
+/** The pre-transmit filter of a networked plan: upper-cases user text, and blocks the `failAt`-th request of the session. */
+const preTransmit = (plan: SessionPlan) => {
+  let attempt = 0
+  return (request: Provider.CompletionRequest): Effect.Effect<Provider.CompletionRequest, Errors.ProviderError> =>
+    Effect.suspend(() =>
+      plan.network?.failAt === attempt++ ?
+        new Errors.ProviderError({ provider: "filter", reason: "blocked by the pre-transmit filter", retryable: false }) :
+        Effect.succeed({ ...request, messages: request.messages.map((m) => m._tag === "User" ? { ...m, text: m.text.toUpperCase() } : m) }))
+}
+
 /** How the session is made: local, or cloud-profile over `gate` (checked: the gate runs on the first send only, as it proves). */
 export type Mode = { readonly mode: "local" } | { readonly mode: "cloudProfile"; readonly gate: Layer.Layer<DriftGate.DriftGate> }
 
@@ -51,13 +61,14 @@ export const runSession = (plan: SessionPlan, how: Mode = { mode: "local" }) =>
   Effect.gen(function*() {
     const sim = simulate(plan)
     const script = yield* Script.decode(sim.script)
-    const provider = yield* Scripted.make(script, { supportsParallelToolCalls: plan.parallel, schemaDialect: plan.dialect })
+    const provider = yield* Scripted.make(script, { supportsParallelToolCalls: plan.parallel, schemaDialect: plan.dialect, requiresNetworking: plan.network !== undefined })
     const tools = recorded()
     const options = {
       provider,
       toolkit: tools.toolkit,
       limits: { maxToolArgumentRepairs: plan.repairs, maxProviderRoundTrips: plan.roundTrips },
-      chainScope: plan.scope
+      chainScope: plan.scope,
+      preTransmit: preTransmit(plan)
     }
     const validator = ArgumentValidator.layerWith({ toolChaining: plan.chaining })
     // The layers are built in the run's scope: the gate's probe lives there, and must outlive `make`.
