@@ -3,6 +3,11 @@ import { Demo, Relay } from "@toolgate/relay"
 import { Effect, Logger, LogLevel } from "effect"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
+import * as DemoChecks from "../src/internal/demoChecks.js"
+import * as DemoRender from "../src/internal/demoRender.js"
+import type * as DemoRun from "../src/internal/demoRun.js"
+import * as DemoTools from "../src/internal/demoTools.js"
+import * as DemoTrace from "../src/internal/demoTrace.js"
 import { toolgateAsync as toolgate } from "./toolgate.js"
 
 /** The relay in this process, quiet (its request log is tested in apps/relay). */
@@ -130,4 +135,65 @@ describe("toolgate demo (the process)", () => {
     assert.include(run.stdout, "--json")
     assert.include(run.stdout, "Example: toolgate demo")
   })
+})
+
+describe("the demo's trace, checks and rendering (hostile input)", () => {
+  const deep = (levels: number): unknown => {
+    let value: unknown = "bottom"
+    for (let i = 0; i < levels; i++) value = { a: value }
+    return value
+  }
+  const hostileArgs = JSON.parse(`{"__proto__": {"polluted": true}, "constructor": {"prototype": 1}, "deep": ${JSON.stringify(deep(100))}}`)
+  const events = [
+    { _tag: "TurnStarted", turn: 1, text: "hi" },
+    { _tag: "RoundStarted", turn: 1, round: 1 },
+    { _tag: "ToolCalled", turn: 1, round: 1, callId: "__proto__", tool: "constructor", arguments: hostileArgs, outcome: "valid", issues: [] },
+    { _tag: "ToolAnswered", turn: 1, round: 1, callId: "__proto__", tool: "constructor", envelope: { ok: false, kind: "invalid_args", message: "a\n- b\n- c", retryable: true } },
+    { _tag: "TurnRolledBack", turn: 1, error: "SchemaDriftError", message: "drift" }
+  ] as const
+  const ran = [{
+    tool: "constructor",
+    callId: "__proto__",
+    args: deep(10_000) as never,
+    raw: JSON.stringify({ city: { $tool: "__proto__", $path: "result.__proto__" } }),
+    coercions: [],
+    result: deep(10_000) as never
+  }]
+
+  it("builds, checks and renders hostile steps without throwing or polluting a prototype", () => {
+    const steps = DemoTrace.build("hi", events as never, ran, ["a warning"], "SchemaDriftError on constructor")
+    assert.deepStrictEqual(steps.map((s) => s.step), ["user", "round", "call", "resolved", "ran", "fed_back", "gate", "warning", "rolled_back"])
+    const resolved = steps.find((s) => s.step === "resolved")
+    assert.deepStrictEqual(resolved && "value" in resolved ? resolved.value : "missing", null)
+    const result: DemoRun.Result = {
+      index: 1, scenario: "__proto__", title: "constructor", expected: "committed", got: "Defect", passed: false,
+      steps: [...steps, { step: "error", error: "X", message: "m", fields: { witness: deep(10_000), __proto__: 1 } }],
+      checks: [], ms: 0
+    }
+    const text = DemoRender.scenarioText(result, 8)
+    assert.include(text, "✘ expected committed, got Defect")
+    assert.include(text, "invalid_args: a; b; c [retryable]")
+    for (const line of text.split("\n")) assert.isBelow(line.length, 400)
+    for (const line of DemoRender.scenarioJson(result)) assert.doesNotThrow(() => JSON.parse(line))
+    assert.include(DemoRender.summaryText([result]), "0 of 1 scenarios ended as expected.")
+    assert.deepStrictEqual(JSON.parse(DemoRender.summaryJson([result], "http://x")), { type: "summary", relay: "http://x", total: 1, passed: 0, failed: ["__proto__"] })
+    const observed = { outcome: { _tag: "Failed", error: "X", message: "", fields: {} }, ran, history: [], requests: 0, trace: steps } as const
+    for (const name of ["__proto__", "constructor", "toString"]) {
+      assert.deepStrictEqual(DemoChecks.checks({ ...Demo.scenarios[0]!, name }, observed), [])
+    }
+    assert.isTrue(DemoChecks.checks(Demo.scenarios[1]!, observed).some((c) => !c.ok))
+    assert.isUndefined(({} as Record<string, unknown>)["polluted"])
+  })
+
+  it("the executors answer from their table and record every run; an unknown city is not_found", () =>
+    Effect.gen(function*() {
+      const { ran, toolkit } = yield* DemoTools.make()
+      const weather = toolkit.tools.get("get_weather")!
+      const ctx = (callId: string) => ({ tool: "get_weather", callId, raw: {}, prepared: {}, coercions: [] })
+      const ok = yield* weather.execute({ city: "Oslo", units: "imperial" }, ctx("c1"))
+      assert.deepStrictEqual(ok, { city: "Oslo", units: "imperial", temperature: 43, sky: "overcast", days: 1 })
+      const missing = yield* Effect.flip(weather.execute({ city: "__proto__" }, ctx("c2")))
+      assert.strictEqual(missing.kind, "not_found")
+      assert.deepStrictEqual(ran.map((r) => r.callId), ["c1"])
+    }).pipe(Effect.runPromise))
 })

@@ -88,20 +88,22 @@ export const build = (
   const steps: Array<Step> = [{ step: "user", text: prompt }]
   const warned = warnings.map((message): Step => ({ step: "warning", message }))
   let gateSeen = false
+  let warningsPlaced = false
+  const gateStep = (step: Step) => {
+    steps.push(step, ...(warningsPlaced ? [] : warned))
+    gateSeen = true
+    warningsPlaced = true
+  }
   for (const event of events) {
     switch (event._tag) {
       case "TurnStarted":
         break
       case "TurnRolledBack":
-        if (gateError !== undefined && !gateSeen) {
-          steps.push({ step: "gate", outcome: "failed", tools: [], detail: gateError })
-          gateSeen = true
-        }
+        if (gateError !== undefined && !gateSeen) gateStep({ step: "gate", outcome: "failed", tools: [], detail: gateError })
         steps.push({ step: "rolled_back", error: event.error })
         break
       case "DriftGateChecked":
-        steps.push({ step: "gate", outcome: event.outcome, tools: event.tools, detail: event.detail }, ...warned)
-        gateSeen = true
+        gateStep({ step: "gate", outcome: event.outcome, tools: event.tools, detail: event.detail })
         break
       case "RoundStarted":
         steps.push({ step: "round", round: event.round })
@@ -131,7 +133,7 @@ export const build = (
         break
     }
   }
-  if (!gateSeen) steps.splice(1, 0, ...warned)
+  if (!warningsPlaced) steps.splice(1, 0, ...warned)
   // A run the events did not announce (none should exist) is still shown.
   for (const run of pending) steps.push(...ranSteps(run))
   return steps
