@@ -54,6 +54,9 @@ export interface SessionPlan {
   readonly parallel: boolean
   /** The provider `requiresNetworking`: a pre-transmit filter rewrites every request (user text upper-cased) and fails the `failAt`-th (0-based, over the session). */
   readonly network: { readonly failAt: number | undefined } | undefined
+  /** Whether the provider honours `toolChoice`; each send's choice is `choices[i]` (`auto` when absent). */
+  readonly supportsToolChoice: boolean
+  readonly choices: ReadonlyArray<"auto" | "required" | "none">
   /** The provider's schema dialect: `openai-strict` sends the tools `strict`, so a null optional is dropped. */
   readonly dialect: "none" | "openai-strict"
   /** `unique` call ids, or ids every round reuses (`__proto__`, `call_1`, `constructor`, as some models do; refs then point nowhere). */
@@ -196,6 +199,8 @@ export const session: fc.Arbitrary<SessionPlan> = fc.record({
   parallel: fc.boolean(),
   ids: fc.constantFrom("unique", "unique", "perRound"),
   dialect: fc.constantFrom("none", "openai-strict"),
+  supportsToolChoice: fc.boolean(),
+  choices: fc.array(fc.constantFrom("auto", "auto", "required", "none"), { maxLength: 4 }),
   network: fc.oneof(
     { weight: 2, arbitrary: fc.constant(undefined) },
     { weight: 1, arbitrary: fc.record({ failAt: fc.option(fc.nat(8), { nil: undefined }) }) }

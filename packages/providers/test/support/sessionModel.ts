@@ -41,11 +41,15 @@ export interface ExpectedRound {
 }
 
 /** The tags a send may fail with in these sessions. */
-export type FailureTag = "ToolArgumentRepairExhausted" | "RoundTripLimitExceeded" | "ProviderEventContractViolation" | "ProviderError"
+export type FailureTag = "ToolArgumentRepairExhausted" | "RoundTripLimitExceeded" | "ProviderEventContractViolation" | "ProviderError" | "ToolChoiceUnsupported"
 
 /** What one send must do. */
 export interface ExpectedTurn {
   readonly outcome: "Committed" | FailureTag
+  /** The send's tool choice. */
+  readonly choice: "auto" | "required" | "none"
+  /** The turn number the send gets (sends refused before their user message is recorded get none: 0). */
+  readonly turn: number
   /** Round-trip slots spent (`RoundStarted` events). */
   readonly roundTrips: number
   /** Requests the provider received (a round trip the pre-transmit filter blocked never reaches it). */
@@ -93,7 +97,15 @@ export const simulate = (plan: SessionPlan): Simulation => {
   const turns: Array<Array<ScriptRound>> = []
   const expected: Array<ExpectedTurn> = []
   let attempts = 0
+  let recorded = 0
   plan.turns.forEach((rounds, turnIndex) => {
+    const choice = plan.choices[turnIndex] ?? "auto"
+    if (choice !== "auto" && !plan.supportsToolChoice) {
+      // refused before the user message is recorded: no turn, no script turn consumed, nothing else
+      expected.push({ outcome: "ToolChoiceUnsupported", choice, turn: 0, roundTrips: 0, requests: 0, repairs: 0, carried: 0, rounds: [], finalText: "", inputTokens: 0, outputTokens: 0 })
+      return
+    }
+    recorded++
     const script: Array<ScriptRound> = []
     const turnTargets: Array<Target> = []
     const reached: Array<ExpectedRound> = []
@@ -195,7 +207,7 @@ export const simulate = (plan: SessionPlan): Simulation => {
     const committed = outcome === "Committed"
     for (const t of turnTargets) earlierTurns.push({ ...t, committed })
     turns.push(script)
-    expected.push({ outcome: outcome!, roundTrips, requests, repairs, carried, rounds: reached, finalText, inputTokens, outputTokens })
+    expected.push({ outcome: outcome!, choice, turn: recorded, roundTrips, requests, repairs, carried, rounds: reached, finalText, inputTokens, outputTokens })
   })
   return { script: { turns }, expected }
 }

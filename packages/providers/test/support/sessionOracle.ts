@@ -110,7 +110,7 @@ const checkCommitted = (o: Observed, expected: ExpectedTurn, turn: AgentSession.
   }
   assert.deepStrictEqual(added.slice(at), [{ _tag: "Assistant", text: expected.finalText, toolCalls: [] }], `send ${n}: the answer closes the turn`)
   check(n, "turn.text", turn.text === expected.finalText, () => turn.text)
-  check(n, "turn.turn", turn.turn === n, () => turn.turn)
+  check(n, "turn.turn (sends that recorded their user message)", turn.turn === expected.turn, () => turn.turn)
   assert.deepStrictEqual(turn.calls.map((c) => c.callId), callIds, `send ${n}: turn.calls`)
   assert.deepStrictEqual(turn.calls.map((c) => c.envelope), inOrder, `send ${n}: turn.calls envelopes`)
   check(n, "usage tokens", turn.usage.inputTokens === expected.inputTokens && turn.usage.outputTokens === expected.outputTokens, () => turn.usage)
@@ -136,12 +136,14 @@ const outcomeOfCall = (call: ExpectedCall): ReadonlyArray<string> =>
 /** The events of the send: started first, committed/rolled back last, one RoundStarted per request, a ToolCalled per answered call, a RepairSpent per repair. */
 const checkEvents = (o: Observed, expected: ExpectedTurn, tag: string | undefined): void => {
   const n = o.index
+  const t = expected.turn
+  if (t === 0) return check(n, "a send refused before its user message publishes nothing", o.events.length === 0, () => o.events)
   const first = o.events[0]
-  check(n, "first event", first?._tag === "TurnStarted" && first.turn === n && first.text === o.text, () => first)
+  check(n, "first event", first?._tag === "TurnStarted" && first.turn === t && first.text === o.text, () => first)
   const last = o.events.at(-1)
   check(n, "last event", tag === undefined ?
-    last?._tag === "TurnCommitted" && last.turn === n && last.rounds === expected.roundTrips :
-    last?._tag === "TurnRolledBack" && last.turn === n && last.error === tag, () => last)
+    last?._tag === "TurnCommitted" && last.turn === t && last.rounds === expected.roundTrips :
+    last?._tag === "TurnRolledBack" && last.turn === t && last.error === tag, () => last)
   check(n, "RoundStarted events", o.events.filter((e) => e._tag === "RoundStarted").length === expected.roundTrips, () => o.events.map((e) => e._tag))
   check(n, "RepairSpent events", o.events.filter((e) => e._tag === "RepairSpent").length === expected.repairs, () => o.events.map((e) => e._tag))
   for (const round of expected.rounds) {
@@ -169,6 +171,7 @@ export const checkSend = (plan: SessionPlan, expected: ExpectedTurn, o: Observed
     const users = request.messages.flatMap((m) => m._tag === "User" ? [m.text] : [])
     const filtered = plan.network === undefined ? o.text : o.text.toUpperCase()
     check(n, "the request's user message (pre-transmit filter on every request exactly when networking)", users.at(-1) === filtered, () => users)
+    check(n, "the request's tool choice", request.toolChoice === expected.choice, () => request.toolChoice)
     const sent = request.tools.map((t) => `${t.name}:${t.strict}`)
     const strict = plan.dialect === "openai-strict"
     check(n, "tool definitions", sent.join(",") === toolNames.map((t) => `${t}:${strict}`).join(","), () => sent)
@@ -176,6 +179,7 @@ export const checkSend = (plan: SessionPlan, expected: ExpectedTurn, o: Observed
   checkExecuted(n, expected, o.received)
   check(n, "a prototype was polluted", Object.keys(Object.prototype).length === 0 && ({} as { level?: unknown }).level === undefined)
   if (Exit.isSuccess(o.exit)) checkCommitted(o, expected, o.exit.value)
+  else if (expected.turn === 0) assert.deepStrictEqual(o.after, o.before, `send ${n}: a send refused before its user message leaves history as it was`)
   else assert.deepStrictEqual(o.after, [...o.before, { _tag: "User", text: o.text }], `send ${n}: a failed send must leave history + the user message`)
   checkEvents(o, expected, tag)
 }

@@ -61,7 +61,12 @@ export const runSession = (plan: SessionPlan, how: Mode = { mode: "local" }) =>
   Effect.gen(function*() {
     const sim = simulate(plan)
     const script = yield* Script.decode(sim.script)
-    const provider = yield* Scripted.make(script, { supportsParallelToolCalls: plan.parallel, schemaDialect: plan.dialect, requiresNetworking: plan.network !== undefined })
+    const provider = yield* Scripted.make(script, {
+      supportsParallelToolCalls: plan.parallel,
+      supportsToolChoice: plan.supportsToolChoice,
+      schemaDialect: plan.dialect,
+      requiresNetworking: plan.network !== undefined
+    })
     const tools = recorded()
     const options = {
       provider,
@@ -84,7 +89,7 @@ export const runSession = (plan: SessionPlan, how: Mode = { mode: "local" }) =>
       const requestsBefore = (yield* provider.requests).length
       const receivedBefore = tools.received.length
       const text = `send ${i + 1}`
-      const exit = yield* session.send(text).pipe(Effect.timeout("10 seconds"), Effect.exit)
+      const exit = yield* session.send(text, { toolChoice: expected.choice }).pipe(Effect.timeout("10 seconds"), Effect.exit)
       const observed: Observed = {
         index: i + 1,
         text,
@@ -97,12 +102,12 @@ export const runSession = (plan: SessionPlan, how: Mode = { mode: "local" }) =>
       }
       checkSend(plan, expected, observed)
       const gated = observed.events.filter((e) => e._tag === "DriftGateChecked")
-      assert.deepStrictEqual(gated.map((e) => e._tag === "DriftGateChecked" && e.outcome), how.mode === "cloudProfile" && i === 0 ? ["proven"] : [], `send ${i + 1}: drift gate events`)
-      if (exit._tag === "Success") assert.strictEqual(exit.value.gate?._tag, how.mode === "cloudProfile" && i === 0 ? "Proven" : undefined, `send ${i + 1}: turn.gate`)
+      assert.deepStrictEqual(gated.map((e) => e._tag === "DriftGateChecked" && e.outcome), how.mode === "cloudProfile" && expected.turn === 1 ? ["proven"] : [], `send ${i + 1}: drift gate events`)
+      if (exit._tag === "Success") assert.strictEqual(exit.value.gate?._tag, how.mode === "cloudProfile" && expected.turn === 1 ? "Proven" : undefined, `send ${i + 1}: turn.gate`)
       if (exit._tag === "Success") {
-        committed.set(i + 1, new Set(observed.received.map((r) => r.callId)))
-        sizes.set(i + 1, observed.after.length - observed.before.length)
-        executedOk.set(i + 1, new Set(observed.received.filter((r) => resultOf(r.tool, r.args as never) !== undefined).map((r) => r.callId)))
+        committed.set(expected.turn, new Set(observed.received.map((r) => r.callId)))
+        sizes.set(expected.turn, observed.after.length - observed.before.length)
+        executedOk.set(expected.turn, new Set(observed.received.filter((r) => resultOf(r.tool, r.args as never) !== undefined).map((r) => r.callId)))
       }
     }
     yield* checkUndo(session, committed, executedOk, sizes, tools.undone)
@@ -118,7 +123,7 @@ export interface Replay {
 /** Plays every send of `plan` on a fresh local session, one after the other or all started at once. */
 export const replay = (plan: SessionPlan, concurrently: boolean): Effect.Effect<Replay> =>
   Effect.gen(function*() {
-    const provider = yield* Scripted.make(yield* Effect.orDie(Script.decode(simulate(plan).script)), { schemaDialect: plan.dialect })
+    const provider = yield* Scripted.make(yield* Effect.orDie(Script.decode(simulate(plan).script)), { schemaDialect: plan.dialect, supportsToolChoice: plan.supportsToolChoice })
     // Every round trip yields first, so sends started together would interleave unless the session serializes them.
     const yielding = { ...provider, stream: (request: Provider.CompletionRequest) => Stream.concat(Stream.drain(Stream.fromEffect(Effect.yieldNow())), provider.stream(request)) }
     const session = yield* AgentSession.make({
@@ -130,7 +135,7 @@ export const replay = (plan: SessionPlan, concurrently: boolean): Effect.Effect<
     }).pipe(Effect.orDie, Effect.provide(ArgumentValidator.layerWith({ toolChaining: plan.chaining })))
     const outcomes = yield* Effect.forEach(
       plan.turns,
-      (_, i) => session.send(`send ${i + 1}`).pipe(
+      (_, i) => session.send(`send ${i + 1}`, { toolChoice: plan.choices[i] ?? "auto" }).pipe(
         Effect.match({ onFailure: (e) => e._tag, onSuccess: (turn) => `${turn.turn}: ${turn.text}` }),
         Effect.timeout("10 seconds"),
         Effect.orDie
