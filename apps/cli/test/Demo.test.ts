@@ -119,6 +119,24 @@ describe("toolgate demo (the process)", () => {
       assert.strictEqual(run.stderr.trim().split("\n").length, 1)
     }), { timeout: 60_000 })
 
+  it("a slow relay shows progress on stderr while it waits", { timeout: 60_000 }, async () => {
+    // answers the preflight after 3 seconds (well past the 1 second progress threshold), with a 404
+    const server = http.createServer((_, response) => {
+      setTimeout(() => response.writeHead(404, { "content-type": "application/json" }).end("{}"), 3_000)
+    })
+    const port = await new Promise<number>((done) => server.listen(0, "127.0.0.1", () => done((server.address() as AddressInfo).port)))
+    try {
+      const run = await toolgate("demo", "--relay", `http://127.0.0.1:${port}`)
+      assert.strictEqual(run.code, 3)
+      assert.include(run.stderr, `… waiting for the relay at http://127.0.0.1:${port}\n`)
+      assert.include(run.stderr, "does not serve the demo scenarios")
+      assert.strictEqual(run.stdout, "")
+    } finally {
+      server.closeAllConnections()
+      server.close()
+    }
+  })
+
   it("--relay that is not an http URL (or hostile text) is bad input: exit 2, one line", { timeout: 60_000 }, async () => {
     for (const bad of ["nope", "file:///etc/passwd", "__proto__", `http://${"a".repeat(5000)}:99999`]) {
       const run = await toolgate("demo", "--relay", bad)
