@@ -100,7 +100,11 @@ const relayUrl = (given: Option.Option<string>) =>
     }
     const started = yield* withProgress(
       "starting the relay",
-      Relay.start(Demo.config).pipe(Logger.withMinimumLogLevel(LogLevel.Warning))
+      // The relay's own warnings go to stderr, so stdout stays the trace (and valid JSON lines with --json).
+      Relay.start(Demo.config).pipe(
+        Logger.withMinimumLogLevel(LogLevel.Warning),
+        Effect.locally(FiberRef.currentLoggers, HashSet.make(Logger.prettyLogger({ stderr: true, colors: false })))
+      )
     )
     return { url: started.url, inProcess: true }
   })

@@ -10,6 +10,7 @@ import { CloudRelay } from "@toolgate/providers"
 import { AgentSession, ArgumentValidator, DriftGate, Provider } from "@toolgate/runtime"
 import * as Cause from "effect/Cause"
 import * as Chunk from "effect/Chunk"
+import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -123,9 +124,9 @@ export const run = (
   sink: WarningSink
 ): Effect.Effect<Result, never, HttpClient.HttpClient> =>
   Effect.gen(function*() {
-    const started = Date.now()
+    const started = yield* Clock.currentTimeMillis
     const attempt = yield* Effect.exit(session(scenario, baseUrl, sink))
-    const ms = Date.now() - started
+    const ms = (yield* Clock.currentTimeMillis) - started
     const base = { index, scenario: scenario.name, title: scenario.title, expected: scenario.expect, ms }
     if (Exit.isFailure(attempt)) {
       const message = Cause.pretty(attempt.cause).split("\n")[0] ?? "the session could not be built"
