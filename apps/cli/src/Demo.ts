@@ -10,6 +10,7 @@ import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import { JsonValue } from "@toolgate/json-schema"
 import { Demo, Relay } from "@toolgate/relay"
 import { Capabilities } from "@toolgate/runtime"
 import * as Console from "effect/Console"
@@ -114,7 +115,7 @@ const collecting = (sink: DemoRun.WarningSink) =>
   Logger.make(({ logLevel, message }) => {
     if (!LogLevel.greaterThanEqual(logLevel, LogLevel.Warning)) return
     const parts = Array.isArray(message) ? message : [message]
-    sink.current.push(parts.map((p) => typeof p === "string" ? p : JSON.stringify(p)).join(" "))
+    sink.current.push(parts.map((p) => typeof p === "string" ? p : JsonValue.stringify(p) ?? String(p)).join(" "))
   })
 
 /** Runs every scenario in order, printing each trace as it ends, then the summary. */
