@@ -1,9 +1,10 @@
-import { NodeHttpClient } from "@effect/platform-node"
+import { HttpServer } from "@effect/platform"
+import { NodeHttpClient, NodeHttpServer } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import type { Script } from "@toolgate/providers"
 import { CloudRelay } from "@toolgate/providers"
 import { Capabilities, type Message, type Provider } from "@toolgate/runtime"
-import { Cause, Chunk, Effect, Exit, Logger, Stream } from "effect"
+import { Cause, Chunk, Context, Effect, Exit, Layer, Logger, LogLevel, Stream } from "effect"
 import { Relay } from "../src/index.js"
 import { afterTool, blocks, firstTurn, polluted, post, profile, requestText, script, start, turnBody } from "./fixtures.js"
 
@@ -190,6 +191,21 @@ describe("named scenarios", () => {
     }))
 })
 
+describe("many scenarios", () => {
+  it.scopedLive("10,000 scenarios: each is served under its name, an unknown one is a bounded 404", () =>
+    Effect.gen(function*() {
+      const many = new Map(Array.from({ length: 10_000 }, (_, i) => [`s-${i}`, { profile: { capabilities_version: `1.${i}` }, script: alphaScript }] as const))
+      const { url } = yield* start({ profile, script, scenarios: many })
+      for (const i of [0, 4_242, 9_999]) {
+        assert.deepStrictEqual(yield* capabilitiesOf(`${url}/scenarios/s-${i}`), { status: 200, body: { capabilities_version: `1.${i}` } })
+      }
+      const unknown = yield* requestText(`${url}/scenarios/s-10000/v1/agent/capabilities`)
+      assert.strictEqual(unknown.status, 404)
+      // the list of names in the message is bounded
+      assert.isBelow(JSON.parse(unknown.text).error.message.length, 400)
+    }))
+})
+
 describe("scenario configuration", () => {
   const bad: ReadonlyArray<readonly [string, unknown]> = [
     ["an empty name", new Map([["", { profile, script }]])],
@@ -219,6 +235,16 @@ describe("scenario configuration", () => {
       const exit = yield* Effect.exit(Relay.start({ profile, script, scenarios: new Map([["a b", { profile, script }]]) }))
       assert.match(Exit.isFailure(exit) ? Cause.pretty(exit.cause) : "", /scenario name "a b" is not url-safe/)
       assert.isTrue(Relay.isScenarioName("old-relay_2") && !Relay.isScenarioName("-x") && !Relay.isScenarioName({}))
+      const context = yield* Layer.build(
+        HttpServer.serve(Relay.router({ profile, script, scenarios: new Map([["a/b", { profile, script }]]) })).pipe(Layer.provideMerge(NodeHttpServer.layerTest))
+      ).pipe(Logger.withMinimumLogLevel(LogLevel.Warning))
+      const address = Context.get(context, HttpServer.HttpServer).address
+      const port = address._tag === "TcpAddress" ? address.port : 0
+      for (const path of ["/v1/agent/capabilities", "/scenarios/a/b/v1/agent/capabilities"]) {
+        const answer = yield* requestText(`http://127.0.0.1:${port}${path}`)
+        assert.strictEqual(answer.status, 500)
+        assert.match(JSON.parse(answer.text).error.message, /misconfigured: scenario name "a\/b" is not url-safe/)
+      }
       assert.isFalse(polluted())
     }))
 
