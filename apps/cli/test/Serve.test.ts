@@ -157,6 +157,20 @@ describe("toolgate serve (the process)", () => {
     })
   })
 
+  it("SIGINT with a request still open (a slow fault) shuts down without waiting for it, exit 0", async () => {
+    await withServe(["--port", "0"], async (url, serving) => {
+      const open = fetch(`${url}/v1/agent/capabilities`, {
+        headers: { "x-toolgate-fault": "slow", "x-toolgate-delay-ms": "600000" },
+        signal: AbortSignal.timeout(30_000)
+      }).then((r) => r.text()).then(() => "answered", () => "cut")
+      // the request is in: its delay has started (no log line yet: a line is written when the answer is)
+      await new Promise((r) => setTimeout(r, 300))
+      serving.child.kill("SIGINT")
+      expect(await within(serving.exited, 10_000, "the exit with a request open")).toEqual({ code: 0, signal: null })
+      expect(await within(open, 10_000, "the open request")).toBe("cut")
+    })
+  })
+
   it("a profile file alone keeps the demo's script at the root", async () => {
     await withFiles({ "profile.json": "{\"capabilities_version\":\"1.0\",\"tool_schemas\":{},\"faults\":[\"newer-major\"]}" }, async (path) => {
       await withServe(["--port", "0", "--profile", path("profile.json")], async (url, serving) => {
