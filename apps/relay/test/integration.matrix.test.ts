@@ -47,8 +47,10 @@ const streamOutcome = (faults: ReadonlySet<Faults.Fault>, via: "cloud" | "openai
 const gatedOutcome = (faults: ReadonlySet<Faults.Fault>): Expected & { readonly gate: Gate } => {
   // 500: unreachable, the gate degrades and the stream (500 too) fails.
   if (faults.has("fail")) return { ...streamOutcome(faults, "cloud"), gate: "unreachable" }
-  // A body that is not JSON, or is cut half-way (see the drop note in integration.faults.test.ts): the gate fails closed.
-  if (faults.has("garbage") || faults.has("drop")) return { tag: "CapabilitiesContractError", gate: "none" }
+  // A body that arrived whole but is not JSON: the gate fails closed.
+  if (faults.has("garbage")) return { tag: "CapabilitiesContractError", gate: "none" }
+  // A body cut half-way is a network failure: the gate degrades and the stream (cut too) fails.
+  if (faults.has("drop")) return { ...streamOutcome(faults, "cloud"), gate: "unreachable" }
   if (faults.has("predates")) return { ...streamOutcome(faults, "cloud"), gate: "predates" }
   if (faults.has("malformed") || faults.has("newer-major")) return { tag: "CapabilitiesContractError", gate: "none" }
   return { ...streamOutcome(faults, "cloud"), gate: "proven" }

@@ -155,10 +155,17 @@ export const layerConfig: Layer.Layer<Capabilities, ConfigError.ConfigError, Htt
 const keeps = (exit: Exit.Exit<Probe, CapabilitiesContractError>): boolean =>
   Exit.isSuccess(exit) && exit.value._tag !== "Unreachable"
 
-/** A non-2xx status or an unreadable body: 404, 408, 429 and 5xx degrade; any other status or body breaks the contract. */
+/**
+ * A non-2xx status or a body that could not be read: 404, 408, 429 and 5xx degrade, and so does a connection
+ * that broke while the body was read (a network failure); any other status, or a body that arrived whole but
+ * is not JSON, breaks the contract.
+ */
 const responseFailure = (e: HttpClientError.ResponseError): Effect.Effect<Probe, CapabilitiesContractError> => {
   const status = e.response.status
   if (e.reason !== "StatusCode") {
+    if (!(e.cause instanceof SyntaxError)) {
+      return Effect.succeed(Probe.Unreachable({ cause: `the connection broke off while the body was read (HTTP ${status})` }))
+    }
     return Effect.fail(new CapabilitiesContractError({ reason: "malformed", detail: `HTTP ${status} with a body that is not JSON` }))
   }
   if (status === 404 || status === 408 || status === 429 || status >= 500) {
