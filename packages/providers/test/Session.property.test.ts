@@ -18,27 +18,33 @@ import { round as providerRound, simulate as simulateProviderDriven } from "./su
 import { invalidArgs, nearMissArgs, session, type SessionPlan, strictNullArgs, validArgs } from "./support/sessionArbitraries.js"
 import { simulate } from "./support/sessionModel.js"
 import { replay, runSession } from "./support/sessionRun.js"
-import { problemsOf, recorded, schemas, toolNames } from "./support/sessionTools.js"
+import { exported, problemsOf, recorded, schemas, type ToolName, toolNames } from "./support/sessionTools.js"
 
 describe("AgentSession over scripted rounds", () => {
-  it("the catalogue is what it claims: valid and near-miss arguments prepare to their canonical value, invalid ones never", () => {
-    for (const tool of toolNames) {
-      for (const args of [...fc.sample(validArgs[tool], 40), ...fc.sample(nearMissArgs[tool], 40)]) {
-        const prepared = Arguments.prepare(schemas[tool], args.raw, { policy: "lenient" })
-        assert.strictEqual(prepared._tag, "Valid", `${tool} ${JSON.stringify(args.raw)}`)
-        if (prepared._tag === "Valid") assert.deepStrictEqual(prepared.value, args.canonical)
-        assert.deepStrictEqual(problemsOf(tool, args.canonical), [])
+  it.effect("the catalogue is what it claims: valid and near-miss arguments prepare to their canonical value, invalid ones never", () =>
+    Effect.gen(function*() {
+      const validator = yield* ArgumentValidator.make()
+      const { toolkit } = recorded()
+      const prepare = (tool: ToolName, raw: unknown, fromStrictProvider = false) =>
+        Effect.either(validator.prepare(toolkit.tools.get(tool)!, raw, { callId: "c", fromStrictProvider }))
+      for (const tool of toolNames) {
+        for (const args of [...fc.sample(validArgs[tool], 40), ...fc.sample(nearMissArgs[tool], 40)]) {
+          const prepared = yield* prepare(tool, args.raw)
+          assert.deepStrictEqual(Either.isRight(prepared) ? prepared.right.value : prepared.left, args.canonical, `${tool} ${JSON.stringify(args.raw)}`)
+          assert.deepStrictEqual(problemsOf(tool, args.canonical), [])
+        }
+        for (const args of tool === "lookup" ? fc.sample(strictNullArgs, 10) : []) {
+          assert.isTrue(Either.isLeft(yield* prepare(tool, args.raw)))
+          const strict = yield* prepare(tool, args.raw, true)
+          assert.deepStrictEqual(Either.isRight(strict) ? strict.right.value : strict.left, args.canonical)
+        }
+        for (const raw of invalidArgs[tool]) {
+          const prepared = yield* prepare(tool, raw)
+          assert.strictEqual(Either.isLeft(prepared) && prepared.left._tag, "InvalidToolArguments", `${tool} ${typeof raw === "string" ? raw.slice(0, 40) : JSON.stringify(raw)}`)
+        }
       }
-      for (const args of tool === "lookup" ? fc.sample(strictNullArgs, 10) : []) {
-        assert.strictEqual(Arguments.prepare(schemas[tool], args.raw, { policy: "lenient" })._tag, "Invalid")
-        const strict = Arguments.prepare(schemas[tool], args.raw, { policy: "lenient", fromStrictProvider: true })
-        assert.deepStrictEqual(strict._tag === "Valid" ? strict.value : strict, args.canonical)
-      }
-      for (const raw of invalidArgs[tool]) {
-        assert.strictEqual(Arguments.prepare(schemas[tool], raw, { policy: "lenient" })._tag, "Invalid", `${tool} ${JSON.stringify(raw)}`)
-      }
-    }
-  })
+      assert.strictEqual(Arguments.prepare(toolkit.tools.get("pick_even")!.jsonSchema, { n: 3 })._tag, "Valid", "odd passes the JSON Schema")
+    }))
 
   it("the model's scripts are valid Scripts", () => {
     for (const plan of fc.sample(session, 50)) assert.isTrue(Either.isRight(Script.decode(simulate(plan).script)))
@@ -87,7 +93,7 @@ describe("AgentSession in cloud-profile mode, gated over a loopback capabilities
     [session],
     ([plan]) =>
       Effect.gen(function*() {
-        const relay = yield* start(200, envelope(schemas))
+        const relay = yield* start(200, envelope(exported()))
         yield* runSession(plan, { mode: "cloudProfile", gate: gate(relay.url) })
         // one probe: the first send that records its message runs the gate, and Proven is remembered
         assert.strictEqual(relay.requests(), simulate(plan).expected.some((e) => e.turn > 0) ? 1 : 0)
@@ -97,7 +103,7 @@ describe("AgentSession in cloud-profile mode, gated over a loopback capabilities
 
   it.scopedLive("a relay whose schema is broader fails every send with SchemaDriftError before any provider request or executor", () =>
     Effect.gen(function*() {
-      const relay = yield* start(200, envelope({ ...schemas, set_volume: { ...schemas.set_volume, properties: { level: { type: "integer", minimum: 0, maximum: 20 } } } }))
+      const relay = yield* start(200, envelope({ ...exported(), set_volume: { ...schemas.set_volume, properties: { level: { type: "integer", minimum: 0, maximum: 20 } } } }))
       const { events, provider, session, tools } = yield* cloudSession(relay.url, twoSends)
       for (const text of ["first", "second"]) {
         const error = yield* Effect.flip(session.send(text).pipe(Effect.timeout("10 seconds")))

@@ -76,7 +76,8 @@ export const validArgs: Readonly<Record<ToolName, fc.Arbitrary<Args>>> = {
   set_volume: level.map((n) => exact({ level: n })),
   sort_list: fc.tuple(fruit, order).map(([items, o]) => exact({ items, order: o })),
   lookup: fc.tuple(fc.constantFrom(...cities), fc.option(fc.constantFrom("c", "f"), { nil: undefined })).map(([city, units]) =>
-    exact(units === undefined ? { city } : { city, options: { units } }))
+    exact(units === undefined ? { city } : { city, options: { units } })),
+  pick_even: fc.integer({ min: 0, max: 5 }).map((k) => exact({ n: 2 * k }))
 }
 
 /** Arguments the lenient preflight repairs (a numeric string, a key's spelling, JSON text, a wrapper, an enum's case). */
@@ -97,7 +98,8 @@ export const nearMissArgs: Readonly<Record<ToolName, fc.Arbitrary<Args>>> = {
   lookup: fc.tuple(fc.constantFrom(...cities), fc.constantFrom("C", "F")).map(([city, units]) => ({
     raw: { city, options: { units } },
     canonical: { city, options: { units: units.toLowerCase() } }
-  }))
+  })),
+  pick_even: fc.integer({ min: 0, max: 5 }).map((k) => ({ raw: { n: String(2 * k) }, canonical: { n: 2 * k } }))
 }
 
 /** Arguments no rule repairs: out of range, fractional, missing, extra keys, wrong types, unparseable text, bad enum, hostile shapes. */
@@ -108,13 +110,15 @@ export const invalidArgs: Readonly<Record<ToolName, ReadonlyArray<J.JsonValue | 
     `{"level":${"[".repeat(10_000)}1${"]".repeat(10_000)}}`, "{\"__proto__\":{\"level\":3}}", JSON.parse("{\"__proto__\":{\"level\":3}}")
   ],
   sort_list: [{ items: ["fig"], order: "up" }, { items: ["a", "b", "c", "d", "e"], order: "asc" }, { items: [true], order: "asc" }, { order: "asc" }],
-  lookup: [{ city: "" }, { city: "Oslo", options: { units: "k" } }, { town: "Oslo" }, { city: 42 }]
+  lookup: [{ city: "" }, { city: "Oslo", options: { units: "k" } }, { town: "Oslo" }, { city: 42 }],
+  // odd numbers pass the JSON Schema; only the Effect Schema's filter rejects them
+  pick_even: [{ n: 3 }, { n: 7 }, { n: "5" }, {}, { n: 2.5 }]
 }
 
 /** Names the toolkit does not have (a near spelling, prototype keys, a trailing space). */
 export const unknownNames = ["launch_rockets", "Set_Volume", "set_volume ", "__proto__", "constructor", ""] as const
 
-const toolName = fc.constantFrom<ToolName>("set_volume", "sort_list", "lookup")
+const toolName = fc.constantFrom<ToolName>("set_volume", "sort_list", "lookup", "pick_even")
 
 const validCall: fc.Arbitrary<CallPlan> = toolName.chain((tool) =>
   validArgs[tool].map((args): CallPlan => ({ _tag: "Valid", tool, args, nearMiss: false })))

@@ -35,7 +35,7 @@ const resolvingRef = (t: Target, pick: number): { tool: ToolName; raw: J.JsonObj
   if (t.tool === "lookup" && pick % 2 === 1) {
     return { tool: "lookup", raw: { city: ref(t.id, "result.city") }, args: { city: get(t.result, "city") }, field: "city" }
   }
-  const path = t.tool === "lookup" ? "temp" : "level"
+  const path = t.tool === "lookup" ? "temp" : t.tool === "pick_even" ? "n" : "level"
   return { tool: "set_volume", raw: { level: ref(t.id, `result.${path}`) }, args: { level: get(t.result, path) }, field: "level" }
 }
 

@@ -1,20 +1,24 @@
 /**
  * The property test's toolkit: three JSON Schema tools (required properties, a bounded integer, an enum,
- * a closed nested object) whose executors record every call they receive and check the arguments against
- * the tool's schema themselves, with a validator instance of their own, so a session that lets invalid
- * arguments through is caught where it matters: inside the executor.
+ * a closed nested object) and one Effect Schema tool whose filter JSON Schema cannot express (so only its
+ * decoder rejects an odd number). The executors record every call they receive and check the arguments
+ * themselves (a validator instance of their own, or `Schema.is`), so a session that lets invalid arguments
+ * through is caught where it matters: inside the executor.
  */
-import { Effect, Either } from "effect"
+import { Effect, Either, Schema } from "effect"
 import { type JsonValue as J, Validator } from "@toolgate/json-schema"
 import { Tool, Toolkit } from "@toolgate/runtime"
 
 /** The names of the test's tools. */
-export const toolNames = ["set_volume", "sort_list", "lookup"] as const
+export const toolNames = ["set_volume", "sort_list", "lookup", "pick_even"] as const
 /** One of the test's tools. */
 export type ToolName = (typeof toolNames)[number]
 
-/** The tools' parameter schemas (draft 2020-12). */
-export const schemas: Readonly<Record<ToolName, J.JsonObject>> = {
+/** `pick_even`'s parameters: an integer the JSON Schema accepts whatever its parity; the filter only decodes even ones. */
+export const EvenArgs = Schema.Struct({ n: Schema.Int.pipe(Schema.filter((n) => n % 2 === 0 || "an even number")) })
+
+/** The JSON Schema tools' parameter schemas (draft 2020-12). */
+export const schemas: Readonly<Record<Exclude<ToolName, "pick_even">, J.JsonObject>> = {
   set_volume: {
     type: "object",
     properties: { level: { type: "integer", minimum: 0, maximum: 10 } },
@@ -70,6 +74,8 @@ export const resultOf = (tool: ToolName, args: J.JsonValue): J.JsonValue | undef
       const city = typeof a.city === "string" ? a.city : ""
       return city === missingCity ? undefined : { city, temp: city.length % 11 }
     }
+    case "pick_even":
+      return { n: a.n ?? null }
   }
 }
 
@@ -93,24 +99,31 @@ const own = Validator.make()
 
 /** The problems an independent validator finds in `args` for `tool` (never the session's validator). */
 export const problemsOf = (tool: ToolName, args: unknown): ReadonlyArray<string> => {
+  if (tool === "pick_even") return Schema.is(EvenArgs)(args) ? [] : ["not an even integer n"]
   if (Either.isLeft(own)) return [`validator: ${own.left.message}`]
   const compiled = own.right.compile(schemas[tool])
   if (Either.isLeft(compiled)) return [`schema: ${compiled.left.message}`]
   return compiled.right.validate(args).map((i) => `${i.path}: ${i.message}`)
 }
 
-const makeTool = (name: ToolName, received: Array<Received>, undone: Array<string>) =>
-  Tool.make(name, {
-    description: `The property test's ${name}.`,
-    parameters: schemas[name],
-    execute: (args, ctx) =>
-      Effect.suspend(() => {
-        received.push({ tool: name, callId: ctx.callId, args, problems: problemsOf(name, args) })
-        const result = resultOf(name, args)
-        return result === undefined ? Tool.fail("not_found", `No city called ${missingCity}.`) : Effect.succeed(result)
-      }),
-    undo: (_args, ctx) => Effect.sync(() => void undone.push(ctx.callId))
+const execute = (name: ToolName, received: Array<Received>) => (args: unknown, ctx: Tool.CallContext) =>
+  Effect.suspend(() => {
+    received.push({ tool: name, callId: ctx.callId, args, problems: problemsOf(name, args) })
+    const result = resultOf(name, args as J.JsonValue)
+    return result === undefined ? Tool.fail("not_found", `No city called ${missingCity}.`) : Effect.succeed(result)
   })
+
+const makeTool = (name: ToolName, received: Array<Received>, undone: Array<string>) => {
+  const description = `The property test's ${name}.`
+  const undo = (_args: unknown, ctx: Tool.CallContext) => Effect.sync(() => void undone.push(ctx.callId))
+  return name === "pick_even" ?
+    Tool.make(name, { description, parameters: EvenArgs, execute: execute(name, received), undo }) :
+    Tool.make(name, { description, parameters: schemas[name], execute: execute(name, received), undo })
+}
+
+/** The toolkit's local schemas by name, as a relay exporting them unchanged would send them. */
+export const exported = (): Readonly<Record<string, unknown>> =>
+  Object.fromEntries(Array.from(recorded().toolkit.tools, ([name, tool]) => [name, tool.jsonSchema]))
 
 /** A fresh toolkit for one session: its executors record into the returned arrays. */
 export const recorded = (): Recorded => {
