@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { createServer, type AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
-import { root } from "./toolgate.js"
+import { root, toolgateAsync } from "./toolgate.js"
 
 /** A running `toolgate serve`: its output so far, its first stdout line, and its exit. */
 interface Serving {
@@ -108,6 +108,12 @@ const refused = async (args: ReadonlyArray<string>) => {
 }
 
 describe("toolgate serve (the process)", () => {
+  it("--help names the options and gives an example", async () => {
+    const help = await within(toolgateAsync("serve", "--help"), 60_000, "--help")
+    expect(help.code).toBe(0)
+    for (const option of ["--port", "--profile", "--scenario", "Example: toolgate serve", "/scenarios/<name>"]) expect(help.stdout).toContain(option)
+  })
+
   it("serves the demo on a free port, logs each request, and exits 0 on SIGINT", async () => {
     await withServe(["--port", "0"], async (url, serving) => {
       expect(await within(serving.firstLine, 1_000, "line")).toMatch(
