@@ -41,12 +41,11 @@ export interface WarningSink {
   current: Array<string>
 }
 
-/** The provider as the scenario declares it, counting the stream requests it is asked for. */
-const counted = (provider: Provider.AgentProvider, model: Provider.ExecutionModel) => {
+/** The provider, counting the stream requests it is asked for. */
+const counted = (provider: Provider.AgentProvider) => {
   let requests = 0
   const wrapped: Provider.AgentProvider = {
     ...provider,
-    capabilities: { ...provider.capabilities, executionModel: model },
     stream: (request) => Stream.suspend(() => {
       requests++
       return provider.stream(request)
@@ -88,14 +87,22 @@ const gateDetail = (outcome: Extract<Outcome, { _tag: "Failed" }>): string => {
   return typeof tool === "string" ? `${outcome.error} on ${tool}` : outcome.error
 }
 
-/** Relay timeouts of the demo: a hung relay fails a scenario within seconds, never hangs the demo. */
-const relayOptions = (baseUrl: string) => ({ baseUrl, timeout: Duration.seconds(10), idleTimeout: Duration.seconds(10) })
+/**
+ * The relay client of a scenario: its timeouts fail a hung relay within seconds (never hanging the demo), and
+ * it declares the scenario's execution model (a relay whose model runs tools itself is provider-driven).
+ */
+const relayOptions = (baseUrl: string, executionModel: Provider.ExecutionModel) => ({
+  baseUrl,
+  timeout: Duration.seconds(10),
+  idleTimeout: Duration.seconds(10),
+  capabilities: { executionModel }
+})
 
 /** Makes the session the scenario asks for, sends its prompt, and collects everything the trace shows. */
 const session = (scenario: Demo.Scenario, baseUrl: string, sink: WarningSink) =>
   Effect.gen(function*() {
     const { ran, toolkit } = yield* DemoTools.make()
-    const cloud = counted(yield* Provider.Provider, scenario.executionModel)
+    const cloud = counted(yield* Provider.Provider)
     const made = scenario.mode === "cloudProfile"
       ? yield* AgentSession.make({ provider: cloud.provider, toolkit, mode: "cloudProfile" })
       : yield* AgentSession.make({ provider: cloud.provider, toolkit, mode: "local" })
@@ -111,7 +118,7 @@ const session = (scenario: Demo.Scenario, baseUrl: string, sink: WarningSink) =>
   }).pipe(
     Effect.scoped,
     Effect.provide(Layer.mergeAll(
-      DriftGate.layer.pipe(Layer.provideMerge(CloudRelay.layerWith(relayOptions(baseUrl)))),
+      DriftGate.layer.pipe(Layer.provideMerge(CloudRelay.layerWith(relayOptions(baseUrl, scenario.executionModel)))),
       ArgumentValidator.layerWith({ toolChaining: scenario.toolChaining })
     ))
   )
@@ -136,7 +143,7 @@ export const run = (
     const got = outcome._tag === "Committed" ? "committed" : outcome.error
     const verdicts = checks(scenario, { outcome, ran, history, requests, trace })
     const notes: Array<DemoTrace.Step> = scenario.executionModel === "providerDriven"
-      ? [{ step: "note", text: "CloudRelay declares itself app-driven; the demo declares this relay stream provider-driven (same HTTP stream, wrapped capabilities)" }]
+      ? [{ step: "note", text: "this relay's model runs the tools itself: the client is declared provider-driven, so layers 1–3 are skipped and the event contract is checked" }]
       : []
     const ending: DemoTrace.Step = outcome._tag === "Committed"
       ? { step: "answer", text: outcome.turn.text }
