@@ -75,7 +75,7 @@ const oneCall: SessionPlan["turns"][number] = [
   { _tag: "Calls", text: "", calls: [{ _tag: "Valid", tool: "set_volume", args: { raw: { level: 3 }, canonical: { level: 3 } }, nearMiss: false }], partials: false, usage: undefined, violation: undefined },
   { _tag: "Answer", chunks: ["Set."], usage: undefined, violation: undefined }
 ]
-const twoSends: SessionPlan = { repairs: 1, roundTrips: 4, chaining: false, scope: "turn", parallel: true, ids: "unique", dialect: "none", network: undefined, supportsToolChoice: true, choices: [], turns: [oneCall, oneCall] }
+const twoSends: SessionPlan = { repairs: 1, roundTrips: 4, chaining: false, scope: "turn", parallel: true, ids: "unique", dialect: "none", network: undefined, supportsToolChoice: true, choices: [], undoAfter: [], turns: [oneCall, oneCall] }
 
 /** A cloud-profile session over the gate at `url` playing `plan`, with its provider and recorded executors. */
 const cloudSession = (url: string, plan: SessionPlan) =>

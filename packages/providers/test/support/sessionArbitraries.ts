@@ -57,6 +57,8 @@ export interface SessionPlan {
   /** Whether the provider honours `toolChoice`; each send's choice is `choices[i]` (`auto` when absent). */
   readonly supportsToolChoice: boolean
   readonly choices: ReadonlyArray<"auto" | "required" | "none">
+  /** After send `i`, `undoLastTurn` runs when `undoAfter[i]` (absent: no). */
+  readonly undoAfter: ReadonlyArray<boolean>
   /** The provider's schema dialect: `openai-strict` sends the tools `strict`, so a null optional is dropped. */
   readonly dialect: "none" | "openai-strict"
   /** `unique` call ids, or ids every round reuses (`__proto__`, `call_1`, `constructor`, as some models do; refs then point nowhere). */
@@ -203,6 +205,7 @@ export const session: fc.Arbitrary<SessionPlan> = fc.record({
   parallel: fc.boolean(),
   ids: fc.constantFrom("unique", "unique", "perRound"),
   dialect: fc.constantFrom("none", "openai-strict"),
+  undoAfter: fc.array(fc.boolean(), { maxLength: 4 }),
   supportsToolChoice: fc.boolean(),
   choices: fc.array(fc.constantFrom("auto", "auto", "required", "none"), { maxLength: 4 }),
   network: fc.oneof(

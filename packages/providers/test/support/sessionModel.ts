@@ -46,6 +46,10 @@ export type FailureTag = "ToolArgumentRepairExhausted" | "RoundTripLimitExceeded
 /** What one send must do. */
 export interface ExpectedTurn {
   readonly outcome: "Committed" | FailureTag
+  /** The script turn the send plays: the User messages in history before it (`-1`: refused, plays none). */
+  readonly scriptIndex: number
+  /** When the plan undoes after this send: the committed turn that undo takes back (`undefined`: none is left). */
+  readonly undo?: { readonly turn: number | undefined }
   /** The send's tool choice. */
   readonly choice: "auto" | "required" | "none"
   /** The turn number the send gets (sends refused before their user message is recorded get none: 0). */
@@ -87,25 +91,43 @@ const reusedIds = ["__proto__", "call_1", "constructor"] as const
 
 /** What the walk produced: the script for the provider and the expectation of every send. */
 export interface Simulation {
+  /** The recorded sends' rounds in order: the script when no undo takes a User message out of history. */
   readonly script: { readonly turns: ReadonlyArray<ReadonlyArray<ScriptRound>> }
+  /** Each send's rounds (empty for a refused send), to be put at its `scriptIndex` just before it. */
+  readonly rounds: ReadonlyArray<ReadonlyArray<ScriptRound>>
   readonly expected: ReadonlyArray<ExpectedTurn>
 }
 
 /** Walks the plan: renders every round and predicts every send. */
 export const simulate = (plan: SessionPlan): Simulation => {
-  const earlierTurns: Array<Target & { readonly committed: boolean }> = []
+  const earlierTurns: Array<Target & { committed: boolean; readonly turn: number }> = []
   const turns: Array<Array<ScriptRound>> = []
+  const sendRounds: Array<ReadonlyArray<ScriptRound>> = []
   const expected: Array<ExpectedTurn> = []
   let attempts = 0
   let recorded = 0
+  let users = 0
+  const committedTurns: Array<number> = []
+  /** `undoLastTurn` after send `i`: the last committed turn leaves history (its User message too) and the session's results. */
+  const undoAfter = (i: number): { readonly undo?: { readonly turn: number | undefined } } => {
+    if (plan.undoAfter[i] !== true) return {}
+    const turn = committedTurns.pop()
+    if (turn !== undefined) {
+      users--
+      for (const t of earlierTurns) if (t.turn === turn) t.committed = false
+    }
+    return { undo: { turn } }
+  }
   plan.turns.forEach((rounds, turnIndex) => {
     const choice = plan.choices[turnIndex] ?? "auto"
     if (choice !== "auto" && !plan.supportsToolChoice) {
       // refused before the user message is recorded: no turn, no script turn consumed, nothing else
-      expected.push({ outcome: "ToolChoiceUnsupported", choice, turn: 0, roundTrips: 0, requests: 0, repairs: 0, carried: 0, rounds: [], finalText: "", inputTokens: 0, outputTokens: 0 })
+      sendRounds.push([])
+      expected.push({ outcome: "ToolChoiceUnsupported", scriptIndex: -1, ...undoAfter(turnIndex), choice, turn: 0, roundTrips: 0, requests: 0, repairs: 0, carried: 0, rounds: [], finalText: "", inputTokens: 0, outputTokens: 0 })
       return
     }
     recorded++
+    const scriptIndex = users++
     const script: Array<ScriptRound> = []
     const turnTargets: Array<Target> = []
     const reached: Array<ExpectedRound> = []
@@ -205,9 +227,11 @@ export const simulate = (plan: SessionPlan): Simulation => {
       else if (send()) outcome = "ProviderError"
     }
     const committed = outcome === "Committed"
-    for (const t of turnTargets) earlierTurns.push({ ...t, committed })
+    for (const t of turnTargets) earlierTurns.push({ ...t, committed, turn: recorded })
+    if (committed) committedTurns.push(recorded)
     turns.push(script)
-    expected.push({ outcome: outcome!, choice, turn: recorded, roundTrips, requests, repairs, carried, rounds: reached, finalText, inputTokens, outputTokens })
+    sendRounds.push(script)
+    expected.push({ outcome: outcome!, scriptIndex, ...undoAfter(turnIndex), choice, turn: recorded, roundTrips, requests, repairs, carried, rounds: reached, finalText, inputTokens, outputTokens })
   })
-  return { script: { turns }, expected }
+  return { script: { turns }, rounds: sendRounds, expected }
 }

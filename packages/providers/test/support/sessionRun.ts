@@ -1,6 +1,6 @@
 /**
  * Runs a `SessionPlan` on one real session over the `Scripted` provider and checks every send
- * (support/sessionOracle.ts), then unwinds the undo log. Local mode, or cloud-profile mode over a drift gate
+ * (support/sessionOracle.ts) and every undo the plan asks for between sends, then unwinds the undo log. Local mode, or cloud-profile mode over a drift gate
  * the caller provides (the gate's verdict must not change what the turns do).
  */
 import { assert } from "@effect/vitest"
@@ -13,34 +13,43 @@ import { simulate } from "./sessionModel.js"
 import { checkSend, type Observed } from "./sessionOracle.js"
 import { recorded, resultOf } from "./sessionTools.js"
 
-/** The undo log at the end: only committed turns, newest first, each undoing exactly its executed calls and taking out exactly its messages. */
-const checkUndo = (
-  session: AgentSession.AgentSession,
-  committed: ReadonlyMap<number, ReadonlySet<string>>,
-  executedOk: ReadonlyMap<number, ReadonlySet<string>>,
-  sizes: ReadonlyMap<number, number>,
-  undone: Array<string>
-) =>
+/** What the run knows about each committed turn still in the undo log, by turn number. */
+interface Log {
+  /** The calls whose executors ran. */
+  readonly ran: Map<number, ReadonlySet<string>>
+  /** The calls whose executors answered with a result (their undo must run). */
+  readonly succeeded: Map<number, ReadonlySet<string>>
+  /** How many messages the turn added to history. */
+  readonly sizes: Map<number, number>
+}
+
+/**
+ * One `undoLastTurn`, checked: `expected` (the model's last committed turn, or `undefined` for none left) is
+ * the turn undone; its undos ran for exactly the calls reported, every call that succeeded is among them and
+ * none that did not run; exactly its messages left history.
+ */
+const undoOnce = (session: AgentSession.AgentSession, expected: number | undefined, log: Log, undone: Array<string>) =>
   Effect.gen(function*() {
-    const seen: Array<number> = []
-    let length = (yield* session.history).length
-    for (let i = 0; i <= committed.size; i++) {
-      const report = yield* session.undoLastTurn
-      if (Option.isNone(report)) break
-      const { turn } = report.value
-      assert.isTrue(committed.has(turn), `undo reported turn ${turn}, which did not commit`)
-      assert.isTrue(seen.every((t) => t > turn), `undo went back to turn ${turn} after ${seen}`)
-      seen.push(turn)
-      const reported = new Set([...report.value.undone, ...report.value.failed.map((f) => f.callId)])
-      for (const id of executedOk.get(turn) ?? []) assert.isTrue(reported.has(id), `undo of turn ${turn} misses ${id}`)
-      for (const id of reported) assert.isTrue(committed.get(turn)!.has(id), `undo of turn ${turn} names ${id}, not run in it`)
-      assert.deepStrictEqual(undone.splice(0).sort(), [...report.value.undone].sort(), `undo of turn ${turn}: undos run`)
-      const history = yield* session.history
-      assert.strictEqual(history.length, length - sizes.get(turn)!, `undo of turn ${turn} must take out exactly its messages`)
-      length = history.length
-    }
-    for (const [turn, ids] of executedOk) if (ids.size > 0) assert.include(seen, turn, `turn ${turn} was never undone`)
-    assert.isTrue(Option.isNone(yield* session.undoLastTurn), "undo after the last committed turn")
+    const length = (yield* session.history).length
+    const report = yield* session.undoLastTurn
+    if (expected === undefined) return assert.isTrue(Option.isNone(report), "undo with no committed turn left")
+    assert.isTrue(Option.isSome(report), `undo of turn ${expected} reported nothing`)
+    if (Option.isNone(report)) return
+    const { turn } = report.value
+    assert.strictEqual(turn, expected, "undo takes back the last committed turn")
+    const reported = new Set([...report.value.undone, ...report.value.failed.map((f) => f.callId)])
+    for (const id of log.succeeded.get(turn) ?? []) assert.isTrue(reported.has(id), `undo of turn ${turn} misses ${id}`)
+    for (const id of reported) assert.isTrue(log.ran.get(turn)!.has(id), `undo of turn ${turn} names ${id}, not run in it`)
+    assert.deepStrictEqual(undone.splice(0).sort(), [...report.value.undone].sort(), `undo of turn ${turn}: undos run`)
+    assert.strictEqual((yield* session.history).length, length - log.sizes.get(turn)!, `undo of turn ${turn} must take out exactly its messages`)
+    for (const map of [log.ran, log.succeeded, log.sizes]) map.delete(turn)
+  })
+
+/** The undo log at the end: the committed turns left, newest first, then nothing. */
+const unwind = (session: AgentSession.AgentSession, log: Log, undone: Array<string>) =>
+  Effect.gen(function*() {
+    while (log.sizes.size > 0) yield* undoOnce(session, Math.max(...log.sizes.keys()), log, undone)
+    yield* undoOnce(session, undefined, log, undone)
   })
 
 /** The pre-transmit filter of a networked plan: upper-cases user text, and blocks the `failAt`-th request of the session. */
@@ -60,8 +69,10 @@ export type Mode = { readonly mode: "local" } | { readonly mode: "cloudProfile";
 export const runSession = (plan: SessionPlan, how: Mode = { mode: "local" }) =>
   Effect.gen(function*() {
     const sim = simulate(plan)
-    const script = yield* Script.decode(sim.script)
-    const provider = yield* Scripted.make(script, {
+    // The script's turns are set just before each send: an undo takes a User message out of history, so a later
+    // send plays a turn index an earlier one played (the model's `scriptIndex`).
+    const turns: Array<Script.Round[]> = []
+    const provider = yield* Scripted.make({ turns }, {
       supportsParallelToolCalls: plan.parallel,
       supportsToolChoice: plan.supportsToolChoice,
       schemaDialect: plan.dialect,
@@ -81,10 +92,12 @@ export const runSession = (plan: SessionPlan, how: Mode = { mode: "local" }) =>
       AgentSession.make({ ...options, mode: "local" }).pipe(Effect.provide(validator)) :
       AgentSession.make({ ...options, mode: "cloudProfile" }).pipe(Effect.provide(yield* Layer.build(Layer.merge(validator, how.gate)))))
     const events = yield* session.subscribe
-    const committed = new Map<number, Set<string>>()
-    const executedOk = new Map<number, Set<string>>()
-    const sizes = new Map<number, number>()
+    const log: Log = { ran: new Map(), succeeded: new Map(), sizes: new Map() }
     for (const [i, expected] of sim.expected.entries()) {
+      if (expected.scriptIndex >= 0) {
+        turns.length = expected.scriptIndex
+        turns.push(yield* Script.decode({ turns: [sim.rounds[i]] }).pipe(Effect.map((s) => [...s.turns[0]!])))
+      }
       const before = yield* session.history
       const requestsBefore = (yield* provider.requests).length
       const receivedBefore = tools.received.length
@@ -105,12 +118,13 @@ export const runSession = (plan: SessionPlan, how: Mode = { mode: "local" }) =>
       assert.deepStrictEqual(gated.map((e) => e._tag === "DriftGateChecked" && e.outcome), how.mode === "cloudProfile" && expected.turn === 1 ? ["proven"] : [], `send ${i + 1}: drift gate events`)
       if (exit._tag === "Success") assert.strictEqual(exit.value.gate?._tag, how.mode === "cloudProfile" && expected.turn === 1 ? "Proven" : undefined, `send ${i + 1}: turn.gate`)
       if (exit._tag === "Success") {
-        committed.set(expected.turn, new Set(observed.received.map((r) => r.callId)))
-        sizes.set(expected.turn, observed.after.length - observed.before.length)
-        executedOk.set(expected.turn, new Set(observed.received.filter((r) => resultOf(r.tool, r.args as never) !== undefined).map((r) => r.callId)))
+        log.ran.set(expected.turn, new Set(observed.received.map((r) => r.callId)))
+        log.sizes.set(expected.turn, observed.after.length - observed.before.length)
+        log.succeeded.set(expected.turn, new Set(observed.received.filter((r) => resultOf(r.tool, r.args as never) !== undefined).map((r) => r.callId)))
       }
+      if (expected.undo !== undefined) yield* undoOnce(session, expected.undo.turn, log, tools.undone)
     }
-    yield* checkUndo(session, committed, executedOk, sizes, tools.undone)
+    yield* unwind(session, log, tools.undone)
   }).pipe(Effect.scoped)
 
 /** What a whole session did: each send's outcome (the tag, or the answer), the final history and the provider's requests. */
