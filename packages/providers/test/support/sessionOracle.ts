@@ -29,6 +29,8 @@ export interface Observed {
   readonly requests: ReadonlyArray<Provider.CompletionRequest>
   readonly received: ReadonlyArray<Received>
   readonly events: ReadonlyArray<SessionEvent.SessionEvent>
+  /** The attributes of the send's `AgentSession.toolCall` spans. */
+  readonly spans: ReadonlyArray<ReadonlyMap<string, unknown>>
 }
 
 const check = (send: number, what: string, ok: boolean, detail: () => unknown = () => ""): void => {
@@ -155,6 +157,24 @@ const checkEvents = (o: Observed, expected: ExpectedTurn, tag: string | undefine
   }
 }
 
+/** Every answered call has an `AgentSession.toolCall` span naming it, with the outcome its `ToolCalled` event has. */
+const checkSpans = (o: Observed, expected: ExpectedTurn): void => {
+  // ids may repeat across rounds and spans carry no round: each call takes one matching span out of the pool
+  const pool = [...o.spans]
+  for (const round of expected.rounds) {
+    for (const call of round.calls) {
+      const called = o.events.find((e): e is SessionEvent.ToolCalled => e._tag === "ToolCalled" && e.callId === call.id && e.round === round.round)
+      const at = pool.findIndex((s) =>
+        s.get("tool.call_id") === call.id && s.get("tool.name") === call.name && s.get("tool.outcome") === called?.outcome &&
+        s.get("tool.issue_count") === called?.issues.length)
+      check(o.index, `a toolCall span for ${call.id} (${called?.outcome})`, at >= 0, () => o.spans.map((s) => Object.fromEntries(s)))
+      pool.splice(at, 1)
+    }
+  }
+  const called = o.events.filter((e) => e._tag === "ToolCalled").length
+  check(o.index, "one toolCall span per ToolCalled event (calls of a round that failed included)", o.spans.length === called, () => [o.spans.length, called])
+}
+
 /** Checks one send against the plan's limits and the model's expectation. */
 export const checkSend = (plan: SessionPlan, expected: ExpectedTurn, o: Observed): void => {
   const n = o.index
@@ -182,4 +202,5 @@ export const checkSend = (plan: SessionPlan, expected: ExpectedTurn, o: Observed
   else if (expected.turn === 0) assert.deepStrictEqual(o.after, o.before, `send ${n}: a send refused before its user message leaves history as it was`)
   else assert.deepStrictEqual(o.after, [...o.before, { _tag: "User", text: o.text }], `send ${n}: a failed send must leave history + the user message`)
   checkEvents(o, expected, tag)
+  checkSpans(o, expected)
 }

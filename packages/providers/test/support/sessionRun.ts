@@ -9,6 +9,7 @@ import { AgentSession, ArgumentValidator, type DriftGate, Errors, type Provider 
 import * as Script from "../../src/Script.js"
 import * as Scripted from "../../src/Scripted.js"
 import type { SessionPlan } from "./sessionArbitraries.js"
+import * as RecordingTracer from "./recordingTracer.js"
 import { simulate } from "./sessionModel.js"
 import { checkSend, type Observed } from "./sessionOracle.js"
 import { recorded, resultOf } from "./sessionTools.js"
@@ -102,7 +103,8 @@ export const runSession = (plan: SessionPlan, how: Mode = { mode: "local" }) =>
       const requestsBefore = (yield* provider.requests).length
       const receivedBefore = tools.received.length
       const text = `send ${i + 1}`
-      const exit = yield* session.send(text, { toolChoice: expected.choice }).pipe(Effect.timeout("10 seconds"), Effect.exit)
+      const traced = RecordingTracer.make()
+      const exit = yield* session.send(text, { toolChoice: expected.choice }).pipe(Effect.timeout("10 seconds"), Effect.withTracer(traced.tracer), Effect.exit)
       const observed: Observed = {
         index: i + 1,
         text,
@@ -111,7 +113,8 @@ export const runSession = (plan: SessionPlan, how: Mode = { mode: "local" }) =>
         after: yield* session.history,
         requests: (yield* provider.requests).slice(requestsBefore),
         received: tools.received.slice(receivedBefore),
-        events: Chunk.toReadonlyArray(yield* Queue.takeAll(events))
+        events: Chunk.toReadonlyArray(yield* Queue.takeAll(events)),
+        spans: traced.spans.filter((s) => s.name === "AgentSession.toolCall").map((s) => s.attributes)
       }
       checkSend(plan, expected, observed)
       const gated = observed.events.filter((e) => e._tag === "DriftGateChecked")
