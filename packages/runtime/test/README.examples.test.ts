@@ -3,7 +3,7 @@
  *
  * The rule:
  * - An example is a ```ts block whose first line starts with `import`. It is written to
- *   `packages/runtime/.readme-example-N.ts` (removed afterwards) and run there with `npx tsx`, with
+ *   `packages/runtime/.readme-example-<pid>-<n>.ts` (removed afterwards) and run there with `npx tsx`, with
  *   `TOOLGATE_RELAY_URL` pointing at a loopback relay that exports the README's `get_weather` schema.
  *   It must exit with code 0 within 60 seconds.
  * - A line that starts with `console.log(` (after indentation), directly followed by a line `// text`, states
@@ -163,7 +163,8 @@ describe("README.md examples", () => {
 
   for (const example of found) {
     it(`example ${example.index + 1} (${example.firstLine}) runs and prints what its comments say`, async () => {
-      const file = path.join(packageDir, `.readme-example-${example.index + 1}.ts`)
+      // the process id keeps two runs of this test (two engineers, one tree) from sharing a file
+      const file = path.join(packageDir, `.readme-example-${process.pid}-${example.index + 1}.ts`)
       fs.writeFileSync(file, example.source)
       try {
         const result = await run(file, { ...process.env, TOOLGATE_RELAY_URL: relayUrl })
