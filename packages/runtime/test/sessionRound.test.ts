@@ -186,14 +186,19 @@ describe("terminalEnvelope", () => {
     for (const envelope of [denied, failed, cancelled, conflict]) assert.isTrue(Either.isRight(ToolEnvelope.decode(envelope)))
   })
 
-  it("Completed: a plain result becomes a success; an envelope passes through (its own tool kept); a look-alike is just a result", () => {
+  it("Completed: a plain result becomes a success; an envelope passes through (its own tool kept); a look-alike is what the detectors read it as", () => {
     const completed = (result: J.JsonValue) => terminalEnvelope(StreamEvent.ToolCallCompleted.make({ id: "1", result }), "t")
     assert.deepStrictEqual(completed([1, 2]), { ok: true, tool: "t", result: [1, 2] })
     assert.deepStrictEqual(completed(null), { ok: true, tool: "t", result: null })
     const failure: J.JsonValue = { ok: false, kind: "not_found", message: "no such file", tool: "other", retryable: false }
     assert.deepStrictEqual(completed(failure), failure)
     assert.deepStrictEqual(completed({ ok: true, result: 3 }), { ok: true, result: 3, tool: "t" })
-    assert.deepStrictEqual(completed({ ok: false, kind: "nonsense" }), { ok: true, tool: "t", result: { ok: false, kind: "nonsense" } })
+    // an ok:false object short of the schema (no retryable) is still the failure the detectors read it as
+    const partial: J.JsonValue = { ok: false, kind: "timeout", message: "ran past 30 s" }
+    assert.deepStrictEqual(completed(partial), { ok: false, kind: "timeout", message: "ran past 30 s", tool: "t", retryable: true })
+    assert.isTrue(ToolEnvelope.isError(partial))
+    const nonsense = completed({ ok: false, kind: "nonsense" })
+    assert.strictEqual(nonsense.ok, ToolEnvelope.isSuccess({ ok: false, kind: "nonsense" }), "history agrees with the detectors")
     const proto = JSON.parse(`{"__proto__":{"ok":true,"result":1}}`) as J.JsonValue
     assert.deepStrictEqual(completed(proto), { ok: true, tool: "t", result: proto })
   })

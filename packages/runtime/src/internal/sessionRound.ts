@@ -115,11 +115,17 @@ const looksLikeEnvelope = (u: J.JsonValue): boolean =>
   typeof u === "object" && u !== null && !Array.isArray(u) &&
   Object.prototype.hasOwnProperty.call(u, "ok") && typeof (u as { readonly ok: unknown }).ok === "boolean"
 
-/** A completed call's result as an envelope: an envelope passes through (named `tool` when it names none). */
+/**
+ * A completed call's result as an envelope: an envelope passes through (named `tool` when it names none); a
+ * result the detectors read as a failure (an `ok: false` object missing `retryable`, say) becomes that
+ * failure, so history never calls "success" what `ToolEnvelope.isError` calls a failure.
+ */
 const completed = (result: J.JsonValue, tool: string): ToolEnvelope.Envelope => {
   if (looksLikeEnvelope(result)) {
     const decoded = ToolEnvelope.decode(result)
     if (Either.isRight(decoded)) return decoded.right.tool === undefined ? { ...decoded.right, tool } : decoded.right
+    const detected = ToolEnvelope.classify(result)
+    if (detected._tag === "Failure") return ToolEnvelope.failure(detected.kind, detected.message, { tool, retryable: detected.retryable })
   }
   return ToolEnvelope.success(result, { tool })
 }
