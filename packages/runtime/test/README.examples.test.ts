@@ -1,118 +1,17 @@
 /**
- * The examples in packages/runtime/README.md run as written.
- *
- * The rule:
- * - An example is a ```ts block whose first line starts with `import`. It is written to
- *   `packages/runtime/.readme-example-<pid>-<n>.ts` (removed afterwards) and run there with `npx tsx`, with
- *   `TOOLGATE_RELAY_URL` pointing at a loopback relay that exports the README's `get_weather` schema.
- *   It must exit with code 0 within 60 seconds.
- * - A line that starts with `console.log(` (after indentation), directly followed by a line `// text`, states
- *   its output: that `console.log` must run at least once, and every time it runs it must print exactly one
- *   line, equal to `text`. A `…` in `text` stands for any characters: the line starts with the part
- *   before the first `…`, ends with the part after the last, and holds the parts between, in order.
- * - Other lines (and what they print) are not compared.
- *
- * To know which `console.log` printed what, the test renames each compared call on its own line (so line
- * numbers stay as in the README) to a function appended to the file that prints a marked line.
+ * The examples in packages/runtime/README.md run as written (the rule: test/support/readmeExamples.ts), with
+ * `TOOLGATE_RELAY_URL` pointing at a loopback relay that exports the README's `get_weather` schema.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { execFile } from "node:child_process"
 import * as fs from "node:fs"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import * as path from "node:path"
 import { afterAll, beforeAll } from "vitest"
+import { check, examples, matches } from "./support/readmeExamples.js"
 
 const packageDir = path.resolve(import.meta.dirname, "..")
 const readme = fs.readFileSync(path.join(packageDir, "README.md"), "utf8")
-
-/** One output a README comment states. */
-interface Expectation {
-  readonly id: number
-  /** 1-based line in the block of the `console.log`. */
-  readonly line: number
-  readonly text: string
-}
-
-/** An example and its stated outputs, with the compared `console.log`s renamed. */
-interface Example {
-  readonly index: number
-  readonly firstLine: string
-  readonly source: string
-  readonly expectations: ReadonlyArray<Expectation>
-}
-
-const MARK = "\u001eREADME"
-
-/** Appended to every example: prints a marked line per compared call (function declarations are hoisted). */
-const helper = [
-  "",
-  "import { format as __readmeFormat } from \"node:util\"",
-  "function __readmeLog(id: number) {",
-  `  return (...args: Array<unknown>): void => void process.stdout.write("${MARK}" + id + " " + JSON.stringify(__readmeFormat(...args)) + "\\n")`,
-  "}",
-  ""
-].join("\n")
-
-/** The README's examples, in order. */
-const examples = (markdown: string): ReadonlyArray<Example> => {
-  const blocks = Array.from(markdown.matchAll(/^```ts\n([\s\S]*?)^```$/gm), (m) => m[1]!)
-  return blocks.filter((b) => b.startsWith("import ")).map((block, index) => {
-    const lines = block.split("\n")
-    const expectations: Array<Expectation> = []
-    const source = lines.map((line, i) => {
-      const next = lines[i + 1]?.trim()
-      if (!line.trim().startsWith("console.log(") || next === undefined || !next.startsWith("// ")) return line
-      const id = expectations.length
-      expectations.push({ id, line: i + 1, text: next.slice(3) })
-      return line.replace("console.log(", `__readmeLog(${id})(`)
-    }).join("\n")
-    return { index, firstLine: lines[0]!, source: source + helper, expectations }
-  })
-}
-
-/** Whether `line` is what `text` states (`…` stands for any characters). */
-const matches = (text: string, line: string): boolean => {
-  const parts = text.split("…")
-  if (parts.length === 1) return line === text
-  const first = parts[0]!
-  const last = parts.at(-1)!
-  if (!line.startsWith(first) || !line.endsWith(last) || line.length < first.length + last.length) return false
-  let at = first.length
-  const end = line.length - last.length
-  for (const part of parts.slice(1, -1)) {
-    const found = line.indexOf(part, at)
-    if (found === -1 || found + part.length > end) return false
-    at = found + part.length
-  }
-  return true
-}
-
-/** The marked lines of an example's stdout: what each compared call printed. */
-const printed = (stdout: string): Map<number, Array<string>> => {
-  const byId = new Map<number, Array<string>>()
-  for (const line of stdout.split("\n")) {
-    if (!line.startsWith(MARK)) continue
-    const space = line.indexOf(" ")
-    const id = Number(line.slice(MARK.length, space))
-    byId.set(id, [...(byId.get(id) ?? []), JSON.parse(line.slice(space + 1)) as string])
-  }
-  return byId
-}
-
-interface Run {
-  readonly code: number | string | null
-  readonly stdout: string
-  readonly stderr: string
-}
-
-const run = (file: string, env: NodeJS.ProcessEnv): Promise<Run> =>
-  new Promise((resolve) => {
-    execFile("npx", ["tsx", file], { cwd: packageDir, env, timeout: 60_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
-      const code = error === null ? 0 : typeof error.code === "number" ? error.code : error.signal ?? "failed"
-      resolve({ code, stdout, stderr })
-    })
-  })
 
 /** The README's "Proven" profile, served on loopback for the examples that read `TOOLGATE_RELAY_URL`. */
 const profile = {
@@ -162,26 +61,7 @@ describe("README.md examples", () => {
   })
 
   for (const example of found) {
-    it(`example ${example.index + 1} (${example.firstLine}) runs and prints what its comments say`, async () => {
-      // the process id keeps two runs of this test (two engineers, one tree) from sharing a file
-      const file = path.join(packageDir, `.readme-example-${process.pid}-${example.index + 1}.ts`)
-      fs.writeFileSync(file, example.source)
-      try {
-        const result = await run(file, { ...process.env, TOOLGATE_RELAY_URL: relayUrl })
-        const report = `\n--- stdout\n${result.stdout}\n--- stderr\n${result.stderr}`
-        assert.strictEqual(result.code, 0, `exit code${report}`)
-        const byId = printed(result.stdout)
-        for (const e of example.expectations) {
-          const lines = byId.get(e.id) ?? []
-          assert.isAbove(lines.length, 0, `the console.log on line ${e.line} never ran${report}`)
-          for (const line of lines) {
-            assert.isFalse(line.includes("\n"), `the console.log on line ${e.line} printed several lines:\n${line}`)
-            assert.isTrue(matches(e.text, line), `line ${e.line}: expected\n  ${e.text}\nprinted\n  ${line}`)
-          }
-        }
-      } finally {
-        fs.rmSync(file, { force: true })
-      }
-    }, 90_000)
+    it(`example ${example.index + 1} (${example.firstLine}) runs and prints what its comments say`, () =>
+      check(example, packageDir, { ...process.env, TOOLGATE_RELAY_URL: relayUrl }), 90_000)
   }
 })
