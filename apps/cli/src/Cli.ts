@@ -14,8 +14,19 @@ import * as Validate from "./Validate.js"
 
 /** The root command. */
 export const command = Command.make("toolgate").pipe(
-  Command.withDescription("Tool-call contracts: validate arguments, check schemas."),
-  Command.withSubcommands([Demo.command, Validate.command, Examples.command, Normalize.command, Subschema.command, Check.command, Serve.command])
+  Command.withDescription(
+    "Tool-call contracts: the demo (npm start), the drift gate for CI (check), the reference relay (serve), " +
+      "and the algebra one schema at a time (validate, subschema, normalize, examples)."
+  ),
+  Command.withSubcommands([
+    Demo.command,
+    Check.command,
+    Serve.command,
+    Validate.command,
+    Subschema.command,
+    Normalize.command,
+    Examples.command
+  ])
 )
 
 /** Runs the command line over `argv` (as `process.argv`). */

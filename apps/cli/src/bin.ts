@@ -18,7 +18,8 @@ const program = Cli.run(process.argv).pipe(
 
 // Exit 0 on success; the command's own code when it chose one; 2 for bad command-line input (which
 // @effect/cli has already explained), except where 2 is a verdict: `subschema` (bad input 3) and `check`
-// (bad input 4); 70 (EX_SOFTWARE) for a defect.
+// (bad input 4); 130 when interrupted (Ctrl-C), except `serve`, which Ctrl-C ends cleanly (0); 70
+// (EX_SOFTWARE) for a defect.
 const subcommand = process.argv.slice(2).find((a) => !a.startsWith("-"))
 const usage = subcommand === "subschema" ? 3 : subcommand === "check" ? 4 : 2
 NodeRuntime.runMain(program, {
@@ -26,10 +27,10 @@ NodeRuntime.runMain(program, {
   teardown: (exit, onExit) => {
     if (Exit.isSuccess(exit)) return onExit(0)
     // Ctrl-C (SIGINT/SIGTERM) is how `serve` ends: a clean shutdown, not a failure.
-    if (subcommand === "serve" && Cause.isInterruptedOnly(exit.cause)) return onExit(0)
+    if (Cause.isInterruptedOnly(exit.cause)) return onExit(subcommand === "serve" ? 0 : 130)
     const failure = Cause.failureOption(exit.cause)
     if (Option.isSome(failure)) return onExit(typeof failure.value === "number" ? failure.value : usage)
-    if (!Cause.isInterruptedOnly(exit.cause)) process.stderr.write(Cause.pretty(exit.cause) + "\n")
+    process.stderr.write(Cause.pretty(exit.cause) + "\n")
     onExit(70)
   }
 })
