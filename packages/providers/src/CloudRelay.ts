@@ -23,6 +23,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
+import { isHttpUrl, positiveDuration } from "./internal/httpOptions.js"
 import * as Http from "./internal/relayHttp.js"
 import * as RelayWire from "./RelayWire.js"
 
@@ -67,9 +68,9 @@ export const capabilities: Provider.ProviderCapabilities = {
 export const make = (options: Options): Effect.Effect<Provider.AgentProvider, never, HttpClient.HttpClient> =>
   Effect.gen(function*() {
     // Wiring bugs no caller can handle are defects at build, not a relay that seems down on every request.
-    if (!Http.isHttpUrl(options?.baseUrl)) return yield* Effect.dieMessage(`CloudRelay: not an http(s) base URL: ${String(options?.baseUrl)}`)
-    const timeout = Http.positiveDuration(options.timeout ?? "30 seconds")
-    const idleTimeout = Http.positiveDuration(options.idleTimeout ?? "60 seconds")
+    if (!isHttpUrl(options?.baseUrl)) return yield* Effect.dieMessage(`CloudRelay: not an http(s) base URL: ${String(options?.baseUrl)}`)
+    const timeout = positiveDuration(options.timeout ?? "30 seconds")
+    const idleTimeout = positiveDuration(options.idleTimeout ?? "60 seconds")
     if (timeout === undefined) return yield* Effect.dieMessage(`CloudRelay: not a positive timeout: ${String(options.timeout)}`)
     if (idleTimeout === undefined) return yield* Effect.dieMessage(`CloudRelay: not a positive idle timeout: ${String(options.idleTimeout)}`)
     const baseUrl = options.baseUrl.replace(/\/+$/, "")
@@ -101,7 +102,7 @@ export const make = (options: Options): Effect.Effect<Provider.AgentProvider, ne
         return RelayWire.decodeEvents(bytes)
       })).pipe(Stream.withSpan("CloudRelay.stream", { attributes: { "http.url": `${baseUrl}${RelayWire.turnsPath}` } }))
     return Provider.Provider.of({
-      capabilities: { ...capabilities, ...options.capabilities },
+      capabilities: options.capabilities === undefined ? capabilities : { ...capabilities, ...options.capabilities },
       stream,
       // The relay owns the schemas and receives names only: there is nothing here to warn about or refuse.
       validateTools: () => Effect.succeed([])

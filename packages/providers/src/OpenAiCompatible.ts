@@ -28,6 +28,7 @@ import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
 import { bodyMessage, clip, scrubber, statusRetryable } from "./internal/chatCompletionsErrors.js"
 import { events } from "./internal/chatCompletionsEvents.js"
+import { isHttpUrl, positiveDuration } from "./internal/httpOptions.js"
 import { body } from "./internal/chatCompletionsRequest.js"
 import * as Sse from "./internal/sse.js"
 
@@ -78,8 +79,8 @@ const toolName = /^[A-Za-z0-9_-]{1,64}$/
 export const make = (options: Options): Effect.Effect<Provider.AgentProvider, never, HttpClient.HttpClient> =>
   Effect.gen(function*() {
     if (!isHttpUrl(options.baseUrl)) return yield* Effect.dieMessage(`OpenAiCompatible: not an http(s) base URL: ${String(options.baseUrl)}`)
-    const timeout = durationOf(options.timeout ?? "2 minutes")
-    if (timeout === undefined || Duration.isZero(timeout)) return yield* Effect.dieMessage(`OpenAiCompatible: not a positive timeout: ${String(options.timeout)}`)
+    const timeout = positiveDuration(options.timeout ?? "2 minutes")
+    if (timeout === undefined) return yield* Effect.dieMessage(`OpenAiCompatible: not a positive timeout: ${String(options.timeout)}`)
     const caps: Provider.ProviderCapabilities = { ...capabilities, ...options.capabilities }
     const provider = caps.name
     const baseUrl = options.baseUrl.replace(/\/+$/, "")
@@ -182,23 +183,3 @@ const read = (u: unknown, key: string): unknown => {
   }
 }
 
-/** A duration from what a caller gave, `undefined` when it is not one (`Duration.decode` throws on those). */
-const durationOf = (input: unknown): Duration.Duration | undefined => {
-  if (typeof input === "number" && Number.isNaN(input)) return undefined
-  try {
-    return Duration.decode(input as Duration.DurationInput)
-  } catch {
-    return undefined
-  }
-}
-
-/** Whether `u` parses as an absolute http: or https: URL. */
-const isHttpUrl = (u: unknown): boolean => {
-  if (typeof u !== "string") return false
-  try {
-    const { protocol } = new URL(u)
-    return protocol === "http:" || protocol === "https:"
-  } catch {
-    return false
-  }
-}

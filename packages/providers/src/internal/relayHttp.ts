@@ -85,28 +85,6 @@ export const noAnswer = (timeout: Duration.Duration): Errors.ProviderError =>
 export const idle = (timeout: Duration.Duration): Errors.ProviderError =>
   failure(`the relay's stream went quiet for ${Duration.format(timeout)}`, true)
 
-/** A positive duration from what a caller gave, `undefined` when it is not one (`Duration.decode` throws on those). */
-export const positiveDuration = (input: unknown): Duration.Duration | undefined => {
-  if (typeof input === "number" && Number.isNaN(input)) return undefined
-  try {
-    const d = Duration.decode(input as Duration.DurationInput)
-    return Duration.isZero(d) ? undefined : d
-  } catch {
-    return undefined
-  }
-}
-
-/** Whether `u` parses as an absolute http: or https: URL. */
-export const isHttpUrl = (u: unknown): u is string => {
-  if (typeof u !== "string") return false
-  try {
-    const { protocol } = new URL(u)
-    return protocol === "http:" || protocol === "https:"
-  } catch {
-    return false
-  }
-}
-
 /** An HTTP client error in words, down to the system error code when there is one (`ECONNREFUSED`, …). */
 const describe = (e: HttpClientError.HttpClientError): string => {
   const inner = pick(e.cause, "cause")
