@@ -62,7 +62,7 @@ const relay = async (body: () => string) => {
 /** A new gate layer (its own probe cache and verdict cache) against `url`. */
 const runtimeFor = (url: string) =>
   ManagedRuntime.make(DriftGate.layer.pipe(
-    Layer.provide(Capabilities.layer({ baseUrl: url, timeToLive: "1 hour" })),
+    Layer.provide(Capabilities.layerWith({ baseUrl: url, timeToLive: "1 hour" })),
     Layer.provide(FetchHttpClient.layer)
   ))
 

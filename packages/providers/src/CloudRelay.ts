@@ -118,7 +118,7 @@ const accept = (response: HttpClientResponse.HttpClientResponse): Effect.Effect<
 
 /** The provider and the relay's Capabilities probe (same base URL), so DriftGate.layer can sit on top. */
 export const layerWith = (options: Options): Layer.Layer<Provider.Provider | Capabilities.Capabilities, never, HttpClient.HttpClient> =>
-  Layer.merge(Layer.effect(Provider.Provider, make(options)), Capabilities.layer({ baseUrl: options.baseUrl }))
+  Layer.merge(Layer.effect(Provider.Provider, make(options)), Capabilities.layerWith({ baseUrl: options.baseUrl }))
 
 /** The options from config: `TOOLGATE_RELAY_URL`, `TOOLGATE_RELAY_TIMEOUT` (30 s), `TOOLGATE_RELAY_IDLE_TIMEOUT` (60 s). */
 export const config: Config.Config<Options> = Config.all({

@@ -135,7 +135,7 @@ export const fromBody = (body: unknown): Either.Either<Probe, CapabilitiesContra
   )
 
 /** The service for `options`, over the `HttpClient` in context. */
-export const layer = (options: Options): Layer.Layer<Capabilities, never, HttpClient.HttpClient> =>
+export const layerWith = (options: Options): Layer.Layer<Capabilities, never, HttpClient.HttpClient> =>
   Layer.scoped(Capabilities, make(options))
 
 /** The options from config: `TOOLGATE_RELAY_URL`, `TOOLGATE_CAPABILITIES_TIMEOUT` (5 s), `TOOLGATE_CAPABILITIES_TTL` (5 min). */

@@ -215,7 +215,7 @@ describe("DriftGate", () => {
     Effect.gen(function*() {
       const relay = yield* start(answer(envelope({ search })))
       const live = DriftGate.layer.pipe(
-        Layer.provide(Capabilities.layer({ baseUrl: relay.url })),
+        Layer.provide(Capabilities.layerWith({ baseUrl: relay.url })),
         Layer.provide(FetchHttpClient.layer)
       )
       const verdict = yield* Effect.flatMap(DriftGate.DriftGate, (gate) => gate.check(local)).pipe(Effect.provide(live))

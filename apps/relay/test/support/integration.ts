@@ -134,7 +134,7 @@ export const cloudLayer = (baseUrl: string, timeouts: Timeouts = {}, client: Cli
     ? CloudRelay.layerWith(options)
     : Layer.merge(
       Layer.effect(Provider.Provider, CloudRelay.make(options)),
-      Capabilities.layer({ baseUrl, timeout: timeouts.probeTimeout })
+      Capabilities.layerWith({ baseUrl, timeout: timeouts.probeTimeout })
     )
   return Layer.mergeAll(ArgumentValidator.layerWith(client.validator ?? {}), DriftGate.layer.pipe(Layer.provideMerge(relay))).pipe(
     Layer.provide(NodeHttpClient.layerUndici)

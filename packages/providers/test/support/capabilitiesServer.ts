@@ -41,7 +41,7 @@ export const start = (status: number, body: unknown): Effect.Effect<Relay, never
 /** The drift gate over the endpoint at `url` (fetch over loopback sockets, a 2 s probe timeout). */
 export const gate = (url: string): Layer.Layer<DriftGate.DriftGate> =>
   DriftGate.layer.pipe(
-    Layer.provide(Capabilities.layer({ baseUrl: url, timeout: "2 seconds" })),
+    Layer.provide(Capabilities.layerWith({ baseUrl: url, timeout: "2 seconds" })),
     Layer.provide(FetchHttpClient.layer)
   )
 
