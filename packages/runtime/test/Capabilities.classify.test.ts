@@ -101,6 +101,16 @@ describe("Capabilities: classification over loopback HTTP", () => {
       assert.strictEqual(unreachable(outcome), "transport error (ECONNREFUSED)")
     }))
 
+  it.scopedLive("Unreachable: the connection breaks while the body is read (a network failure, not a malformed body)", () =>
+    Effect.gen(function*() {
+      const { outcome } = yield* probeWith((_req, res) => {
+        res.writeHead(200, { "content-type": "application/json", "content-length": "1000" })
+        res.write("{\"capabilities_version\": \"1.0\", \"tool_")
+        setTimeout(() => res.destroy(), 20)
+      })
+      assert.strictEqual(unreachable(outcome), "the connection broke off while the body was read (HTTP 200)")
+    }))
+
   it.scopedLive("contract error: a 2xx that is not JSON, or JSON that is not an object", () =>
     Effect.gen(function*() {
       for (const body of ["<html>oops</html>", "", "{\"capabilities_version\": ", "[]", "null", "\"1.0\"", "42"]) {
