@@ -50,6 +50,12 @@ export interface Options<R> {
   readonly preTransmit?: (request: Provider.CompletionRequest) => Effect.Effect<Provider.CompletionRequest, Errors.ProviderError>
   /** The events hub's capacity (sliding; default 1024; at most 1,000,000, a value that is not a positive integer takes the default). */
   readonly eventCapacity?: number
+  /**
+   * The most stream events one round trip may bring (default 100,000): a round is collected before it is
+   * acted on, so a provider that streams without end fails the turn with a `ProviderError` instead of
+   * filling memory. A value that is not a positive integer takes the default.
+   */
+  readonly maxEventsPerRound?: number
 }
 
 /** How one send may use tools (default `auto`). */
@@ -129,6 +135,8 @@ export interface AgentSession {
 const capacityOf = (u: unknown): number =>
   typeof u === "number" && Number.isSafeInteger(u) && u >= 1 ? Math.min(u, 1_000_000) : 1024
 
+const eventLimitOf = (u: unknown): number => typeof u === "number" && Number.isSafeInteger(u) && u >= 1 ? u : 100_000
+
 /** The JSON Schema of `schema` for the request, or why it has none. */
 const jsonSchemaOf = <A, I>(schema: Schema.Schema<A, I>): Either.Either<JsonSchema.JsonSchema, StructuredOutputInvalid> =>
   Either.try({
@@ -186,7 +194,8 @@ export function make<R>(options: Options<R>): Effect.Effect<AgentSession, RunLim
       gate,
       limits,
       chainScope: options.chainScope === "session" ? "session" : "turn",
-      preTransmit: options.preTransmit
+      preTransmit: options.preTransmit,
+      maxEventsPerRound: eventLimitOf(options.maxEventsPerRound)
     }
     const semaphore = yield* Effect.makeSemaphore(1)
     return methods(env, semaphore.withPermits(1))

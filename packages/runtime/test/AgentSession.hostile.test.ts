@@ -44,6 +44,28 @@ describe("AgentSession (hostile input)", () => {
       assert.strictEqual(turn.turn, 2)
     }).pipe(Effect.scoped))
 
+  it.effect("a provider that streams without end fails the turn at maxEventsPerRound, holding no more than that", () =>
+    Effect.gen(function*() {
+      const { runs, toolkit } = adder()
+      const endless = () => Stream.repeatValue<StreamEvent.StreamEvent>(text("y"))
+      const provider = make([endless, answer("back")])
+      const s = yield* AgentSession.make({ provider, toolkit, mode: "local", maxEventsPerRound: 10_000 }).pipe(
+        Effect.provide(ArgumentValidator.layer)
+      )
+      const error = yield* Effect.flip(s.send("flood"))
+      assert.strictEqual(error._tag, "ProviderError")
+      assert.include(error.message, "more than 10000 events")
+      assert.deepStrictEqual(yield* s.history, [{ _tag: "User", text: "flood" }])
+      assert.strictEqual(runs(), 0)
+      assert.strictEqual((yield* s.send("again")).text, "back")
+      // a limit that is not a positive integer takes the default (100,000): a 20,000-event round passes
+      const many = make([() => Stream.make(...Array.from({ length: 20_000 }, () => text("z")), done)])
+      const lenient = yield* AgentSession.make({ provider: many, toolkit, mode: "local", maxEventsPerRound: -3 }).pipe(
+        Effect.provide(ArgumentValidator.layer)
+      )
+      assert.strictEqual((yield* lenient.send("ok")).text.length, 20_000)
+    }))
+
   it.live("an executor that never ends is interrupted with the send; nothing is committed", () =>
     Effect.gen(function*() {
       const { toolkit } = adder()

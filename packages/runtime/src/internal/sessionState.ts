@@ -51,6 +51,8 @@ export interface Config {
   readonly limits: RunLimits.Limits
   readonly chainScope: ToolChain.Scope
   readonly preTransmit: PreTransmit | undefined
+  /** The most events one round trip may bring; a provider streaming past it fails the turn. */
+  readonly maxEventsPerRound: number
 }
 
 /** The session's state across turns. */

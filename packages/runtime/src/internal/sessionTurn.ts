@@ -16,7 +16,7 @@ import * as Stream from "effect/Stream"
 import { type JsonSchema, Normalize } from "@toolgate/json-schema"
 import type * as AgentSession from "../AgentSession.js"
 import type * as DriftGate from "../DriftGate.js"
-import { ToolChoiceUnsupported } from "../Errors.js"
+import { ProviderError, ToolChoiceUnsupported } from "../Errors.js"
 import * as EventContract from "../EventContract.js"
 import type * as Message from "../Message.js"
 import type * as Provider from "../Provider.js"
@@ -103,7 +103,19 @@ const roundTrip = Effect.fnUntraced(function*<A, X>(env: Env, current: Current, 
     ...(options.structuredOutput === undefined ? {} : { structuredOutput: options.structuredOutput })
   }
   if (capabilities.requiresNetworking && env.preTransmit !== undefined) request = yield* env.preTransmit(request)
-  const events = yield* env.provider.stream(request).pipe(EventContract.check(capabilities.executionModel), Stream.runCollect)
+  const limit = env.maxEventsPerRound
+  const events = yield* env.provider.stream(request).pipe(
+    EventContract.check(capabilities.executionModel),
+    Stream.take(limit + 1),
+    Stream.runCollect
+  )
+  if (events.length > limit) {
+    return yield* new ProviderError({
+      provider: safeString(capabilities.name),
+      reason: `the round trip streamed more than ${limit} events (the session's maxEventsPerRound)`,
+      retryable: false
+    })
+  }
   return { events: Chunk.toReadonlyArray(events), sent: all.length }
 })
 
