@@ -159,6 +159,28 @@ describe("AgentSession (observability)", () => {
       assert.deepStrictEqual(calls.map((span) => span.attributes.get("tool.issue_count")), [2, 1])
     }))
 
+  it.effect("a provider-driven call gets its span too: outcome provider, with what it ended with", () =>
+    Effect.gen(function*() {
+      const { spans, tracer } = recordingTracer()
+      const provider = make([[
+        { _tag: "ToolCallStarted", id: "p1", name: "add", arguments: { a: 1, b: 2 } },
+        { _tag: "ToolCallStarted", id: "p2", name: "rm" },
+        { _tag: "ToolCallCompleted", id: "p1", result: 3 },
+        { _tag: "ToolCallDenied", id: "p2", reason: "the user said no" },
+        done
+      ]], { executionModel: "providerDriven" })
+      const s = yield* session(provider, toolkit)
+      yield* s.send("sum").pipe(Effect.withTracer(tracer))
+      const calls = spans.filter((span) => span.name === "AgentSession.toolCall")
+      assert.deepStrictEqual(calls.map((span) => [
+        span.attributes.get("tool.name"),
+        span.attributes.get("tool.call_id"),
+        span.attributes.get("tool.outcome"),
+        span.attributes.get("tool.result")
+      ]), [["add", "p1", "provider", "success"], ["rm", "p2", "provider", "user_denied"]])
+      assert.isTrue(calls.every((span) => span.ended))
+    }))
+
   it.scoped("a sliding events hub drops the oldest events for a slow subscriber instead of blocking the turn", () =>
     Effect.gen(function*() {
       const s = yield* AgentSession.make({ provider: oneRepair(), toolkit, mode: "local", eventCapacity: 2 }).pipe(

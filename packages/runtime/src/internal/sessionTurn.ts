@@ -179,7 +179,19 @@ const providerRound = Effect.fnUntraced(function*<A, X>(env: Env, current: Curre
     current.answered.push(a)
     const at = { turn: current.number, round: current.rounds, callId: a.callId, tool: a.tool }
     yield* publish(env, { _tag: "ToolCalled", ...at, ...(a.arguments === undefined ? {} : { arguments: a.arguments }), outcome: "valid", issues: [] })
-    yield* publish(env, { _tag: "ToolAnswered", ...at, envelope: a.envelope })
+      .pipe(
+        Effect.zipRight(publish(env, { _tag: "ToolAnswered", ...at, envelope: a.envelope })),
+        // The provider ran the call: its span says so and carries what it ended with (no arguments were checked here).
+        Effect.withSpan("AgentSession.toolCall", {
+          attributes: {
+            "tool.name": a.tool,
+            "tool.call_id": a.callId,
+            "tool.outcome": "provider",
+            "tool.result": a.envelope.ok ? "success" : a.envelope.kind,
+            "tool.issue_count": 0
+          }
+        })
+      )
   }
   return round.text
 })
