@@ -13,7 +13,7 @@ import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import { join, resolve } from "node:path"
 
-const corpus = resolve(import.meta.dirname, "../../shared/corpus")
+const corpus = resolve(import.meta.dirname, "../corpus")
 
 type Obj = Record<string, unknown>
 interface Tool { readonly name: string; readonly local: JsonSchema.JsonSchema; readonly cloud: Obj }

@@ -10,7 +10,7 @@ import { resolve } from "node:path"
 import { do_not_optimize } from "mitata"
 import { report } from "./harness.js"
 
-const corpus = resolve(import.meta.dirname, "../../shared/corpus/tools.jsonl")
+const corpus = resolve(import.meta.dirname, "../corpus/tools.jsonl")
 
 /** Every corpus tool's upgraded schema. */
 const load = (): ReadonlyArray<JsonSchema.JsonSchema> =>

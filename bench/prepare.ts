@@ -10,7 +10,7 @@ import { do_not_optimize } from "mitata"
 import { z } from "zod"
 import { report, time } from "./harness.js"
 
-const corpus = resolve(import.meta.dirname, "../../shared/corpus/tools.jsonl")
+const corpus = resolve(import.meta.dirname, "../corpus/tools.jsonl")
 
 interface Case {
   readonly schema: JsonSchema.JsonSchema

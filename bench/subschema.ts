@@ -7,7 +7,7 @@ import { JsonSchema, Subschema } from "@toolgate/json-schema"
 import { readdirSync, readFileSync } from "node:fs"
 import { join, resolve } from "node:path"
 
-const corpus = resolve(import.meta.dirname, "../../shared/corpus")
+const corpus = resolve(import.meta.dirname, "../corpus")
 
 type Obj = { [key: string]: JsonSchema.JsonSchema | ReadonlyArray<unknown> | unknown }
 type Pair = readonly [cloud: JsonSchema.JsonSchema, local: JsonSchema.JsonSchema]

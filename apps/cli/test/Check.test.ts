@@ -72,7 +72,7 @@ describe("toolgate check --capabilities (the process)", () => {
   })
 
   it("proves 200 real corpus tools against themselves", async () => {
-    const corpus = resolve(root, "../shared/corpus")
+    const corpus = resolve(root, "corpus")
     const lines = readFileSync(join(corpus, "tools.jsonl"), "utf8").split("\n").filter((l) => l !== "")
     const tools: Record<string, unknown> = {}
     for (const line of lines) {

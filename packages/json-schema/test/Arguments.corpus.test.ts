@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { tools as loadTools, type Tool } from "./suite.js"
 import { Arguments, JsonSchema, type JsonValue } from "@toolgate/json-schema"
 
-// The shared corpus lives next to the repository, never inside it (see shared/corpus/SOURCES.md).
+// The corpus is part of the repository (corpus/, with SOURCES.md and the licence files).
 const tools: ReadonlyArray<Tool & { readonly schema: JsonSchema.JsonSchema }> = loadTools()
   .filter((t) => t.examples.length > 0)
   .map((t) => ({ ...t, schema: JsonSchema.upgrade(t.parameters).schema }))
@@ -38,7 +38,7 @@ const example = (
   return { input: t!.examples[index]!, result: Arguments.prepare(t!.schema, t!.examples[index]!, options) }
 }
 
-describe("Arguments.prepare over shared/corpus/tools.jsonl", () => {
+describe("Arguments.prepare over corpus/tools.jsonl", () => {
   it("reads the whole corpus", () => {
     assert.strictEqual(tools.length, 2376)
     assert.strictEqual(tools.reduce((n, t) => n + t.examples.length, 0), 4600)

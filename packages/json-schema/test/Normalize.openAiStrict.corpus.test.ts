@@ -8,7 +8,7 @@ import * as Normalize from "../src/Normalize.js"
 import * as Validator from "../src/Validator.js"
 import { checkOpenAiStrict } from "./internal/providerRules.openAi.js"
 
-// The shared corpus lives next to the repository, never inside it (see shared/corpus/SOURCES.md).
+// The corpus is part of the repository (corpus/, with SOURCES.md and the licence files).
 const tools = loadTools()
   .map((tool) => {
     const original = JsonSchema.upgrade(tool.parameters).schema

@@ -1,5 +1,5 @@
 /**
- * The published JSON Schema containment suite (shared/corpus/containment): every directional question
+ * The published JSON Schema containment suite (corpus/containment): every directional question
  * `schema1 ⊆ schema2` is asked as `check(cloud = schema1, local = schema2)` (and the reverse where given).
  *
  * The prover is exact relative to the configured validator (Ajv + ajv-formats). The suite's ground truth

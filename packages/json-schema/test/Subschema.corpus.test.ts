@@ -1,5 +1,5 @@
 /**
- * Every tool in shared/corpus/tools.jsonl (after `JsonSchema.upgrade`): the schema against itself, a
+ * Every tool in corpus/tools.jsonl (after `JsonSchema.upgrade`): the schema against itself, a
  * narrowed copy against it, and widened copies against it (one required property made optional, a type
  * widened with null, an enum value added, an extra property under a closed object). Tallies are pinned, with
  * the reasons for `Unsupported`, and every `Drift` witness is re-checked with the real validators.

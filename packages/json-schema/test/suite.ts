@@ -10,7 +10,7 @@ import type { JsonValue } from "../src/JsonValue.js"
 import * as Validator from "../src/Validator.js"
 
 /** The shared corpus directory. */
-export const corpus = path.resolve(import.meta.dirname, "../../../../shared/corpus")
+export const corpus = path.resolve(import.meta.dirname, "../../../corpus")
 
 /** One line of `tools.jsonl`: a real tool's published schema and the arguments models really sent it. */
 export interface Tool {
@@ -20,7 +20,7 @@ export interface Tool {
   readonly examples: ReadonlyArray<JsonValue>
 }
 
-/** Every tool of `shared/corpus/tools.jsonl`, in file order. */
+/** Every tool of `corpus/tools.jsonl`, in file order. */
 export const tools = (): ReadonlyArray<Tool> =>
   fs.readFileSync(path.join(corpus, "tools.jsonl"), "utf8")
     .split("\n")

@@ -6,7 +6,7 @@ import * as path from "node:path"
 import { gate, ProofCache } from "../src/internal/driftProofs.js"
 
 type Obj = Record<string, unknown>
-const corpus = path.resolve(import.meta.dirname, "../../../../shared/corpus")
+const corpus = path.resolve(import.meta.dirname, "../../../corpus")
 
 /** 30 corpus tools with a required property: (name, upgraded local schema). */
 const tools: ReadonlyArray<{ readonly name: string; readonly local: Obj }> = (() => {

@@ -45,7 +45,7 @@ const corpusKit = kit(...corpus.map((c) => c.tool))
 /** Lets the test worker answer its runner between slices of a long synchronous check. */
 const breathe = (i: number): Promise<void> | undefined => i % 250 === 0 ? new Promise((resolve) => setImmediate(resolve)) : undefined
 
-describe("definitions on the corpus (shared/corpus/tools.jsonl)", () => {
+describe("definitions on the corpus (corpus/tools.jsonl)", () => {
   it("openai-strict: strict exactly when Normalize.openAiStrict enforced, with its schema; otherwise the schema as declared", () => {
     const defs = Either.getOrThrow(definitions(corpusKit, caps({ schemaDialect: "openai-strict" }), off))
     assert.strictEqual(defs.tools.length, corpus.length)
