@@ -1,10 +1,7 @@
-import { defineProject } from "vitest/config"
+import { project } from "../../vitest.shared.js"
 
-export default defineProject({
-  test: {
-    name: "@toolgate/cli",
-    include: ["test/**/*.test.ts"],
-    // these tests start the real `toolgate` process (about 2 s each on a loaded two-core machine)
-    testTimeout: 60_000
-  }
+export default project("@toolgate/cli", {
+  // the tests that start the real `toolgate` bin build it first (tsc -b, a no-op when dist/ is current)
+  globalSetup: ["test/buildOnce.ts"],
+  testTimeout: 60_000
 })

@@ -1,8 +1,3 @@
-import { defineProject } from "vitest/config"
+import { project } from "../../vitest.shared.js"
 
-export default defineProject({
-  test: {
-    name: "@toolgate/providers",
-    include: ["test/**/*.test.ts"]
-  }
-})
+export default project("@toolgate/providers")

@@ -1,6 +1,3 @@
 #!/usr/bin/env node
-// Runs the TypeScript entry point through tsx, so the workspace needs no build step.
-import { register } from "tsx/esm/api"
-
-register()
-await import("../src/bin.ts")
+// The command line, compiled and bundled into one file (`npm run build`; the repository's install runs it).
+import "../dist/toolgate.mjs"

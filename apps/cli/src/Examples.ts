@@ -10,6 +10,7 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
+import { fileURLToPath } from "node:url"
 import { BadInput, parseJson } from "./internal/input.js"
 import * as Outcome from "./Outcome.js"
 import * as Render from "./Render.js"
@@ -28,8 +29,11 @@ const isExample = (u: unknown): u is Example =>
   typeof u === "object" && u !== null && typeof (u as Example).tool === "string" &&
   typeof (u as Example).source === "string" && typeof (u as Example).note === "string" && "schema" in u
 
+/** The examples shipped inside this package (`examples/`, beside `src/` and `dist/`). */
+const shipped = fileURLToPath(new URL("../examples", import.meta.url))
+
 const dir = Options.directory("dir").pipe(
-  Options.withDefault("examples"),
+  Options.withDefault(shipped),
   Options.withDescription("a folder of example JSON files ({ tool, source, note, schema, args })")
 )
 

@@ -101,7 +101,7 @@ export interface Run {
 
 export const run = (file: string, cwd: string, env: NodeJS.ProcessEnv): Promise<Run> =>
   new Promise((resolve) => {
-    execFile("npx", ["tsx", file], { cwd, env, timeout: 60_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
+    execFile("npx", ["tsx", "--conditions=@toolgate/source", file], { cwd, env, timeout: 60_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
       const code = error === null ? 0 : typeof error.code === "number" ? error.code : error.signal ?? "failed"
       resolve({ code, stdout, stderr })
     })
