@@ -10,6 +10,7 @@ import addFormatsModule from "ajv-formats"
 import type { Dialect, JsonSchema } from "../JsonSchema.js"
 import { isObject } from "../JsonValue.js"
 import type { JsonValue } from "../JsonValue.js"
+import { safeKeywords } from "./ajvKeywords.js"
 import { children } from "./keywords.js"
 
 const addFormats: typeof addFormatsModule.default =
@@ -26,11 +27,13 @@ const options = { strict: false, allErrors: true, verbose: true, logger: false }
  * A fresh, formats-enabled Ajv instance for a dialect. `ownProperties` makes Ajv test own properties only,
  * so `required: ["constructor"]` is not met by `Object.prototype`; it costs about half again per call, so
  * only schemas that name such a property get an instance with it (see `namesPrototypeMembers`).
+ * `const`, `enum`, `uniqueItems` and `multipleOf` are toolgate's own (JSON equality, exact decimals).
  */
 export const makeAjv = (dialect: Dialect, ownProperties = false, allErrors = true): AnyAjv => {
   const o = { ...options, ownProperties, allErrors }
   const ajv = dialect === "2020-12" ? new Ajv2020(o) : new Ajv(o)
   addFormats(ajv)
+  for (const def of safeKeywords) ajv.removeKeyword(def.keyword as string).addKeyword(def)
   return ajv
 }
 

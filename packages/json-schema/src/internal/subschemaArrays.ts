@@ -5,7 +5,6 @@
  * @internal
  */
 import type { JsonValue } from "../JsonValue.js"
-import { isObject } from "../JsonValue.js"
 import type { Ctx, Node, Outcome } from "./subschemaModel.js"
 import { all, child, cloudAt, counter, isSchemaValue, kw, mapWitnesses, num, proven, unknown, where } from "./subschemaModel.js"
 import type { Prove } from "./subschemaObjects.js"
@@ -68,7 +67,7 @@ export const check = (ctx: Ctx, nodes: ReadonlyArray<Node>, local: Node, prove: 
 
 const unique = (ctx: Ctx, nodes: ReadonlyArray<Node>, local: Node, cmin: number, cmax: number): Outcome => {
   if (kw(local, "uniqueItems") !== true) return proven
-  if (cmax <= 1 || nodes.some((n) => kw(n, "uniqueItems") === true && trustedUnique(ctx, n))) return proven
+  if (cmax <= 1 || nodes.some((n) => kw(n, "uniqueItems") === true)) return proven
   const len = Math.max(2, cmin)
   const views = Array.from({ length: Math.min(len, MAX_POSITIONS) }, (_, i) => indexView(ctx, nodes, i)).flat()
   const v = sample(ctx, views)
@@ -89,13 +88,4 @@ const contains = (ctx: Ctx, nodes: ReadonlyArray<Node>, local: Node, cmin: numbe
   if (cmin >= 1 && prove(indexView(ctx, nodes, 0), target)._tag === "Proven") return proven
   const witnesses = [cmin === 0 ? [] : undefined, sample(ctx, nodes, "array")]
   return counter({ cloudPath: cloudAt(nodes), localPath: where(target), message: "the local schema requires an item matching `contains`; the cloud schema does not guarantee one" }, witnesses)
-}
-
-/**
- * Whether a cloud node's `uniqueItems` holds as the validator checks it: Ajv skips items whose type
- * differs from a typed `items`, which wrongly includes the tuple positions before it.
- */
-const trustedUnique = (ctx: Ctx, n: Node): boolean => {
-  const items = kw(n, "items")
-  return tuple(n, ctx.cloudDialect).length === 0 || !(isObject(items) && items["type"] !== undefined)
 }
