@@ -8,9 +8,10 @@ import * as DriftGate from "./driftGate.js"
 import * as EventContract from "./eventContract.js"
 import * as Normalize from "./normalize.js"
 import * as Prepare from "./prepare.js"
+import * as Startup from "./startup.js"
 import * as Subschema from "./subschema.js"
 
-const suites = [Prepare, Normalize, Subschema, DriftGate, EventContract]
+const suites = [Startup, Prepare, Normalize, Subschema, DriftGate, EventContract]
 
 const outcomes = []
 for (const suite of suites) outcomes.push(await suite.run())

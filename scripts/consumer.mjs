@@ -1,0 +1,171 @@
+// The consumer test: toolgate as an app outside this repository gets it. Packs every workspace package,
+// installs the tarballs into a fresh app whose `effect` is pinned to another 3.22 patch than the
+// workspace's, then checks, step by step: what the tarballs hold, a plain-node import of every package,
+// `tsc` on the repository README's app under NodeNext and under Bundler (skipLibCheck false), exactly one
+// `effect` in the app's tree, that README app running with plain node, and the CLI tarball installed into
+// a temporary global prefix (`toolgate --version`, `toolgate check`). A failure names its step; exit 1.
+//
+//   node scripts/consumer.mjs [--keep]     (npm run test:consumer; needs the npm registry)
+import { execFileSync } from "node:child_process"
+import fs from "node:fs"
+import os from "node:os"
+import path from "node:path"
+import { fileURLToPath } from "node:url"
+
+const root = path.resolve(fileURLToPath(new URL("..", import.meta.url)))
+const work = fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-consumer-"))
+const keep = process.argv.includes("--keep")
+const npm = process.platform === "win32" ? "npm.cmd" : "npm"
+
+let current = "start"
+const step = (name, run) => {
+  current = name
+  const started = Date.now()
+  const detail = run()
+  console.log(`consumer: ✔ ${name}${detail ? ` (${detail})` : ""} ${((Date.now() - started) / 1000).toFixed(1)} s`)
+}
+const sh = (command, args, options = {}) =>
+  execFileSync(command, args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], maxBuffer: 64 * 1024 * 1024, timeout: 600_000, ...options })
+const json = (file) => JSON.parse(fs.readFileSync(file, "utf8"))
+const write = (file, text) => {
+  fs.mkdirSync(path.dirname(file), { recursive: true })
+  fs.writeFileSync(file, text)
+}
+const fail = (message) => {
+  throw new Error(message)
+}
+
+const workspaces = ["packages/json-schema", "packages/runtime", "packages/providers", "apps/relay", "apps/cli"]
+const manifests = workspaces.map((dir) => json(path.join(root, dir, "package.json")))
+const workspaceEffect = json(path.join(root, "node_modules/effect/package.json")).version
+// another patch of the same minor than the workspace's (3.22.4 in the workspace → 3.22.3 here)
+const [major, minor, patch] = workspaceEffect.split(".").map(Number)
+const pinnedEffect = `${major}.${minor}.${patch > 2 ? patch - 1 : patch + 1}`
+const tarballs = path.join(work, "tarballs")
+const app = path.join(work, "app")
+const prefix = path.join(work, "global")
+const tarballOf = new Map()
+
+try {
+  step("build (tsc -b and the CLI bundle)", () => {
+    sh(npm, ["run", "build"], { cwd: root })
+  })
+
+  step("npm pack every workspace package", () => {
+    fs.mkdirSync(tarballs, { recursive: true })
+    const packed = JSON.parse(sh(npm, ["pack", "--workspaces", "--json", "--pack-destination", tarballs], { cwd: root }))
+    for (const entry of packed) {
+      tarballOf.set(entry.name, path.join(tarballs, entry.filename))
+      const files = entry.files.map((f) => f.path)
+      const bad = files.filter((f) => /(^|\/)(test|tests)\//.test(f) || /tsconfig|vitest|\.tsbuildinfo$/.test(f))
+      if (bad.length > 0) fail(`${entry.name} ships ${bad.join(", ")}`)
+      for (const needed of ["dist/index.js", "dist/index.d.ts", "dist/index.js.map", "LICENSE", "README.md"]) {
+        if (!files.includes(needed)) fail(`${entry.name} does not ship ${needed}`)
+      }
+    }
+    for (const manifest of manifests) {
+      if (!tarballOf.has(manifest.name)) fail(`${manifest.name} was not packed`)
+      if (manifest.private) fail(`${manifest.name} is private`)
+    }
+    return `${packed.length} tarballs`
+  })
+
+  step(`install the tarballs into a fresh app with effect@${pinnedEffect} (the workspace has ${workspaceEffect})`, () => {
+    if (pinnedEffect === workspaceEffect) fail("the pinned effect must differ from the workspace's")
+    write(path.join(app, "package.json"), JSON.stringify({
+      name: "toolgate-consumer",
+      private: true,
+      type: "module",
+      dependencies: {
+        effect: pinnedEffect,
+        ...Object.fromEntries(manifests.filter((m) => m.name !== "@toolgate/cli").map((m) => [m.name, `file:${tarballOf.get(m.name)}`])),
+        "@effect/platform": manifests[1].peerDependencies["@effect/platform"],
+        "@effect/platform-node": manifests[3].peerDependencies["@effect/platform-node"]
+      },
+      devDependencies: { typescript: json(path.join(root, "node_modules/typescript/package.json")).version, "@types/node": "^20.19.0" }
+    }, null, 2))
+    sh(npm, ["install", "--no-audit", "--no-fund"], { cwd: app })
+    const installed = json(path.join(app, "node_modules/effect/package.json")).version
+    if (installed !== pinnedEffect) fail(`the app got effect ${installed}`)
+  })
+
+  step("exactly one effect in the app's tree", () => {
+    const copies = JSON.parse(sh(npm, ["query", "#effect"], { cwd: app }))
+    const where = copies.map((c) => `${c.location}@${c.version}`)
+    if (copies.length !== 1) fail(`${copies.length} copies of effect: ${where.join(", ")}`)
+    return where[0]
+  })
+
+  step("import every library with plain node", () => {
+    const names = manifests.filter((m) => m.name !== "@toolgate/cli").map((m) => m.name)
+    const out = sh(process.execPath, ["--input-type=module", "-e", `
+      for (const name of ${JSON.stringify(names)}) {
+        const m = await import(name)
+        if (Object.keys(m).length === 0) throw new Error(name + " exports nothing")
+        console.log(name, Object.keys(m).length)
+      }
+      try { await import("@toolgate/runtime/internal/kinds"); throw new Error("internal/ is reachable") }
+      catch (e) { if (e.code !== "ERR_PACKAGE_PATH_NOT_EXPORTED") throw e }
+    `], { cwd: app })
+    return out.trim().split("\n").join(", ")
+  })
+
+  // The repository README's app, as a newcomer would paste it.
+  const readme = fs.readFileSync(path.join(root, "README.md"), "utf8")
+  const block = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]).find((code) => code.includes("AgentSession.make"))
+  if (block === undefined) fail("the README has no app example (a ts block with AgentSession.make)")
+  write(path.join(app, "src/app.ts"), block)
+  const compilerOptions = { strict: true, target: "ES2022", lib: ["ES2022"], types: ["node"], skipLibCheck: false }
+  for (const [name, options] of [
+    ["NodeNext", { module: "NodeNext", moduleResolution: "NodeNext", outDir: "out" }],
+    ["Bundler", { module: "ESNext", moduleResolution: "Bundler", noEmit: true }]
+  ]) {
+    step(`tsc on the README app under ${name}, skipLibCheck false`, () => {
+      write(path.join(app, `tsconfig.${name}.json`), JSON.stringify({ compilerOptions: { ...compilerOptions, ...options }, include: ["src"] }, null, 2))
+      try {
+        sh(process.execPath, [path.join(app, "node_modules/typescript/bin/tsc"), "-p", `tsconfig.${name}.json`], { cwd: app })
+      } catch (e) {
+        fail(`tsc reported:\n${e.stdout}${e.stderr}`)
+      }
+    })
+  }
+
+  step("the README app runs with plain node (one turn over HTTP against the relay)", () => {
+    const result = execFileSync(process.execPath, ["out/app.js"], { cwd: app, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 120_000 })
+    if (!result.includes("Proven get_weather")) fail(`unexpected output:\n${result}`)
+    return result.split("\n").find((line) => line.includes("Proven"))
+  })
+
+  step("npm install -g of the packed CLI (with the library tarballs it depends on) into a temporary prefix", () => {
+    sh(npm, ["install", "--global", "--prefix", prefix, "--no-audit", "--no-fund", ...manifests.map((m) => tarballOf.get(m.name))], { cwd: work })
+  })
+
+  const toolgate = path.join(prefix, process.platform === "win32" ? "toolgate.cmd" : "bin/toolgate")
+  step("toolgate --version from the global install", () => {
+    const version = sh(toolgate, ["--version"], { cwd: work }).trim()
+    if (version !== manifests[4].version) fail(`toolgate --version printed ${JSON.stringify(version)}`)
+    return version
+  })
+
+  step("toolgate check on a small file from the global install", () => {
+    const schema = { type: "object", properties: { city: { type: "string" } }, required: ["city"] }
+    write(path.join(work, "check/tools.json"), JSON.stringify({ get_weather: schema }))
+    write(path.join(work, "check/capabilities.json"), JSON.stringify({ capabilities_version: "1.0", tool_schemas: { get_weather: schema } }))
+    const out = sh(toolgate, ["check", "--tools", "check/tools.json", "--capabilities", "check/capabilities.json"], { cwd: work })
+    if (!/get_weather\s+proven/.test(out)) fail(`unexpected output:\n${out}`)
+  })
+
+  step("toolgate examples reads the examples shipped in the package", () => {
+    const out = sh(toolgate, ["examples"], { cwd: work })
+    if (!/7 calls:/.test(out)) fail(`unexpected output:\n${out}`)
+  })
+
+  console.log("consumer: every step passed")
+} catch (e) {
+  const output = [e.stdout, e.stderr].filter(Boolean).join("\n").trim()
+  console.error(`consumer: ✘ failed at step: ${current}\n${e.message}${output && !e.message.includes(output) ? `\n${output}` : ""}`)
+  process.exitCode = 1
+} finally {
+  if (keep) console.log(`consumer: kept ${work}`)
+  else fs.rmSync(work, { recursive: true, force: true })
+}
