@@ -122,7 +122,7 @@ const run = (cloud: JsonSchema.JsonSchema, local: JsonSchema.JsonSchema, budget:
     guard: 0,
     assumptions: new Map()
   }
-  const o: Outcome = prove(ctx, [{ schema: cloud, ptr: "" }], { schema: local, ptr: "" })
+  const o: Outcome = prove(ctx, [{ schema: cloud, ptr: "", dialect: ctx.cloudDialect }], { schema: local, ptr: "", dialect: ctx.localDialect })
   if (o._tag === "Proven") {
     const broken = invalidLocal(local, ctx.localDialect)
     return broken === undefined ? subtype : { _tag: "Unsupported", construct: `the local schema does not compile: ${broken.message}`, path: broken.path }
@@ -137,7 +137,7 @@ const run = (cloud: JsonSchema.JsonSchema, local: JsonSchema.JsonSchema, budget:
   }
   // a construct it cannot model: a plain sample of the cloud may still show drift
   ctx.budget = Math.max(ctx.budget, 200)
-  const w = verified(cloud, local, [sample(ctx, [{ schema: cloud, ptr: "" }])])
+  const w = verified(cloud, local, [sample(ctx, [{ schema: cloud, ptr: "", dialect: ctx.cloudDialect }])])
   if (w !== undefined) {
     const l = Validator.compile(local)
     const issue = Either.isRight(l) ? l.right.validate(w)[0] : undefined
@@ -150,15 +150,20 @@ const run = (cloud: JsonSchema.JsonSchema, local: JsonSchema.JsonSchema, budget:
 /**
  * Why the local validator cannot be built, or undefined: a proof says nothing when the executor's own
  * validator rejects every call (`minimum: "5"`, `required: ["a", "a"]`). The meta-schema check costs
- * microseconds; when it cannot tell (it throws), the real compile decides.
+ * microseconds; when it cannot tell (it throws), or the schema says `nullable` (which Ajv refuses without a
+ * `type`) or `$ref` (which may not resolve), beyond what the meta-schema sees, the real compile decides.
  */
 const invalidLocal = (local: JsonSchema.JsonSchema, dialect: JsonSchema.Dialect): { readonly message: string; readonly path: string } | undefined => {
-  try {
-    const e = metaError(local, dialect)
-    return e === undefined ? undefined : { message: `\`${e.path.split("/").pop() ?? ""}\` ${e.message}`, path: e.path }
-  } catch {
+  const compiled = () => {
     const c = Validator.compile(local)
     return Either.isLeft(c) ? { message: c.left.message, path: c.left.path } : undefined
+  }
+  try {
+    const e = metaError(local, dialect)
+    if (e !== undefined) return { message: `\`${e.path.split("/").pop() ?? ""}\` ${e.message}`, path: e.path }
+    return /"(nullable|\$ref)"/.test(JSON.stringify(local)) ? compiled() : undefined
+  } catch {
+    return compiled()
   }
 }
 

@@ -25,7 +25,7 @@ export const follow = (root: JsonSchema.JsonSchema, n: Node, ref: string): Node 
   if (r._tag === "Unresolvable") {
     return unknown(r.reason === "external" ? `external $ref ${ref}` : `${r.reason} $ref ${ref}`, where(n, "$ref"))
   }
-  return { schema: r.schema, ptr: r.pointer }
+  return n.dialect === undefined ? { schema: r.schema, ptr: r.pointer } : { schema: r.schema, ptr: r.pointer, dialect: n.dialect }
 }
 
 /** Expands a cloud conjunction (see the module comment). */

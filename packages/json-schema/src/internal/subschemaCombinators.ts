@@ -11,10 +11,10 @@ import type { JsonValue } from "../JsonValue.js"
 import { equals, isObject } from "../JsonValue.js"
 import { essence, follow, same } from "./subschemaCloud.js"
 import type { Ctx, Node, Outcome } from "./subschemaModel.js"
-import { all, child, cloudAt, counter, isSchemaValue, kw, proven, strings, unknown, where } from "./subschemaModel.js"
+import { all, child, cloudAt, counter, isSchemaValue, kw, proven, sameText, strings, unknown, where } from "./subschemaModel.js"
 import type { Prove } from "./subschemaObjects.js"
 import type { Base } from "./subschemaTypes.js"
-import { isNumeric, typesOf } from "./subschemaTypes.js"
+import { declaredTypes, isNumeric, typesOf } from "./subschemaTypes.js"
 import { coveredByUnion } from "./subschemaNumbers.js"
 import { inert } from "./subschemaKeywords.js"
 import { sample } from "./subschemaWitness.js"
@@ -76,7 +76,7 @@ const bounds = (b: Node): ReadonlyArray<number> =>
     return typeof v === "number" && Number.isFinite(v) ? [v] : []
   })
 
-/** The base types a branch allows by its own `type` (through one `$ref`), or undefined for any. */
+/** The base types a branch allows by its own `type` and `nullable` (through one `$ref`), or undefined for any. */
 const branchTypes = (ctx: Ctx, b: Node): ReadonlySet<Base> | undefined => {
   let n = b
   const ref = kw(n, "$ref")
@@ -85,7 +85,7 @@ const branchTypes = (ctx: Ctx, b: Node): ReadonlySet<Base> | undefined => {
     if ("_tag" in t) return undefined
     n = t
   }
-  const t = typesOf(kw(n, "type"))
+  const t = declaredTypes(n)
   return t === undefined || t === "invalid" ? undefined : t
 }
 
@@ -131,7 +131,7 @@ export const not = (ctx: Ctx, local: Node, nodes: ReadonlyArray<Node>, types: Re
   }
   const t = branchTypes(ctx, child(local, x, "not"))
   if (t !== undefined && ![...types].some((b) => t.has(b))) return proven
-  if (nodes.some((n) => { const y = kw(n, "not"); return y !== undefined && equals(y, x) })) return proven
+  if (nodes.some((n) => { const y = kw(n, "not"); return y !== undefined && sameText(ctx, y, x) })) return proven
   // a value in both the cloud and `X` is a witness; the cloud side here may be wider than the real one
   const both = sample(ctx, [...nodes, child(local, x, "not")])
   if (both === undefined) return unknown("not", where(local, "not"))

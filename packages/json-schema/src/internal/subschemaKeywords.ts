@@ -24,6 +24,19 @@ export const modelled: Readonly<Record<Dialect, ReadonlySet<string>>> = {
   "draft-07": new Set([...shared, "additionalItems"])
 }
 
+/**
+ * Keywords one dialect's validator enforces and the other's ignores (Ajv's draft-07 class has no
+ * `dependentRequired`, `prefixItems`, …; its 2020-12 class no `additionalItems`). Read on a node of the
+ * other dialect they are not facts: the prover reads every keyword by the dialect of its root.
+ */
+export const foreign: Readonly<Record<Dialect, ReadonlySet<string>>> = {
+  "draft-07": new Set([
+    "prefixItems", "dependentRequired", "dependentSchemas", "minContains", "maxContains", "unevaluatedProperties",
+    "unevaluatedItems", "$dynamicRef", "$dynamicAnchor", "$recursiveRef", "$recursiveAnchor"
+  ]),
+  "2020-12": new Set(["additionalItems"])
+}
+
 /** The comparison keywords ajv-formats adds. */
 const formatLimits = ["formatMaximum", "formatMinimum", "formatExclusiveMaximum", "formatExclusiveMinimum"]
 

@@ -6,7 +6,9 @@
  */
 import type { Dialect, JsonSchema, JsonSchemaObject } from "../JsonSchema.js"
 import type { JsonValue } from "../JsonValue.js"
+import { equals } from "../JsonValue.js"
 import * as P from "./pointer.js"
+import { foreign } from "./subschemaKeywords.js"
 
 /** A schema inside one side's root: `ptr` is its JSON pointer (undefined for a synthetic node); `skip` lists keywords already handled. */
 export interface Node {
@@ -15,6 +17,8 @@ export interface Node {
   readonly skip?: ReadonlySet<string>
   /** An empty schema standing where a cloud part would be, only so messages can point there. */
   readonly standIn?: boolean
+  /** The dialect of the root the node stands in: its validator ignores the other dialect's keywords (none for a synthetic node). */
+  readonly dialect?: Dialect
 }
 
 /** One reason for drift: pointers into each schema and a sentence a person can act on. */
@@ -77,9 +81,13 @@ export interface Ctx {
 /** Spends one step; false when the budget is exhausted. */
 export const tick = (ctx: Ctx, n = 1): boolean => (ctx.budget -= n) >= 0
 
-/** The keyword's value on a node, unless the node is boolean or the keyword was already handled. */
+/**
+ * The keyword's value on a node, unless the node is boolean, the keyword was already handled, or the
+ * node's dialect does not have it (a draft-07 validator ignores `dependentRequired`: it is no fact there).
+ */
 export const kw = (n: Node, key: string): JsonValue | undefined => {
   if (typeof n.schema !== "object" || n.skip?.has(key) === true) return undefined
+  if (n.dialect !== undefined && foreign[n.dialect].has(key)) return undefined
   return Object.prototype.hasOwnProperty.call(n.schema, key) ? (n.schema as JsonSchemaObject)[key] : undefined
 }
 
@@ -91,15 +99,26 @@ export const isSchemaValue = (v: JsonValue | undefined): v is JsonSchema =>
 export const child = (n: Node, schema: JsonSchema, ...tokens: ReadonlyArray<string | number>): Node => {
   let ptr = n.ptr
   if (ptr !== undefined) for (const t of tokens) ptr = P.append(ptr, t)
-  return { schema, ptr }
+  return n.dialect === undefined ? { schema, ptr } : { schema, ptr, dialect: n.dialect }
 }
 
 /** The node without the listed keywords. */
 export const without = (n: Node, ...keys: ReadonlyArray<string>): Node => ({
   schema: n.schema,
   ptr: n.ptr,
-  skip: new Set([...(n.skip ?? []), ...keys])
+  skip: new Set([...(n.skip ?? []), ...keys]),
+  ...(n.dialect === undefined ? {} : { dialect: n.dialect })
 })
+
+/**
+ * Whether a cloud subschema and a local one are the same constraint by their text: only when both roots
+ * read it in one dialect and it has no reference (a `$ref` resolves against its own root, and the two
+ * roots' `$defs` may differ).
+ */
+export const sameText = (ctx: Ctx, cloud: JsonValue, local: JsonValue): boolean => {
+  if (ctx.cloudDialect !== ctx.localDialect || !equals(cloud, local)) return false
+  return !/"\$(ref|dynamicRef|recursiveRef|id)"/.test(JSON.stringify(cloud))
+}
 
 /** A pointer for messages: the node's own, or the root when it has none. */
 export const where = (n: Node, ...tokens: ReadonlyArray<string | number>): string => {

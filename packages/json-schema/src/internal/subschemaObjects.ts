@@ -7,9 +7,9 @@
  */
 import type { JsonValue } from "../JsonValue.js"
 import type { JsonObject } from "../JsonValue.js"
-import { equals, fromEntries, isObject } from "../JsonValue.js"
+import { fromEntries, isObject } from "../JsonValue.js"
 import type { Ctx, Node, Outcome } from "./subschemaModel.js"
-import { all, child, cloudAt, counter, isSchemaValue, kw, mapWitnesses, num, proven, regex, strings, unknown, where } from "./subschemaModel.js"
+import { all, child, cloudAt, counter, isSchemaValue, kw, mapWitnesses, num, proven, regex, sameText, strings, unknown, where } from "./subschemaModel.js"
 import { declares, forKey, named, patterns } from "./subschemaParts.js"
 import { keyView, objectWith, requiredKeys, sample } from "./subschemaWitness.js"
 
@@ -198,7 +198,7 @@ const dependencies = (ctx: Ctx, nodes: ReadonlyArray<Node>, local: Node, cloudRe
           return counter({ cloudPath: cloudAt(nodes), localPath: where(local, key, a), message: `the local schema requires ${need.map((b) => `\`${b}\``).join(", ")} whenever \`${a}\` is present; the cloud schema does not` }, [objectWith(ctx, nodes, a, sample(ctx, keyView(nodes, a)) ?? null)])
         }
         if (!isSchemaValue(d) || key === "dependentRequired") return unknown(key, where(local, key, a))
-        if (nodes.some((n) => ["dependentSchemas", "dependencies"].some((ck) => { const c = kw(n, ck); return isObject(c) && c[a] !== undefined && equals(c[a]!, d) }))) return proven
+        if (nodes.some((n) => ["dependentSchemas", "dependencies"].some((ck) => { const c = kw(n, ck); return isObject(c) && c[a] !== undefined && sameText(ctx, c[a]!, d) }))) return proven
         const o = prove(nodes, child(local, d, key, a))
         if (o._tag === "Proven") return o
         if (o._tag === "Counter") return mapWitnesses(o, (w) => isObject(w) && !Object.prototype.hasOwnProperty.call(w, a) ? fromEntries([...Object.keys(w).map((x) => [x, w[x]!] as const), [a, sample(ctx, keyView(nodes, a)) ?? null]]) : w)

@@ -19,7 +19,7 @@ import * as Numbers from "./subschemaNumbers.js"
 import * as Objects from "./subschemaObjects.js"
 import * as Strings from "./subschemaStrings.js"
 import type { Base } from "./subschemaTypes.js"
-import { baseOf, cloudTypes, isNumeric, typeName, typesOf } from "./subschemaTypes.js"
+import { baseOf, cloudTypes, declaredTypes, isNumeric, typeName } from "./subschemaTypes.js"
 import { sample, variants } from "./subschemaWitness.js"
 
 /** Proves `view ⊑ local` (see the module comment). */
@@ -77,7 +77,7 @@ const decide = (ctx: Ctx, nodes: ReadonlyArray<Node>, types: ReadonlySet<Base>, 
 
 /** The local node's own keywords, per cloud type. */
 const byType = (ctx: Ctx, nodes: ReadonlyArray<Node>, types: ReadonlySet<Base>, local: Node): Outcome => {
-  const lt = typesOf(kw(local, "type"))
+  const lt = declaredTypes(local)
   if (lt === "invalid") return unknown("type", where(local, "type"))
   const cloudPath = cloudAt(nodes)
   for (const t of types) {

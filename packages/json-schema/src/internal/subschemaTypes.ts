@@ -45,14 +45,21 @@ export const baseOf = (v: JsonValue): Base => {
   return t === "number" ? "fraction" : t
 }
 
+/**
+ * The base types a node's own `type` allows as the validator reads it: Ajv's `nullable: true` adds `null`
+ * (with `type` only: without one the schema does not compile). Undefined for any type, `"invalid"` when malformed.
+ */
+export const declaredTypes = (n: Node): ReadonlySet<Base> | undefined | "invalid" => {
+  const t = typesOf(kw(n, "type"))
+  return t !== undefined && t !== "invalid" && kw(n, "nullable") === true && !t.has("null") ? new Set([...t, "null" as const]) : t
+}
+
 /** The base types a conjunction of cloud nodes allows (malformed `type` keywords are dropped: over-approximation). */
 export const cloudTypes = (nodes: ReadonlyArray<Node>): Set<Base> => {
   const out = new Set<Base>(allBases)
   for (const n of nodes) {
-    const t = typesOf(kw(n, "type"))
-    // Ajv's `nullable: true` adds `null` to the node's types
-    const nullable = kw(n, "nullable") === true
-    if (t !== undefined && t !== "invalid") for (const b of [...out]) if (!t.has(b) && !(nullable && b === "null")) out.delete(b)
+    const t = declaredTypes(n)
+    if (t !== undefined && t !== "invalid") for (const b of [...out]) if (!t.has(b)) out.delete(b)
     const not = kw(n, "not")
     if (typeof not === "object" && not !== null && !Array.isArray(not) && Object.keys(not).length === 1) {
       const nt = typesOf((not as { readonly [k: string]: JsonValue })["type"])

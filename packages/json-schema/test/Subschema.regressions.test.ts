@@ -1,0 +1,84 @@
+/**
+ * Pairs the fuzz suite found (issue 12's table and later finds), each pinned: the value that splits the two
+ * schemas under toolgate's own validator must never sit under a `Subtype` verdict.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Either } from "effect"
+import type * as JsonSchema from "../src/JsonSchema.js"
+import type { JsonValue } from "../src/JsonValue.js"
+import * as Subschema from "../src/Subschema.js"
+import * as Validator from "../src/Validator.js"
+
+type Row = readonly [cloud: unknown, local: unknown, value: JsonValue | undefined, verdict: "Drift" | "Subtype" | "not Subtype"]
+
+const valid = (s: JsonSchema.JsonSchema, v: JsonValue): boolean => {
+  const c = Validator.compile(s)
+  return Either.isRight(c) && c.right.validate(v).length === 0
+}
+
+/** The row's verdict, and (for a value) that both validators split on it unless the verdict is `Subtype`. */
+const pinned = ([cloud, local, value, verdict]: Row): void => {
+  const c = cloud as JsonSchema.JsonSchema, l = local as JsonSchema.JsonSchema
+  const v = Subschema.check(c, l)
+  const say = JSON.stringify({ cloud, local, v })
+  if (verdict === "not Subtype") assert.notStrictEqual(v._tag, "Subtype", say)
+  else assert.strictEqual(v._tag, verdict, say)
+  if (v._tag === "Drift") assert.isTrue(valid(c, v.witness) && !valid(l, v.witness), say)
+  if (value !== undefined) {
+    const splits = valid(c, value) && !valid(l, value)
+    assert.strictEqual(splits, verdict !== "Subtype", `${say} on ${JSON.stringify(value)}`)
+  }
+}
+
+const d7 = "http://json-schema.org/draft-07/schema#"
+
+describe("Subschema regressions (issue 12)", () => {
+  it("nullable is read wherever the validator honours it (not, oneOf disjointness, if)", () => {
+    const rows: ReadonlyArray<Row> = [
+      [{ type: ["null", "integer"] }, { not: { type: "object", nullable: true } }, null, "Drift"],
+      [{ type: ["null", "string"] }, { oneOf: [{ type: "string", nullable: true }, { type: "null" }] }, null, "not Subtype"],
+      [{ type: ["null", "integer"] }, { if: { type: "string", nullable: true }, then: false }, null, "not Subtype"],
+      [{ type: "null" }, { type: "string", nullable: true }, null, "Subtype"],
+      [{ type: ["string", "null"] }, { oneOf: [{ type: "string", nullable: true }, { type: "integer" }] }, undefined, "Subtype"],
+      [{ type: "null" }, { type: "string", nullable: true, enum: ["a"] }, null, "Drift"],
+      // Ajv refuses `nullable` without `type`: the executor would reject every call
+      [{ type: "string" }, { nullable: true }, undefined, "not Subtype"]
+    ]
+    rows.forEach(pinned)
+  })
+  it("a local schema the validator cannot build is no proof, even under an empty cloud (fuzz seed 2)", () => {
+    pinned([{ $ref: "#/$defs/d1", $defs: { d1: { type: "null", anyOf: [{ enum: [""] }] } } }, { oneOf: [{ allOf: [{ $ref: "#/$defs/d1" }] }] }, undefined, "not Subtype"])
+  })
+  it("keywords are read by the dialect of the schema they stand in", () => {
+    const rows: ReadonlyArray<Row> = [
+      [{ $schema: d7, dependentRequired: { c: ["b"] } }, { dependentRequired: { c: ["b"] } }, { c: 1 }, "Drift"],
+      [{ $schema: d7, dependentSchemas: { a: { required: ["b"] } } }, { dependentSchemas: { a: { required: ["b"] } } }, { a: 1 }, "Drift"],
+      [{ $schema: d7, type: "array", prefixItems: [{ type: "string" }] }, { type: "array", prefixItems: [{ type: "string" }] }, [1], "Drift"],
+      [{ type: "object", dependentRequired: { c: ["b"] } }, { $schema: d7, dependentRequired: { c: ["b"] } }, undefined, "Subtype"],
+      [{ type: "integer" }, { $schema: d7, not: { dependentRequired: { c: ["b"] } } }, 1, "not Subtype"],
+      [{ not: { dependentRequired: { c: ["b"] } } }, { $schema: d7, not: { dependentRequired: { c: ["b"] } } }, { c: 1 }, "not Subtype"],
+      [{ $schema: d7, dependencies: { c: ["b"] } }, { dependentRequired: { c: ["b"] } }, undefined, "Subtype"]
+    ]
+    rows.forEach(pinned)
+  })
+  it("a cloud and a local subschema are never equal by text across roots when they hold a $ref", () => {
+    const rows: ReadonlyArray<Row> = [
+      [{ $defs: { a: { type: "string" } }, not: { $ref: "#/$defs/a" } }, { $defs: { a: { type: "integer" } }, not: { $ref: "#/$defs/a" } }, 1, "not Subtype"],
+      [
+        { $defs: { a: true }, type: "object", dependentSchemas: { k: { $ref: "#/$defs/a" } } },
+        { $defs: { a: { required: ["z"] } }, dependentSchemas: { k: { $ref: "#/$defs/a" } } },
+        { k: 1 },
+        "not Subtype"
+      ]
+    ]
+    rows.forEach(pinned)
+  })
+  it("own toString / valueOf keys: the validator's equality never throws, so these are proofs", () => {
+    const rows: ReadonlyArray<Row> = [
+      [{ type: "object" }, { oneOf: [{ type: "object" }, { type: "array", const: {} }] }, { toString: true }, "Subtype"],
+      [{}, { anyOf: [{ properties: { n_1: { contains: { uniqueItems: true } } } }, true] }, { n_1: [[{}, { toString: {} }]] }, "Subtype"],
+      [{ type: "object" }, { anyOf: [{ type: "object" }, { enum: [{ a: 1 }] }] }, { valueOf: 1 }, "Subtype"]
+    ]
+    rows.forEach(pinned)
+  })
+})
