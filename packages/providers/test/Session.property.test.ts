@@ -139,7 +139,7 @@ describe("AgentSession in cloud-profile mode, gated over a loopback capabilities
 })
 
 describe("AgentSession under interruption", () => {
-  it.scopedLive("a send interrupted while a tool runs leaves history as before plus the user message, and the next send works", () =>
+  it.scopedLive("a send interrupted while a tool runs leaves history as before plus the user message and the interrupted call (outstanding), and the next send works", () =>
     Effect.gen(function*() {
       const hang = Tool.make("hang", { description: "Never returns.", parameters: { type: "object" }, execute: () => Effect.never })
       const script = yield* Script.decode({
@@ -153,12 +153,17 @@ describe("AgentSession under interruption", () => {
         .pipe(Effect.provide(ArgumentValidator.layer))
       const timedOut = yield* Effect.flip(session.send("wait").pipe(Effect.timeout("200 millis")))
       assert.strictEqual(timedOut._tag, "TimeoutException")
-      assert.deepStrictEqual(yield* session.history, [{ _tag: "User", text: "wait" }])
+      const told = [
+        { _tag: "Assistant", text: "", toolCalls: [{ id: "h1", name: "hang", arguments: {} }] },
+        { _tag: "ToolResult", callId: "h1", name: "hang", envelope: { ok: false, kind: "execution_error", message: (yield* session.outstanding)[0]?.reason === "interrupted" ? "This call ran in turn 1, which then failed; its effect could not be taken back (it was interrupted while it ran, so its effect may be partial) and is still in place. Do not repeat it unless the user asks to." : "", tool: "hang", retryable: false } }
+      ] as const
+      assert.deepStrictEqual(yield* session.history, [{ _tag: "User", text: "wait" }, ...told])
       assert.isTrue(Option.isNone(yield* session.undoLastTurn))
       const turn = yield* session.send("again").pipe(Effect.timeout("10 seconds"))
       assert.strictEqual(turn.text, "Back.")
       assert.deepStrictEqual(yield* session.history, [
         { _tag: "User", text: "wait" },
+        ...told,
         { _tag: "User", text: "again" },
         { _tag: "Assistant", text: "Back.", toolCalls: [] }
       ])

@@ -19,8 +19,9 @@ import type * as Scope from "effect/Scope"
 import type { JsonSchema, JsonValue as J } from "@toolgate/json-schema"
 import { ArgumentValidator, type InvalidToolSchema } from "./ArgumentValidator.js"
 import { DriftGate, type Verdict } from "./DriftGate.js"
+import type * as Compensation from "./Compensation.js"
 import type * as Errors from "./Errors.js"
-import { StructuredOutputUnsupported } from "./Errors.js"
+import { StructuredOutputInvalid, StructuredOutputUnsupported } from "./Errors.js"
 import { safeString } from "./internal/json.js"
 import { type Env, makeState } from "./internal/sessionState.js"
 import * as SessionTurn from "./internal/sessionTurn.js"
@@ -39,6 +40,8 @@ export type Mode = "cloudProfile" | "local"
 
 /** What a session is made of. */
 export interface Options<R> {
+  /** The session's id, the first part of every idempotency key (default: a random UUID). */
+  readonly id?: string
   readonly provider: Provider.AgentProvider
   readonly toolkit: Toolkit.Toolkit<R>
   readonly mode: Mode
@@ -97,16 +100,10 @@ export type SendError =
   | Errors.ToolChoiceUnsupported
   | Provider.ToolsRejected
   | InvalidToolSchema
+  | Compensation.TurnFailedAfterTools
 
 /** The model's structured answer did not decode with the caller's schema (or the schema has no JSON Schema form). */
-export class StructuredOutputInvalid extends Schema.TaggedError<StructuredOutputInvalid>()("StructuredOutputInvalid", {
-  detail: Schema.String
-}) {
-  /** Says why. */
-  override get message(): string {
-    return `The structured output is not valid: ${this.detail}`
-  }
-}
+export { StructuredOutputInvalid } from "./Errors.js"
 
 /** What `undoLastTurn` did: the calls undone (newest first) and the undos that failed. */
 export interface UndoReport {
@@ -117,6 +114,8 @@ export interface UndoReport {
 
 /** A session. */
 export interface AgentSession {
+  /** The session's id (the first part of its calls' idempotency keys). */
+  readonly id: string
   /** Runs one turn with the user's `text`; on failure history keeps only that message. */
   readonly send: (text: string, options?: SendOptions) => Effect.Effect<Turn, SendError>
   /** A turn whose answer is JSON decoded with `schema` (the provider must support structured output). */
@@ -128,6 +127,10 @@ export interface AgentSession {
   readonly history: Effect.Effect<ReadonlyArray<Message.Message>>
   /** Runs the last committed turn's undo entries newest first and removes that turn from history; None when nothing to undo. */
   readonly undoLastTurn: Effect.Effect<Option.Option<UndoReport>>
+  /** Effects of failed turns that could not be taken back, oldest first, until `reconcile` removes them. */
+  readonly outstanding: Effect.Effect<ReadonlyArray<Compensation.OutstandingEffect>>
+  /** Marks outstanding effects as handled by the app (by call idempotency key); returns those removed. */
+  readonly reconcile: (idempotencyKeys: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<Compensation.OutstandingEffect>>
   /** A subscription to this session's events (for the surrounding scope). */
   readonly subscribe: Effect.Effect<Queue.Dequeue<SessionEvent.SessionEvent>, never, Scope.Scope>
 }
@@ -162,9 +165,17 @@ const methods = (env: Env, serialized: <A, E>(effect: Effect.Effect<A, E>) => Ef
     const [, value] = yield* serialized(SessionTurn.run(env, safeString(text), { toolChoice: "auto", structuredOutput, accept }))
     return value
   })
+  const reconcile = (keys: ReadonlyArray<string>) =>
+    Ref.modify(env.outstanding, (all) => {
+      const wanted = new Set(keys)
+      return [all.filter((o) => wanted.has(o.idempotencyKey)), all.filter((o) => !wanted.has(o.idempotencyKey))]
+    })
   return {
+    id: env.id,
     send,
     generate,
+    outstanding: Ref.get(env.outstanding),
+    reconcile,
     history: Ref.get(env.history),
     undoLastTurn: serialized(undoLast(env)).pipe(Effect.withSpan("AgentSession.undoLastTurn")),
     subscribe: PubSub.subscribe(env.events)
@@ -188,6 +199,7 @@ export function make<R>(options: Options<R>): Effect.Effect<AgentSession, RunLim
     const state = yield* makeState(capacityOf(options.eventCapacity))
     const env: Env = {
       ...state,
+      id: typeof options.id === "string" && options.id !== "" ? options.id : crypto.randomUUID(),
       provider: options.provider,
       toolkit: Toolkit.provideContext(options.toolkit, context),
       validator,

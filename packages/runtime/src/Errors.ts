@@ -149,6 +149,16 @@ export class StructuredOutputUnsupported
   }
 }
 
+/** The model's structured answer did not decode with the caller's schema (or the schema has no JSON Schema form). */
+export class StructuredOutputInvalid extends Schema.TaggedError<StructuredOutputInvalid>()("StructuredOutputInvalid", {
+  detail: Schema.String
+}) {
+  /** Says why. */
+  override get message(): string {
+    return `The structured output is not valid: ${this.detail}`
+  }
+}
+
 /** A provider failed (transport, status, decoding); `retryable` says whether trying again may help. */
 export class ProviderError extends Schema.TaggedError<ProviderError>()("ProviderError", {
   provider: Schema.String,

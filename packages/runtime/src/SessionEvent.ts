@@ -6,6 +6,7 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
+import { NotCompensated } from "./Compensation.js"
 import { Issue, Json } from "./internal/schemas.js"
 import * as ToolEnvelope from "./ToolEnvelope.js"
 
@@ -76,6 +77,18 @@ export const TurnCommitted = Schema.TaggedStruct("TurnCommitted", {
 })
 export type TurnCommitted = typeof TurnCommitted.Type
 
+/**
+ * A failing (or interrupted) turn took back the calls it had executed, newest first: `compensated` were
+ * undone, `notCompensated` are still in effect (and now the session's outstanding effects).
+ */
+export const TurnCompensated = Schema.TaggedStruct("TurnCompensated", {
+  turn: Schema.Int,
+  executed: Schema.Array(Schema.String),
+  compensated: Schema.Array(Schema.String),
+  notCompensated: Schema.Array(NotCompensated)
+})
+export type TurnCompensated = typeof TurnCompensated.Type
+
 /** The turn failed with a typed error (`error` is its tag, `message` its text); history kept only the user's message. */
 export const TurnRolledBack = Schema.TaggedStruct("TurnRolledBack", {
   turn: Schema.Int,
@@ -93,6 +106,7 @@ export const SessionEvent = Schema.Union(
   ToolAnswered,
   RepairSpent,
   TurnCommitted,
+  TurnCompensated,
   TurnRolledBack
 ).annotations({ identifier: "SessionEvent" })
 export type SessionEvent = typeof SessionEvent.Type

@@ -37,6 +37,18 @@ export interface CallContext {
   readonly prepared: J.JsonValue
   /** Every repair the preflight made to get there. */
   readonly coercions: ReadonlyArray<Coercion.Coercion>
+  /**
+   * A key naming this call for good: in a session `<session id>:<turn>:<call id>` (the same for the call's
+   * undo), so an executor that records the keys it applied can refuse to apply one twice. Outside a session
+   * it is what `run` was given, else the call id.
+   */
+  readonly idempotencyKey: string
+}
+
+/** What `run` may be told besides the prepared arguments. */
+export interface RunOptions {
+  /** The call's idempotency key (default: its call id). */
+  readonly idempotencyKey?: string
 }
 
 /** Arguments that passed validation (and decoding), ready for `run`: what `ArgumentValidator.prepare` gives. */
@@ -146,19 +158,23 @@ export const provideContext = <A, R>(tool: Tool<A, R>, context: Context.Context<
   }
 }
 
+/** The context an executor (and its undo) receives for `prepared`. */
+export const contextOf = <A, R>(tool: Tool<A, R>, prepared: Prepared<A>, options?: RunOptions): CallContext => ({
+  tool: tool.name,
+  callId: prepared.callId,
+  raw: prepared.raw,
+  prepared: prepared.value,
+  coercions: prepared.coercions,
+  idempotencyKey: typeof options?.idempotencyKey === "string" ? options.idempotencyKey : prepared.callId
+})
+
 /**
  * Runs prepared arguments and answers with an envelope: a result → `success` (an envelope the executor
  * returned itself passes through), a `ToolFailure` (or any failure) → `ToolEnvelope.fromError`, a defect
  * → `execution_error` and an `Effect.logError` with the cause. Interruption stays interruption.
  */
-export const run = Effect.fn("Tool.run")(function*<A, R>(tool: Tool<A, R>, prepared: Prepared<A>) {
+export const run = Effect.fn("Tool.run")(function*<A, R>(tool: Tool<A, R>, prepared: Prepared<A>, options?: RunOptions) {
   yield* Effect.annotateCurrentSpan({ tool: tool.name, callId: prepared.callId })
-  const ctx: CallContext = {
-    tool: tool.name,
-    callId: prepared.callId,
-    raw: prepared.raw,
-    prepared: prepared.value,
-    coercions: prepared.coercions
-  }
+  const ctx = contextOf(tool, prepared, options)
   return yield* outcome(tool.name, prepared.callId, Effect.suspend(() => tool.execute(prepared.args, ctx)))
 })

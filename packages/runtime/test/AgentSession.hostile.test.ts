@@ -71,7 +71,12 @@ describe("AgentSession (hostile input)", () => {
       const { toolkit } = adder()
       const s = yield* session(make([[call("c1", "stuck"), done], answer("late"), answer("fresh")]), toolkit)
       yield* Effect.flip(s.send("hang").pipe(Effect.timeout("100 millis")))
-      assert.deepStrictEqual(yield* s.history, [{ _tag: "User", text: "hang" }])
+      // the interrupted call is an outstanding effect, and the model is told so after the user message
+      const history = yield* s.history
+      assert.deepStrictEqual(history.slice(0, 2), [{ _tag: "User", text: "hang" }, { _tag: "Assistant", text: "", toolCalls: [{ id: "c1", name: "stuck", arguments: {} }] }])
+      const told = history[2]
+      assert.isTrue(told?._tag === "ToolResult" && !told.envelope.ok && told.envelope.kind === "execution_error" && !told.envelope.retryable)
+      assert.deepStrictEqual((yield* s.outstanding).map((o) => [o.callId, o.reason, o.envelope]), [["c1", "interrupted", undefined]])
       const turn = yield* s.send("next").pipe(Effect.timeout("5 seconds"))
       assert.strictEqual(turn.text, "late")
     }))

@@ -38,6 +38,8 @@ const brief = (e: SessionEvent.SessionEvent): string => {
       return `TurnCommitted ${e.turn} rounds=${e.rounds} calls=${e.toolCalls}`
     case "TurnRolledBack":
       return `TurnRolledBack ${e.turn} ${e.error}`
+    case "TurnCompensated":
+      return `TurnCompensated ${e.turn} undone=${e.compensated.join(",")} left=${e.notCompensated.map((c) => `${c.callId}:${c.reason}`).join(",")}`
     case "DriftGateChecked":
       return `DriftGateChecked ${e.outcome}`
   }

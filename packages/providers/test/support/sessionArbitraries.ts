@@ -52,8 +52,12 @@ export interface SessionPlan {
   readonly chaining: boolean
   readonly scope: "turn" | "session"
   readonly parallel: boolean
-  /** The provider `requiresNetworking`: a pre-transmit filter rewrites every request (user text upper-cased) and fails the `failAt`-th (0-based, over the session). */
-  readonly network: { readonly failAt: number | undefined } | undefined
+  /**
+   * The provider `requiresNetworking`: a pre-transmit filter rewrites every request (user text upper-cased),
+   * fails the `failAt`-th (0-based, over the session) and interrupts the send at the `interruptAt`-th: faults
+   * between rounds, after earlier rounds' tools ran.
+   */
+  readonly network: { readonly failAt: number | undefined; readonly interruptAt: number | undefined } | undefined
   /** Whether the provider honours `toolChoice`; each send's choice is `choices[i]` (`auto` when absent). */
   readonly supportsToolChoice: boolean
   readonly choices: ReadonlyArray<"auto" | "required" | "none">
@@ -210,7 +214,7 @@ export const session: fc.Arbitrary<SessionPlan> = fc.record({
   choices: fc.array(fc.constantFrom("auto", "auto", "required", "none"), { maxLength: 4 }),
   network: fc.oneof(
     { weight: 2, arbitrary: fc.constant(undefined) },
-    { weight: 1, arbitrary: fc.record({ failAt: fc.option(fc.nat(8), { nil: undefined }) }) }
+    { weight: 1, arbitrary: fc.record({ failAt: fc.option(fc.nat(8), { nil: undefined }), interruptAt: fc.option(fc.nat(8), { nil: undefined }) }) }
   ),
   turns: fc.array(turn, { minLength: 1, maxLength: 4 })
 })

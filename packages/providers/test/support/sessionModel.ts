@@ -41,7 +41,7 @@ export interface ExpectedRound {
 }
 
 /** The tags a send may fail with in these sessions. */
-export type FailureTag = "ToolArgumentRepairExhausted" | "RoundTripLimitExceeded" | "ProviderEventContractViolation" | "ProviderError" | "ToolChoiceUnsupported"
+export type FailureTag = "ToolArgumentRepairExhausted" | "RoundTripLimitExceeded" | "ProviderEventContractViolation" | "ProviderError" | "ToolChoiceUnsupported" | "Interrupted"
 
 /** What one send must do. */
 export interface ExpectedTurn {
@@ -136,8 +136,13 @@ export const simulate = (plan: SessionPlan): Simulation => {
     /** Spends a round trip and sends the request, unless the pre-transmit filter blocks it (then the send fails). */
     const send = (): boolean => {
       roundTrips++
-      if (plan.network?.failAt === attempts++) {
+      const attempt = attempts++
+      if (plan.network?.failAt === attempt) {
         outcome = "ProviderError"
+        return false
+      }
+      if (plan.network?.interruptAt === attempt) {
+        outcome = "Interrupted"
         return false
       }
       requests++

@@ -10,7 +10,7 @@ import * as assert from "node:assert/strict"
 import type { AgentSession, Message, Provider, SessionEvent } from "@toolgate/runtime"
 import type { SessionPlan } from "./sessionArbitraries.js"
 import type { ExpectedCall, ExpectedTurn } from "./sessionModel.js"
-import { type Received, toolNames } from "./sessionTools.js"
+import { type Received, resultOf, toolNames } from "./sessionTools.js"
 
 /** Every tag of `AgentSession.SendError`. */
 export const sendErrorTags: ReadonlySet<string> = new Set([
@@ -37,16 +37,54 @@ const check = (send: number, what: string, ok: boolean, detail: () => unknown = 
   if (!ok) throw new Error(`send ${send}: ${what} ${JSON.stringify(detail())}`)
 }
 
-/** The error tag of a failed exit, after checking the cause is one typed failure (no defect, no interruption). */
-const failureTag = (send: number, exit: Exit.Exit<AgentSession.Turn, unknown>): string | undefined => {
+/**
+ * The error tag of a failed exit (`Interrupted` for an interruption), after checking the cause is one typed
+ * failure or an interruption (no defect). A `TurnFailedAfterTools` is checked against what the executors did
+ * and gives the tag of the error it wraps.
+ */
+const failureTag = (o: Observed): string | undefined => {
+  const { exit, index: send } = o
   if (Exit.isSuccess(exit)) return undefined
   const cause = exit.cause
-  check(send, "the send died or was interrupted", !Cause.isDie(cause) && !Cause.isInterrupted(cause), () => Cause.pretty(cause))
+  check(send, "the send died", !Cause.isDie(cause), () => Cause.pretty(cause))
+  if (Cause.isInterruptedOnly(cause)) {
+    const event = o.events.find((e): e is SessionEvent.TurnCompensated => e._tag === "TurnCompensated")
+    if (event !== undefined) checkCompensation(o, event.executed, event)
+    return "Interrupted"
+  }
   const error = Cause.failureOption(cause)
   check(send, "the failure has no error", Option.isSome(error), () => Cause.pretty(cause))
-  const tag = (Option.getOrThrow(error) as { readonly _tag?: unknown })._tag
+  let failure = Option.getOrThrow(error) as { readonly _tag?: unknown; readonly error?: { readonly _tag?: unknown } }
+  const ran = o.received.length > 0
+  check(send, "a typed failure after tools ran is TurnFailedAfterTools, and only then", (failure._tag === "TurnFailedAfterTools") === ran, () => failure._tag)
+  if (failure._tag === "TurnFailedAfterTools") {
+    const wrapped = failure as AgentSession.SendError & { readonly _tag: "TurnFailedAfterTools" }
+    checkCompensation(o, wrapped.executed.map((e) => e.callId), wrapped)
+    failure = wrapped.error
+  }
+  const tag = failure._tag
   check(send, "the error is not a SendError", typeof tag === "string" && sendErrorTags.has(tag), () => String(tag))
   return tag as string
+}
+
+/**
+ * A failed turn's compensation: every executor run is in `executed`; every run that succeeded was undone
+ * (every tool here has an undo that succeeds), newest first, and nothing is left outstanding.
+ */
+const checkCompensation = (
+  o: Observed,
+  executed: ReadonlyArray<string>,
+  error: { readonly compensated: ReadonlyArray<string>; readonly notCompensated: ReadonlyArray<unknown> }
+): void => {
+  const n = o.index
+  assert.deepStrictEqual([...executed].sort(), o.received.map((r) => r.callId).sort(), `send ${n}: executed`)
+  const succeeded = o.received.filter((r) => resultOf(r.tool, r.args as never) !== undefined).map((r) => r.callId)
+  assert.deepStrictEqual([...error.compensated].sort(), succeeded.sort(), `send ${n}: compensated`)
+  if (new Set(executed).size === executed.length) {
+    const order = executed.filter((id) => error.compensated.includes(id)).reverse()
+    assert.deepStrictEqual(error.compensated, order, `send ${n}: compensated newest first`)
+  }
+  assert.deepStrictEqual(error.notCompensated, [], `send ${n}: nothing left outstanding`)
 }
 
 /** How many of a turn's requests carry a round that had `invalid_args` answers back to the model (repairs seen on the wire). */
@@ -146,6 +184,8 @@ const checkEvents = (o: Observed, expected: ExpectedTurn, tag: string | undefine
   check(n, "last event", tag === undefined ?
     last?._tag === "TurnCommitted" && last.turn === t && last.rounds === expected.roundTrips :
     last?._tag === "TurnRolledBack" && last.turn === t && last.error === tag, () => last)
+  const compensated = o.events.filter((e) => e._tag === "TurnCompensated")
+  check(n, "one TurnCompensated exactly when a failed send had run tools", compensated.length === (tag !== undefined && o.received.length > 0 ? 1 : 0), () => o.events.map((e) => e._tag))
   check(n, "RoundStarted events", o.events.filter((e) => e._tag === "RoundStarted").length === expected.roundTrips, () => o.events.map((e) => e._tag))
   check(n, "RepairSpent events", o.events.filter((e) => e._tag === "RepairSpent").length === expected.repairs, () => o.events.map((e) => e._tag))
   for (const round of expected.rounds) {
@@ -178,7 +218,7 @@ const checkSpans = (o: Observed, expected: ExpectedTurn): void => {
 /** Checks one send against the plan's limits and the model's expectation. */
 export const checkSend = (plan: SessionPlan, expected: ExpectedTurn, o: Observed): void => {
   const n = o.index
-  const tag = failureTag(n, o.exit)
+  const tag = failureTag(o)
   for (const r of o.received) check(n, `executor ${r.tool} received invalid arguments`, r.problems.length === 0, () => r)
   const rounds = o.events.filter((e) => e._tag === "RoundStarted").length
   check(n, "round trips over the limit", o.requests.length <= plan.roundTrips && rounds <= plan.roundTrips, () => [o.requests.length, rounds])

@@ -5,7 +5,7 @@
  */
 import { assert } from "@effect/vitest"
 import { Chunk, Effect, Layer, Option, Queue, Stream } from "effect"
-import { AgentSession, ArgumentValidator, type DriftGate, Errors, type Provider } from "@toolgate/runtime"
+import { AgentSession, ArgumentValidator, type DriftGate, Errors, type Message, type Provider } from "@toolgate/runtime"
 import * as Script from "../../src/Script.js"
 import * as Scripted from "../../src/Scripted.js"
 import type { SessionPlan } from "./sessionArbitraries.js"
@@ -22,7 +22,26 @@ interface Log {
   readonly succeeded: Map<number, ReadonlySet<string>>
   /** How many messages the turn added to history. */
   readonly sizes: Map<number, number>
+  /** The idempotency keys of the turn's calls that answered with a success (its effects in the world). */
+  readonly effects: Map<number, ReadonlyArray<string>>
 }
+
+/**
+ * The effect accounting: what the executors applied minus what undos took back (the tools' ledger) is what
+ * history says the committed turns did, plus what the session reports as outstanding.
+ */
+const checkLedger = (session: AgentSession.AgentSession, log: Log, ledger: ReadonlyMap<string, number>, when: string) =>
+  Effect.gen(function*() {
+    const expected = new Map<string, number>()
+    const outstanding = (yield* session.outstanding).map((o) => o.idempotencyKey)
+    for (const key of [...[...log.effects.values()].flat(), ...outstanding]) expected.set(key, (expected.get(key) ?? 0) + 1)
+    const sorted = (m: ReadonlyMap<string, number>) => [...m].sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0)
+    assert.deepStrictEqual(sorted(ledger), sorted(expected), `${when}: applied minus undone = committed + outstanding`)
+  })
+
+/** The keys of the effects a committed turn's messages record (its calls that answered with a success). */
+const effectsOf = (session: AgentSession.AgentSession, turn: number, added: ReadonlyArray<Message.Message>): ReadonlyArray<string> =>
+  added.flatMap((m) => m._tag === "ToolResult" && m.envelope.ok ? [`${session.id}:${turn}:${m.callId}`] : [])
 
 /**
  * One `undoLastTurn`, checked: `expected` (the model's last committed turn, or `undefined` for none left) is
@@ -43,7 +62,7 @@ const undoOnce = (session: AgentSession.AgentSession, expected: number | undefin
     for (const id of reported) assert.isTrue(log.ran.get(turn)!.has(id), `undo of turn ${turn} names ${id}, not run in it`)
     assert.deepStrictEqual(undone.splice(0).sort(), [...report.value.undone].sort(), `undo of turn ${turn}: undos run`)
     assert.strictEqual((yield* session.history).length, length - log.sizes.get(turn)!, `undo of turn ${turn} must take out exactly its messages`)
-    for (const map of [log.ran, log.succeeded, log.sizes]) map.delete(turn)
+    for (const map of [log.ran, log.succeeded, log.sizes, log.effects]) map.delete(turn)
   })
 
 /** The undo log at the end: the committed turns left, newest first, then nothing. */
@@ -53,14 +72,16 @@ const unwind = (session: AgentSession.AgentSession, log: Log, undone: Array<stri
     yield* undoOnce(session, undefined, log, undone)
   })
 
-/** The pre-transmit filter of a networked plan: upper-cases user text, and blocks the `failAt`-th request of the session. */
+/** The pre-transmit filter of a networked plan: upper-cases user text, blocks the `failAt`-th request of the session and interrupts the send at the `interruptAt`-th. */
 const preTransmit = (plan: SessionPlan) => {
   let attempt = 0
   return (request: Provider.CompletionRequest): Effect.Effect<Provider.CompletionRequest, Errors.ProviderError> =>
-    Effect.suspend(() =>
-      plan.network?.failAt === attempt++ ?
-        new Errors.ProviderError({ provider: "filter", reason: "blocked by the pre-transmit filter", retryable: false }) :
-        Effect.succeed({ ...request, messages: request.messages.map((m) => m._tag === "User" ? { ...m, text: m.text.toUpperCase() } : m) }))
+    Effect.suspend(() => {
+      const at = attempt++
+      if (plan.network?.failAt === at) return new Errors.ProviderError({ provider: "filter", reason: "blocked by the pre-transmit filter", retryable: false })
+      if (plan.network?.interruptAt === at) return Effect.interrupt
+      return Effect.succeed({ ...request, messages: request.messages.map((m) => m._tag === "User" ? { ...m, text: m.text.toUpperCase() } : m) })
+    })
 }
 
 /** How the session is made: local, or cloud-profile over `gate` (checked: the gate runs on the first send only, as it proves). */
@@ -93,7 +114,7 @@ export const runSession = (plan: SessionPlan, how: Mode = { mode: "local" }) =>
       AgentSession.make({ ...options, mode: "local" }).pipe(Effect.provide(validator)) :
       AgentSession.make({ ...options, mode: "cloudProfile" }).pipe(Effect.provide(yield* Layer.build(Layer.merge(validator, how.gate)))))
     const events = yield* session.subscribe
-    const log: Log = { ran: new Map(), succeeded: new Map(), sizes: new Map() }
+    const log: Log = { ran: new Map(), succeeded: new Map(), sizes: new Map(), effects: new Map() }
     for (const [i, expected] of sim.expected.entries()) {
       if (expected.scriptIndex >= 0) {
         turns.length = expected.scriptIndex
@@ -120,14 +141,23 @@ export const runSession = (plan: SessionPlan, how: Mode = { mode: "local" }) =>
       const gated = observed.events.filter((e) => e._tag === "DriftGateChecked")
       assert.deepStrictEqual(gated.map((e) => e._tag === "DriftGateChecked" && e.outcome), how.mode === "cloudProfile" && expected.turn === 1 ? ["proven"] : [], `send ${i + 1}: drift gate events`)
       if (exit._tag === "Success") assert.strictEqual(exit.value.gate?._tag, how.mode === "cloudProfile" && expected.turn === 1 ? "Proven" : undefined, `send ${i + 1}: turn.gate`)
+      if (exit._tag === "Failure") {
+        // the compensation's undos: exactly the calls of the send whose executors succeeded
+        const succeeded = observed.received.filter((r) => resultOf(r.tool, r.args as never) !== undefined).map((r) => r.callId)
+        assert.deepStrictEqual(tools.undone.splice(0).sort(), succeeded.sort(), `send ${i + 1}: compensation undos`)
+      }
       if (exit._tag === "Success") {
+        log.effects.set(expected.turn, effectsOf(session, expected.turn, observed.after.slice(observed.before.length)))
         log.ran.set(expected.turn, new Set(observed.received.map((r) => r.callId)))
         log.sizes.set(expected.turn, observed.after.length - observed.before.length)
         log.succeeded.set(expected.turn, new Set(observed.received.filter((r) => resultOf(r.tool, r.args as never) !== undefined).map((r) => r.callId)))
       }
+      yield* checkLedger(session, log, tools.ledger, `send ${i + 1}`)
       if (expected.undo !== undefined) yield* undoOnce(session, expected.undo.turn, log, tools.undone)
+      yield* checkLedger(session, log, tools.ledger, `after send ${i + 1} and its undo`)
     }
     yield* unwind(session, log, tools.undone)
+    yield* checkLedger(session, log, tools.ledger, "after the undo log was unwound")
   }).pipe(Effect.scoped)
 
 /** What a whole session did: each send's outcome (the tag, or the answer), the final history and the provider's requests. */

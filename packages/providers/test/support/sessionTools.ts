@@ -93,6 +93,14 @@ export interface Recorded {
   readonly toolkit: Toolkit.Toolkit<never>
   readonly received: Array<Received>
   readonly undone: Array<string>
+  /** The effects in the world, by idempotency key: +1 per successful execution, -1 per undo (zeros removed). */
+  readonly ledger: Map<string, number>
+}
+
+const book = (ledger: Map<string, number>, key: string, delta: number): void => {
+  const n = (ledger.get(key) ?? 0) + delta
+  if (n === 0) ledger.delete(key)
+  else ledger.set(key, n)
 }
 
 const own = Validator.make()
@@ -106,19 +114,21 @@ export const problemsOf = (tool: ToolName, args: unknown): ReadonlyArray<string>
   return compiled.right.validate(args).map((i) => `${i.path}: ${i.message}`)
 }
 
-const execute = (name: ToolName, received: Array<Received>) => (args: unknown, ctx: Tool.CallContext) =>
+const execute = (name: ToolName, received: Array<Received>, ledger: Map<string, number>) => (args: unknown, ctx: Tool.CallContext) =>
   Effect.suspend(() => {
     received.push({ tool: name, callId: ctx.callId, args, problems: problemsOf(name, args) })
     const result = resultOf(name, args as J.JsonValue)
-    return result === undefined ? Tool.fail("not_found", `No city called ${missingCity}.`) : Effect.succeed(result)
+    if (result === undefined) return Tool.fail("not_found", `No city called ${missingCity}.`)
+    book(ledger, ctx.idempotencyKey, 1)
+    return Effect.succeed(result)
   })
 
-const makeTool = (name: ToolName, received: Array<Received>, undone: Array<string>) => {
+const makeTool = (name: ToolName, received: Array<Received>, undone: Array<string>, ledger: Map<string, number>) => {
   const description = `The property test's ${name}.`
-  const undo = (_args: unknown, ctx: Tool.CallContext) => Effect.sync(() => void undone.push(ctx.callId))
+  const undo = (_args: unknown, ctx: Tool.CallContext) => Effect.sync(() => (undone.push(ctx.callId), book(ledger, ctx.idempotencyKey, -1)))
   return name === "pick_even" ?
-    Tool.make(name, { description, parameters: EvenArgs, execute: execute(name, received), undo }) :
-    Tool.make(name, { description, parameters: schemas[name], execute: execute(name, received), undo })
+    Tool.make(name, { description, parameters: EvenArgs, execute: execute(name, received, ledger), undo }) :
+    Tool.make(name, { description, parameters: schemas[name], execute: execute(name, received, ledger), undo })
 }
 
 /** The toolkit's local schemas by name, as a relay exporting them unchanged would send them. */
@@ -129,7 +139,8 @@ export const exported = (): Readonly<Record<string, unknown>> =>
 export const recorded = (): Recorded => {
   const received: Array<Received> = []
   const undone: Array<string> = []
-  const made = Toolkit.make(...toolNames.map((name) => makeTool(name, received, undone)))
+  const ledger = new Map<string, number>()
+  const made = Toolkit.make(...toolNames.map((name) => makeTool(name, received, undone, ledger)))
   if (Either.isLeft(made)) throw new Error(made.left.message)
-  return { toolkit: made.right, received, undone }
+  return { toolkit: made.right, received, undone, ledger }
 }

@@ -17,7 +17,7 @@ import * as Tool from "../Tool.js"
 import * as ToolChain from "../ToolChain.js"
 import * as ToolEnvelope from "../ToolEnvelope.js"
 import { clip } from "./json.js"
-import { type Env, publish, type UndoStep } from "./sessionState.js"
+import { type Env, type Execution, idempotencyKey, publish, type UndoStep } from "./sessionState.js"
 
 /** What a round's calls need besides the session. */
 export interface RoundInput {
@@ -29,12 +29,13 @@ export interface RoundInput {
   readonly budget: RepairBudget.RepairBudget
   /** What refs may point at (this turn's answered calls, plus the session's with scope "session"). */
   readonly results: ToolChain.Results
+  /** The turn's executions: every call whose executor starts is appended before it runs. */
+  readonly executions: Array<Execution>
 }
 
-/** Every call of the round with its envelope, in call order, and the undo steps of the calls that ran. */
+/** Every call of the round with its envelope, in call order. */
 export interface RoundOutput {
   readonly answered: ReadonlyArray<AgentSession.Answered>
-  readonly undo: ReadonlyArray<UndoStep>
 }
 
 /** A call after preparation. */
@@ -110,12 +111,32 @@ const answer = (call: Message.ToolCall, envelope: ToolEnvelope.Envelope): AgentS
 })
 
 /** How to undo a call that ran and succeeded (`undefined`: its tool has no undo, or it failed). */
-const undoOf = (checked: Checked & { readonly _tag: "Valid" }, envelope: ToolEnvelope.Envelope): UndoStep | undefined => {
-  const { call, prepared, tool } = checked
+const undoOf = (checked: Checked & { readonly _tag: "Valid" }, envelope: ToolEnvelope.Envelope, key: string): UndoStep | undefined => {
+  const { prepared, tool } = checked
   if (tool.undo === undefined || !envelope.ok) return undefined
-  const ctx = { tool: tool.name, callId: call.id, raw: prepared.raw, prepared: prepared.value, coercions: prepared.coercions }
-  return { callId: call.id, tool: tool.name, run: Effect.suspend(() => tool.undo!(prepared.args, { ...ctx, result: envelope.result as J.JsonValue })) }
+  const ctx = { ...Tool.contextOf(tool, prepared, { idempotencyKey: key }), result: envelope.result as J.JsonValue }
+  return { callId: prepared.callId, tool: tool.name, run: Effect.suspend(() => tool.undo!(prepared.args, ctx)) }
 }
+
+/** Runs a valid call, recorded as an execution of the turn before it starts and filled in when it answers. */
+const execute = Effect.fnUntraced(function*(env: Env, input: RoundInput, c: Checked & { readonly _tag: "Valid" }) {
+  const key = idempotencyKey(env, input.turn, c.call.id)
+  const execution: Execution = {
+    callId: c.call.id,
+    tool: c.tool.name,
+    round: input.round,
+    arguments: c.prepared.value,
+    idempotencyKey: key,
+    undoable: c.tool.undo !== undefined,
+    envelope: undefined,
+    undo: undefined
+  }
+  input.executions.push(execution)
+  const envelope = yield* Tool.run(c.tool, c.prepared, { idempotencyKey: key })
+  execution.envelope = envelope
+  execution.undo = undoOf(c, envelope, key)
+  return envelope
+})
 
 /** A round with an invalid call: spans and events for every call, one repair, and nothing runs. */
 const rejectRound = Effect.fnUntraced(function*(env: Env, input: RoundInput, checked: ReadonlyArray<Checked>) {
@@ -134,7 +155,7 @@ const rejectRound = Effect.fnUntraced(function*(env: Env, input: RoundInput, che
   })
   const envelopes = checked.map((c) => c._tag === "Valid" ? notRun(c.call.name) : c.envelope)
   yield* Effect.forEach(checked, (c, i) => answered(env, input, c.call, envelopes[i]!), { discard: true })
-  return { answered: checked.map((c, i) => answer(c.call, envelopes[i]!)), undo: [] } satisfies RoundOutput
+  return { answered: checked.map((c, i) => answer(c.call, envelopes[i]!)) } satisfies RoundOutput
 })
 
 /** A round of valid (and unknown) calls: each runs in its span, concurrently when the provider allows. */
@@ -144,15 +165,12 @@ const runRound = Effect.fnUntraced(function*(env: Env, input: RoundInput, checke
     const outcome: Outcome = c._tag === "Valid" ? "valid" : "unknown_tool"
     return traced(c, outcome, Effect.gen(function*() {
       yield* called(env, input, c, outcome)
-      const envelope = c._tag === "Valid" ? yield* Tool.run(c.tool, c.prepared) : c.envelope
+      const envelope = c._tag === "Valid" ? yield* execute(env, input, c) : c.envelope
       yield* answered(env, input, c.call, envelope)
-      return { answered: answer(c.call, envelope), undo: c._tag === "Valid" ? undoOf(c, envelope) : undefined }
+      return answer(c.call, envelope)
     }))
   }, { concurrency })
-  return {
-    answered: results.map((r) => r.answered),
-    undo: results.flatMap((r) => r.undo === undefined ? [] : [r.undo])
-  } satisfies RoundOutput
+  return { answered: results } satisfies RoundOutput
 })
 
 /** Answers every call of one round (atomically: all run, or none). */

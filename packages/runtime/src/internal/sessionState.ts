@@ -8,7 +8,9 @@
 import * as Effect from "effect/Effect"
 import * as PubSub from "effect/PubSub"
 import * as Ref from "effect/Ref"
+import type { JsonValue as J } from "@toolgate/json-schema"
 import type * as ArgumentValidator from "../ArgumentValidator.js"
+import type * as Compensation from "../Compensation.js"
 import type * as DriftGate from "../DriftGate.js"
 import type { ProviderError } from "../Errors.js"
 import type * as Message from "../Message.js"
@@ -27,6 +29,22 @@ export interface UndoStep {
   readonly run: Effect.Effect<void, Tool.ToolFailure>
 }
 
+/**
+ * A call of the current turn whose executor started, in start order: `envelope` and `undo` are filled in
+ * when it answers (an execution left without an envelope was interrupted mid-run).
+ */
+export interface Execution {
+  readonly callId: string
+  readonly tool: string
+  readonly round: number
+  readonly arguments: J.JsonValue
+  readonly idempotencyKey: string
+  /** Whether its tool declares an undo. */
+  readonly undoable: boolean
+  envelope: ToolEnvelope.Envelope | undefined
+  undo: UndoStep | undefined
+}
+
 /** One committed turn in the undo log: where its messages sit in history and its undo steps in execution order. */
 export interface UndoEntry {
   readonly turn: number
@@ -42,6 +60,8 @@ export type PreTransmit = (request: Provider.CompletionRequest) => Effect.Effect
 
 /** What a session was made with. */
 export interface Config {
+  /** The session's id: the first part of every idempotency key. */
+  readonly id: string
   readonly provider: Provider.AgentProvider
   /** The toolkit with its executors' requirements provided. */
   readonly toolkit: Toolkit.Toolkit<never>
@@ -68,6 +88,8 @@ export interface State {
   readonly proven: Ref.Ref<boolean>
   /** Turns started so far. */
   readonly turns: Ref.Ref<number>
+  /** Effects of failed turns that could not be taken back, oldest first, until the app reconciles them. */
+  readonly outstanding: Ref.Ref<ReadonlyArray<Compensation.OutstandingEffect>>
 }
 
 /** A session: its configuration and its state. */
@@ -82,8 +104,12 @@ export const makeState = (capacity: number): Effect.Effect<State> =>
     results: Ref.make<ReadonlyMap<string, ToolEnvelope.Envelope>>(new Map()),
     seen: Ref.make(0),
     proven: Ref.make(false),
-    turns: Ref.make(0)
+    turns: Ref.make(0),
+    outstanding: Ref.make<ReadonlyArray<Compensation.OutstandingEffect>>([])
   })
+
+/** The idempotency key of a call: `<session id>:<turn>:<call id>`. */
+export const idempotencyKey = (env: Config, turn: number, callId: string): string => `${env.id}:${turn}:${callId}`
 
 /** Publishes a session event (a sliding hub never blocks the turn). */
 export const publish = (env: Env, event: SessionEvent.SessionEvent): Effect.Effect<void> =>

@@ -15,6 +15,7 @@ import * as Ref from "effect/Ref"
 import * as Stream from "effect/Stream"
 import { type JsonSchema, Normalize } from "@toolgate/json-schema"
 import type * as AgentSession from "../AgentSession.js"
+import * as Compensation from "../Compensation.js"
 import type * as DriftGate from "../DriftGate.js"
 import { ProviderError, ToolChoiceUnsupported } from "../Errors.js"
 import * as EventContract from "../EventContract.js"
@@ -24,9 +25,10 @@ import * as RepairBudget from "../RepairBudget.js"
 import type * as ToolEnvelope from "../ToolEnvelope.js"
 import { clip, safeString } from "./json.js"
 import { answerRound } from "./sessionCalls.js"
+import { compensate, type Compensated } from "./sessionCompensate.js"
 import * as SessionRequest from "./sessionRequest.js"
 import * as SessionRound from "./sessionRound.js"
-import { type Env, publish, type UndoStep } from "./sessionState.js"
+import { type Env, type Execution, publish } from "./sessionState.js"
 
 /** What a send asks for besides the text. */
 export interface TurnOptions<A, X> {
@@ -47,7 +49,8 @@ interface Current {
   /** The turn's messages after the User message. */
   readonly messages: Array<Message.Message>
   readonly answered: Array<AgentSession.Answered>
-  readonly undo: Array<UndoStep>
+  /** Every call whose executor started, in start order (compensated on rollback, undo entries on commit). */
+  readonly executions: Array<Execution>
   /** The envelopes of this turn's answered calls, by call id. */
   readonly results: Map<string, ToolEnvelope.Envelope>
   readonly tokens: { input: number; output: number }
@@ -154,10 +157,10 @@ const appRounds = Effect.fnUntraced(function*<A, X>(env: Env, current: Current, 
       calls: round.calls,
       strict: current.definitions.strict,
       budget: current.budget,
-      results
+      results,
+      executions: current.executions
     })
     record(current, out.answered)
-    current.undo.push(...out.undo)
   }
 })
 
@@ -202,7 +205,7 @@ const commit = (env: Env, current: Current) =>
     yield* Ref.update(env.history, (h) => [...h, ...current.messages])
     yield* Ref.update(env.undoLog, (log) => [
       ...log,
-      { turn: current.number, start: current.start, count: current.messages.length + 1, calls: [...current.results.keys()], steps: current.undo }
+      { turn: current.number, start: current.start, count: current.messages.length + 1, calls: [...current.results.keys()], steps: current.executions.flatMap((e) => e.undo === undefined ? [] : [e.undo]) }
     ])
     if (env.chainScope === "session" && current.results.size > 0) yield* Ref.update(env.results, (r) => new Map([...r, ...current.results]))
     current.committed = true
@@ -221,7 +224,7 @@ const begin = Effect.fnUntraced(function*(env: Env, text: string, definitions: S
     definitions,
     messages: [],
     answered: [],
-    undo: [],
+    executions: [],
     results: new Map(),
     tokens: { input: 0, output: 0 },
     rounds: 0,
@@ -261,7 +264,30 @@ const rolledBack = (env: Env, turn: number, cause: Cause.Cause<{ readonly _tag: 
   return publish(env, { _tag: "TurnRolledBack", turn, error, message })
 }
 
-/** Runs one send: admitted, begun, rounds, committed; or rolled back to the user's message. */
+/**
+ * A failed turn's rollback: the executed calls are taken back, the calls left in effect join history after
+ * the user's message (so the model is told they happened), then `TurnRolledBack`.
+ */
+const rollBack = Effect.fnUntraced(function*(env: Env, current: Current, cause: Cause.Cause<{ readonly _tag: string; readonly message: string }>) {
+  const compensated = current.executions.length === 0 ? undefined : yield* compensate(env, current.number, current.executions)
+  if (compensated !== undefined && compensated.messages.length > 0) {
+    yield* Ref.update(env.history, (h) => [...h, ...compensated.messages])
+  }
+  yield* rolledBack(env, current.number, cause)
+  return compensated
+})
+
+/** The typed failure of a turn that executed tools: the error with what was and was not taken back. */
+const failedAfterTools = (current: Current, compensated: Compensated | undefined) => <E>(error: E): E | Compensation.TurnFailedAfterTools =>
+  compensated === undefined ? error : new Compensation.TurnFailedAfterTools({
+    turn: current.number,
+    error: error as Compensation.TurnError,
+    executed: compensated.executed,
+    compensated: compensated.compensated,
+    notCompensated: compensated.notCompensated
+  })
+
+/** Runs one send: admitted, begun, rounds, committed; or rolled back to the user's message (its executed calls compensated). */
 export const run = <A, X extends { readonly _tag: string; readonly message: string }>(
   env: Env,
   text: string,
@@ -270,8 +296,15 @@ export const run = <A, X extends { readonly _tag: string; readonly message: stri
   Effect.gen(function*() {
     const { definitions, warnings } = yield* admit(env, options.toolChoice)
     const current = yield* begin(env, text, definitions)
+    let compensated: Compensated | undefined
     return yield* body(env, current, options, warnings).pipe(
-      Effect.onExit((exit) => Exit.isFailure(exit) && !current.committed ? rolledBack(env, current.number, exit.cause) : Effect.void),
+      // an onExit finalizer is uninterruptible: an interrupted send is compensated before the interruption completes
+      Effect.onExit((exit) =>
+        Exit.isFailure(exit) && !current.committed
+          ? Effect.map(rollBack(env, current, exit.cause), (c) => void (compensated = c))
+          : Effect.void
+      ),
+      Effect.mapError((e) => failedAfterTools(current, compensated)(e)),
       // A managed conversation cannot have seen more than history now holds.
       Effect.ensuring(Effect.flatMap(Ref.get(env.history), (h) => Ref.update(env.seen, (s) => Math.min(s, h.length))))
     )

@@ -13,7 +13,7 @@ import * as ToolEnvelope from "../ToolEnvelope.js"
 import { type Env, type UndoStep } from "./sessionState.js"
 
 /** One step's outcome: `undefined` when it undid, else the failure envelope (interruption passes on). */
-const attempt = (step: UndoStep): Effect.Effect<ToolEnvelope.Failure | undefined> =>
+export const attempt = (step: UndoStep): Effect.Effect<ToolEnvelope.Failure | undefined> =>
   step.run.pipe(
     Effect.as(undefined),
     Effect.catchAllCause((cause) => {
