@@ -23,7 +23,7 @@
  */
 import { Chat, LanguageModel, Tool as AiTool, Toolkit as AiToolkit } from "@effect/ai"
 import { Scripted } from "@toolgate/providers"
-import { AgentSession, ArgumentValidator, type StreamEvent, Tool, Toolkit } from "@toolgate/runtime"
+import { AgentSession, ArgumentValidator, type Provider, type StreamEvent, Tool, Toolkit } from "@toolgate/runtime"
 import { generateText, isStepCount, tool as aiTool, type ToolSet } from "ai"
 import { MockLanguageModelV4 } from "ai/test"
 import { Effect, Either, ManagedRuntime, Schema, Stream } from "effect"
@@ -32,7 +32,8 @@ import { runInNewContext } from "node:vm"
 import { z } from "zod"
 import { type Candidate, report, type Result } from "./harness.js"
 
-const rounds = Number(process.env["BENCH_ROUNDS"] ?? 5)
+/** Interleaved rounds (`BENCH_ROUNDS` to change): many short ones, so the median shrugs off bursts of the other agents' load. */
+const rounds = Number(process.env["BENCH_ROUNDS"] ?? 9)
 
 // ---------------------------------------------------------------------------------------------------------
 // The turns, as data every peer's mock model plays.
@@ -116,6 +117,31 @@ const toolgateTurn = (spec: TurnSpec, count = false) => {
     const session = yield* AgentSession.make({ provider, toolkit, mode: "local" })
     const turn = yield* session.send(prompt)
     if (count) seen.requests += (yield* provider.requests).length
+    return turn.text
+  })
+}
+
+/**
+ * For context on turn (a): the same session over a provider written inline (a plain object, as the
+ * runtime README shows), which plays its rounds without `Scripted`'s checks and request log, so the
+ * figure isolates the session's own cost from the test provider's.
+ */
+const toolgateInlineTurn = (spec: TurnSpec) => {
+  const events = spec.rounds.map(tgEvents)
+  const toolkit = tgToolkits[spec.tools]
+  const provider: Provider.AgentProvider = {
+    capabilities: Scripted.defaults,
+    stream: (request) => {
+      seen.requests++
+      let round = 0
+      for (const m of request.messages) round = m._tag === "User" ? 0 : m._tag === "Assistant" ? round + 1 : round
+      return Stream.fromIterable(events[round] ?? [])
+    },
+    validateTools: () => Effect.succeed([])
+  }
+  return Effect.gen(function*() {
+    const session = yield* AgentSession.make({ provider, toolkit, mode: "local" })
+    const turn = yield* session.send(prompt)
     return turn.text
   })
 }
@@ -279,7 +305,7 @@ const median = (xs: ReadonlyArray<number>): number => [...xs].sort((a, b) => a -
  * ratios are taken on CPU time and the wall figures printed beside them. Each round runs a candidate
  * until it has used `minCpuMs` of CPU (and at least 5 calls).
  */
-export const timeCpu = async (candidates: ReadonlyArray<Candidate>, rounds: number, minCpuMs = 300) => {
+export const timeCpu = async (candidates: ReadonlyArray<Candidate>, rounds: number, minCpuMs = 200) => {
   const cpu = new Map<string, Array<number>>(candidates.map((c) => [c.name, []]))
   const wall = new Map<string, Array<number>>(candidates.map((c) => [c.name, []]))
   for (let round = 0; round < rounds; round++) {
@@ -356,6 +382,7 @@ export const run = async (): Promise<{ readonly results: ReadonlyArray<Result>; 
   console.log("  toolgate   Scripted provider, AgentSession.make + send, Effect Schema tools (lenient validation, envelopes, events, undo log)")
   console.log("  vercel     generateText(stopWhen: isStepCount(10)) over a new MockLanguageModelV4 (ai/test), zod input schemas")
   console.log("  effect-ai  Chat.empty + Chat.generateText (toolkit with handlers, concurrency unbounded) until no tool call is left")
+  console.log("  toolgate a, inline provider (context): the same session over a plain-object provider (no Scripted checks)")
   console.log("  (d) repair: toolgate sends the invalid_args envelope back (one repair spent); vercel marks the call invalid and")
   console.log("      sends its tool-error back in the same loop; effect-ai fails generateText with MalformedOutput, and the app")
   console.log("      sends the error back as a user message and asks again (its closest equivalent)")
@@ -370,6 +397,10 @@ export const run = async (): Promise<{ readonly results: ReadonlyArray<Result>; 
       { name: `vercel ${spec.key}`, run: vc },
       { name: `effect-ai ${spec.key}`, run: () => runtime.runPromise(ea) }
     ]
+    if (spec.key === "a") {
+      const inline = toolgateInlineTurn(spec)
+      peers.push({ name: "toolgate a, inline provider (context)", run: () => runtime.runPromise(inline) })
+    }
     const counted = toolgateTurn(spec, true)
     await verify(`toolgate ${spec.key}`, spec, () => runtime.runPromise(counted))
     for (const p of peers.slice(1)) await verify(p.name, spec, p.run)
