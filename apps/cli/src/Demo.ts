@@ -14,8 +14,8 @@ import { JsonValue } from "@toolgate/json-schema"
 import { Demo, Relay } from "@toolgate/relay"
 import { Capabilities } from "@toolgate/runtime"
 import * as Console from "effect/Console"
+import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
-import * as Fiber from "effect/Fiber"
 import * as FiberRef from "effect/FiberRef"
 import * as HashSet from "effect/HashSet"
 import * as Logger from "effect/Logger"
@@ -25,6 +25,8 @@ import { CliExit } from "./CliExit.js"
 import { BadInput } from "./internal/input.js"
 import * as DemoRender from "./internal/demoRender.js"
 import * as DemoRun from "./internal/demoRun.js"
+import { badInput, failureJson } from "./internal/output.js"
+import { isHttpUrl, withProgress } from "./internal/progress.js"
 import { json } from "./Validate.js"
 
 /** Exit codes: every scenario as expected, one or more not, bad input, no usable relay. */
@@ -32,28 +34,8 @@ export const exitCodes = { ok: 0, failed: 1, badInput: 2, noRelay: 3 } as const
 
 const relayOption = Options.text("relay").pipe(
   Options.optional,
-  Options.withDescription("a relay started by `toolgate serve` (its base URL); without it the demo starts one in-process")
+  Options.withDescription("the base URL of a relay started by `toolgate serve`, such as http://127.0.0.1:8787. Default: none (the demo starts a relay in-process).")
 )
-
-/** Prints `message` on stderr when `effect` takes longer than a second (then every five seconds). */
-const withProgress = <A, E, R>(message: string, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-  Effect.gen(function*() {
-    const note = yield* Effect.fork(
-      Effect.sleep("1 second").pipe(
-        Effect.zipRight(Console.error(`… ${message}`)),
-        Effect.zipRight(Effect.forever(Effect.sleep("5 seconds").pipe(Effect.zipRight(Console.error(`… still ${message}`)))))
-      )
-    )
-    return yield* effect.pipe(Effect.ensuring(Fiber.interrupt(note)))
-  })
-
-const isHttpUrl = (s: string): boolean => {
-  try {
-    return ["http:", "https:"].includes(new URL(s).protocol)
-  } catch {
-    return false
-  }
-}
 
 /** The system error code (ECONNREFUSED, ENOTFOUND, …) somewhere down a transport error's causes, if any. */
 const causeCode = (error: unknown): string | undefined => {
@@ -66,9 +48,18 @@ const causeCode = (error: unknown): string | undefined => {
   return undefined
 }
 
-/** Says why the relay at `url` cannot run the demo, in one line. */
-const noRelay = (message: string) =>
-  Console.error(`toolgate: ${message}`).pipe(Effect.zipRight(new CliExit({ code: exitCodes.noRelay })))
+/** No relay can run the demo: unreachable, not serving the demo's scenarios, or the in-process one failed to start. */
+class NoRelay extends Data.TaggedError("NoRelay")<{ readonly message: string }> {}
+
+const noRelay = (message: string) => new NoRelay({ message })
+
+/** Says why no relay can run the demo (with `--json`, also as `{ "_tag": "NoRelay", "exitCode": 3, "message" }`). */
+const reportNoRelay = (options: { readonly json: boolean }) => (e: NoRelay) =>
+  Effect.gen(function*() {
+    yield* Console.error(`toolgate: ${e.message}`)
+    if (options.json) yield* Console.log(failureJson("NoRelay", exitCodes.noRelay, e.message))
+    return yield* new CliExit({ code: exitCodes.noRelay })
+  })
 
 /** Checks that `url` is a relay serving the demo's scenarios (its "matches" capabilities answer 200). */
 const preflight = (url: string) =>
@@ -145,8 +136,9 @@ const runAll = (options: { readonly relay: Option.Option<string>; readonly json:
 /** The `demo` subcommand. */
 export const command = Command.make("demo", { relay: relayOption, json }, (options) =>
   runAll(options).pipe(
-    Effect.catchTag("BadInput", (e) => Console.error(`toolgate: ${e.message}`).pipe(Effect.zipRight(new CliExit({ code: exitCodes.badInput })))),
-    Effect.catchTag("ServeError", (e) => noRelay(`cannot start the in-process relay: ${e.message}`))
+    Effect.catchTag("ServeError", (e) => noRelay(`cannot start the in-process relay: ${e.message}`)),
+    Effect.catchTag("NoRelay", reportNoRelay(options)),
+    Effect.catchTag("BadInput", badInput(options, exitCodes.badInput))
   )).pipe(Command.withDescription(
   "The main job: eight scenarios, one per contract (drift gate proven / drifted / old relay, coercion, repair, " +
     "repair exhausted, provider event contract, tool chaining), each a real session over a real relay on loopback, " +

@@ -12,6 +12,7 @@ import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import { fileURLToPath } from "node:url"
 import { BadInput, parseJson } from "./internal/input.js"
+import { badInput, jsonLine } from "./internal/output.js"
 import * as Outcome from "./Outcome.js"
 import * as Render from "./Render.js"
 import { json, policy } from "./Validate.js"
@@ -34,7 +35,7 @@ const shipped = fileURLToPath(new URL("../examples", import.meta.url))
 
 const dir = Options.directory("dir").pipe(
   Options.withDefault(shipped),
-  Options.withDescription("a folder of example JSON files ({ tool, source, note, schema, args })")
+  Options.withDescription("a folder of example JSON files ({ tool, source, note, schema, args }). Default: the examples shipped with toolgate.")
 )
 
 const load = Effect.fn("Examples.load")(function*(folder: string) {
@@ -55,10 +56,10 @@ const load = Effect.fn("Examples.load")(function*(folder: string) {
 export const command = Command.make("examples", { dir, policy, json }, (options) =>
   Effect.gen(function*() {
     const examples = yield* load(options.dir)
-    const counts = { valid: 0, invalid: 0, error: 0 }
+    const counts = { Valid: 0, Invalid: 0, BadInput: 0 }
     for (const example of examples) {
       const outcome = Outcome.decide({ tool: example.tool, schema: example.schema, args: example.args, policy: options.policy })
-      counts[outcome.status]++
+      counts[outcome._tag]++
       yield* Console.log(
         options.json
           ? Render.json(outcome, { tool: example.tool, source: example.source })
@@ -71,6 +72,9 @@ export const command = Command.make("examples", { dir, policy, json }, (options)
           ].join("\n")
       )
     }
-    const summary = `${examples.length} calls: ${counts.valid} valid, ${counts.invalid} invalid (fed back), ${counts.error} unusable`
-    yield* Console.log(options.json ? JSON.stringify({ summary: counts }) : summary)
-  })).pipe(Command.withDescription("Run layer 2 over a folder of real tool calls and show each decision. Example: toolgate examples --json"))
+    yield* Console.log(
+      options.json
+        ? jsonLine({ _tag: "Summary", exitCode: 0, calls: examples.length, valid: counts.Valid, invalid: counts.Invalid, unusable: counts.BadInput })
+        : `${examples.length} calls: ${counts.Valid} valid, ${counts.Invalid} invalid (fed back), ${counts.BadInput} unusable`
+    )
+  }).pipe(Effect.catchTag("BadInput", badInput(options, 2)))).pipe(Command.withDescription("Run layer 2 over a folder of real tool calls and show each decision. Example: toolgate examples --json"))

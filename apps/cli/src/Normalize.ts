@@ -1,6 +1,6 @@
 /**
- * `toolgate normalize --target openai-strict|google|cca|mcp SCHEMA.json [--json]`: a tool schema as one
- * provider dialect receives it, and every change made on the way. Exit 0 done, 2 bad input.
+ * `toolgate normalize --target openai-strict|google|cca|mcp (SCHEMA.json | --schema-json JSON) [--json]`: a
+ * tool schema as one provider dialect receives it, and every change made on the way. Exit 0 done, 2 bad input.
  *
  * @since 0.1.0
  */
@@ -10,7 +10,8 @@ import * as Options from "@effect/cli/Options"
 import { JsonSchema, JsonValue, Normalize } from "@toolgate/json-schema"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
-import { BadInput, parseJson, textOf } from "./internal/input.js"
+import { BadInput, parseJson, positional, required } from "./internal/input.js"
+import { badInput, jsonLine } from "./internal/output.js"
 import { json } from "./Validate.js"
 
 /** The provider dialects the command writes. */
@@ -25,10 +26,15 @@ export interface Result {
 }
 
 const target = Options.choice("target", ["openai-strict", "google", "cca", "mcp"]).pipe(
-  Options.withDescription("the provider dialect: openai-strict, google (Gemini/Vertex), cca (Claude via Cloud Code Assist), mcp")
+  Options.withDescription("the provider dialect: openai-strict, google (Gemini/Vertex), cca (Claude via Cloud Code Assist), mcp. Required.")
 )
-const schema = Args.text({ name: "SCHEMA.json" }).pipe(
-  Args.withDescription("the tool's parameter schema: a JSON file or inline JSON")
+const schemaFile = Args.file({ name: "SCHEMA.json" }).pipe(
+  Args.optional,
+  Args.withDescription("the tool's parameter schema: a JSON file. Required unless --schema-json is given.")
+)
+const schemaJson = Options.text("schema-json").pipe(
+  Options.optional,
+  Options.withDescription("the tool's parameter schema as inline JSON, instead of SCHEMA.json. Default: none.")
 )
 
 /** Upgrades the published schema, then rewrites it for the target; upgrade changes come first in the list. */
@@ -70,13 +76,18 @@ export const render = (r: Result): string =>
   ].join("\n")
 
 /** The `normalize` subcommand. */
-export const command = Command.make("normalize", { target, schema, json }, (options) =>
-  Effect.gen(function*() {
-    const published = yield* textOf(options.schema, "schema").pipe(
-      Effect.flatMap((text) => parseJson(text, "schema")),
+export const command = Command.make("normalize", { target, schemaFile, schemaJson, json }, (options) => {
+  const args = positional([options.schemaFile])
+  return Effect.gen(function*() {
+    if (args.mistake !== undefined) return yield* args.mistake
+    const text = yield* required("schema", { file: options.schemaFile, inline: options.schemaJson }, { file: "SCHEMA.json", inline: "--schema-json JSON" })
+    const published = yield* parseJson(text.text, "schema").pipe(
       Effect.filterOrFail(JsonSchema.isSchema, () => new BadInput({ message: "The schema must be a JSON object or a boolean." }))
     )
     const result = normalize(options.target, published)
-    yield* Console.log(options.json ? JsonValue.stringify(result) ?? "" : render(result))
-  })).pipe(Command.withDescription("Rewrite a tool schema for a provider dialect and list what changed. " +
-      "Example: toolgate normalize --target openai-strict examples/01-string-integers.json"))
+    yield* Console.log(options.json ? jsonLine({ _tag: "Normalized", exitCode: 0, ...result }) : render(result))
+  }).pipe(Effect.catchTag("BadInput", badInput({ json: options.json || args.json }, 2)))
+}).pipe(Command.withDescription(
+    "Rewrite a tool schema for a provider dialect and list what changed. Exit 0 done, 2 bad input. " +
+      "Example: toolgate normalize --target openai-strict --schema-json '{\"type\":\"dict\",\"properties\":{\"days\":{\"type\":\"integer\",\"minimum\":1}}}'"
+  ))

@@ -4,7 +4,7 @@
  * @since 0.1.0
  */
 import { JsonValue } from "@toolgate/json-schema"
-import type { Outcome } from "./Outcome.js"
+import { exitCode, type Outcome } from "./Outcome.js"
 
 const compact = (value: unknown, max = 160): string => {
   const text = JsonValue.stringify(value) ?? "(not JSON)"
@@ -18,10 +18,10 @@ const indent = (lines: ReadonlyArray<string>, by = "  "): Array<string> => lines
 /** The human-readable trace of one outcome. */
 export const text = (outcome: Outcome, policy: string): string => {
   if (typeof outcome !== "object" || outcome === null) return "✘ bad input: not an outcome"
-  switch (outcome.status) {
-    case "error":
+  switch (outcome._tag) {
+    case "BadInput":
       return `✘ bad input: ${outcome.message}`
-    case "valid": {
+    case "Valid": {
       const lines = [
         ...(outcome.upgrades.length > 0
           ? [`schema upgraded (${plural(outcome.upgrades.length, "change")}):`,
@@ -37,7 +37,7 @@ export const text = (outcome: Outcome, policy: string): string => {
       ]
       return lines.join("\n")
     }
-    case "invalid":
+    case "Invalid":
       return [
         ...(outcome.upgrades.length > 0 ? [`schema upgraded (${plural(outcome.upgrades.length, "change")})`] : []),
         `✘ invalid (${policy}): ${plural(outcome.issues.length, "issue")}`,
@@ -50,6 +50,9 @@ export const text = (outcome: Outcome, policy: string): string => {
   }
 }
 
-/** The machine-readable form of one outcome (one JSON object, one line). */
-export const json = (outcome: Outcome, extra: Record<string, unknown> = {}): string =>
-  JsonValue.stringify({ ...extra, ...outcome }) ?? JSON.stringify({ status: "error", message: "The outcome is not JSON." })
+/** The machine-readable form of one outcome (one JSON object, one line): its `_tag`, its exit code, then its fields. */
+export const json = (outcome: Outcome, extra: Record<string, unknown> = {}): string => {
+  const { _tag, ...fields } = outcome
+  return JsonValue.stringify({ _tag, exitCode: exitCode(outcome), ...extra, ...fields }) ??
+    JSON.stringify({ _tag: "BadInput", exitCode: 2, message: "The outcome is not JSON." })
+}

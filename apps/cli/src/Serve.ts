@@ -1,9 +1,10 @@
 /**
- * `toolgate serve [--port N] [--profile FILE] [--scenario FILE]`: runs the reference relay on loopback
+ * `toolgate serve [--port N] [--profile FILE] [--scenario FILE] [--json]`: runs the reference relay on loopback
  * until interrupted (Ctrl-C: a clean shutdown, exit 0). Without files it serves the demo: every demo
  * scenario under `/scenarios/<name>` and the first one at the root; a profile or scenario file replaces
- * what the root serves. One line says where it listens, then one line per request. A file that cannot be
- * used, a bad port or a port in use: one line on stderr, exit 2.
+ * what the root serves. One line says where it listens, then one line per request (with `--json`, JSON
+ * objects). A file that cannot be used (a profile must decode as a `ProfileFile`), a bad port or a port in
+ * use: one line on stderr, exit 2.
  *
  * @since 0.1.0
  */
@@ -17,7 +18,11 @@ import * as FiberRef from "effect/FiberRef"
 import * as HashSet from "effect/HashSet"
 import * as Logger from "effect/Logger"
 import * as Option from "effect/Option"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
 import { BadInput } from "./internal/input.js"
+import { badInput, jsonLine } from "./internal/output.js"
+import { json } from "./Validate.js"
 
 /** The port `serve` listens on when none is given. */
 export const defaultPort = 8787
@@ -37,17 +42,48 @@ const oneLine = (text: string): string => {
   return flat.length > 400 ? `${flat.slice(0, 399)}…` : flat
 }
 
+/**
+ * What a profile file must hold: a capabilities body (`capabilities_version`, `tool_schemas` of JSON
+ * Schemas), optionally with `faults`. It is served as written (unknown keys included); the schema only
+ * refuses a file that is no profile at all, so `{"foo": 1}` is an error, not an old relay. An old or broken
+ * relay is asked for by name: `"faults": ["predates"]` or `["malformed"]`.
+ */
+export const ProfileFile = Schema.Struct({
+  capabilities_version: Schema.String,
+  tool_schemas: Schema.Record({ key: Schema.String, value: Schema.Union(Schema.Boolean, Schema.Record({ key: Schema.String, value: Schema.Unknown })) }),
+  faults: Schema.optional(Schema.Array(Schema.String))
+})
+
+const decodeProfile = Schema.decodeUnknownEither(ProfileFile, { errors: "all" })
+
+/** Why a value is not a profile, in one line: each issue's path and message. */
+const profileIssues = (error: ParseResult.ParseError): string =>
+  ParseResult.ArrayFormatter.formatErrorSync(error)
+    .map((issue) => `${issue.path.length === 0 ? "" : `${issue.path.map(String).join(".")}: `}${issue.message}`)
+    .join("; ")
+
+/** A profile file: read and checked by the relay (JSON, known faults), then decoded as a `ProfileFile`. */
+const loadProfile = (path: string) =>
+  Effect.gen(function*() {
+    const profile = yield* Relay.loadProfile(path)
+    const decoded = decodeProfile(profile)
+    if (decoded._tag === "Left") {
+      return yield* new BadInput({ message: `Cannot serve ${path}: is not a profile { capabilities_version, tool_schemas, faults? }: ${profileIssues(decoded.left)}` })
+    }
+    return profile
+  })
+
 /** The config: the demo's, with the root's profile and script replaced by the files given. */
 export const served = (profile: Option.Option<string>, scenario: Option.Option<string>) =>
   Effect.gen(function*() {
-    const loadedProfile = Option.isSome(profile) ? yield* Relay.loadProfile(profile.value) : Demo.config.profile
+    const loadedProfile = Option.isSome(profile) ? yield* loadProfile(profile.value) : Demo.config.profile
     const loadedScript = Option.isSome(scenario) ? yield* Relay.loadScript(scenario.value) : Demo.config.script
     return {
       config: { ...Demo.config, profile: loadedProfile, script: loadedScript },
       profile: Option.getOrElse(profile, () => demoRoot),
       scenario: Option.getOrElse(scenario, () => demoRoot)
     } satisfies Served
-  }).pipe(Effect.mapError((e) => new BadInput({ message: `Cannot serve ${oneLine(e.message)}` })))
+  }).pipe(Effect.mapError((e) => new BadInput({ message: oneLine(e._tag === "RelayFileError" ? `Cannot serve ${e.message}` : e.message) })))
 
 /** The start line: where the relay listens and what it serves. */
 export const startLine = (url: string, what: Served): string => {
@@ -55,6 +91,10 @@ export const startLine = (url: string, what: Served): string => {
   const scenarios = names.length === 0 ? "none" : `${names.join(", ")} under /scenarios/<name>`
   return `toolgate relay listening on ${url} (profile: ${what.profile}, scenario: ${what.scenario}, scenarios: ${scenarios})`
 }
+
+/** The start line with `--json`: `{ "_tag": "Listening", url, profile, scenario, scenarios }`. */
+const startJson = (url: string, what: Served): string =>
+  jsonLine({ _tag: "Listening", url, profile: what.profile, scenario: what.scenario, scenarios: Array.from(what.config.scenarios?.keys() ?? []) })
 
 /** Why the server could not listen, in one line. */
 const listenError = (port: number, error: HttpServerError.ServeError): BadInput => {
@@ -65,33 +105,41 @@ const listenError = (port: number, error: HttpServerError.ServeError): BadInput 
   return new BadInput({ message: `Cannot listen on 127.0.0.1:${port} (${oneLine(detail)}).` })
 }
 
-/** The relay's log lines (one per request) on stdout, plainly: `12:00:01.250 GET /v1/agent/capabilities 200 2ms`. */
-const plainLogger = Logger.make(({ date, message }) => {
-  const text = (Array.isArray(message) ? message : [message]).map(String).join(" ")
-  process.stdout.write(`${date.toISOString().slice(11, 23)} ${text}\n`)
-})
+/**
+ * The relay's log lines (one per request) on stdout, plainly (`12:00:01.250 GET /v1/agent/capabilities 200
+ * 2ms`) or, with `--json`, as `{ "_tag": "Request", "time", "line" }`.
+ */
+const requestLogger = (json: boolean) =>
+  Logger.make(({ date, message }) => {
+    const text = (Array.isArray(message) ? message : [message]).map(String).join(" ")
+    const time = date.toISOString().slice(11, 23)
+    process.stdout.write(`${json ? jsonLine({ _tag: "Request", time, line: text }) : `${time} ${text}`}\n`)
+  })
 
-/** Runs `effect` with the plain logger as its only logger (the runtime's pretty logger would repeat every line). */
-const withPlainLog = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.locally(effect, FiberRef.currentLoggers, HashSet.make<Array<Logger.Logger<unknown, any>>>(plainLogger))
+/** Runs `effect` with the request logger as its only logger (the runtime's pretty logger would repeat every line). */
+const withRequestLog = (json: boolean) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.locally(effect, FiberRef.currentLoggers, HashSet.make<Array<Logger.Logger<unknown, any>>>(requestLogger(json)))
 
 const portOption = Options.integer("port").pipe(
   Options.withDefault(defaultPort),
-  Options.withDescription(`the loopback port to listen on (default ${defaultPort}; 0: any free port, printed at start)`)
+  Options.withDescription(`the loopback port to listen on (0: any free port, printed at start). Default: ${defaultPort}.`)
 )
-const profileOption = Options.text("profile").pipe(
+const profileOption = Options.file("profile").pipe(
   Options.optional,
-  Options.withDescription("a profile JSON file served at GET /v1/agent/capabilities (may list \"faults\"); default: the demo's")
+  Options.withDescription(
+    "a profile JSON file { capabilities_version, tool_schemas, faults? } served at GET /v1/agent/capabilities " +
+      "(faults: predates, malformed, newer-major, slow, fail, drop, garbage). Default: the demo's."
+  )
 )
-const scenarioOption = Options.text("scenario").pipe(
+const scenarioOption = Options.file("scenario").pipe(
   Options.optional,
-  Options.withDescription("a scenario JSON file: a script { \"turns\": [[round, …], …] } the root's turns and chat completions answer from; default: the demo's")
+  Options.withDescription("a scenario JSON file: a script { \"turns\": [[round, …], …] } the root's turns and chat completions answer from. Default: the demo's.")
 )
 
 /** The `serve` subcommand. */
 export const command = Command.make(
   "serve",
-  { port: portOption, profile: profileOption, scenario: scenarioOption },
+  { port: portOption, profile: profileOption, scenario: scenarioOption, json },
   (options) =>
     Effect.gen(function*() {
       const port = options.port
@@ -101,11 +149,11 @@ export const command = Command.make(
       const what = yield* served(options.profile, options.scenario)
       yield* Effect.scoped(Effect.gen(function*() {
         const { url } = yield* Relay.start(what.config, { port }).pipe(Effect.mapError((e) => listenError(port, e)))
-        yield* Console.log(startLine(url, what))
-        yield* Effect.addFinalizer(() => Console.log("toolgate relay stopped"))
+        yield* Console.log(options.json ? startJson(url, what) : startLine(url, what))
+        yield* Effect.addFinalizer(() => Console.log(options.json ? jsonLine({ _tag: "Stopped" }) : "toolgate relay stopped"))
         return yield* Effect.never
       }))
-    }).pipe(withPlainLog)
+    }).pipe(withRequestLog(options.json), Effect.catchTag("BadInput", badInput(options, 2)))
 ).pipe(Command.withDescription(
   "Run the reference relay on 127.0.0.1 until Ctrl-C: capabilities, streamed turns and Chat Completions from a scripted model, " +
     "with fault switches (header x-toolgate-fault). Without files it serves the demo's scenarios under /scenarios/<name>. " +

@@ -1,27 +1,37 @@
 /**
- * `toolgate subschema CLOUD.json LOCAL.json [--json]`: does every value the cloud schema accepts pass the
- * local one? Exit 0 proven, 1 drift (with a witness), 2 unsupported (fail closed), 3 bad input.
+ * `toolgate subschema [CLOUD.json] [LOCAL.json] [--cloud-json JSON] [--local-json JSON] [--json]`: does every
+ * value the cloud schema accepts pass the local one? Each side is a file (positional, in order) or inline
+ * JSON (its own option). Exit 0 proven, 1 drift (with a witness), 2 unsupported (fail closed), 3 bad input.
  *
  * @since 0.1.0
  */
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
 import { JsonSchema, Subschema } from "@toolgate/json-schema"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { CliExit } from "./CliExit.js"
-import { BadInput, parseJson, textOf } from "./internal/input.js"
+import { BadInput, parseJson, positional, readFile } from "./internal/input.js"
+import { badInput, jsonLine } from "./internal/output.js"
 import { json } from "./Validate.js"
 
-const cloud = Args.text({ name: "CLOUD" }).pipe(Args.withDescription("the cloud (backend) schema: a JSON file or inline JSON"))
-const local = Args.text({ name: "LOCAL" }).pipe(Args.withDescription("the local (executor) schema: a JSON file or inline JSON"))
+const files = Args.all([
+  Args.file({ name: "CLOUD.json" }).pipe(Args.optional, Args.withDescription("the cloud (backend) schema's JSON file. Required unless --cloud-json is given.")),
+  Args.file({ name: "LOCAL.json" }).pipe(Args.optional, Args.withDescription("the local (executor) schema's JSON file. Required unless --local-json is given."))
+])
+const cloudJson = Options.text("cloud-json").pipe(
+  Options.optional,
+  Options.withDescription("the cloud schema as inline JSON, instead of CLOUD.json (the only file given is then LOCAL.json). Default: none.")
+)
+const localJson = Options.text("local-json").pipe(
+  Options.optional,
+  Options.withDescription("the local schema as inline JSON, instead of LOCAL.json. Default: none.")
+)
 
-const schemaOf = (value: string, what: string) =>
-  textOf(value, what).pipe(
-    Effect.flatMap((text) => parseJson(text, what)),
-    Effect.filterOrFail(JsonSchema.isSchema, () => new BadInput({ message: `The ${what} must be a JSON object or a boolean.` })),
-    Effect.map((schema) => JsonSchema.upgrade(schema).schema)
-  )
+/** The exit code for bad input: 3, since 2 is a verdict (unsupported). */
+export const badInputCode = 3
 
 /** The exit code of a verdict. */
 export const exitCode = (verdict: Subschema.Verdict): 0 | 1 | 2 =>
@@ -43,17 +53,41 @@ export const render = (verdict: Subschema.Verdict): string => {
   }
 }
 
-/** The `subschema` subcommand. */
-export const command = Command.make("subschema", { cloud, local, json }, (options) =>
+/** The machine-readable verdict: its `_tag`, its exit code, then its fields. */
+export const renderJson = (verdict: Subschema.Verdict): string => {
+  const { _tag, ...fields } = verdict
+  return jsonLine({ _tag, exitCode: exitCode(verdict), ...fields })
+}
+
+/** One side's schema: its inline JSON, or else the next file given; upgraded as tools publish schemas. */
+const side = (what: string, inline: Option.Option<string>, file: string | undefined, hint: string) =>
   Effect.gen(function*() {
-    const cloudSchema = yield* schemaOf(options.cloud, "cloud schema")
-    const localSchema = yield* schemaOf(options.local, "local schema")
-    const verdict = Subschema.check(cloudSchema, localSchema)
-    yield* Console.log(options.json ? JSON.stringify(verdict) : render(verdict))
+    const text = Option.isSome(inline)
+      ? inline.value
+      : file === undefined
+      ? yield* new BadInput({ message: `Give the ${what}: ${hint}.` })
+      : yield* readFile(file, what)
+    const value = yield* parseJson(text, what)
+    if (!JsonSchema.isSchema(value)) return yield* new BadInput({ message: `The ${what} must be a JSON object or a boolean.` })
+    return JsonSchema.upgrade(value).schema
+  })
+
+/** The `subschema` subcommand. */
+export const command = Command.make("subschema", { files, cloudJson, localJson, json }, (options) => {
+  const args = positional(options.files)
+  return Effect.gen(function*() {
+    if (args.mistake !== undefined) return yield* args.mistake
+    const given = [...args.files]
+    const cloud = yield* side("cloud schema", options.cloudJson, Option.isSome(options.cloudJson) ? undefined : given.shift(), "CLOUD.json (a file) or --cloud-json JSON")
+    const local = yield* side("local schema", options.localJson, Option.isSome(options.localJson) ? undefined : given.shift(), "LOCAL.json (a file) or --local-json JSON")
+    if (given.length > 0) return yield* new BadInput({ message: `One file too many: ${given.join(", ")} (the other side is given inline).` })
+    const verdict = Subschema.check(cloud, local)
+    yield* Console.log(options.json ? renderJson(verdict) : render(verdict))
     const code = exitCode(verdict)
     if (code !== 0) return yield* new CliExit({ code })
-  }).pipe(
-    Effect.catchTag("BadInput", (e) =>
-      Console.error(`toolgate: ${e.message}`).pipe(Effect.zipRight(new CliExit({ code: 3 }))))
-  )).pipe(Command.withDescription("Prove that a cloud schema is a subschema of a local one, or show a witness. " +
-      "Exit 0 subtype, 1 drift, 2 unsupported, 3 bad input. Example: toolgate subschema cloud.json local.json"))
+  }).pipe(Effect.catchTag("BadInput", badInput({ json: options.json || args.json }, badInputCode)))
+}).pipe(Command.withDescription(
+    "Prove that a cloud schema is a subschema of a local one, or show a witness. " +
+      "Exit 0 subtype, 1 drift, 2 unsupported, 3 bad input. " +
+      "Example: toolgate subschema cloud.json local.json   (or: toolgate subschema --cloud-json '{\"type\":\"integer\"}' --local-json '{\"type\":\"number\"}')"
+  ))

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { spawn } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
@@ -29,7 +30,7 @@ describe("toolgate check --capabilities (the process)", () => {
     expect(run.code).toBe(0)
     expect(run.stdout).toMatch(/✔ get_weather\s+proven/)
     expect(run.stdout).toMatch(/✔ search\s+proven/)
-    expect(run.stdout).toContain("2 proven, 0 drifted, 0 unsupported")
+    expect(run.stdout).toContain("2 proven, 0 drifted, 0 unknown, 0 unsupported")
   })
 
   it("exits 1 for drift (with the witness) and for a tool the app cannot execute; --json says the same", async () => {
@@ -40,11 +41,13 @@ describe("toolgate check --capabilities (the process)", () => {
     expect(run.stdout).toContain("witness")
     expect(run.stdout).toContain('"days":30')
     expect(run.stdout).toMatch(/✘ delete_all\s+unknown tool/)
+    // an unknown tool is counted apart from the drifted ones
+    expect(run.stdout).toContain("1 proven, 1 drifted, 1 unknown, 0 unsupported")
     const json = await toolgate("check", "--tools", file("tools.json", local), "--capabilities", capsFile, "--json")
     expect(json.code).toBe(1)
     const report = JSON.parse(json.stdout)
-    expect(report.exitCode).toBe(1)
-    expect(report.rows.map((r: { verdict: string }) => r.verdict)).toEqual(["drift", "proven", "unknown_tool"])
+    expect(report).toMatchObject({ _tag: "Checked", exitCode: 1, summary: { proven: 1, drifted: 1, unknown: 1, unsupported: 0 } })
+    expect(report.rows.map((r: { _tag: string }) => r._tag)).toEqual(["Drift", "Subtype", "UnknownTool"])
     expect(report.rows[0].witness.days).toBe(30)
   })
 
@@ -68,6 +71,8 @@ describe("toolgate check --capabilities (the process)", () => {
     const rpc = await toolgate("check", "--tools", file("rpc.json", { jsonrpc: "2.0", id: 1, result: list }), "--capabilities", exported, "--json")
     expect(rpc.code).toBe(0)
     expect(JSON.parse(rpc.stdout).rows.map((r: { tool: string }) => r.tool)).toEqual(["search", "__proto__"])
+    // the same list inline, through its own option
+    expect((await toolgate("check", "--tools-json", JSON.stringify(list), "--capabilities", exported)).code).toBe(0)
     expect(({} as Record<string, unknown>).type).toBeUndefined()
   })
 
@@ -85,7 +90,7 @@ describe("toolgate check --capabilities (the process)", () => {
     const report = JSON.parse(run.stdout)
     expect(report.rows.length).toBe(200)
     // A schema against itself never drifts; a few may use constructs the prover leaves unsupported.
-    expect(report.rows.filter((r: { verdict: string }) => r.verdict === "drift" || r.verdict === "unknown_tool")).toEqual([])
+    expect(report.rows.filter((r: { _tag: string }) => r._tag === "Drift" || r._tag === "UnknownTool")).toEqual([])
     expect(run.code === 0 || run.code === 2).toBe(true)
   })
 
@@ -107,7 +112,43 @@ describe("toolgate check --capabilities (the process)", () => {
       expect(run.code, cases[i]!.join(" ")).toBe(4)
       expect(run.stderr).not.toMatch(/\n\s+at /)
     })
+    // with --json, each says what was wrong on stdout, as one object (a command-line mistake included)
+    const withJson = [...cases, ["--tools", file("t.json", local), "--bogus"], ["--tools", file("t.json", local), "--timeout", "soon"]]
+    const jsonRuns = await Promise.all(withJson.map((args) => toolgate("check", ...args, "--json")))
+    jsonRuns.forEach((run, i) => {
+      expect(run.code, withJson[i]!.join(" ")).toBe(4)
+      expect(JSON.parse(run.stdout), withJson[i]!.join(" ")).toMatchObject({ _tag: "BadInput", exitCode: 4, message: expect.any(String) })
+    })
   }, 180_000)
+
+  it("a local schema upgrade had to change lossily (an unknown type name) is bad input naming the tool and the note, never a proof", async () => {
+    const objekt = { get_weather: { type: "objekt" }, search: { ...search, properties: { q: { type: "strng" } } } }
+    const capsFile = file("objekt-caps.json", caps(objekt))
+    const run = await toolgate("check", "--tools", file("objekt.json", objekt), "--capabilities", capsFile)
+    expect(run.code).toBe(4)
+    expect(run.stdout).not.toContain("proven")
+    expect(run.stderr).toContain('"get_weather"')
+    expect(run.stderr).toContain("unknown type name `objekt` removed")
+    const json = await toolgate("check", "--tools", file("objekt.json", objekt), "--capabilities", capsFile, "--json")
+    expect(json.code).toBe(4)
+    expect(JSON.parse(json.stdout)).toMatchObject({ _tag: "BadInput", exitCode: 4, message: expect.stringContaining("get_weather") })
+    // a faithful upgrade (a BFCL type name) is no error: the proof runs, and the note is shown
+    const dict = { get_weather: { ...weather, type: "dict" } }
+    const upgraded = await toolgate("check", "--tools", file("dict.json", dict), "--capabilities", file("dict-caps.json", caps({ get_weather: weather })))
+    expect(upgraded.code).toBe(0)
+    expect(upgraded.stdout).toMatch(/✔ get_weather\s+proven/)
+    expect(upgraded.stdout).toContain("type `dict` is read as `object`")
+  })
+
+  it("reads a file whose name starts with a digit as a file; inline JSON only through --tools-json / --capabilities-json", async () => {
+    const numbered = file("01-string-integers.json", local)
+    const run = await toolgate("check", "--tools", numbered, "--capabilities-json", JSON.stringify(caps(local)), "--json")
+    expect(run.code, run.stderr).toBe(0)
+    expect(JSON.parse(run.stdout)).toMatchObject({ _tag: "Checked", exitCode: 0, source: "--capabilities-json JSON" })
+    const both = await toolgate("check", "--tools", numbered, "--tools-json", "{}", "--capabilities", file("c2.json", caps(local)))
+    expect(both.code).toBe(4)
+    expect(both.stderr).toContain("not both")
+  })
 })
 
 describe("toolgate check --relay (the process, a relay on loopback)", () => {
@@ -147,6 +188,47 @@ describe("toolgate check --relay (the process, a relay on loopback)", () => {
       }
     }
   }, 120_000)
+
+  it("a 404 at the URL given hints that --relay wants the base URL", async () => {
+    const relay = await serve(json(caps(local)))
+    try {
+      const run = await toolgate("check", "--tools", file("t.json", local), "--relay", `${relay.url}/v1/agent/capabilities`, "--json")
+      expect(run.code).toBe(3)
+      const report = JSON.parse(run.stdout)
+      expect(report).toMatchObject({ _tag: "Unreachable", exitCode: 3, detail: "HTTP 404" })
+      expect(report.hint).toContain(`--relay ${relay.url}`)
+      const text = await toolgate("check", "--tools", file("t.json", local), "--relay", `${relay.url}/v1/agent/capabilities`)
+      expect(text.stdout).toContain(`hint: --relay wants the relay's base URL: try --relay ${relay.url}`)
+    } finally {
+      await relay.close()
+    }
+  })
+
+  it("says on stderr that it is waiting for a relay that has not answered yet (the relay answers once it is said)", async () => {
+    const pending: Array<http.ServerResponse> = []
+    let said = false
+    const relay = await serve((res) => said ? json(caps(local))(res) : void pending.push(res))
+    const child = spawn(process.execPath, [resolve(root, "apps/cli/bin/toolgate.js"), "check", "--tools", file("t.json", local), "--relay", relay.url], { cwd: root })
+    let stdout = "", stderr = ""
+    child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d))
+    const exited = new Promise<number | null>((ok) => child.on("close", (code) => ok(code)))
+    try {
+      await new Promise<void>((ok) =>
+        child.stderr.setEncoding("utf8").on("data", (d: string) => {
+          stderr += d
+          if (stderr.includes("waiting for the relay")) ok()
+        })
+      )
+      said = true
+      for (const res of pending) json(caps(local))(res)
+      expect(await exited).toBe(0)
+      expect(stderr).toContain(`… waiting for the relay at ${relay.url}`)
+      expect(stdout).toContain("2 proven")
+    } finally {
+      child.kill("SIGKILL")
+      await relay.close()
+    }
+  })
 
   it("calls a refused connection unreachable (3)", async () => {
     const relay = await serve(json({}))

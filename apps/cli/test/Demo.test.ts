@@ -146,6 +146,18 @@ describe("toolgate demo (the process)", () => {
     }
   })
 
+  it("--json: bad input (2) and no relay (3) are one _tag-ed object on stdout", { timeout: 60_000 }, async () => {
+    const bad = await toolgate("demo", "--relay", "nope", "--json")
+    assert.strictEqual(bad.code, 2)
+    assert.deepInclude(JSON.parse(bad.stdout), { _tag: "BadInput", exitCode: 2 })
+    const port = await refusedPort()
+    const none = await toolgate("demo", "--relay", `http://127.0.0.1:${port}`, "--json")
+    assert.strictEqual(none.code, 3)
+    const printed = JSON.parse(none.stdout) as Record<string, unknown>
+    assert.deepInclude(printed, { _tag: "NoRelay", exitCode: 3 })
+    assert.include(String(printed["message"]), "connection refused")
+  })
+
   it("--help names the options and gives an example", { timeout: 60_000 }, async () => {
     const run = await toolgate("demo", "--help")
     assert.strictEqual(run.code, 0)

@@ -43,7 +43,7 @@ describe("toolgate normalize (the process)", () => {
     const { code, stdout } = toolgate("normalize", "--target", "google", "--json", schema)
     expect(code).toBe(0)
     const printed = JSON.parse(stdout.trim())
-    expect(Object.keys(printed)).toEqual(["target", "schema", "changes"])
+    expect(Object.keys(printed)).toEqual(["_tag", "exitCode", "target", "schema", "changes"])
     expect(printed.target).toBe("google")
     expect(printed.schema.type).toBe("object")
     expect(printed.schema.properties.city.description).toContain('{pattern: "^[A-Z]"}')
@@ -67,6 +67,34 @@ describe("toolgate normalize (the process)", () => {
     const printed = toolgate("normalize", "--target", "mcp", "--json", deep)
     expect(printed.code).toBe(0)
     expect(JSON.parse(printed.stdout.trim()).target).toBe("mcp")
+  }, 30_000)
+
+  it("reads 01-string-integers.json as a file, and inline JSON only from --schema-json; --json bad input is a BadInput object", () => {
+    const numbered = file("01-string-integers.json", JSON.stringify({ type: "dict", properties: { n: { type: "integer" } } }))
+    const fromFile = toolgate("normalize", "--target", "mcp", numbered, "--json")
+    expect(fromFile.code, fromFile.stderr).toBe(0)
+    expect(JSON.parse(fromFile.stdout).schema.type).toBe("object")
+    const inline = toolgate("normalize", "--target", "mcp", "--schema-json", '{"type":"float"}', "--json")
+    expect(inline.code, inline.stderr).toBe(0)
+    expect(JSON.parse(inline.stdout).schema).toEqual({ type: "number" })
+    const both = toolgate("normalize", "--target", "mcp", numbered, "--schema-json", "{}", "--json")
+    expect(both.code).toBe(2)
+    expect(JSON.parse(both.stdout)).toMatchObject({ _tag: "BadInput", exitCode: 2 })
+    const neither = toolgate("normalize", "--target", "mcp", "--json")
+    expect(neither.code).toBe(2)
+    expect(JSON.parse(neither.stdout).message).toContain("SCHEMA.json")
+  }, 30_000)
+
+  it("--help's example passes a schema, and running it rewrites that schema", () => {
+    const help = toolgate("normalize", "--help")
+    expect(help.code).toBe(0)
+    const example = /Example: toolgate normalize --target (\S+) --schema-json '([^']+)'/.exec(help.stdout)
+    expect(example, help.stdout).not.toBeNull()
+    const run = toolgate("normalize", "--target", example![1]!, "--schema-json", example![2]!, "--json")
+    expect(run.code, run.stderr).toBe(0)
+    const printed = JSON.parse(run.stdout)
+    expect(printed.changes.length).toBeGreaterThan(0)
+    expect(printed.schema).not.toEqual(JSON.parse(example![2]!))
   }, 30_000)
 
   it("exits 2 for a missing file and for JSON that is not a schema", () => {

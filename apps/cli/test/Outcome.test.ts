@@ -11,8 +11,8 @@ const schema = {
 describe("Outcome.decide", () => {
   it("repairs a near-miss under the lenient policy and reports the coercion", () => {
     const outcome = Outcome.decide({ schema, args: '{"city":"Oslo","days":"3"}', policy: "lenient" })
-    expect(outcome.status).toBe("valid")
-    if (outcome.status !== "valid") return
+    expect(outcome._tag).toBe("Valid")
+    if (outcome._tag !== "Valid") return
     expect(outcome.value).toEqual({ city: "Oslo", days: 3 })
     expect(outcome.coercions.map((c) => [c.field, c.rule])).toEqual([["days", "string-to-integer"]])
     expect(Outcome.exitCode(outcome)).toBe(0)
@@ -20,8 +20,8 @@ describe("Outcome.decide", () => {
 
   it("leaves the same near-miss invalid under the strict policy, with an invalid_args envelope", () => {
     const outcome = Outcome.decide({ tool: "weather", schema, args: '{"city":"Oslo","days":"3"}', policy: "strict" })
-    expect(outcome.status).toBe("invalid")
-    if (outcome.status !== "invalid") return
+    expect(outcome._tag).toBe("Invalid")
+    if (outcome._tag !== "Invalid") return
     expect(outcome.envelope).toMatchObject({ ok: false, kind: "invalid_args", field: "days", tool: "weather", retryable: true })
     expect(Outcome.exitCode(outcome)).toBe(1)
   })
@@ -32,15 +32,15 @@ describe("Outcome.decide", () => {
       args: { rate: 0.5 },
       policy: "strict"
     })
-    expect(outcome.status).toBe("valid")
-    if (outcome.status !== "valid") return
+    expect(outcome._tag).toBe("Valid")
+    if (outcome._tag !== "Valid") return
     expect(outcome.upgrades.length).toBeGreaterThanOrEqual(2)
   })
 
   it("turns unusable schemas into a bad-input outcome, never a throw", () => {
     for (const bad of [42, "object", null, [], { minLength: "x" }, { pattern: "(" }, { $ref: "https://example.com/x" }]) {
       const outcome = Outcome.decide({ schema: bad, args: "{}", policy: "lenient" })
-      expect(outcome.status, JSON.stringify(bad)).toBe("error")
+      expect(outcome._tag, JSON.stringify(bad)).toBe("BadInput")
       expect(Outcome.exitCode(outcome)).toBe(2)
     }
   })
@@ -48,8 +48,8 @@ describe("Outcome.decide", () => {
   it("survives hostile arguments: truncated JSON, __proto__ keys, deep nesting, a huge string", () => {
     const deep = "[".repeat(10_000) + "]".repeat(10_000)
     const hostile = ['{"city":"Os', '{"__proto__":{"polluted":true},"city":"x"}', deep, JSON.stringify({ city: "x".repeat(10_000_000) })]
-    const statuses = hostile.map((args) => Outcome.decide({ schema, args, policy: "lenient" }).status)
-    expect(statuses).toEqual(["invalid", "invalid", "invalid", "valid"])
+    const statuses = hostile.map((args) => Outcome.decide({ schema, args, policy: "lenient" })._tag)
+    expect(statuses).toEqual(["Invalid", "Invalid", "Invalid", "Valid"])
     expect(({} as Record<string, unknown>)["polluted"]).toBeUndefined()
   })
 })

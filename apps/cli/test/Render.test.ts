@@ -12,7 +12,7 @@ describe("Render", () => {
   it("text and json print 10,000- and 100,000-level values instead of overflowing the stack", () => {
     for (const levels of [10_000, 100_000]) {
       const value = nested(levels)
-      const outcome: Outcome.Outcome = { status: "valid", value, coercions: [], upgrades: [] }
+      const outcome: Outcome.Outcome = { _tag: "Valid", value, coercions: [], upgrades: [] }
       expect(Render.text(outcome, "lenient")).toContain("executor receives: {\"a\":[{\"a\":[")
       const line = Render.json(outcome)
       expect(line.length).toBeGreaterThan(levels * 2)
@@ -39,9 +39,9 @@ describe("Render", () => {
     expect(Render.text(5 as never, undefined as never)).toBe("✘ bad input: not an outcome")
     const cyclic: Record<string, unknown> = {}
     cyclic["self"] = cyclic
-    const odd: Outcome.Outcome = { status: "valid", value: cyclic, coercions: [], upgrades: [] }
+    const odd: Outcome.Outcome = { _tag: "Valid", value: cyclic, coercions: [], upgrades: [] }
     expect(Render.text(odd, "lenient")).toContain("executor receives: (not JSON)")
-    expect(JSON.parse(Render.json(odd)).status).toBe("error")
-    expect(Render.json({ status: "valid", value: 10n, coercions: [], upgrades: [] })).toContain("not JSON")
+    expect(JSON.parse(Render.json(odd))._tag).toBe("BadInput")
+    expect(Render.json({ _tag: "Valid", value: 10n, coercions: [], upgrades: [] })).toContain("not JSON")
   })
 })

@@ -193,22 +193,50 @@ describe("toolgate serve (the process)", () => {
       "text.json": "not json {",
       "shape.json": "{\"turns\":[[{\"fail\":{}}]]}",
       "deep.json": `{"turns":${deep}}`,
-      "faults.json": "{\"faults\":[\"explode\"]}"
+      "faults.json": "{\"faults\":[\"explode\"]}",
+      "foo.json": "{\"foo\": 1}",
+      "list.json": "[1, 2]"
     }, async (path) => {
       // the processes run side by side (each takes seconds to start on a loaded machine)
-      const [missing, text, shape, deepScript, faults] = await Promise.all([
+      const [missing, text, shape, deepScript, faults, foo, list] = await Promise.all([
         refused(["--port", "0", "--profile", path("missing.json")]),
         refused(["--port", "0", "--scenario", path("text.json")]),
         refused(["--port", "0", "--scenario", path("shape.json")]),
         refused(["--port", "0", "--scenario", path("deep.json")]),
-        refused(["--port", "0", "--profile", path("faults.json")])
+        refused(["--port", "0", "--profile", path("faults.json")]),
+        refused(["--port", "0", "--profile", path("foo.json")]),
+        refused(["--port", "0", "--profile", path("list.json")])
       ])
       expect(missing).toMatch(/missing\.json: cannot be read/)
       expect(text).toMatch(/text\.json: is not JSON/)
       expect(shape).toMatch(/shape\.json: is not a script: /)
       expect(deepScript).toMatch(/deep\.json: is not a script/)
       expect(faults).toMatch(/faults\.json: "faults" lists "explode", which is not a fault/)
+      // a profile must decode: {"foo": 1} is no profile, never an "old relay" served in silence
+      expect(foo).toMatch(/foo\.json: is not a profile .*capabilities_version: is missing/)
+      expect(foo).toMatch(/tool_schemas: is missing/)
+      expect(list).toMatch(/list\.json: is not a profile/)
+      // --json: the same refusal as one BadInput object on stdout
+      const json = await within(toolgateAsync("serve", "--port", "0", "--profile", path("foo.json"), "--json"), 60_000, "--json refusal")
+      expect(json.code).toBe(2)
+      expect(JSON.parse(json.stdout)).toMatchObject({ _tag: "BadInput", exitCode: 2, message: expect.stringContaining("is not a profile") })
     })
+  })
+
+  it("--json prints the start line, each request and the stop as JSON objects", async () => {
+    const serving = serve("--port", "0", "--json")
+    try {
+      const start = JSON.parse(await within(serving.firstLine, 30_000, "the start line"))
+      expect(start).toMatchObject({ _tag: "Listening", profile: 'demo "matches"', scenarios: expect.arrayContaining(["matches", "drift"]) })
+      expect((await get(`${start.url}/v1/agent/capabilities`)).status).toBe(200)
+      await eventually(() => serving.stdout().trim().split("\n").length >= 2, "the request's line")
+      expect(JSON.parse(serving.stdout().trim().split("\n")[1]!)).toMatchObject({ _tag: "Request", line: expect.stringMatching(/^GET \/v1\/agent\/capabilities 200 \d+ms$/) })
+      serving.child.kill("SIGINT")
+      expect(await within(serving.exited, 10_000, "the exit after SIGINT")).toEqual({ code: 0, signal: null })
+      expect(JSON.parse(serving.stdout().trim().split("\n").at(-1)!)).toEqual({ _tag: "Stopped" })
+    } finally {
+      if (serving.child.exitCode === null && serving.child.signalCode === null) serving.child.kill("SIGKILL")
+    }
   })
 
   it("a port in use or out of range: exit 2 with one readable line", async () => {

@@ -11,7 +11,7 @@ describe("Ctrl-C (the process)", () => {
     const server = http.createServer(() => undefined)
     await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok))
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-    const child = spawn(process.execPath, [resolve(root, "apps/cli/bin/toolgate.js"), "check", "--tools", "{}", "--relay", url, "--timeout", "60"], {
+    const child = spawn(process.execPath, [resolve(root, "apps/cli/bin/toolgate.js"), "check", "--tools-json", "{}", "--relay", url, "--timeout", "60"], {
       cwd: root
     })
     let stderr = ""

@@ -1,0 +1,105 @@
+/**
+ * What `toolgate check` found, as data, and how it reads: a table for a person, one `_tag`-ed JSON object
+ * for a machine (the rows carry `Subschema.Verdict`'s tags, so `check` and `subschema` speak one family).
+ *
+ * @internal
+ */
+import { JsonSchema, JsonValue, Subschema } from "@toolgate/json-schema"
+import { jsonLine } from "./output.js"
+import type * as ToolsFile from "./toolsFile.js"
+
+/** One cloud tool's verdict: the proof's, or `UnknownTool` when the app has no executor for it. */
+export type Row =
+  | { readonly _tag: "Subtype"; readonly tool: string }
+  | { readonly _tag: "Drift"; readonly tool: string; readonly reasons: ReadonlyArray<Subschema.Reason>; readonly witness: JsonValue.JsonValue }
+  | { readonly _tag: "Unsupported"; readonly tool: string; readonly construct: string; readonly path: string }
+  | { readonly _tag: "UnknownTool"; readonly tool: string }
+
+/** The whole check: the verdict rows, or why there are none. */
+export type Report =
+  | {
+    readonly _tag: "Checked"
+    readonly version: string
+    readonly rows: ReadonlyArray<Row>
+    readonly localOnly: ReadonlyArray<string>
+    readonly upgrades: ReadonlyArray<ToolsFile.Upgrade>
+  }
+  | { readonly _tag: "Predates" | "Unreachable" | "ContractError"; readonly detail: string; readonly hint?: string }
+
+/** Proves every exported tool against the local tools, in the relay's order. */
+export const rows = (
+  exported: ReadonlyMap<string, JsonSchema.JsonSchema>,
+  local: ReadonlyMap<string, JsonSchema.JsonSchema>
+): ReadonlyArray<Row> =>
+  Array.from(exported, ([tool, cloud]): Row => {
+    const schema = local.get(tool)
+    if (schema === undefined) return { _tag: "UnknownTool", tool }
+    return { tool, ...Subschema.check(JsonSchema.upgrade(cloud).schema, schema) }
+  })
+
+/** How many rows of each kind: unknown tools are counted apart from drifted ones. */
+export const summary = (rs: ReadonlyArray<Row>) => {
+  const count = (tag: Row["_tag"]) => rs.filter((r) => r._tag === tag).length
+  return { proven: count("Subtype"), drifted: count("Drift"), unknown: count("UnknownTool"), unsupported: count("Unsupported") }
+}
+
+/** The exit code of a report: drift (or an unknown tool) wins over unsupported (a proven drift is certain). */
+export const exitCode = (report: Report): 0 | 1 | 2 | 3 => {
+  if (report._tag !== "Checked") return report._tag === "ContractError" ? 2 : 3
+  const s = summary(report.rows)
+  if (s.drifted + s.unknown > 0) return 1
+  return s.unsupported > 0 ? 2 : 0
+}
+
+const clipped = (value: unknown, max = 160): string => {
+  const text = JsonValue.stringify(value) ?? "(not JSON)"
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text
+}
+
+const line = (row: Row, width: number): string => {
+  const name = row.tool.padEnd(width)
+  switch (row._tag) {
+    case "Subtype":
+      return `  ✔ ${name}  proven`
+    case "Drift":
+      return [
+        `  ✘ ${name}  drift: ${row.reasons.map((r) => r.message).join("; ")}`,
+        `    ${" ".repeat(width)}  witness (the relay accepts it, the app rejects it): ${clipped(row.witness)}`
+      ].join("\n")
+    case "Unsupported":
+      return `  ? ${name}  unsupported: ${row.construct} at ${row.path || "/"} (cannot be proven: fail closed)`
+    case "UnknownTool":
+      return `  ✘ ${name}  unknown tool: the relay exports it, the app has no executor for it`
+  }
+}
+
+/** The human-readable report. */
+export const text = (report: Report, source: string): string => {
+  const hint = report._tag !== "Checked" && report.hint !== undefined ? `\n  hint: ${report.hint}` : ""
+  switch (report._tag) {
+    case "Predates":
+      return `? ${source}: the relay predates the tool schema export (${report.detail}); nothing to check. Arguments are still validated at run time.`
+    case "Unreachable":
+      return `? ${source}: the relay is unreachable (${report.detail}); nothing was checked.${hint}`
+    case "ContractError":
+      return `✘ ${source}: ${report.detail}${hint}`
+    case "Checked": {
+      const width = Math.min(40, Math.max(4, ...report.rows.map((r) => r.tool.length)))
+      const s = summary(report.rows)
+      const n = report.rows.length
+      return [
+        `${source} (capabilities_version ${report.version}): ${n} exported tool${n === 1 ? "" : "s"}`,
+        ...report.rows.map((r) => line(r, width)),
+        ...(report.localOnly.length > 0 ? [`  local tools the relay does not export (not checked): ${report.localOnly.join(", ")}`] : []),
+        ...report.upgrades.map((u) => `  note: the local schema of ${u.tool} was upgraded: ${u.path || "/"}: ${u.change}`),
+        `${s.proven} proven, ${s.drifted} drifted, ${s.unknown} unknown, ${s.unsupported} unsupported`
+      ].join("\n")
+    }
+  }
+}
+
+/** The machine-readable report: its `_tag`, its exit code, where it came from, then its fields. */
+export const json = (report: Report, source: string): string => {
+  const { _tag, ...fields } = report
+  return jsonLine({ _tag, exitCode: exitCode(report), source, ...(report._tag === "Checked" ? { summary: summary(report.rows) } : {}), ...fields })
+}
