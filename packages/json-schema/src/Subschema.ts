@@ -151,7 +151,7 @@ const run = (cloud: JsonSchema.JsonSchema, local: JsonSchema.JsonSchema, budget:
  * Why the local validator cannot be built, or undefined: a proof says nothing when the executor's own
  * validator rejects every call (`minimum: "5"`, `required: ["a", "a"]`). The meta-schema check costs
  * microseconds; when it cannot tell (it throws), or the schema says `nullable` (which Ajv refuses without a
- * `type`) or `$ref` (which may not resolve), beyond what the meta-schema sees, the real compile decides.
+ * `type`) or a `$ref` that may not resolve, beyond what the meta-schema sees, the real compile decides.
  */
 const invalidLocal = (local: JsonSchema.JsonSchema, dialect: JsonSchema.Dialect): { readonly message: string; readonly path: string } | undefined => {
   const compiled = () => {
@@ -161,10 +161,29 @@ const invalidLocal = (local: JsonSchema.JsonSchema, dialect: JsonSchema.Dialect)
   try {
     const e = metaError(local, dialect)
     if (e !== undefined) return { message: `\`${e.path.split("/").pop() ?? ""}\` ${e.message}`, path: e.path }
-    return /"(nullable|\$ref)"/.test(JSON.stringify(local)) ? compiled() : undefined
+    return beyondMeta(local) ? compiled() : undefined
   } catch {
     return compiled()
   }
+}
+
+/**
+ * Whether a schema may fail to compile where its meta-schema passes it: a `$ref` the resolver does not
+ * resolve, or Ajv's `nullable` rules (`nullable` needs `type`; `nullable: false` contradicts `type: null`).
+ */
+const beyondMeta = (root: JsonSchema.JsonSchema): boolean => {
+  const stack: Array<JsonSchema.JsonSchema> = [root]
+  const seen = new Set<object>()
+  while (stack.length > 0) {
+    const s = stack.pop()!
+    if (typeof s !== "object" || seen.has(s)) continue
+    seen.add(s)
+    const ref = s["$ref"], nullable = s["nullable"], type = s["type"]
+    if (ref !== undefined && (typeof ref !== "string" || JsonSchema.resolveRef(root, ref)._tag === "Unresolvable")) return true
+    if (nullable !== undefined && (type === undefined || (nullable === false && (type === "null" || (Array.isArray(type) && type.includes("null")))))) return true
+    for (const c of JsonSchema.subschemas(s)) stack.push(c.schema)
+  }
+  return false
 }
 
 /** The first candidate the real cloud validator accepts and the real local validator rejects. */

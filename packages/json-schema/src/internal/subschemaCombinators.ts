@@ -109,20 +109,46 @@ const disjoint = (ctx: Ctx, a: Node, b: Node): boolean => {
   })
 }
 
-/** `oneOf` is `anyOf` once every two branches are proven disjoint. */
-export const oneOf = (ctx: Ctx, local: Node, nodes: ReadonlyArray<Node>, types: ReadonlySet<Base>, prove: Prove): Outcome => {
+/**
+ * `oneOf` is `anyOf` once every two branches are proven disjoint. Otherwise it holds when, per cloud type,
+ * one branch holds the cloud and the cloud shares no value with any other branch (by type, by a
+ * discriminator the cloud pins, or a cloud `not: Y` around the branch).
+ */
+export const oneOf = (ctx: Ctx, local: Node, nodes: ReadonlyArray<Node>, types: ReadonlySet<Base>, prove: Prove, inside: (x: Node, y: Node) => boolean): Outcome => {
   const bs = branches(local, "oneOf")
   if (bs === undefined) return unknown("oneOf", where(local, "oneOf"))
-  for (let i = 0; i < bs.length; i++) {
-    for (let j = i + 1; j < bs.length; j++) {
-      if (!disjoint(ctx, bs[i]!, bs[j]!)) return unknown("oneOf (branches not proven disjoint)", where(local, "oneOf"))
-    }
-  }
-  return anyOf(ctx, local, nodes, types, prove, "oneOf")
+  const pairwise = bs.every((a, i) => bs.every((b, j) => j <= i || disjoint(ctx, a, b)))
+  if (pairwise) return anyOf(ctx, local, nodes, types, prove, "oneOf")
+  const exactlyOne = (view: ReadonlyArray<Node>, ts: ReadonlySet<Base>): boolean =>
+    bs.some((b, i) => bs.every((o, j) => j === i || excluded(ctx, view, ts, o, inside)) && prove(view, b)._tag === "Proven")
+  if (exactlyOne(nodes, types)) return proven
+  if (types.size > 1 && [...types].every((t) => exactlyOne([...nodes, { schema: { type: typeName[t] }, ptr: undefined }], new Set([t])))) return proven
+  return unknown("oneOf (branches not proven disjoint)", where(local, "oneOf"))
 }
 
-/** `not: X` holds when the cloud and `X` are disjoint by type, or the cloud itself says `not: X`. */
-export const not = (ctx: Ctx, local: Node, nodes: ReadonlyArray<Node>, types: ReadonlySet<Base>): Outcome => {
+/** Whether the cloud shares no value with branch `b`: by type, by a discriminator value, or by a cloud `not`. */
+const excluded = (ctx: Ctx, nodes: ReadonlyArray<Node>, types: ReadonlySet<Base>, b: Node, inside: (x: Node, y: Node) => boolean): boolean => {
+  const t = branchTypes(ctx, b)
+  if (t !== undefined && ![...types].some((x) => t.has(x))) return true
+  const required = new Set(nodes.flatMap((n) => strings(kw(n, "required"))))
+  for (const k of strings(kw(b, "required"))) {
+    const vb = pinned(b, k)
+    if (vb === undefined || !required.has(k)) continue
+    for (const n of nodes) {
+      const props = kw(n, "properties")
+      const p = isObject(props) && Object.prototype.hasOwnProperty.call(props, k) ? props[k] : undefined
+      const vc = !isObject(p) ? undefined : p["const"] !== undefined ? [p["const"]] : Array.isArray(p["enum"]) ? p["enum"] : undefined
+      if (vc !== undefined && !vc.some((x) => vb.some((y) => equals(x, y)))) return true
+    }
+  }
+  return nodes.some((n) => { const y = kw(n, "not"); return isSchemaValue(y) && inside(b, child(n, y, "not")) })
+}
+
+/**
+ * `not: X` holds when the cloud and `X` are disjoint by type, or the cloud itself says `not: Y` with
+ * `X ⊑ Y` (`inside`, a proof with the roots swapped; the same text across roots is only trusted without refs).
+ */
+export const not = (ctx: Ctx, local: Node, nodes: ReadonlyArray<Node>, types: ReadonlySet<Base>, inside: (x: Node, y: Node) => boolean): Outcome => {
   const x = kw(local, "not")
   if (!isSchemaValue(x)) return unknown("not", where(local, "not"))
   if (x === false) return proven
@@ -132,6 +158,8 @@ export const not = (ctx: Ctx, local: Node, nodes: ReadonlyArray<Node>, types: Re
   const t = branchTypes(ctx, child(local, x, "not"))
   if (t !== undefined && ![...types].some((b) => t.has(b))) return proven
   if (nodes.some((n) => { const y = kw(n, "not"); return y !== undefined && sameText(ctx, y, x) })) return proven
+  const xn = child(local, x, "not")
+  if (nodes.some((n) => { const y = kw(n, "not"); return isSchemaValue(y) && inside(xn, child(n, y, "not")) })) return proven
   // a value in both the cloud and `X` is a witness; the cloud side here may be wider than the real one
   const both = sample(ctx, [...nodes, child(local, x, "not")])
   if (both === undefined) return unknown("not", where(local, "not"))

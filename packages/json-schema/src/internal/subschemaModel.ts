@@ -74,6 +74,8 @@ export interface Ctx {
   /** Descents into properties/items so far on the current path; an assumption only holds behind one. */
   guard: number
   readonly assumptions: Map<string, number>
+  /** Whether this is a proof with the roles swapped (a local subschema inside a cloud one, for `not`); never nested. */
+  readonly swapped?: boolean
   /** The local schema's first construct whose validator semantics are not trusted (`null`: none), once computed. */
   untrusted?: { readonly construct: string; readonly path: string } | null
 }

@@ -99,9 +99,11 @@ const unnamed = (ctx: Ctx, nodes: ReadonlyArray<Node>, local: Node, names: Reado
       classes.push({ pattern: p, view: [child(n, s, "patternProperties", p), ...extra] })
     }
   }
+  // a key of the no-pattern class matches no cloud pattern, so no local pattern with the same source
+  const cloudPats = new Set(nodes.flatMap(patterns))
   const steps = classes.flatMap((c) => {
     const targets = [
-      ...localPats.map((lp) => lp.node),
+      ...localPats.filter((lp) => c.pattern !== undefined || !cloudPats.has(lp.source)).map((lp) => lp.node),
       ...(laNode !== undefined && (c.pattern === undefined || !lpats.includes(c.pattern)) ? [laNode] : [])
     ]
     return targets.map((t) => () => {

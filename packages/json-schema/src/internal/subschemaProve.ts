@@ -67,12 +67,29 @@ const decide = (ctx: Ctx, nodes: ReadonlyArray<Node>, types: ReadonlySet<Base>, 
   }
   if (kw(local, "allOf") !== undefined) steps.push(() => Comb.allOf(local, nodes, self))
   if (kw(local, "anyOf") !== undefined) steps.push(() => Comb.anyOf(ctx, local, nodes, types, self))
-  if (kw(local, "oneOf") !== undefined) steps.push(() => Comb.oneOf(ctx, local, nodes, types, self))
-  if (kw(local, "not") !== undefined) steps.push(() => Comb.not(ctx, local, nodes, types))
+  if (kw(local, "oneOf") !== undefined) steps.push(() => Comb.oneOf(ctx, local, nodes, types, self, (x, y) => inside(ctx, x, y)))
+  if (kw(local, "not") !== undefined) steps.push(() => Comb.not(ctx, local, nodes, types, (x, y) => inside(ctx, x, y)))
   if (kw(local, "if") !== undefined) steps.push(() => Comb.conditional(ctx, local, nodes, types, self))
   const core = without(local, "$ref", "allOf", "anyOf", "oneOf", "not", "if", "then", "else")
   steps.push(() => byType(ctx, nodes, types, core))
   return all(steps)
+}
+
+/**
+ * Whether local subschema `x` is inside cloud subschema `y`: the prover run with the two roots (and
+ * dialects) swapped, on a bounded share of the budget, never nested. A cloud `not: y` with `x ⊑ y` proves
+ * the local `not: x`.
+ */
+const inside = (ctx: Ctx, x: Node, y: Node): boolean => {
+  if (ctx.swapped === true || ctx.budget < 10) return false
+  const share = Math.min(ctx.budget, 2_000)
+  const flipped: Ctx = {
+    cloudRoot: ctx.localRoot, localRoot: ctx.cloudRoot, cloudDialect: ctx.localDialect, localDialect: ctx.cloudDialect,
+    budget: share, refs: ctx.refs, guard: 0, assumptions: new Map(), swapped: true
+  }
+  const o = prove(flipped, [x], y)
+  ctx.budget -= share - Math.max(0, flipped.budget)
+  return o._tag === "Proven"
 }
 
 /** The local node's own keywords, per cloud type. */

@@ -3,6 +3,7 @@
  * reads (both dialects, `$ref` recursion through `$defs`/`definitions`, `nullable`, the other dialect's
  * keywords where they are only annotations), mutated copies, corpus tools and their mutations.
  */
+import * as JsonSchemas from "../../src/JsonSchema.js"
 import type { JsonSchema } from "../../src/JsonSchema.js"
 import type { JsonValue } from "../../src/JsonValue.js"
 
@@ -69,7 +70,8 @@ const schema = (e: Env, depth: number): JsonSchema => {
 /** A schema of one type with a few of that type's keywords. */
 const typed = (e: Env, t: (typeof types)[number], depth: number): Obj => {
   const { r } = e
-  const out: Obj = { type: r.chance(0.15) ? [t, r.pick(types)] : t }
+  const other = r.pick(types)
+  const out: Obj = { type: r.chance(0.15) && other !== t ? [t, other] : t }
   if (r.chance(0.12) && typeof out["type"] === "string" && t !== "null") out["nullable"] = true
   const more = r.int(3)
   for (let i = 0; i < more; i++) {
@@ -162,15 +164,15 @@ export const rootSchema = (r: Rng, draft07 = r.chance(0.25)): JsonSchema => {
   return root
 }
 
-/** Every subschema object of a schema with a way to replace it (for mutation and minimization). */
+/** Every subschema object of a schema (schema positions only: not the `properties` map itself). */
 export const objects = (root: JsonValue): Array<Obj> => {
   const out: Array<Obj> = []
-  const stack: Array<JsonValue> = [root]
+  const stack: Array<JsonSchema> = typeof root === "object" && root !== null && !Array.isArray(root) ? [root as JsonSchema] : []
   while (stack.length > 0) {
     const v = stack.pop()!
-    if (typeof v !== "object" || v === null) continue
-    if (!Array.isArray(v)) out.push(v as Obj)
-    for (const c of Array.isArray(v) ? v : Object.values(v)) if (typeof c === "object" && c !== null) stack.push(c)
+    if (typeof v !== "object") continue
+    out.push(v as Obj)
+    for (const c of JsonSchemas.subschemas(v)) stack.push(c.schema)
   }
   return out
 }
@@ -189,7 +191,7 @@ export const mutate = (r: Rng, s: JsonSchema): JsonSchema => {
   switch (r.int(8)) {
     case 0: if (keys.length > 0) delete n[r.pick(keys)]; break
     case 1: Object.assign(n, family(e, 1)); break
-    case 2: if (typeof n["type"] === "string") n["type"] = [n["type"], "null"]; else n["type"] = r.pick(types); break
+    case 2: if (typeof n["type"] === "string" && n["type"] !== "null") n["type"] = [n["type"], "null"]; else n["type"] = r.pick(types); break
     case 3: for (const k of ["minimum", "maximum", "minLength", "maxLength", "minItems", "maxItems"]) if (typeof n[k] === "number") n[k] = Math.max(0, (n[k] as number) + r.pick([-1, 1])); break
     case 4: n["additionalProperties"] = n["additionalProperties"] === false ? true : false; break
     case 5: n["required"] = [...new Set([...(Array.isArray(n["required"]) ? n["required"] : []), r.pick(names)])]; break
