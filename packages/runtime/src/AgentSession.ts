@@ -105,11 +105,10 @@ export type SendError =
 /** The model's structured answer did not decode with the caller's schema (or the schema has no JSON Schema form). */
 export { StructuredOutputInvalid } from "./Errors.js"
 
-/** What `undoLastTurn` did: the calls undone (newest first) and the undos that failed. */
+/** What `undoLastTurn` did: the turn taken back and the calls this attempt undid (newest first). */
 export interface UndoReport {
   readonly turn: number
   readonly undone: ReadonlyArray<string>
-  readonly failed: ReadonlyArray<{ readonly callId: string; readonly envelope: ToolEnvelope.Failure }>
 }
 
 /** A session. */
@@ -125,8 +124,12 @@ export interface AgentSession {
   ) => Effect.Effect<A, SendError | Errors.StructuredOutputUnsupported | StructuredOutputInvalid>
   /** The committed conversation (plus the user messages of failed turns). */
   readonly history: Effect.Effect<ReadonlyArray<Message.Message>>
-  /** Runs the last committed turn's undo entries newest first and removes that turn from history; None when nothing to undo. */
-  readonly undoLastTurn: Effect.Effect<Option.Option<UndoReport>>
+  /**
+   * Runs the last committed turn's undo steps still to run, newest first, and removes the turn from history
+   * once none is left; `None` when nothing is to undo. A failed step fails it with `UndoIncomplete` (the turn
+   * stays, the steps that succeeded are marked), so calling it again retries exactly what is left.
+   */
+  readonly undoLastTurn: Effect.Effect<Option.Option<UndoReport>, Compensation.UndoIncomplete>
   /** Effects of failed turns that could not be taken back, oldest first, until `reconcile` removes them. */
   readonly outstanding: Effect.Effect<ReadonlyArray<Compensation.OutstandingEffect>>
   /** Marks outstanding effects as handled by the app (by call idempotency key); returns those removed. */

@@ -98,3 +98,31 @@ export class TurnFailedAfterTools extends Schema.TaggedError<TurnFailedAfterTool
       `${this.compensated.length} undone; ${left}.`
   }
 }
+
+/** An undo step that failed: the call and the failure envelope its undo gave. */
+export const UndoFailure = Schema.Struct({
+  callId: Schema.String,
+  tool: Schema.String,
+  envelope: ToolEnvelope.Failure
+}).annotations({ identifier: "UndoFailure" })
+export type UndoFailure = typeof UndoFailure.Type
+
+/**
+ * `undoLastTurn` could not undo every step of the turn: the turn stays in history and in the undo log, the
+ * steps that were undone are marked (a retry does not run them again), and `left` are the calls still to undo.
+ */
+export class UndoIncomplete extends Schema.TaggedError<UndoIncomplete>()("UndoIncomplete", {
+  turn: Schema.Int,
+  /** The calls this attempt undid, newest first. */
+  undone: Schema.Array(Schema.String),
+  failed: Schema.Array(UndoFailure),
+  /** The calls whose undo is still to run (newest first): `undoLastTurn` again retries exactly these. */
+  left: Schema.Array(Schema.String)
+}) {
+  /** The turn, what failed and what is left. */
+  override get message(): string {
+    const failed = this.failed.slice(0, 5).map((f) => `${f.tool} ${f.callId}: ${f.envelope.message}`).join("; ")
+    return `The undo of turn ${this.turn} is incomplete: ${this.failed.length} step(s) failed (${failed}); ` +
+      `${this.left.length} left to undo, ${this.undone.length} undone. The turn stays; undo it again to retry.`
+  }
+}

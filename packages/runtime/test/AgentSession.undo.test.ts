@@ -14,11 +14,13 @@ const kit = () => {
     execute: (args) => Effect.sync(() => (log.push(`write ${(args as { v: string }).v}`), { wrote: (args as { v: string }).v })),
     undo: (args, ctx) => Effect.sync(() => void log.push(`undo ${(args as { v: string }).v} ${JSON.stringify(ctx.result)} ${ctx.callId}`))
   })
+  // its undo fails the first time it is asked, then works
+  let flakyUndos = 0
   const flaky = Tool.make("flaky", {
     description: "f",
     parameters: params,
     execute: () => Effect.succeed("done"),
-    undo: () => Tool.fail("unavailable", "cannot undo now")
+    undo: () => flakyUndos++ === 0 ? Tool.fail("unavailable", "cannot undo now") : Effect.sync(() => void log.push("undo flaky"))
   })
   const read = Tool.make("read", { description: "r", parameters: { type: "object" }, execute: () => Effect.succeed("data") })
   return { log, toolkit: Either.getOrThrow(Toolkit.make(write, flaky, read)) }
@@ -39,27 +41,39 @@ describe("AgentSession.undoLastTurn", () => {
       const before = yield* s.history
       yield* s.send("two")
       const report = Option.getOrThrow(yield* s.undoLastTurn)
-      assert.deepStrictEqual(report, { turn: 2, undone: ["w2", "w1"], failed: [] })
+      assert.deepStrictEqual(report, { turn: 2, undone: ["w2", "w1"] })
       assert.deepStrictEqual(log, ["write a", "write b", "undo b {\"wrote\":\"b\"} w2", "undo a {\"wrote\":\"a\"} w1"])
       assert.deepStrictEqual(yield* s.history, before)
       const first = Option.getOrThrow(yield* s.undoLastTurn)
-      assert.deepStrictEqual(first, { turn: 1, undone: [], failed: [] })
+      assert.deepStrictEqual(first, { turn: 1, undone: [] })
       assert.deepStrictEqual(yield* s.history, [])
       assert.isTrue(Option.isNone(yield* s.undoLastTurn))
     }))
 
-  it.effect("a failing undo is reported with its envelope; the others still run", () =>
+  it.effect("a failing undo fails with UndoIncomplete and the turn stays; undoing again retries exactly what is left", () =>
     Effect.gen(function*() {
       const { log, toolkit } = kit()
-      const provider = make([[call("w", "write", { v: "a" }), call("f", "flaky", { v: "x" }), done], answer("ok")], { supportsParallelToolCalls: false })
+      const provider = make([
+        answer("first"),
+        [call("w", "write", { v: "a" }), call("f", "flaky", { v: "x" }), call("w2", "write", { v: "b" }), done],
+        answer("ok")
+      ], { supportsParallelToolCalls: false })
       const s = yield* session(provider, toolkit)
-      yield* s.send("go")
-      const report = Option.getOrThrow(yield* s.undoLastTurn)
-      assert.deepStrictEqual(report.undone, ["w"])
-      assert.strictEqual(report.failed.length, 1)
-      assert.strictEqual(report.failed[0]!.callId, "f")
-      assert.strictEqual(report.failed[0]!.envelope.kind, "unavailable")
-      assert.strictEqual(log.at(-1), "undo a {\"wrote\":\"a\"} w")
+      yield* s.send("one")
+      yield* s.send("two")
+      const history = yield* s.history
+      const error = yield* Effect.flip(s.undoLastTurn)
+      assert.strictEqual(error._tag, "UndoIncomplete")
+      assert.deepStrictEqual([error.turn, error.undone, error.left], [2, ["w2", "w"], ["f"]])
+      assert.deepStrictEqual(error.failed.map((f) => [f.callId, f.tool, f.envelope.kind]), [["f", "flaky", "unavailable"]])
+      assert.include(error.message, "cannot undo now")
+      assert.deepStrictEqual(yield* s.history, history, "the turn stays in history")
+      assert.deepStrictEqual(log.slice(2), ["undo b {\"wrote\":\"b\"} w2", "undo a {\"wrote\":\"a\"} w"])
+      const retried = Option.getOrThrow(yield* s.undoLastTurn)
+      assert.deepStrictEqual(retried, { turn: 2, undone: ["f"] })
+      assert.deepStrictEqual(log.slice(4), ["undo flaky"], "the steps already undone do not run again")
+      assert.deepStrictEqual(yield* s.history, history.slice(0, 2))
+      assert.deepStrictEqual(Option.getOrThrow(yield* s.undoLastTurn), { turn: 1, undone: [] })
     }))
 
   it.effect("a failed turn after a committed one: undo removes the committed turn and keeps the failed turn's user message", () =>

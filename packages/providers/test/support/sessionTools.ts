@@ -123,9 +123,22 @@ const execute = (name: ToolName, received: Array<Received>, ledger: Map<string, 
     return Effect.succeed(result)
   })
 
+/** The volume whose undo fails the first time it is asked for a key (then works): a fault the undo paths must survive. */
+export const stubbornLevel = 7
+
 const makeTool = (name: ToolName, received: Array<Received>, undone: Array<string>, ledger: Map<string, number>) => {
   const description = `The property test's ${name}.`
-  const undo = (_args: unknown, ctx: Tool.CallContext) => Effect.sync(() => (undone.push(ctx.callId), book(ledger, ctx.idempotencyKey, -1)))
+  const refused = new Set<string>()
+  const undo = (args: unknown, ctx: Tool.CallContext) =>
+    Effect.suspend(() => {
+      if (name === "set_volume" && (args as { level?: unknown }).level === stubbornLevel && !refused.has(ctx.idempotencyKey)) {
+        refused.add(ctx.idempotencyKey)
+        return Tool.fail("unavailable", "the mixer is busy")
+      }
+      undone.push(ctx.callId)
+      book(ledger, ctx.idempotencyKey, -1)
+      return Effect.void
+    })
   return name === "pick_even" ?
     Tool.make(name, { description, parameters: EvenArgs, execute: execute(name, received, ledger), undo }) :
     Tool.make(name, { description, parameters: schemas[name], execute: execute(name, received, ledger), undo })
