@@ -1,13 +1,12 @@
 /**
  * The relay's own overhead (issue 17, item 4): its capabilities and turns endpoints (`Relay.start` on
- * loopback: `@effect/platform-node` server, router, request log, body decoding, `Script.select`, SSE
- * encoding) against a bare `node:http` server answering the same bytes (same status, content type and body,
- * headers and body, recorded from the relay before timing; the bare server reads the request body but
- * decodes nothing).
- * Both are driven by the same keep-alive `node:http` client in this process, 8 requests in flight, in
- * interleaved rounds (`timeCpu`: this process's CPU time per request, wall time and throughput beside it);
- * the client's own cost is in both figures, so the ratio understates the server-side difference. No
- * target: a line to watch.
+ * loopback: `@effect/platform-node` server, router, request log (silenced), body decoding, `Script.select`,
+ * SSE encoding) against a bare `node:http` server answering the same bytes: the same status, headers (but
+ * the per-connection ones) and body, recorded from the relay before timing and checked equal; the bare
+ * server reads the request body but decodes nothing. Both are driven by the same keep-alive `node:http`
+ * client in this process, 8 requests in flight, in interleaved rounds (`timeCpu`: this process's CPU time
+ * per request, wall time and throughput beside it); the client's own cost is in both figures, so the ratio
+ * understates the server-side difference. No target: a line to watch.
  */
 import type { Script } from "@toolgate/providers"
 import { Relay } from "@toolgate/relay"
@@ -131,20 +130,20 @@ export const run = async (): Promise<{ readonly results: ReadonlyArray<Result>; 
     }
     console.log(`\nrelay: Relay.start vs a bare node:http server answering the same bytes, ${inFlight} requests in flight, keep-alive client in this process`)
     const results: Array<Result> = []
+    const candidatesOf = (e: Endpoint) => [
+      { name: `bare node:http ${e.name}`, ops: perBatch, run: () => batch(plain.port, e, perBatch) },
+      { name: `relay ${e.name}`, ops: perBatch, run: () => batch(relayPort, e, perBatch) }
+    ]
+    // Warm every candidate of every endpoint first, interleaved: connections open, code compiled.
+    for (let pass = 0; pass < 2; pass++) {
+      for (const c of endpoints.flatMap(candidatesOf)) {
+        const end = performance.now() + 400
+        while (performance.now() < end) await c.run()
+      }
+    }
     for (const e of endpoints) {
       const body = answers.get(e.path)!
-      const candidates = [
-        { name: `bare node:http ${e.name}`, ops: perBatch, run: () => batch(plain.port, e, perBatch) },
-        { name: `relay ${e.name}`, ops: perBatch, run: () => batch(relayPort, e, perBatch) }
-      ]
-      // Warm, interleaved: connections open, code compiled.
-      for (let pass = 0; pass < 2; pass++) {
-        for (const c of candidates) {
-          const end = performance.now() + 400
-          while (performance.now() < end) await c.run()
-        }
-      }
-      const measured = await timeCpu(candidates, rounds)
+      const measured = await timeCpu(candidatesOf(e), rounds)
       const title = `relay: ${e.method} ${e.path} (${body.body.length} bytes of ${body.contentType}), CPU time per request (client + server)`
       const outcome = report(title, measured.cpu, `bare node:http ${e.name}`, [])
       printWall(measured.wall, `bare node:http ${e.name}`)

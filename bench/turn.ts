@@ -296,14 +296,17 @@ const median = (xs: ReadonlyArray<number>): number => [...xs].sort((a, b) => a -
  * Like `harness.time` (round-robin rounds, the median of each candidate's per-round averages), but on this
  * process's CPU time (`process.cpuUsage`: every thread, GC helpers included) as well as wall time. The
  * machine is shared by several agents: wall time per op swings with their load, CPU time much less, so the
- * ratios are taken on CPU time and the wall figures printed beside them. Each round runs a candidate
- * until it has used `minCpuMs` of CPU (and at least 5 calls).
+ * ratios are taken on CPU time and the wall figures printed beside them. Each round collects garbage
+ * first (as mitata does before a measurement, so no candidate pays for the previous one's heap), then runs
+ * a candidate until it has used `minCpuMs` of CPU (and at least 5 calls).
  */
 export const timeCpu = async (candidates: ReadonlyArray<Candidate>, rounds: number, minCpuMs = 200) => {
   const cpu = new Map<string, Array<number>>(candidates.map((c) => [c.name, []]))
   const wall = new Map<string, Array<number>>(candidates.map((c) => [c.name, []]))
+  const { gc } = gcOf()
   for (let round = 0; round < rounds; round++) {
     for (const c of candidates) {
+      gc?.()
       const c0 = process.cpuUsage()
       const w0 = performance.now()
       let ops = 0
