@@ -144,7 +144,7 @@ describe("toolgate check --capabilities (the process)", () => {
     const numbered = file("01-string-integers.json", local)
     const run = await toolgate("check", "--tools", numbered, "--capabilities-json", JSON.stringify(caps(local)), "--json")
     expect(run.code, run.stderr).toBe(0)
-    expect(JSON.parse(run.stdout)).toMatchObject({ _tag: "Checked", exitCode: 0, source: "--capabilities-json JSON" })
+    expect(JSON.parse(run.stdout)).toMatchObject({ _tag: "Checked", exitCode: 0, source: "--capabilities-json (inline)" })
     const both = await toolgate("check", "--tools", numbered, "--tools-json", "{}", "--capabilities", file("c2.json", caps(local)))
     expect(both.code).toBe(4)
     expect(both.stderr).toContain("not both")

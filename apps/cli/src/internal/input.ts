@@ -63,7 +63,7 @@ export const given = (what: string, value: Given, named: Flags) =>
     if (Option.isSome(value.file) && Option.isSome(value.inline)) {
       return yield* new BadInput({ message: `Give the ${what} either as a file (${named.file}) or inline (${named.inline}), not both.` })
     }
-    if (Option.isSome(value.inline)) return Option.some<Text>({ text: value.inline.value, origin: named.inline })
+    if (Option.isSome(value.inline)) return Option.some<Text>({ text: value.inline.value, origin: `${named.inline.split(" ")[0]} (inline)` })
     if (Option.isNone(value.file)) return Option.none<Text>()
     return Option.some<Text>({ text: yield* readFile(value.file.value, what), origin: value.file.value })
   })
