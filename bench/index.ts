@@ -1,6 +1,8 @@
 /**
  * `npm run bench`: every suite, ratios against a baseline measured in the same run, written to
  * `bench/results.json` so figures can be compared over time. Exits non-zero when a target is missed.
+ * `npx tsx --conditions=@toolgate/source bench/index.ts turn relay` runs only the suites named (results.json
+ * is then left as it is); `BENCH_ROUNDS=2` shortens the turn and relay suites while developing.
  */
 import { writeFileSync } from "node:fs"
 import { resolve } from "node:path"
@@ -15,7 +17,6 @@ import * as Turn from "./turn.js"
 
 const suites = { startup: Startup, prepare: Prepare, normalize: Normalize, subschema: Subschema, driftGate: DriftGate, eventContract: EventContract, turn: Turn, relay: Relay }
 
-// `bench/index.ts turn prepare` runs only those suites (and leaves bench/results.json as it is).
 const names = process.argv.slice(2)
 const unknown = names.filter((n) => !Object.hasOwn(suites, n))
 if (unknown.length > 0) {
