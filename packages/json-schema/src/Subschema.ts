@@ -12,7 +12,8 @@ import { stableKey } from "./internal/stableKey.js"
 import { untrusted } from "./internal/subschemaKeywords.js"
 import type { Ctx, Outcome } from "./internal/subschemaModel.js"
 import { prove } from "./internal/subschemaProve.js"
-import { sample } from "./internal/subschemaWitness.js"
+import { allBases } from "./internal/subschemaTypes.js"
+import { sample, variants } from "./internal/subschemaWitness.js"
 import * as JsonSchema from "./JsonSchema.js"
 import type { JsonValue } from "./JsonValue.js"
 import { isJsonValue } from "./JsonValue.js"
@@ -127,24 +128,29 @@ const run = (cloud: JsonSchema.JsonSchema, local: JsonSchema.JsonSchema, budget:
     const broken = invalidLocal(local, ctx.localDialect)
     return broken === undefined ? subtype : { _tag: "Unsupported", construct: `the local schema does not compile: ${broken.message}`, path: broken.path }
   }
+  // running out of budget is reported as that, not as whichever construct was being proven then
+  const exhausted = ctx.budget < 0
   const doubt = untrusted(cloud, ctx.cloudDialect) ?? untrusted(local, ctx.localDialect)
   if (doubt !== undefined) return { _tag: "Unsupported", construct: o._tag === "Unknown" ? o.construct : doubt.construct, path: o._tag === "Unknown" ? o.path : doubt.path }
   if (o._tag === "Counter") {
     const w = verified(cloud, local, o.witnesses)
     if (w !== undefined) return { _tag: "Drift", reasons: o.reasons, witness: w }
-    const r = o.reasons[0]
-    return { _tag: "Unsupported", construct: `no verified witness for: ${r?.message ?? "a difference"}`, path: r?.localPath ?? "" }
   }
-  // a construct it cannot model: a plain sample of the cloud may still show drift
-  ctx.budget = Math.max(ctx.budget, 200)
-  const w = verified(cloud, local, [sample(ctx, [{ schema: cloud, ptr: "", dialect: ctx.cloudDialect }])])
+  // no verified witness, or a construct it cannot model: samples of the whole cloud may still show drift
+  ctx.budget = Math.max(ctx.budget, 400)
+  const root = [{ schema: cloud, ptr: "", dialect: ctx.cloudDialect }]
+  const w = verified(cloud, local, [sample(ctx, root), ...allBases.flatMap((b) => variants(ctx, root, b, 2))])
   if (w !== undefined) {
     const l = Validator.compile(local)
     const issue = Either.isRight(l) ? l.right.validate(w)[0] : undefined
     const message = `the cloud schema allows ${JSON.stringify(w).slice(0, 60)}; the local schema rejects it${issue === undefined ? "" : ` (${issue.message})`}`
-    return { _tag: "Drift", reasons: [{ cloudPath: "", localPath: o.path, message }], witness: w }
+    return { _tag: "Drift", reasons: [{ cloudPath: "", localPath: o._tag === "Counter" ? o.reasons[0]?.localPath ?? "" : o.path, message }], witness: w }
   }
-  return { _tag: "Unsupported", construct: o.construct, path: o.path }
+  if (o._tag === "Counter") {
+    const r = o.reasons[0]
+    return { _tag: "Unsupported", construct: `no verified witness for: ${r?.message ?? "a difference"}`, path: r?.localPath ?? "" }
+  }
+  return { _tag: "Unsupported", construct: exhausted ? `work budget exhausted (${budget} steps)` : o.construct, path: o.path }
 }
 
 /**

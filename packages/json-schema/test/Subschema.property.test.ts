@@ -127,13 +127,13 @@ const tools: ReadonlyArray<JsonSchema.JsonSchema> = fs.readFileSync(path.join(co
 describe("Subschema soundness properties", () => {
   it.prop("random pairs", [schema, schema, FastCheck.array(value, { maxLength: 30 })], ([cloud, local, values]) => {
     sound(cloud, local, values)
-  }, { fastCheck: { numRuns: 1500 } })
+  }, { timeout: 120_000, fastCheck: { numRuns: 1500 } })
 
   it.prop("a random schema against a mutated copy of itself, both ways", [schema, edit, FastCheck.boolean(), FastCheck.array(value, { maxLength: 30 })], ([s, e, deep, values]) => {
     const m = mutate(s, e, deep)
     sound(m, s, values)
     sound(s, m, values)
-  }, { fastCheck: { numRuns: 800 } })
+  }, { timeout: 120_000, fastCheck: { numRuns: 800 } })
 
   it.prop("a corpus schema against a narrowed or widened copy, with values built from its property names", [
     FastCheck.integer({ min: 0, max: tools.length - 1 }),
@@ -147,5 +147,5 @@ describe("Subschema soundness properties", () => {
     const values = shapes.map(([picks, vs]) => Object.fromEntries(picks.flatMap((p, j) => (props[p] === undefined ? [] : [[props[p]!, vs[j]!] as const]))))
     sound(cloud, local, values)
     sound(local, cloud, values)
-  }, { fastCheck: { numRuns: 400 } })
+  }, { timeout: 120_000, fastCheck: { numRuns: 400 } })
 })

@@ -175,7 +175,7 @@ describe("Subschema.check: references, booleans, finite sides", () => {
     assert.strictEqual(tag({ type: "boolean" }, { enum: [true, false] }), "Subtype")
   })
   it("local keywords it does not model are Unsupported, naming the construct", () => {
-    const v = Subschema.check({ type: "object" }, { type: "object", unevaluatedProperties: false })
+    const v = Subschema.check({ type: "object", additionalProperties: false }, { type: "object", unevaluatedProperties: false })
     assert.deepStrictEqual(v, { _tag: "Unsupported", construct: "unevaluatedProperties", path: "/unevaluatedProperties" })
     drift({ type: "number" }, { type: "number", multipleOf: 0.1 })
     assert.strictEqual(tag({ type: "string", pattern: "^a" }, { type: "string", pattern: "^(?=a)" }), "Unsupported")
@@ -269,3 +269,43 @@ describe("Subschema.check: hostile input", () => {
     assert.strictEqual(a, b)
   })
 })
+
+describe("Subschema.check: decisiveness (issue 12)", () => {
+  it("witnesses strictly between bounds, honouring exclusivity", () => {
+    const v = drift({ type: "number", exclusiveMaximum: 10 }, { type: "number", maximum: 9.99 })
+    assert.strictEqual(v.witness, 9.995)
+    drift({ type: "number", exclusiveMinimum: 0 }, { type: "number", minimum: 0.001 })
+  })
+  it("property names drawn from the local pattern that is violated, and names no local pattern matches", () => {
+    const v = drift({ type: "object" }, { patternProperties: { "^n_": { type: "number" } } })
+    assert.match(Object.keys(v.witness as object)[0]!, /^n_/)
+    drift({ type: "object", patternProperties: { "^n_": { type: "number" } } }, { type: "object", patternProperties: { "^n_": { type: "number" } }, additionalProperties: false })
+  })
+  it("int32 / int64 as ajv-formats checks them", () => {
+    assert.strictEqual(tag({ type: "integer" }, { type: "integer", format: "int64" }), "Subtype")
+    assert.strictEqual(tag({ type: "integer", format: "int32" }, { type: "integer", format: "int64" }), "Subtype")
+    assert.strictEqual(tag({ type: "number", format: "int32" }, { type: "integer" }), "Subtype")
+    assert.strictEqual(tag({ type: "integer", minimum: 0, maximum: 100 }, { type: "integer", format: "int32" }), "Subtype")
+    drift({ type: "integer" }, { type: "integer", format: "int32" })
+    drift({ type: "number" }, { type: "number", format: "int64" })
+  })
+  it("a local not: X under a cloud not: Y with X ⊑ Y (roots swapped)", () => {
+    assert.strictEqual(tag({ not: { type: "string" } }, { not: { type: "string", minLength: 2 } }), "Subtype")
+    assert.strictEqual(tag({ not: { type: "number", multipleOf: 0.25, additionalProperties: false } }, { not: { type: "number", multipleOf: 0.25 } }), "Subtype")
+    assert.strictEqual(tag({ $defs: { s: { type: "string" } }, not: { $ref: "#/$defs/s" } }, { $defs: { s: { type: "string", maxLength: 3 } }, not: { $ref: "#/$defs/s" } }), "Subtype")
+    assert.notStrictEqual(tag({ $defs: { s: { type: "string", maxLength: 3 } }, not: { $ref: "#/$defs/s" } }, { $defs: { s: { type: "string" } }, not: { $ref: "#/$defs/s" } }), "Subtype")
+  })
+  it("a local oneOf whose branches overlap, when the cloud is inside one branch and outside the others", () => {
+    const kinds = { oneOf: [{ properties: { kind: { const: "a" } } }, { properties: { kind: { const: "b" } }, required: ["kind"] }] }
+    assert.strictEqual(tag({ type: "object", properties: { kind: { const: "a" } }, required: ["kind"] }, kinds), "Subtype")
+    assert.strictEqual(tag({ type: "string" }, { oneOf: [{ type: "string" }, { type: "number", minimum: 5 }, true, { not: { type: "string" } }].slice(0, 2) }), "Subtype")
+    drift({ type: "integer" }, { oneOf: [{ type: "integer" }, { type: "number", minimum: 5 }] })
+    assert.notStrictEqual(tag({ type: "object", properties: { kind: { enum: ["a", "b"] } }, required: ["kind"] }, kinds), "Subtype")
+  })
+  it("running out of budget says so", () => {
+    const v = Subschema.check({ type: "object", properties: { a: { type: "string" } } }, { type: "object", properties: { a: { anyOf: [{ type: "string" }] } } }, { budget: 1 })
+    assert.strictEqual(v._tag, "Unsupported")
+    if (v._tag === "Unsupported") assert.match(v.construct, /work budget exhausted/)
+  })
+})
+

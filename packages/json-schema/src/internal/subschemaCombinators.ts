@@ -123,7 +123,11 @@ export const oneOf = (ctx: Ctx, local: Node, nodes: ReadonlyArray<Node>, types: 
     bs.some((b, i) => bs.every((o, j) => j === i || excluded(ctx, view, ts, o, inside)) && prove(view, b)._tag === "Proven")
   if (exactlyOne(nodes, types)) return proven
   if (types.size > 1 && [...types].every((t) => exactlyOne([...nodes, { schema: { type: typeName[t] }, ptr: undefined }], new Set([t])))) return proven
-  return unknown("oneOf (branches not proven disjoint)", where(local, "oneOf"))
+  // candidates: values in the cloud and two branches at once, and the branches' numeric edges (verified later)
+  const few = bs.slice(0, 6)
+  const both = few.flatMap((a, i) => few.slice(i + 1).map((b) => sample(ctx, [...nodes, a, b])))
+  const edges = [...types].some(isNumeric) ? few.flatMap(bounds).flatMap((x) => [x, x + 1, x - 1, Math.ceil(x)]) : []
+  return counter({ cloudPath: cloudAt(nodes), localPath: where(local, "oneOf"), message: "a value the cloud schema allows matches more than one branch of the local oneOf, or none" }, [...both, ...edges])
 }
 
 /** Whether the cloud shares no value with branch `b`: by type, by a discriminator value, or by a cloud `not`. */

@@ -52,8 +52,6 @@ export const range = (nodes: ReadonlyArray<Node>, integersOnly: boolean): Range 
   return { lo, loEx, hi, hiEx, steps, formats }
 }
 
-const SAFE = 2 ** 53
-
 const within = (r: Range, lo: number, hi: number): boolean =>
   r.lo !== undefined && r.hi !== undefined && r.lo >= lo && r.hi <= hi
 
@@ -67,6 +65,22 @@ const around = (r: Range, xs: ReadonlyArray<number>, integers: boolean): Readonl
     for (const s of r.steps) out.push(Math.floor(v / s) * s, Math.ceil(v / s) * s)
   }
   return out.filter(Number.isFinite).map((v) => (v === 0 ? 0 : v))
+}
+
+/** Numbers strictly between two bounds (the midpoint and next to each end), for witnesses that honour exclusivity. */
+const between = (a: number | undefined, b: number | undefined): ReadonlyArray<number> => {
+  if (a === undefined || b === undefined || !(a < b)) return []
+  const eps = (Math.abs(a) + Math.abs(b) + 1) * 1e-9
+  const mid = (a + b) / 2
+  let short = mid
+  for (let k = 1; k <= 17; k++) {
+    const v = Number(mid.toPrecision(k))
+    if (v > a && v < b) {
+      short = v
+      break
+    }
+  }
+  return [short, a + eps, b - eps].filter((x) => x > a && x < b)
 }
 
 /** Checks the local numeric keywords against a cloud conjunction restricted to `base`. */
@@ -83,13 +97,13 @@ export const check = (nodes: ReadonlyArray<Node>, base: Base, local: Node): Outc
   }
   const lo = r.lo, hi = r.hi
   return all([
-    bound("minimum", (m) => lo !== undefined && lo >= m, (m) => [lo ?? m - 1, m - 1, m - 0.5, -1e9], (m) =>
+    bound("minimum", (m) => lo !== undefined && lo >= m, (m) => [lo ?? m - 1, m - 1, m - 0.5, -1e9, ...between(lo, m)], (m) =>
       `the local schema requires a minimum of ${m}; the cloud schema allows ${lo === undefined ? "any lower value" : `values from ${lo}`}`),
-    bound("exclusiveMinimum", (m) => lo !== undefined && (lo > m || (lo === m && r.loEx)), (m) => [lo ?? m, m, m - 1, -1e9], (m) =>
+    bound("exclusiveMinimum", (m) => lo !== undefined && (lo > m || (lo === m && r.loEx)), (m) => [lo ?? m, m, m - 1, -1e9, ...between(lo, m)], (m) =>
       `the local schema requires values above ${m}; the cloud schema allows ${lo === undefined ? "lower values" : `values from ${lo}`}`),
-    bound("maximum", (m) => hi !== undefined && hi <= m, (m) => [hi ?? m + 1, m + 1, m + 0.5, 1e9], (m) =>
+    bound("maximum", (m) => hi !== undefined && hi <= m, (m) => [hi ?? m + 1, m + 1, m + 0.5, 1e9, ...between(m, hi)], (m) =>
       `the local schema allows at most ${m}; the cloud schema allows ${hi === undefined ? "any higher value" : `values up to ${hi}`}`),
-    bound("exclusiveMaximum", (m) => hi !== undefined && (hi < m || (hi === m && r.hiEx)), (m) => [hi ?? m, m, m + 1, 1e9], (m) =>
+    bound("exclusiveMaximum", (m) => hi !== undefined && (hi < m || (hi === m && r.hiEx)), (m) => [hi ?? m, m, m + 1, 1e9, ...between(m, hi)], (m) =>
       `the local schema requires values below ${m}; the cloud schema allows ${hi === undefined ? "higher values" : `values up to ${hi}`}`),
     () => multipleOf(nodes, r, base, local),
     () => numericFormat(nodes, r, base, local)
@@ -123,8 +137,8 @@ const multipleOf = (nodes: ReadonlyArray<Node>, r: Range, base: Base, local: Nod
 const numericFormat = (nodes: ReadonlyArray<Node>, r: Range, base: Base, local: Node): Outcome => {
   const f = kw(local, "format")
   if (typeof f !== "string" || !numberFormats.has(f) || universalFormats.has(f) || r.formats.includes(f)) return proven
-  const limit = f === "int32" ? 2 ** 31 : SAFE
-  if (base === "integer" && within(r, -limit, limit - 1)) return proven
+  // as ajv-formats checks them: int64 is any whole number, int32 one within [-2^31, 2^31 - 1]
+  if (base === "integer" && (f === "int64" || r.formats.includes("int32") || within(r, -(2 ** 31), 2 ** 31 - 1))) return proven
   return counter({
     cloudPath: cloudAt(nodes),
     localPath: where(local, "format"),

@@ -11,6 +11,7 @@ import { fromEntries, isObject } from "../JsonValue.js"
 import type { Ctx, Node, Outcome } from "./subschemaModel.js"
 import { all, child, cloudAt, counter, isSchemaValue, kw, mapWitnesses, num, proven, regex, sameText, strings, unknown, where } from "./subschemaModel.js"
 import { declares, forKey, named, patterns } from "./subschemaParts.js"
+import { matching } from "./subschemaPatterns.js"
 import { keyView, objectWith, requiredKeys, sample } from "./subschemaWitness.js"
 
 /** Proves one obligation (the prover's entry, passed in to keep the modules acyclic). */
@@ -111,7 +112,10 @@ const unnamed = (ctx: Ctx, nodes: ReadonlyArray<Node>, local: Node, names: Reado
       const o = prove(c.view, t)
       ctx.guard--
       if (o._tag !== "Counter") return o
-      const key = fresh.find((s) => !names.includes(s) && keyMatches(s, c.pattern, nodes))
+      // a key of this class that reaches the target: one the local pattern matches, or one no local pattern or name does
+      const target = localPats.find((lp) => lp.node === t)?.source
+      const keys = [...(target === undefined ? [] : [matching(target), matching(target, 3)]), ...fresh].filter((s): s is string => s !== undefined)
+      const key = keys.find((s) => !names.includes(s) && keyMatches(s, c.pattern, nodes) && reaches(s, target, lpats))
       if (key === undefined) return unknown("patternProperties (no key to show)", where(t))
       const w = mapWitnesses(o, (v) => objectWith(ctx, nodes, key, v))
       if (t.schema !== false || w._tag !== "Counter") return w
@@ -126,6 +130,10 @@ const forKeyless = (m: Node): ReadonlyArray<Node> => {
   const ap = kw(m, "additionalProperties")
   return isSchemaValue(ap) ? [child(m, ap, "additionalProperties")] : []
 }
+
+/** Whether key `s` is governed by the local pattern `target`, or (no target) by the local `additionalProperties`. */
+const reaches = (s: string, target: string | undefined, lpats: ReadonlyArray<string>): boolean =>
+  target !== undefined ? regex(target)?.test(s) === true : lpats.every((p) => regex(p)?.test(s) === false)
 
 const keyMatches = (s: string, pattern: string | undefined, nodes: ReadonlyArray<Node>): boolean => {
   if (pattern !== undefined) return regex(pattern)?.test(s) === true

@@ -60,6 +60,9 @@ export const cloudTypes = (nodes: ReadonlyArray<Node>): Set<Base> => {
   for (const n of nodes) {
     const t = declaredTypes(n)
     if (t !== undefined && t !== "invalid") for (const b of [...out]) if (!t.has(b)) out.delete(b)
+    // ajv-formats' int32/int64 reject every non-integer number (other types pass a numeric format)
+    const f = kw(n, "format")
+    if (f === "int32" || f === "int64") out.delete("fraction")
     const not = kw(n, "not")
     if (typeof not === "object" && not !== null && !Array.isArray(not) && Object.keys(not).length === 1) {
       const nt = typesOf((not as { readonly [k: string]: JsonValue })["type"])
