@@ -49,6 +49,7 @@ describe("toolgate check --capabilities (the process)", () => {
     expect(report).toMatchObject({ _tag: "Checked", exitCode: 1, summary: { proven: 1, drifted: 1, unknown: 1, unsupported: 0 } })
     expect(report.rows.map((r: { _tag: string }) => r._tag)).toEqual(["Drift", "Subtype", "UnknownTool"])
     expect(report.rows[0].witness.days).toBe(30)
+    expect(Object.keys(report.rows[0]).slice(0, 2)).toEqual(["_tag", "tool"])
   })
 
   it("exits 2 for a construct it cannot prove and for a broken or too-new envelope; 3 for a relay that predates the export", async () => {

@@ -34,7 +34,15 @@ export const rows = (
   Array.from(exported, ([tool, cloud]): Row => {
     const schema = local.get(tool)
     if (schema === undefined) return { _tag: "UnknownTool", tool }
-    return { tool, ...Subschema.check(JsonSchema.upgrade(cloud).schema, schema) }
+    const verdict = Subschema.check(JsonSchema.upgrade(cloud).schema, schema)
+    switch (verdict._tag) {
+      case "Subtype":
+        return { _tag: "Subtype", tool }
+      case "Drift":
+        return { _tag: "Drift", tool, reasons: verdict.reasons, witness: verdict.witness }
+      case "Unsupported":
+        return { _tag: "Unsupported", tool, construct: verdict.construct, path: verdict.path }
+    }
   })
 
 /** How many rows of each kind: unknown tools are counted apart from drifted ones. */
