@@ -35,7 +35,7 @@ const fail = (message) => {
   throw new Error(message)
 }
 
-const workspaces = ["packages/json-schema", "packages/runtime", "packages/providers", "apps/relay", "apps/cli"]
+const workspaces = ["packages/json-schema", "packages/runtime", "packages/providers", "packages/ai", "apps/relay", "apps/cli"]
 const manifests = workspaces.map((dir) => json(path.join(root, dir, "package.json")))
 const workspaceEffect = json(path.join(root, "node_modules/effect/package.json")).version
 // another patch of the same minor than the workspace's (3.22.4 in the workspace → 3.22.3 here)
@@ -80,7 +80,7 @@ try {
         effect: pinnedEffect,
         ...Object.fromEntries(manifests.filter((m) => m.name !== "@toolgate/cli").map((m) => [m.name, `file:${tarballOf.get(m.name)}`])),
         "@effect/platform": manifests[1].peerDependencies["@effect/platform"],
-        "@effect/platform-node": manifests[3].peerDependencies["@effect/platform-node"]
+        "@effect/platform-node": manifests.find((m) => m.name === "@toolgate/relay").peerDependencies["@effect/platform-node"]
       },
       devDependencies: { typescript: json(path.join(root, "node_modules/typescript/package.json")).version, "@types/node": "^20.19.0" }
     }, null, 2))
@@ -143,7 +143,7 @@ try {
   const toolgate = path.join(prefix, process.platform === "win32" ? "toolgate.cmd" : "bin/toolgate")
   step("toolgate --version from the global install", () => {
     const version = sh(toolgate, ["--version"], { cwd: work }).trim()
-    if (version !== manifests[4].version) fail(`toolgate --version printed ${JSON.stringify(version)}`)
+    if (version !== manifests.find((m) => m.name === "@toolgate/cli").version) fail(`toolgate --version printed ${JSON.stringify(version)}`)
     return version
   })
 
