@@ -136,6 +136,8 @@ const run = (cloud: JsonSchema.JsonSchema, local: JsonSchema.JsonSchema, budget:
     const w = verified(cloud, local, o.witnesses)
     if (w !== undefined) return { _tag: "Drift", reasons: o.reasons, witness: w }
   }
+  // out of budget: say so at once (sampling a schema that large means compiling it cold, for little chance)
+  if (exhausted && o._tag === "Unknown") return { _tag: "Unsupported", construct: `work budget exhausted (${budget} steps)`, path: o.path }
   // no verified witness, or a construct it cannot model: samples of the whole cloud may still show drift
   ctx.budget = Math.max(ctx.budget, 400)
   const root = [{ schema: cloud, ptr: "", dialect: ctx.cloudDialect }]
@@ -150,7 +152,7 @@ const run = (cloud: JsonSchema.JsonSchema, local: JsonSchema.JsonSchema, budget:
     const r = o.reasons[0]
     return { _tag: "Unsupported", construct: `no verified witness for: ${r?.message ?? "a difference"}`, path: r?.localPath ?? "" }
   }
-  return { _tag: "Unsupported", construct: exhausted ? `work budget exhausted (${budget} steps)` : o.construct, path: o.path }
+  return { _tag: "Unsupported", construct: o.construct, path: o.path }
 }
 
 /**
@@ -175,7 +177,8 @@ const invalidLocal = (local: JsonSchema.JsonSchema, dialect: JsonSchema.Dialect)
 
 /**
  * Whether a schema may fail to compile where its meta-schema passes it: a `$ref` the resolver does not
- * resolve, or Ajv's `nullable` rules (`nullable` needs `type`; `nullable: false` contradicts `type: null`).
+ * resolve, an empty `enum` (2020-12's meta-schema allows it, Ajv does not), or Ajv's `nullable` rules
+ * (`nullable` needs `type`; `nullable: false` contradicts `type: null`).
  */
 const beyondMeta = (root: JsonSchema.JsonSchema): boolean => {
   const stack: Array<JsonSchema.JsonSchema> = [root]
@@ -186,6 +189,7 @@ const beyondMeta = (root: JsonSchema.JsonSchema): boolean => {
     seen.add(s)
     const ref = s["$ref"], nullable = s["nullable"], type = s["type"]
     if (ref !== undefined && (typeof ref !== "string" || JsonSchema.resolveRef(root, ref)._tag === "Unresolvable")) return true
+    if (Array.isArray(s["enum"]) && s["enum"].length === 0) return true
     if (nullable !== undefined && (type === undefined || (nullable === false && (type === "null" || (Array.isArray(type) && type.includes("null")))))) return true
     for (const c of JsonSchema.subschemas(s)) stack.push(c.schema)
   }

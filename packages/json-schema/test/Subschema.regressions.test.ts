@@ -48,6 +48,9 @@ describe("Subschema regressions (issue 12)", () => {
   })
   it("a local schema the validator cannot build is no proof, even under an empty cloud (fuzz seed 2)", () => {
     pinned([{ $ref: "#/$defs/d1", $defs: { d1: { type: "null", anyOf: [{ enum: [""] }] } } }, { oneOf: [{ allOf: [{ $ref: "#/$defs/d1" }] }] }, undefined, "not Subtype"])
+    // Ajv refuses an empty enum that 2020-12's meta-schema allows (fuzz seed 11, on the code before issue 12)
+    pinned([{}, { if: { enum: [] }, else: { format: "" } }, undefined, "not Subtype"])
+    pinned([{ type: "string" }, { anyOf: [{ type: "string" }, { enum: [] }] }, undefined, "not Subtype"])
   })
   it("keywords are read by the dialect of the schema they stand in", () => {
     const rows: ReadonlyArray<Row> = [
