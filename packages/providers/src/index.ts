@@ -18,3 +18,6 @@ export * as CloudRelay from "./CloudRelay.js"
 
 /** Any OpenAI-compatible Chat Completions endpoint (llama.cpp, vLLM, Ollama, OpenAI) with streamed tool calls. */
 export * as OpenAiCompatible from "./OpenAiCompatible.js"
+
+/** Google Gemini on its own wire (`streamGenerateContent`, `alt=sse`), and Claude through Cloud Code Assist. */
+export * as Gemini from "./Gemini.js"

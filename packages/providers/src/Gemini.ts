@@ -1,0 +1,258 @@
+/**
+ * A provider for Google's Gemini models on their own wire: one `streamGenerateContent?alt=sse` request
+ * per round trip, its server-sent `GenerateContentResponse`s read into `StreamEvent`s. Two endpoints:
+ * - `gemini` (default): the Gemini API, `POST {baseUrl}/models/{model}:streamGenerateContent?alt=sse`,
+ *   the key in `x-goog-api-key`; tool parameters `Normalize.google`d on `parametersJsonSchema`.
+ * - `cloudCodeAssist`: Cloud Code Assist (the Gemini CLI's backend), `POST {baseUrl}/v1internal:streamGenerateContent?alt=sse`,
+ *   a bearer token, the body wrapped as `{ model, project, request }`. For Claude models there (ids
+ *   starting with `claude-`) the parameters go through the full `Normalize.cca` pipeline onto the legacy
+ *   `parameters` field (seed 002 §3.1, §4, §6); a tool CCA cannot take is sent without parameters and
+ *   `validateTools` warns about it.
+ *
+ * The provider normalises the schemas itself (the dialect depends on the model and the endpoint), so it
+ * declares `schemaDialect: "none"`: the session hands it the schemas as declared. Failures are
+ * `ProviderError`s: a transport error, a timeout, a body cut off, 408, 429 and 5xx (and their canonical
+ * statuses mid-stream) may pass when tried again; other statuses, a malformed event, a blocked prompt or
+ * a safety stop will not. Credentials travel in headers from a `Redacted` and are scrubbed from every
+ * server text that reaches an error.
+ *
+ * @since 0.1.0
+ */
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import type { JsonSchema } from "@toolgate/json-schema"
+import { Errors, Provider } from "@toolgate/runtime"
+import type { StreamEvent } from "@toolgate/runtime"
+import * as Config from "effect/Config"
+import type * as ConfigError from "effect/ConfigError"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import { identity } from "effect/Function"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as ParseResult from "effect/ParseResult"
+import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
+import { bodyMessage, scrubber, statusRetryable } from "./internal/geminiErrors.js"
+import { events } from "./internal/geminiEvents.js"
+import { limitBytes, signatures, transportCause } from "./internal/geminiHttp.js"
+import { body, type Dialect, normalize } from "./internal/geminiRequest.js"
+import { isHttpUrl, positiveDuration } from "./internal/httpOptions.js"
+import * as Sse from "./internal/sse.js"
+
+/** Which backend serves the model. */
+export const Endpoint = Schema.Literal("gemini", "cloudCodeAssist")
+export type Endpoint = typeof Endpoint.Type
+
+/** The options, as a Schema: decoded once when the provider is built (a value that fails is a wiring bug). */
+export const Options = Schema.Struct({
+  /** The model id: `gemini-2.5-flash`; on Cloud Code Assist also `claude-sonnet-4-5` and the like. */
+  model: Schema.NonEmptyTrimmedString,
+  endpoint: Schema.optional(Endpoint),
+  /** The API root (default `https://generativelanguage.googleapis.com/v1beta`, or `https://cloudcode-pa.googleapis.com`). */
+  baseUrl: Schema.optional(Schema.String.pipe(Schema.filter(isHttpUrl, { message: () => "an absolute http(s) URL" }))),
+  /** Gemini API key, sent as `x-goog-api-key`. */
+  apiKey: Schema.optional(Schema.RedactedFromSelf(Schema.String)),
+  /** OAuth access token, sent as a bearer token (Cloud Code Assist, Vertex). */
+  accessToken: Schema.optional(Schema.RedactedFromSelf(Schema.String)),
+  /** The Google Cloud project Cloud Code Assist bills (sent in the body). */
+  project: Schema.optional(Schema.NonEmptyTrimmedString),
+  /** The wait for the response, and then the longest silence between body bytes (default 2 minutes). */
+  timeout: Schema.optional(Schema.Union(Schema.String, Schema.Number, Schema.DurationFromSelf)),
+  /** The most bytes one response body may have (default 32 MiB); past it the round fails. */
+  maxResponseBytes: Schema.optional(Schema.Int.pipe(Schema.positive())),
+  /** What this model does differently (`contextWindow`, `requiresNetworking: false` for a loopback double). */
+  capabilities: Schema.optional(Schema.Object)
+})
+export interface Options extends Omit<Schema.Schema.Type<typeof Options>, "capabilities" | "timeout"> {
+  readonly timeout?: Duration.DurationInput
+  readonly capabilities?: Partial<Provider.ProviderCapabilities>
+}
+
+/**
+ * What Gemini offers; override per model through `Options.capabilities`:
+ * - app-driven: the model returns `functionCall`s and takes `functionResponse`s; several calls may come in
+ *   one answer; `functionCallingConfig` modes `AUTO` / `ANY` / `NONE` are the three tool choices.
+ * - structured output: `responseJsonSchema` (not claimed for Claude through Cloud Code Assist).
+ * - `schemaDialect: "none"`: the provider normalises itself, per model (see the module comment).
+ * - no stated tool limit or context window (they depend on the model); stateless, every request carries
+ *   the whole history; the conversation leaves the process.
+ */
+export const capabilities: Provider.ProviderCapabilities = {
+  name: "gemini",
+  executionModel: "appDriven",
+  supportsToolCalling: true,
+  supportsParallelToolCalls: true,
+  supportsToolChoice: true,
+  supportsStructuredOutput: true,
+  schemaDialect: "none",
+  maxTools: undefined,
+  contextWindow: undefined,
+  managedConversation: false,
+  requiresNetworking: true
+}
+
+/** The default API roots of the two endpoints. */
+export const defaultBaseUrl: Readonly<Record<Endpoint, string>> = {
+  gemini: "https://generativelanguage.googleapis.com/v1beta",
+  cloudCodeAssist: "https://cloudcode-pa.googleapis.com"
+}
+
+/** The request path of a model on an endpoint (under the base URL). */
+export const path = (endpoint: Endpoint, model: string): string =>
+  endpoint === "cloudCodeAssist" ?
+    "/v1internal:streamGenerateContent?alt=sse" :
+    `/models/${encodeURIComponent(model.replace(/^models\//, ""))}:streamGenerateContent?alt=sse`
+
+/** The dialect a model's tool parameters get: `cca` for Claude on Cloud Code Assist, else `google`. */
+export const dialect = (endpoint: Endpoint, model: string): Dialect =>
+  endpoint === "cloudCodeAssist" && model.startsWith("claude-") ? "cca" : "google"
+
+/** Function names Gemini accepts: a letter or `_` first, then letters, digits, `_ . : -`, at most 64. */
+const functionName = /^[A-Za-z_][A-Za-z0-9_.:-]{0,63}$/
+
+const decodeOptions = Schema.decodeUnknownEither(Options, { errors: "all" })
+
+/** Builds the provider over the `HttpClient` in context; options that fail `Options` are a wiring bug (dies). */
+export const make = (options: Options): Effect.Effect<Provider.AgentProvider, never, HttpClient.HttpClient> =>
+  Effect.gen(function*() {
+    const decoded = decodeOptions(options)
+    if (Either.isLeft(decoded)) return yield* Effect.dieMessage(`Gemini: invalid options: ${ParseResult.TreeFormatter.formatErrorSync(decoded.left)}`)
+    const o = decoded.right
+    const timeout = positiveDuration(o.timeout ?? "2 minutes")
+    if (timeout === undefined) return yield* Effect.dieMessage(`Gemini: not a positive timeout: ${String(o.timeout)}`)
+    const endpoint = o.endpoint ?? "gemini"
+    const model = o.model.replace(/^models\//, "")
+    const target = dialect(endpoint, model)
+    const caps: Provider.ProviderCapabilities = {
+      ...capabilities,
+      supportsStructuredOutput: target === "google",
+      ...options.capabilities
+    }
+    const provider = caps.name
+    const url = `${(o.baseUrl ?? defaultBaseUrl[endpoint]).replace(/\/+$/, "")}${path(endpoint, model)}`
+    const scrub = scrubber([o.apiKey, o.accessToken].flatMap((r) => r === undefined ? [] : [Redacted.value(r)]))
+    const maxBytes = o.maxResponseBytes ?? 32 * 1024 * 1024
+    const client = (yield* HttpClient.HttpClient).pipe(
+      HttpClient.mapRequest((request) =>
+        request.pipe(
+          HttpClientRequest.accept("text/event-stream, application/json"),
+          o.apiKey === undefined ? identity : HttpClientRequest.setHeader("x-goog-api-key", Redacted.value(o.apiKey)),
+          o.accessToken === undefined ? identity : HttpClientRequest.bearerToken(o.accessToken)
+        )
+      )
+    )
+    const failure = (reason: string, retryable: boolean, cause?: string) =>
+      new Errors.ProviderError({ provider, reason, retryable, ...(cause === undefined ? {} : { cause: scrub(cause) }) })
+
+    // Parameters are normalised once per schema object (a session sends the same definitions every round).
+    const normalized = new WeakMap<object, ReturnType<typeof normalize>>()
+    const normalizedOf = (schema: JsonSchema.JsonSchema) => {
+      if (typeof schema !== "object" || schema === null) return normalize(target, schema)
+      const known = normalized.get(schema)
+      if (known !== undefined) return known
+      const fresh = normalize(target, schema)
+      normalized.set(schema, fresh)
+      return fresh
+    }
+    const thoughts = signatures(4096)
+    let ids = 0
+    const settings = {
+      model,
+      dialect: target,
+      wrapped: endpoint === "cloudCodeAssist",
+      project: o.project,
+      parameters: (definition: Provider.ToolDefinition) => normalizedOf(definition.parameters).schema,
+      signature: thoughts.get
+    }
+    const reading = { provider, wrapped: settings.wrapped, remember: thoughts.remember, scrub, freshId: () => `gemini_${Date.now().toString(36)}_${ids++}` }
+
+    /** A response that is not a stream (a non-2xx status, a JSON answer): what it is, then the server's message. */
+    const statusFailure = (response: HttpClientResponse.HttpClientResponse, what: string, retryable: boolean) =>
+      response.stream.pipe(
+        Stream.decodeText(),
+        Stream.runFoldWhile("", (s) => s.length < 65_536, (s, piece) => s + piece),
+        Effect.timeout(timeout),
+        Effect.orElseSucceed(() => ""),
+        Effect.flatMap((text) => Effect.fail(failure(`${what}: ${bodyMessage(text, scrub)}`, retryable)))
+      )
+
+    const respond = Effect.fnUntraced(function*(request: Provider.CompletionRequest) {
+      const text = body(settings, request)
+      if (Either.isLeft(text)) return yield* failure(text.left, false)
+      const response = yield* client.execute(HttpClientRequest.post(url).pipe(HttpClientRequest.bodyText(text.right, "application/json"))).pipe(
+        Effect.timeoutFail({ duration: timeout, onTimeout: () => failure(`no response within ${Duration.format(timeout)}`, true) }),
+        Effect.catchTags({
+          RequestError: (e) => Effect.fail(failure("the request failed", true, transportCause(e))),
+          ResponseError: (e) => Effect.fail(failure("the response could not be read", true, transportCause(e)))
+        })
+      )
+      if (response.status < 200 || response.status >= 300) return yield* statusFailure(response, `HTTP ${response.status}`, statusRetryable(response.status))
+      if (/^application\/json/i.test(response.headers["content-type"] ?? "")) {
+        return yield* statusFailure(response, "the server answered JSON instead of an event stream (is `alt=sse` lost on the way?)", false)
+      }
+      return response.stream.pipe(
+        Stream.timeoutFail(() => failure(`no data for ${Duration.format(timeout)}`, true), timeout),
+        Stream.catchTag("ResponseError", (e) => Stream.fail(failure("the response body broke off", true, transportCause(e)))),
+        limitBytes(maxBytes, () => failure(`the response exceeded ${maxBytes} bytes`, false)),
+        Sse.parse,
+        events(reading)
+      )
+    })
+
+    const stream = (request: Provider.CompletionRequest): Stream.Stream<StreamEvent.StreamEvent, Errors.ProviderError> =>
+      Stream.unwrap(respond(request)).pipe(
+        Stream.withSpan("Gemini.stream", {
+          attributes: { "gen_ai.operation.name": "chat", "gen_ai.provider.name": provider, "gen_ai.request.model": model, "url.full": url }
+        })
+      )
+
+    const validateTools = (tools: ReadonlyArray<Provider.ToolDefinition>) =>
+      Effect.succeed(tools.flatMap((t): ReadonlyArray<Provider.ToolSchemaWarning> => {
+        const out: Array<Provider.ToolSchemaWarning> = []
+        if (!functionName.test(t.name)) {
+          out.push({ tool: t.name, message: "Gemini takes function names of 1 to 64 letters, digits, `_ . : -`, starting with a letter or `_`; it may refuse this one" })
+        }
+        const fallback = normalizedOf(t.parameters).fallback
+        if (fallback !== undefined) {
+          out.push({ tool: t.name, message: `its parameters are sent as {type: object, properties: {}} (the model sees none): ${fallback}` })
+        }
+        return out
+      }))
+
+    return { capabilities: caps, stream, validateTools }
+  })
+
+/** The provider for `options` as the application's `Provider`. */
+export const layerWith = (options: Options): Layer.Layer<Provider.Provider, never, HttpClient.HttpClient> =>
+  Layer.effect(Provider.Provider, make(options))
+
+/**
+ * The options from config: `TOOLGATE_GEMINI_MODEL`, `TOOLGATE_GEMINI_ENDPOINT` (`gemini` | `cloudCodeAssist`),
+ * `TOOLGATE_GEMINI_BASE_URL`, `TOOLGATE_GEMINI_API_KEY` / `TOOLGATE_GEMINI_ACCESS_TOKEN` (redacted),
+ * `TOOLGATE_GEMINI_PROJECT`; all but the model optional.
+ */
+export const config: Config.Config<Options> = Config.all({
+  model: Config.nonEmptyString("TOOLGATE_GEMINI_MODEL"),
+  endpoint: Config.option(Config.literal("gemini", "cloudCodeAssist")("TOOLGATE_GEMINI_ENDPOINT")),
+  baseUrl: Config.option(Config.url("TOOLGATE_GEMINI_BASE_URL").pipe(Config.map((url) => url.href))),
+  apiKey: Config.option(Config.redacted("TOOLGATE_GEMINI_API_KEY")),
+  accessToken: Config.option(Config.redacted("TOOLGATE_GEMINI_ACCESS_TOKEN")),
+  project: Config.option(Config.nonEmptyString("TOOLGATE_GEMINI_PROJECT"))
+}).pipe(Config.map(({ accessToken, apiKey, baseUrl, endpoint, model, project }): Options => ({
+  model,
+  ...Option.match(endpoint, { onNone: () => ({}), onSome: (value) => ({ endpoint: value }) }),
+  ...Option.match(baseUrl, { onNone: () => ({}), onSome: (value) => ({ baseUrl: value }) }),
+  ...Option.match(apiKey, { onNone: () => ({}), onSome: (value) => ({ apiKey: value }) }),
+  ...Option.match(accessToken, { onNone: () => ({}), onSome: (value) => ({ accessToken: value }) }),
+  ...Option.match(project, { onNone: () => ({}), onSome: (value) => ({ project: value }) })
+})))
+
+/** The provider with its options read from `config` while the layer is built. */
+export const layerConfig: Layer.Layer<Provider.Provider, ConfigError.ConfigError, HttpClient.HttpClient> = Layer.effect(
+  Provider.Provider,
+  Effect.flatMap(config, make)
+)

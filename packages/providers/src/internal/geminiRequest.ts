@@ -1,0 +1,127 @@
+/**
+ * A `CompletionRequest` as a `streamGenerateContent` request body (JSON text). The history becomes
+ * `contents`: a User message a `user` text part, an Assistant message a `model` content of its text and a
+ * `functionCall` part per call (arguments as an object; the thought signature Gemini gave the call sent
+ * back with it), a tool result a `user` `functionResponse` part whose `response` is the toolgate envelope;
+ * adjacent contents of one role are merged, so the answers to parallel calls travel together as Gemini
+ * requires. Tools become one `functionDeclarations` list in the endpoint's dialect (`parametersJsonSchema`,
+ * or legacy `parameters` for Claude through Cloud Code Assist), the tool choice a `functionCallingConfig`
+ * mode, structured output `responseJsonSchema`. Cloud Code Assist wraps it all as `{ model, project, request }`.
+ *
+ * @internal
+ */
+import * as Either from "effect/Either"
+import type { JsonSchema } from "@toolgate/json-schema"
+import { JsonValue as J, Normalize } from "@toolgate/json-schema"
+import type { Message, Provider } from "@toolgate/runtime"
+
+/** Which declaration field the parameters go on, and the normaliser that readies them for it. */
+export type Dialect = "google" | "cca"
+
+/** What the body needs besides the request. */
+export interface Settings {
+  readonly model: string
+  readonly dialect: Dialect
+  /** Cloud Code Assist: the body is wrapped as `{ model, project, request }`. */
+  readonly wrapped: boolean
+  readonly project: string | undefined
+  /** The parameters of a definition in the dialect (memoised by the caller). */
+  readonly parameters: (definition: Provider.ToolDefinition) => JsonSchema.JsonSchema
+  /** The thought signature Gemini sent with a call, to send back with it. */
+  readonly signature: (callId: string) => string | undefined
+}
+
+type Wire = { readonly [key: string]: unknown }
+interface Content {
+  readonly role: "user" | "model"
+  readonly parts: Array<Wire>
+}
+
+/** The normalised parameters of a schema in `dialect`, and whether the normaliser had to give up on it. */
+export const normalize = (dialect: Dialect, schema: JsonSchema.JsonSchema): { readonly schema: JsonSchema.JsonSchema; readonly fallback: string | undefined } => {
+  const normalized = dialect === "cca" ? Normalize.cca(schema) : Normalize.google(schema)
+  // Both normalisers report a whole-schema replacement as a change at the root saying so.
+  const gaveUp = normalized.changes.find((c) => c.path === "" && c.change.includes("replaced by {type: object, properties: {}}"))
+  return { schema: normalized.schema, fallback: gaveUp?.change }
+}
+
+/** A call's arguments as the object `args` must be: an object as is, JSON text of an object parsed, else `{}`. */
+export const argumentsObject = (args: Message.ToolCall["arguments"]): J.JsonObject => {
+  if (J.isObject(args)) return args
+  if (typeof args === "string") {
+    try {
+      const parsed: unknown = JSON.parse(args)
+      if (J.isObject(parsed)) return parsed
+    } catch {
+      // not JSON: the model's text cannot be sent as `args`; the validator's envelope already told it so
+    }
+  }
+  return {}
+}
+
+const parts = (settings: Settings, m: Message.Message): Content | undefined => {
+  switch (m._tag) {
+    case "User":
+      return { role: "user", parts: [{ text: m.text }] }
+    case "Assistant": {
+      const calls = m.toolCalls.map((call): Wire => {
+        const signature = settings.signature(call.id)
+        return {
+          functionCall: { id: call.id, name: call.name, args: argumentsObject(call.arguments) },
+          ...(signature === undefined ? {} : { thoughtSignature: signature })
+        }
+      })
+      const all = m.text === "" ? calls : [{ text: m.text }, ...calls]
+      return all.length === 0 ? undefined : { role: "model", parts: all }
+    }
+    case "ToolResult":
+      return { role: "user", parts: [{ functionResponse: { id: m.callId, name: m.name, response: m.envelope } }] }
+  }
+}
+
+/** The history as `contents`, adjacent contents of one role merged, empty assistant turns left out. */
+export const contents = (settings: Settings, messages: ReadonlyArray<Message.Message>): ReadonlyArray<Content> => {
+  const out: Array<Content> = []
+  for (const m of messages) {
+    const content = parts(settings, m)
+    if (content === undefined) continue
+    const last = out.at(-1)
+    if (last !== undefined && last.role === content.role) last.parts.push(...content.parts)
+    else out.push(content)
+  }
+  return out
+}
+
+const modes = { auto: "AUTO", required: "ANY", none: "NONE" } as const
+
+const declaration = (settings: Settings, definition: Provider.ToolDefinition): Wire => ({
+  name: definition.name,
+  description: definition.description,
+  [settings.dialect === "cca" ? "parameters" : "parametersJsonSchema"]: settings.parameters(definition)
+})
+
+const inner = (settings: Settings, request: Provider.CompletionRequest): Wire => {
+  const hasTools = request.tools.length > 0
+  return {
+    contents: contents(settings, request.messages),
+    ...(hasTools ? { tools: [{ functionDeclarations: request.tools.map((d) => declaration(settings, d)) }] } : {}),
+    ...(hasTools && request.toolChoice !== "auto" ? { toolConfig: { functionCallingConfig: { mode: modes[request.toolChoice] } } } : {}),
+    ...(request.structuredOutput === undefined ? {} : {
+      generationConfig: { responseMimeType: "application/json", responseJsonSchema: Normalize.google(request.structuredOutput).schema }
+    })
+  }
+}
+
+/** The request body as JSON text, or why it has none (a value JSON cannot hold). */
+export const body = (settings: Settings, request: Provider.CompletionRequest): Either.Either<string, string> => {
+  try {
+    const request_ = inner(settings, request)
+    const wire = settings.wrapped ?
+      { model: settings.model, ...(settings.project === undefined ? {} : { project: settings.project }), request: request_ } :
+      request_
+    const text = J.stringify(wire)
+    return text === undefined ? Either.left("the request cannot be written as JSON") : Either.right(text)
+  } catch {
+    return Either.left("the request could not be read")
+  }
+}

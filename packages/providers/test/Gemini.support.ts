@@ -1,0 +1,49 @@
+/**
+ * Gemini doubles for the Gemini tests: the loopback server of the OpenAiCompatible tests (a real
+ * `node:http` server on 127.0.0.1 that records every request and replays recorded streams in random
+ * pieces), the provider pointed at it, a request, and helpers to read what the server received.
+ */
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
+import { Chunk, Effect, Redacted, Stream } from "effect"
+import type { Errors, Provider, StreamEvent } from "@toolgate/runtime"
+import * as Gemini from "../src/Gemini.js"
+import type { Reply, Server } from "./OpenAiCompatible.support.js"
+
+export { answer, data, fixture, hang, replay, start } from "./OpenAiCompatible.support.js"
+
+/** The key the tests send (and look for in errors). */
+export const apiKey = "AIzaSy-test-key-0123456789"
+
+/** The provider for `server` on the Gemini API, over `fetch` (real loopback sockets). */
+export const provider = (server: Server, options: Partial<Gemini.Options> = {}): Effect.Effect<Provider.AgentProvider> =>
+  Gemini.make({ baseUrl: server.baseUrl, model: "gemini-2.5-flash", apiKey: Redacted.make(apiKey), timeout: "5 seconds", ...options }).pipe(
+    Effect.provide(FetchHttpClient.layer)
+  )
+
+/** A request with no tools and one user message, unless told otherwise. */
+export const request = (overrides: Partial<Provider.CompletionRequest> = {}): Provider.CompletionRequest => ({
+  messages: [{ _tag: "User", text: "What is the weather in Paris and Tokyo?" }],
+  tools: [],
+  toolChoice: "auto",
+  ...overrides
+})
+
+/** Every event of one round trip, bounded by a timeout so a bug fails instead of hanging. */
+export const collect = (
+  p: Provider.AgentProvider,
+  r: Provider.CompletionRequest = request()
+): Effect.Effect<ReadonlyArray<StreamEvent.StreamEvent>, Errors.ProviderError | string> =>
+  p.stream(r).pipe(
+    Stream.runCollect,
+    Effect.map(Chunk.toReadonlyArray),
+    Effect.timeoutFail({ duration: "20 seconds", onTimeout: () => "the test timed out" })
+  )
+
+/** Writes the first `bytes` bytes of `text` as an event stream, then destroys the socket (a connection cut mid-body). */
+export const cutOff = (text: string, bytes: number): Reply => (_req, res) => {
+  res.writeHead(200, { "content-type": "text/event-stream" })
+  res.write(Buffer.from(text, "utf8").subarray(0, bytes), () => setTimeout(() => res.socket?.destroy(), 20))
+}
+
+/** The JSON body of the `n`-th request the server received. */
+export const sent = (server: Server, n = 0): any => JSON.parse(server.requests[n]!.body)
