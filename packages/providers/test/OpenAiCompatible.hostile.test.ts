@@ -88,4 +88,12 @@ describe("OpenAiCompatible: hostile streams", () => {
       const result = yield* Effect.either(collect(yield* provider(server)))
       assert.deepStrictEqual(result, Either.right([]))
     }), 30_000)
+
+  it.scopedLive("a call sent with an empty id, or none, gets one from the chunk id and its index", () =>
+    Effect.gen(function*() {
+      const body = chunk({ tool_calls: [call(0, "", "get_weather", "{}"), { index: 1, type: "function", function: { name: "get_time", arguments: "{}" } }] }, { id: "chatcmpl-9" }) +
+        finish("tool_calls") + "data: [DONE]\n\n"
+      const got = yield* play(body)
+      assert.deepStrictEqual(got.flatMap((e) => e._tag === "ToolCallComplete" ? [[e.id, e.name]] : []), [["chatcmpl-9_0", "get_weather"], ["chatcmpl-9_1", "get_time"]])
+    }), 30_000)
 })

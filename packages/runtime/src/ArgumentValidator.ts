@@ -13,6 +13,7 @@ import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import { Arguments, type Coercion, type JsonSchema, type JsonValue as J, RefAware, type Validator } from "@toolgate/json-schema"
 import * as Errors from "./Errors.js"
+import * as Shape from "./internal/argumentShape.js"
 import * as Policies from "./internal/argumentPolicy.js"
 import type * as Tool from "./Tool.js"
 import * as ToolEnvelope from "./ToolEnvelope.js"
@@ -118,6 +119,9 @@ export const make = (options: Options = {}): Effect.Effect<Service> =>
   Effect.sync(() => {
     const policyFor = Policies.policyOf(options)
     const toolChaining = options.toolChaining === true
+    const maxDepth = typeof options.maxArgumentDepth === "number" && Number.isSafeInteger(options.maxArgumentDepth) && options.maxArgumentDepth >= 1
+      ? options.maxArgumentDepth
+      : Shape.defaultMaxDepth
     const prepare = Effect.fn("ArgumentValidator.prepare")(
       function*<A>(tool: Tool.Tool<A, any>, raw: unknown, prepareOptions: PrepareOptions) {
         const name = text(tool.name, "")
@@ -128,9 +132,14 @@ export const make = (options: Options = {}): Effect.Effect<Service> =>
           return yield* new InvalidToolSchema({ tool: name, path: "", detail: tool.schemaError })
         }
         const options = { policy, fromStrictProvider: prepareOptions?.fromStrictProvider === true }
+        // a value too deep (or not well-formed text) is refused before any recursive code walks it
+        const raised = typeof raw === "string" ? undefined : Shape.check(raw, maxDepth)
+        if (raised !== undefined) return yield* invalid(name, callId, [raised])
         const result = toolChaining ? prepareChained(tool.jsonSchema, raw, options) : Arguments.prepare(tool.jsonSchema, raw, options)
         if (result._tag === "SchemaError") return yield* new InvalidToolSchema({ tool: name, path: result.path, detail: result.message })
         if (result._tag === "Invalid") return yield* invalid(name, callId, result.issues)
+        const shape = Shape.check(result.value, maxDepth)
+        if (shape !== undefined) return yield* invalid(name, callId, [shape])
         const base = { tool: name, callId, raw, value: result.value, coercions: result.coercions }
         const refs = toolChaining ? RefAware.refs(result.value) : []
         if (refs.length > 0) return { _tag: "Referencing", ...base, refs } satisfies Referencing as Outcome<A>

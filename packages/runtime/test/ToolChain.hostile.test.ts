@@ -1,9 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Either } from "effect"
 import { JsonValue } from "@toolgate/json-schema"
-import { ToolEnvelope } from "@toolgate/runtime"
+import { ArgumentValidator, ToolEnvelope } from "@toolgate/runtime"
 import * as ToolChain from "../src/ToolChain.js"
-import { assertRefIssue, chain, cityRef, counted, invalidOf, loose, ok, oslo, referencing, results, validator, weather } from "./support/toolChain.js"
+import { assertRefIssue, chain, cityRef, counted, invalidOf, loose, ok, oslo, results, validator, weather } from "./support/toolChain.js"
 
 /** `{ a: { a: … { leaf } } }` nested `depth` levels, built without recursion. */
 const nested = (depth: number, leaf: JsonValue.JsonValue, key = "a"): JsonValue.JsonValue => {
@@ -25,19 +25,31 @@ describe("ToolChain hostile input", () => {
       assert.isBelow(e.envelope.message.length, 1_000, "a long path is clipped in the message")
     }))
 
-  it.effect("a 10,000-level value is substituted, and a ref 10,000 levels deep in the arguments is resolved", () =>
+  it.effect("a 10,000-level value is substituted, and a ref 10,000 levels deep in the arguments is resolved, when the depth limit allows", () =>
     Effect.gen(function*() {
+      const deepValidator = yield* ArgumentValidator.make({ toolChaining: true, maxArgumentDepth: 20_000 })
+      const resolveWith = (v: ArgumentValidator.Service, raw: JsonValue.JsonValue, map: ToolChain.Results) =>
+        Effect.gen(function*() {
+          const call = yield* v.prepare(loose, raw, { callId: "call_2" })
+          assert.strictEqual(call._tag, "Referencing")
+          return yield* Effect.either(ToolChain.resolve(v, loose, call as ArgumentValidator.Referencing, map))
+        })
       const deep = nested(10_000, "bottom")
       const map = results([["call_1", ok({ deep, city: "Oslo" })]])
-      const whole = yield* chain(loose, { payload: { $tool: "call_1", $path: "result.deep" } }, map)
+      const whole = yield* resolveWith(deepValidator, { payload: { $tool: "call_1", $path: "result.deep" } }, map)
       assert.isTrue(JsonValue.equals(Either.getOrThrow(whole).value, { payload: deep }))
       const raw = nested(10_000, { $tool: "call_1", $path: "result.city" }, "n")
       const snapshot = JsonValue.stringify(raw)
-      const call = yield* referencing(loose, raw)
-      assert.strictEqual(call.refs[0]!.field.length, "n.".repeat(10_000).length - 1)
-      const outcome = yield* Effect.either(ToolChain.resolve(yield* validator, loose, call, map))
+      const call = yield* deepValidator.prepare(loose, raw, { callId: "call_2" })
+      assert.strictEqual(call._tag === "Referencing" && call.refs[0]!.field.length, "n.".repeat(10_000).length - 1)
+      const outcome = yield* resolveWith(deepValidator, raw, map)
       assert.isTrue(JsonValue.equals(Either.getOrThrow(outcome).value, nested(10_000, "Oslo", "n")))
       assert.strictEqual(JsonValue.stringify(raw), snapshot, "the model's arguments are not mutated")
+      // with the default limit (64 levels) the same arguments, and the same substituted value, are invalid_args
+      const refused = invalidOf(yield* chain(loose, { payload: { $tool: "call_1", $path: "result.deep" } }, map))
+      assert.strictEqual(refused.issues[0]?.keyword, "maxDepth")
+      const tooDeep = yield* Effect.flip(Effect.flatMap(validator, (v) => v.prepare(loose, raw, { callId: "call_2" })))
+      assert.strictEqual(tooDeep._tag === "InvalidToolArguments" && tooDeep.issues[0]?.keyword, "maxDepth")
     }))
 
   it.effect("own __proto__ keys in results are plain data: copied as own properties, never a prototype", () =>

@@ -104,7 +104,8 @@ class Round {
     this.lastIndex = index
     let call = this.calls.get(index)
     if (call === undefined) {
-      call = { id: delta.id ?? `${chunkId ?? "call"}_${index}`, name: "", pieces: [] }
+      // a call sent without an id (or with an empty one) gets one: the chunk's id and the call's index
+      call = { id: typeof delta.id === "string" && delta.id !== "" ? delta.id : `${chunkId || "call"}_${index}`, name: "", pieces: [] }
       this.calls.set(index, call)
     }
     const name = delta.function?.name

@@ -133,6 +133,14 @@ export const simulate = (plan: SessionPlan): Simulation => {
     const reached: Array<ExpectedRound> = []
     let roundTrips = 0, requests = 0, repairs = 0, carried = 0, pending = false, inputTokens = 0, outputTokens = 0, finalText = ""
     let outcome: ExpectedTurn["outcome"] | undefined
+    /** The call ids of the turn's collected rounds: the session renames a repeated one `<id>~<round>`. */
+    const usedIds = new Set<string>()
+    const distinct = (id: string, round: number): string => {
+      let out = id !== "" && !usedIds.has(id) ? id : `${id === "" ? "call" : id}~${round}`
+      while (usedIds.has(out)) out += "~"
+      usedIds.add(out)
+      return out
+    }
     /** Spends a round trip and sends the request, unless the pre-transmit filter blocks it (then the send fails). */
     const send = (): boolean => {
       roundTrips++
@@ -191,6 +199,7 @@ export const simulate = (plan: SessionPlan): Simulation => {
       }
       inputTokens += round.usage?.[0] ?? 0
       outputTokens += round.usage?.[1] ?? 0
+      const renamed = calls.map((c) => distinct(c.id, roundTrips))
       const anyInvalid = calls.some((c) => c.verdict._tag === "invalid")
       const anyUnknown = calls.some((c) => c.verdict._tag === "unknown")
       if (anyInvalid && repairs >= plan.repairs) {
@@ -204,8 +213,8 @@ export const simulate = (plan: SessionPlan): Simulation => {
       reached.push({
         round: roundTrips,
         text: round.text,
-        calls: calls.map((c): ExpectedCall => {
-          const base = { id: c.id, name: c.name, arguments: c.raw }
+        calls: calls.map((c, k): ExpectedCall => {
+          const base = { id: renamed[k]!, name: c.name, arguments: c.raw }
           const v = c.verdict
           if (v._tag === "unknown") {
             turnTargets.push({ id: c.id, status: "failed" })

@@ -17,6 +17,8 @@ export interface Options {
   readonly policies?: ReadonlyMap<string, Arguments.Policy> | Readonly<Record<string, Arguments.Policy>>
   /** Widen each schema with `RefAware.widen` so sentinel refs validate (tool chaining). */
   readonly toolChaining?: boolean
+  /** How deep argument values may nest (default 64); deeper is `invalid_args`. A value that is not a positive integer takes the default. */
+  readonly maxArgumentDepth?: number
 }
 
 const isPolicy = (u: unknown): u is Arguments.Policy => u === "lenient" || u === "strict"

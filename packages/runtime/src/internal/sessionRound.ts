@@ -110,6 +110,24 @@ export const collectProvider = (events: Iterable<StreamEvent.StreamEvent>): Prov
   return { ...round, calls, messages: [assistant, ...results] }
 }
 
+/**
+ * The round's calls with ids unique in the turn: a call whose id is empty or was already used in this turn (a
+ * model that numbers every round's calls from `call_0`) is renamed `<id>~<round>` (`call~<round>` for an empty
+ * one), with more `~` until the name is free, so no two calls of a turn, and no two idempotency keys, share an
+ * id. `used` holds the turn's ids so far and gets the round's.
+ */
+export const distinctIds = (calls: ReadonlyArray<Message.ToolCall>, used: Set<string>, round: number): ReadonlyArray<Message.ToolCall> =>
+  calls.map((call) => {
+    if (call.id !== "" && !used.has(call.id)) {
+      used.add(call.id)
+      return call
+    }
+    let id = `${call.id === "" ? "call" : call.id}~${round}`
+    while (used.has(id)) id += "~"
+    used.add(id)
+    return { ...call, id }
+  })
+
 /** Whether `u` is a plain object with an own boolean `ok`: the only results tried as a ready-made envelope. */
 const looksLikeEnvelope = (u: J.JsonValue): boolean =>
   typeof u === "object" && u !== null && !Array.isArray(u) &&

@@ -49,6 +49,8 @@ interface Current {
   /** The turn's messages after the User message. */
   readonly messages: Array<Message.Message>
   readonly answered: Array<AgentSession.Answered>
+  /** The call ids used in the turn so far (a repeated or empty one is renamed). */
+  readonly ids: Set<string>
   /** Every call whose executor started, in start order (compensated on rollback, undo entries on commit). */
   readonly executions: Array<Execution>
   /** The envelopes of this turn's answered calls, by call id. */
@@ -145,16 +147,17 @@ const appRounds = Effect.fnUntraced(function*<A, X>(env: Env, current: Current, 
     const { events, sent } = yield* roundTrip(env, current, options)
     const round = SessionRound.collectApp(events)
     count(current, round)
-    current.messages.push({ _tag: "Assistant", text: round.text, toolCalls: round.calls })
+    const calls = SessionRound.distinctIds(round.calls, current.ids, current.rounds)
+    current.messages.push({ _tag: "Assistant", text: round.text, toolCalls: calls })
     yield* saw(env, sent, 1)
-    if (round.calls.length === 0) return round.text
+    if (calls.length === 0) return round.text
     const results = env.chainScope === "session"
       ? new Map([...(yield* Ref.get(env.results)), ...current.results])
       : current.results
     const out = yield* answerRound(env, {
       turn: current.number,
       round: current.rounds,
-      calls: round.calls,
+      calls,
       strict: current.definitions.strict,
       budget: current.budget,
       results,
@@ -224,6 +227,7 @@ const begin = Effect.fnUntraced(function*(env: Env, text: string, definitions: S
     definitions,
     messages: [],
     answered: [],
+    ids: new Set(),
     executions: [],
     results: new Map(),
     tokens: { input: 0, output: 0 },
