@@ -10,7 +10,7 @@ import { resolve } from "node:path"
 import type { Result } from "./harness.js"
 
 const bin = resolve(import.meta.dirname, "../apps/cli/bin/toolgate.js")
-const bundle = resolve(import.meta.dirname, "../apps/cli/dist/bundle/toolgate.mjs")
+const bundle = resolve(import.meta.dirname, "../apps/cli/dist/toolgate.mjs")
 const runs = 15
 const targetMs = 500
 
@@ -26,7 +26,7 @@ const median = (xs: ReadonlyArray<number>): number => [...xs].sort((a, b) => a -
 export const run = async (): Promise<{ readonly results: ReadonlyArray<Result>; readonly met: boolean }> => {
   console.log("\nstart-up: toolgate --version vs node -e 0, whole processes, interleaved")
   if (!existsSync(bundle)) {
-    console.log("  ✘ apps/cli/dist/bundle/toolgate.mjs is missing: run npm run build first")
+    console.log("  ✘ apps/cli/dist/toolgate.mjs is missing: run npm run build first")
     return { results: [], met: false }
   }
   wallMs([bin, "--version"]) // warm the file cache

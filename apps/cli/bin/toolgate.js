@@ -1,3 +1,3 @@
 #!/usr/bin/env node
 // The command line, compiled and bundled into one file (`npm run build`; the repository's install runs it).
-import "../dist/bundle/toolgate.mjs"
+import "../dist/toolgate.mjs"

@@ -1,18 +1,23 @@
-// Bundles the compiled command line (dist/bin.js, from `tsc -b`) into dist/bundle/, whose toolgate.mjs the
-// `toolgate` bin runs with plain node: loading one file instead of ~900 modules is most of a fast start-up,
+// Bundles the compiled command line (dist/bin.js, from `tsc -b`) into dist/toolgate.mjs (beside tsc's
+// output, so `../examples` and the like resolve the same from both), which the `toolgate` bin runs with plain
+// node: loading one file instead of ~900 modules is most of a fast start-up,
 // and what the code imports dynamically (undici, for the commands that talk to a relay) is split into
 // chunks loaded only when used. Libraries are not bundled; only this entry point is.
 import * as esbuild from "esbuild"
+import { readdirSync, rmSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 
 const here = (path) => fileURLToPath(new URL(path, import.meta.url))
+
+// chunks are named by their content: drop the previous build's
+for (const name of readdirSync(here("../dist"))) if (/^(toolgate|chunk-.*)\.mjs$/.test(name)) rmSync(here(`../dist/${name}`))
 
 await esbuild.build({
   entryPoints: [here("../dist/bin.js")],
   entryNames: "toolgate",
   chunkNames: "chunk-[hash]",
   outExtension: { ".js": ".mjs" },
-  outdir: here("../dist/bundle"),
+  outdir: here("../dist"),
   splitting: true,
   bundle: true,
   platform: "node",

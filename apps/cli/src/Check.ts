@@ -8,7 +8,6 @@
  */
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { Capabilities } from "@toolgate/runtime"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
@@ -20,6 +19,7 @@ import { BadInput, fileOrInline, flags, type Given, given, parseJson, required }
 import { badInput } from "./internal/output.js"
 import { isHttpUrl, withProgress } from "./internal/progress.js"
 import * as ToolsFile from "./internal/toolsFile.js"
+import * as Lazy from "./internal/lazy.js"
 import { json } from "./Validate.js"
 
 /** The exit code for bad input: 4, since 2 and 3 are verdicts. */
@@ -69,7 +69,7 @@ const probe = (source: { readonly url: string; readonly timeout: number }) =>
       Capabilities.make({ baseUrl: source.url, timeout: `${source.timeout} seconds` }),
       (capabilities) => capabilities.probe()
     ))
-  ).pipe(Effect.provide(NodeHttpClient.layerUndici), Effect.either)
+  ).pipe(Effect.provide(Lazy.httpClient), Effect.either)
 
 /** The capabilities, probed from the relay or read from a saved response, as a report over the local tools. */
 const report = (source: Source, local: ToolsFile.Tools) =>

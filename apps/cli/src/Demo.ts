@@ -9,9 +9,8 @@
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as HttpClient from "@effect/platform/HttpClient"
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { JsonValue } from "@toolgate/json-schema"
-import { Demo, Relay } from "@toolgate/relay"
+import * as Demo from "@toolgate/relay/Demo"
 import { Capabilities } from "@toolgate/runtime"
 import * as Console from "effect/Console"
 import * as Data from "effect/Data"
@@ -25,6 +24,7 @@ import { CliExit } from "./CliExit.js"
 import { BadInput } from "./internal/input.js"
 import * as DemoRender from "./internal/demoRender.js"
 import * as DemoRun from "./internal/demoRun.js"
+import * as Lazy from "./internal/lazy.js"
 import { badInput, failureJson } from "./internal/output.js"
 import { isHttpUrl, withProgress } from "./internal/progress.js"
 import { json } from "./Validate.js"
@@ -64,6 +64,7 @@ const reportNoRelay = (options: { readonly json: boolean }) => (e: NoRelay) =>
 /** Checks that `url` is a relay serving the demo's scenarios (its "matches" capabilities answer 200). */
 const preflight = (url: string) =>
   Effect.gen(function*() {
+    const Relay = yield* Lazy.relay
     const target = `${url}${Relay.scenarioPath(Demo.scenarios[0]!.name)}${Capabilities.path}`
     const answer = yield* HttpClient.get(target).pipe(
       Effect.timeout("5 seconds"),
@@ -90,6 +91,7 @@ const relayUrl = (given: Option.Option<string>) =>
       yield* withProgress(`waiting for the relay at ${url}`, preflight(url))
       return { url, inProcess: false }
     }
+    const Relay = yield* Lazy.relay
     const started = yield* withProgress(
       "starting the relay",
       // The relay's own warnings go to stderr, so stdout stays the trace (and valid JSON lines with --json).
@@ -113,6 +115,7 @@ const collecting = (sink: DemoRun.WarningSink) =>
 const runAll = (options: { readonly relay: Option.Option<string>; readonly json: boolean }) =>
   Effect.gen(function*() {
     const relay = yield* relayUrl(options.relay)
+    const Relay = yield* Lazy.relay
     const total = Demo.scenarios.length
     yield* Console.log(
       options.json
@@ -131,7 +134,7 @@ const runAll = (options: { readonly relay: Option.Option<string>; readonly json:
     }
     yield* Console.log(options.json ? DemoRender.summaryJson(results, relay.url) : DemoRender.summaryText(results))
     if (results.some((r) => !r.passed)) return yield* new CliExit({ code: exitCodes.failed })
-  }).pipe(Effect.scoped, Effect.provide(NodeHttpClient.layerUndici))
+  }).pipe(Effect.scoped, Effect.provide(Lazy.httpClient))
 
 /** The `demo` subcommand. */
 export const command = Command.make("demo", { relay: relayOption, json }, (options) =>

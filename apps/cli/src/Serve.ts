@@ -11,7 +11,8 @@
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import type * as HttpServerError from "@effect/platform/HttpServerError"
-import { Demo, Relay } from "@toolgate/relay"
+import * as Demo from "@toolgate/relay/Demo"
+import type { Config as RelayConfig } from "@toolgate/relay/Relay"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
@@ -21,6 +22,7 @@ import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { BadInput } from "./internal/input.js"
+import * as Lazy from "./internal/lazy.js"
 import { badInput, jsonLine } from "./internal/output.js"
 import { json } from "./Validate.js"
 
@@ -29,7 +31,7 @@ export const defaultPort = 8787
 
 /** What `serve` serves: the relay config and how the start line describes it. */
 export interface Served {
-  readonly config: Relay.Config
+  readonly config: RelayConfig
   readonly profile: string
   readonly scenario: string
 }
@@ -65,6 +67,7 @@ const profileIssues = (error: ParseResult.ParseError): string =>
 /** A profile file: read and checked by the relay (JSON, known faults), then decoded as a `ProfileFile`. */
 const loadProfile = (path: string) =>
   Effect.gen(function*() {
+    const Relay = yield* Lazy.relay
     const profile = yield* Relay.loadProfile(path)
     const decoded = decodeProfile(profile)
     if (decoded._tag === "Left") {
@@ -77,7 +80,7 @@ const loadProfile = (path: string) =>
 export const served = (profile: Option.Option<string>, scenario: Option.Option<string>) =>
   Effect.gen(function*() {
     const loadedProfile = Option.isSome(profile) ? yield* loadProfile(profile.value) : Demo.config.profile
-    const loadedScript = Option.isSome(scenario) ? yield* Relay.loadScript(scenario.value) : Demo.config.script
+    const loadedScript = Option.isSome(scenario) ? yield* Effect.flatMap(Lazy.relay, (Relay) => Relay.loadScript(scenario.value)) : Demo.config.script
     return {
       config: { ...Demo.config, profile: loadedProfile, script: loadedScript },
       profile: Option.getOrElse(profile, () => demoRoot),
@@ -148,6 +151,7 @@ export const command = Command.make(
       }
       const what = yield* served(options.profile, options.scenario)
       yield* Effect.scoped(Effect.gen(function*() {
+        const Relay = yield* Lazy.relay
         const { url } = yield* Relay.start(what.config, { port }).pipe(Effect.mapError((e) => listenError(port, e)))
         yield* Console.log(options.json ? startJson(url, what) : startLine(url, what))
         yield* Effect.addFinalizer(() => Console.log(options.json ? jsonLine({ _tag: "Stopped" }) : "toolgate relay stopped"))

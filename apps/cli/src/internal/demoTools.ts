@@ -10,7 +10,7 @@ import type { Coercion, JsonValue as J } from "@toolgate/json-schema"
 import { Tool, Toolkit } from "@toolgate/runtime"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import { Demo } from "@toolgate/relay"
+import * as Demo from "@toolgate/relay/Demo"
 
 /** One executor run: which call, what the executor received, what the model sent, what the preflight repaired. */
 export interface Ran {
