@@ -35,7 +35,7 @@ const fail = (message) => {
   throw new Error(message)
 }
 
-const workspaces = ["packages/json-schema", "packages/runtime", "packages/providers", "packages/ai", "apps/relay", "apps/cli"]
+const workspaces = ["packages/json-schema", "packages/runtime", "packages/providers", "packages/ai", "packages/ai-sdk", "apps/relay", "apps/cli"]
 const manifests = workspaces.map((dir) => json(path.join(root, dir, "package.json")))
 const workspaceEffect = json(path.join(root, "node_modules/effect/package.json")).version
 // another patch of the same minor than the workspace's (3.22.4 in the workspace → 3.22.3 here)
@@ -115,12 +115,19 @@ try {
   const block = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]).find((code) => code.includes("AgentSession.make"))
   if (block === undefined) fail("the README has no app example (a ts block with AgentSession.make)")
   write(path.join(app, "src/app.ts"), block)
+  // and every library's types, read whole (skipLibCheck is off)
+  const libraries = manifests.filter((m) => m.name !== "@toolgate/cli").map((m) => m.name)
+  write(path.join(app, "src/libraries.ts"), [
+    ...libraries.map((name, i) => `import * as library${i} from "${name}"`),
+    `export const libraries = [${libraries.map((_, i) => `library${i}`).join(", ")}]`,
+    ""
+  ].join("\n"))
   const compilerOptions = { strict: true, target: "ES2022", lib: ["ES2022"], types: ["node"], skipLibCheck: false }
   for (const [name, options] of [
     ["NodeNext", { module: "NodeNext", moduleResolution: "NodeNext", outDir: "out" }],
     ["Bundler", { module: "ESNext", moduleResolution: "Bundler", noEmit: true }]
   ]) {
-    step(`tsc on the README app under ${name}, skipLibCheck false`, () => {
+    step(`tsc on the README app and every library under ${name}, skipLibCheck false`, () => {
       write(path.join(app, `tsconfig.${name}.json`), JSON.stringify({ compilerOptions: { ...compilerOptions, ...options }, include: ["src"] }, null, 2))
       try {
         sh(process.execPath, [path.join(app, "node_modules/typescript/bin/tsc"), "-p", `tsconfig.${name}.json`], { cwd: app })
