@@ -38,6 +38,17 @@ describe("Gemini stream", () => {
       ])
     }))
 
+  it.scopedLive("arguments stay as JSON.parse made them: an own `__proto__` key stays a key, never a prototype", () =>
+    Effect.gen(function*() {
+      const server = yield* start(replay("data: {\"candidates\":[{\"content\":{\"parts\":[{\"functionCall\":{\"name\":\"set_volume\",\"args\":{\"__proto__\":{\"level\":3}}}}]},\"finishReason\":\"STOP\"}],\"responseId\":\"p\"}\r\n\r\n"))
+      const [call] = yield* collect(yield* provider(server))
+      assert.strictEqual(call?._tag, "ToolCallComplete")
+      const args = call?._tag === "ToolCallComplete" ? call.arguments as object : {}
+      assert.isTrue(Object.hasOwn(args, "__proto__"))
+      assert.strictEqual(Object.getPrototypeOf(args), Object.prototype)
+      assert.isUndefined((args as { level?: unknown }).level)
+    }))
+
   it.scopedLive("thought summaries are not text; a call's thought signature goes back with it in the next request", () =>
     Effect.gen(function*() {
       const server = yield* start(replay(fixture("gemini-thoughts-text-call.txt"), { seed: 3 }))

@@ -9,7 +9,7 @@ import type { Errors, Provider, StreamEvent } from "@toolgate/runtime"
 import * as Gemini from "../src/Gemini.js"
 import type { Reply, Server } from "./OpenAiCompatible.support.js"
 
-export { answer, data, fixture, hang, replay, start } from "./OpenAiCompatible.support.js"
+export { answer, data, fixture, hang, type Reply, replay, start } from "./OpenAiCompatible.support.js"
 
 /** The key the tests send (and look for in errors). */
 export const apiKey = "AIzaSy-test-key-0123456789"

@@ -17,7 +17,6 @@ import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Stream from "effect/Stream"
-import type { JsonValue as J } from "@toolgate/json-schema"
 import { Errors } from "@toolgate/runtime"
 import type { StreamEvent } from "@toolgate/runtime"
 import { clip, errorRetryable, errorText, finish } from "./geminiErrors.js"
@@ -101,8 +100,7 @@ class Round {
       const n = this.calls++
       const id = call.id != null && call.id !== "" ? call.id : `${this.prefix ??= this.options.freshId()}_${n}`
       if (part.thoughtSignature != null && part.thoughtSignature !== "") this.options.remember(id, part.thoughtSignature)
-      // `args` came out of JSON.parse: it is a JSON object.
-      out.push(call.args == null ? { _tag: "ToolCallComplete", id, name: call.name } : { _tag: "ToolCallComplete", id, name: call.name, arguments: call.args as J.JsonObject })
+      out.push(call.args == null ? { _tag: "ToolCallComplete", id, name: call.name } : { _tag: "ToolCallComplete", id, name: call.name, arguments: call.args })
       return
     }
     if (part.thought !== true && part.text != null && part.text !== "") out.push({ _tag: "TextDelta", text: part.text })

@@ -6,17 +6,24 @@
  *
  * @internal
  */
+import { JsonValue as J } from "@toolgate/json-schema"
 import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 
 const optionalNullable = <S extends Schema.Schema.Any>(schema: S) => Schema.optional(Schema.NullOr(schema))
 
+/**
+ * The arguments of a call: a JSON object, kept as `JSON.parse` made it. Not a `Schema.Record`, whose
+ * decoding copies keys into a fresh object, where an own `__proto__` key would become a prototype.
+ */
+const Args = Schema.declare((u: unknown): u is J.JsonObject => J.isObject(u), { identifier: "JsonObject" })
+
 /** A call the model made: a name and its arguments as an object (`args` left out when there are none). */
 export const FunctionCall = Schema.Struct({
   id: optionalNullable(Schema.String),
   name: Schema.String,
-  args: optionalNullable(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
+  args: optionalNullable(Args)
 })
 
 /** One part of a candidate's content: text (a thought summary when `thought`), or a function call. */
@@ -85,10 +92,11 @@ export const decodeEvent = (text: string, wrapped: boolean): Either.Either<Respo
   }
   const format = (error: ParseResult.ParseError) => ParseResult.TreeFormatter.formatErrorSync(error)
   if (!wrapped) return Either.mapLeft(decodeResponse(value), format)
-  return decodeCca(value).pipe(
-    Either.mapLeft(format),
-    Either.map((event) => event.error != null ? { error: event.error } : (event.response ?? {}))
-  )
+  const event = decodeCca(value)
+  if (Either.isLeft(event)) return Either.left(format(event.left))
+  const { error, response } = event.right
+  if (error != null) return Either.right({ error })
+  return response != null ? Either.right(response) : Either.left("a Cloud Code Assist event without `response`")
 }
 
 /** A failed request's body: `{ error }`, or (some Google front ends) a one-element array of it. */
