@@ -21,7 +21,6 @@
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
-import type { JsonSchema } from "@toolgate/json-schema"
 import { Errors, Provider } from "@toolgate/runtime"
 import type { StreamEvent } from "@toolgate/runtime"
 import * as Config from "effect/Config"
@@ -39,7 +38,7 @@ import * as Stream from "effect/Stream"
 import { bodyMessage, scrubber, statusRetryable } from "./internal/geminiErrors.js"
 import { events } from "./internal/geminiEvents.js"
 import { limitBytes, signatures, transportCause } from "./internal/geminiHttp.js"
-import { body, type Dialect, normalize } from "./internal/geminiRequest.js"
+import { body, type Dialect, parameters } from "./internal/geminiRequest.js"
 import { isHttpUrl, positiveDuration } from "./internal/httpOptions.js"
 import * as Sse from "./internal/sse.js"
 
@@ -111,9 +110,6 @@ export const path = (endpoint: Endpoint, model: string): string =>
 export const dialect = (endpoint: Endpoint, model: string): Dialect =>
   endpoint === "cloudCodeAssist" && model.startsWith("claude-") ? "cca" : "google"
 
-/** Function names Gemini accepts: a letter or `_` first, then letters, digits, `_ . : -`, at most 64. */
-const functionName = /^[A-Za-z_][A-Za-z0-9_.:-]{0,63}$/
-
 const decodeOptions = Schema.decodeUnknownEither(Options, { errors: "all" })
 
 /** Builds the provider over the `HttpClient` in context; options that fail `Options` are a wiring bug (dies). */
@@ -148,16 +144,7 @@ export const make = (options: Options): Effect.Effect<Provider.AgentProvider, ne
     const failure = (reason: string, retryable: boolean, cause?: string) =>
       new Errors.ProviderError({ provider, reason, retryable, ...(cause === undefined ? {} : { cause: scrub(cause) }) })
 
-    // Parameters are normalised once per schema object (a session sends the same definitions every round).
-    const normalized = new WeakMap<object, ReturnType<typeof normalize>>()
-    const normalizedOf = (schema: JsonSchema.JsonSchema) => {
-      if (typeof schema !== "object" || schema === null) return normalize(target, schema)
-      const known = normalized.get(schema)
-      if (known !== undefined) return known
-      const fresh = normalize(target, schema)
-      normalized.set(schema, fresh)
-      return fresh
-    }
+    const tools = parameters(target)
     const thoughts = signatures(4096)
     let ids = 0
     const settings = {
@@ -165,7 +152,7 @@ export const make = (options: Options): Effect.Effect<Provider.AgentProvider, ne
       dialect: target,
       wrapped: endpoint === "cloudCodeAssist",
       project: o.project,
-      parameters: (definition: Provider.ToolDefinition) => normalizedOf(definition.parameters).schema,
+      parameters: tools.of,
       signature: thoughts.get
     }
     const reading = { provider, wrapped: settings.wrapped, remember: thoughts.remember, scrub, freshId: () => `gemini_${Date.now().toString(36)}_${ids++}` }
@@ -210,18 +197,7 @@ export const make = (options: Options): Effect.Effect<Provider.AgentProvider, ne
         })
       )
 
-    const validateTools = (tools: ReadonlyArray<Provider.ToolDefinition>) =>
-      Effect.succeed(tools.flatMap((t): ReadonlyArray<Provider.ToolSchemaWarning> => {
-        const out: Array<Provider.ToolSchemaWarning> = []
-        if (!functionName.test(t.name)) {
-          out.push({ tool: t.name, message: "Gemini takes function names of 1 to 64 letters, digits, `_ . : -`, starting with a letter or `_`; it may refuse this one" })
-        }
-        const fallback = normalizedOf(t.parameters).fallback
-        if (fallback !== undefined) {
-          out.push({ tool: t.name, message: `its parameters are sent as {type: object, properties: {}} (the model sees none): ${fallback}` })
-        }
-        return out
-      }))
+    const validateTools = (definitions: ReadonlyArray<Provider.ToolDefinition>) => Effect.succeed(definitions.flatMap(tools.warnings))
 
     return { capabilities: caps, stream, validateTools }
   })

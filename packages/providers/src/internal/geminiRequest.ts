@@ -45,6 +45,38 @@ export const normalize = (dialect: Dialect, schema: JsonSchema.JsonSchema): { re
   return { schema: normalized.schema, fallback: gaveUp?.change }
 }
 
+/** Function names Gemini accepts: a letter or `_` first, then letters, digits, `_ . : -`, at most 64. */
+const functionName = /^[A-Za-z_][A-Za-z0-9_.:-]{0,63}$/
+
+/**
+ * The tool parameters of one provider: each schema normalised into `dialect` once per schema object (a
+ * session sends the same definitions every round), and the warnings a list of tools deserves: a name
+ * Gemini may refuse, a schema the normaliser gave up on (sent without parameters).
+ */
+export const parameters = (dialect: Dialect) => {
+  const cache = new WeakMap<object, ReturnType<typeof normalize>>()
+  const of = (schema: JsonSchema.JsonSchema) => {
+    if (typeof schema !== "object" || schema === null) return normalize(dialect, schema)
+    const known = cache.get(schema)
+    if (known !== undefined) return known
+    const fresh = normalize(dialect, schema)
+    cache.set(schema, fresh)
+    return fresh
+  }
+  const warnings = (definition: Provider.ToolDefinition): ReadonlyArray<Provider.ToolSchemaWarning> => {
+    const out: Array<Provider.ToolSchemaWarning> = []
+    if (!functionName.test(definition.name)) {
+      out.push({ tool: definition.name, message: "Gemini takes function names of 1 to 64 letters, digits, `_ . : -`, starting with a letter or `_`; it may refuse this one" })
+    }
+    const fallback = of(definition.parameters).fallback
+    if (fallback !== undefined) {
+      out.push({ tool: definition.name, message: `its parameters are sent as {type: object, properties: {}} (the model sees none): ${fallback}` })
+    }
+    return out
+  }
+  return { of: (definition: Provider.ToolDefinition) => of(definition.parameters).schema, warnings }
+}
+
 /** A call's arguments as the object `args` must be: an object as is, JSON text of an object parsed, else `{}`. */
 export const argumentsObject = (args: Message.ToolCall["arguments"]): J.JsonObject => {
   if (J.isObject(args)) return args
