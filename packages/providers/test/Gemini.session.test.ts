@@ -125,6 +125,36 @@ describe("AgentSession over Gemini", () => {
     fastCheck: { numRuns: 25 }
   })
 
+  it.scopedLive("a 429 after a round's tools ran fails the send retryably, takes the tools back, and the next send works", () =>
+    Effect.gen(function*() {
+      const replies = [
+        stream("q0", { text: "", calls: [{ tool: "set_volume", raw: { level: "3" }, canonical: { level: 3 } }], usage: [5, 1] }),
+        undefined,
+        stream("q2", { answer: ["Back again."] })
+      ]
+      let n = 0
+      const server = yield* start((_req, res) => {
+        const body = replies[n++]
+        if (body === undefined) {
+          res.writeHead(429, { "content-type": "application/json" })
+          return void res.end(JSON.stringify({ error: { code: 429, message: "Resource has been exhausted (e.g. check quota).", status: "RESOURCE_EXHAUSTED" } }))
+        }
+        res.writeHead(200, { "content-type": "text/event-stream" })
+        res.end(body)
+      })
+      const tools = recorded()
+      const session = yield* AgentSession.make({ provider: yield* provider(server), toolkit: tools.toolkit, mode: "local" }).pipe(Effect.provide(ArgumentValidator.layer))
+      const failed = yield* Effect.flip(session.send("volume 3").pipe(Effect.timeout("20 seconds")))
+      assert.strictEqual(failed._tag, "TurnFailedAfterTools")
+      if (failed._tag !== "TurnFailedAfterTools") return
+      assert.deepStrictEqual([failed.error._tag, failed.error._tag === "ProviderError" && failed.error.retryable], ["ProviderError", true])
+      assert.include(failed.error.message, "RESOURCE_EXHAUSTED")
+      assert.deepStrictEqual([tools.received.map((r) => [r.callId, r.args]), [...failed.compensated], tools.undone], [[["q0_0", { level: 3 }]], ["q0_0"], ["q0_0"]])
+      assert.deepStrictEqual(yield* session.history, [{ _tag: "User", text: "volume 3" }])
+      const again = yield* session.send("hello").pipe(Effect.timeout("20 seconds"))
+      assert.strictEqual(again.text, "Back again.")
+    }))
+
   it.scopedLive("Claude through Cloud Code Assist: a tool CCA cannot take is a warning of the turn and goes out without parameters", () =>
     Effect.gen(function*() {
       const server = yield* start(serve([{ rounds: [], answer: ["Hello."] }, { rounds: [], answer: ["Again."] }], true))
