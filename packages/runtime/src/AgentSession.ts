@@ -93,6 +93,7 @@ export type SendError =
   | Errors.SchemaDriftError
   | Errors.UnsupportedCloudToolSchema
   | Errors.CapabilitiesContractError
+  | Errors.CapabilitiesUnreachable
   | Errors.ToolArgumentRepairExhausted
   | Errors.RoundTripLimitExceeded
   | Errors.ProviderEventContractViolation

@@ -61,6 +61,7 @@ export const TurnError = Schema.Union(
   Errors.SchemaDriftError,
   Errors.UnsupportedCloudToolSchema,
   Errors.CapabilitiesContractError,
+  Errors.CapabilitiesUnreachable,
   Errors.ToolArgumentRepairExhausted,
   Errors.RoundTripLimitExceeded,
   Errors.ProviderEventContractViolation,

@@ -12,7 +12,7 @@ import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { Capabilities } from "./Capabilities.js"
-import { type CapabilitiesContractError, SchemaDriftError, UnsupportedCloudToolSchema } from "./Errors.js"
+import { type CapabilitiesContractError, CapabilitiesUnreachable, SchemaDriftError, UnsupportedCloudToolSchema } from "./Errors.js"
 import { gate, ProofCache, type Prove, type Tools } from "./internal/driftProofs.js"
 
 /** What the gate reads of a toolkit (a `Toolkit.Toolkit<R>` fits): its tools by name with their local JSON Schemas. */
@@ -29,8 +29,8 @@ export type Verdict = Data.TaggedEnum<{
 /** Constructors and matchers of `Verdict`. */
 export const Verdict = Data.taggedEnum<Verdict>()
 
-/** Why the gate failed: a proven drift, a construct it cannot prove, or a broken capabilities envelope. */
-export type GateError = SchemaDriftError | UnsupportedCloudToolSchema | CapabilitiesContractError
+/** Why the gate failed: a proven drift, a construct it cannot prove, a broken capabilities envelope, or (failing closed) an unreachable relay. */
+export type GateError = SchemaDriftError | UnsupportedCloudToolSchema | CapabilitiesContractError | CapabilitiesUnreachable
 
 /** The drift gate service. */
 export interface Service {
@@ -46,6 +46,12 @@ export interface Options {
   readonly prove?: Prove
   /** Verdicts kept by content (default 10,000; the oldest go first). */
   readonly cacheSize?: number
+  /**
+   * What an unreachable relay means: `degrade` (default, as the contract says: one warning, the turn runs on
+   * layer 2) or `fail` (`CapabilitiesUnreachable`: for deployments where a blocked or slow probe must not
+   * switch the gate off). A relay that predates the export degrades either way.
+   */
+  readonly onUnreachable?: "degrade" | "fail"
 }
 
 /** Builds the gate over `Capabilities`, with its own verdict cache (shared by every session of the layer). */
@@ -59,6 +65,9 @@ export const makeWith = (options: Options = {}): Effect.Effect<Service, never, C
     )
     const check = Effect.fn("DriftGate.check")(function*(toolkit: Checkable) {
       const probe = yield* capabilities.probe()
+      if (probe._tag === "Unreachable" && options.onUnreachable === "fail") {
+        return yield* new CapabilitiesUnreachable({ detail: `the relay is unreachable (${probe.cause})` })
+      }
       if (probe._tag !== "Exported") {
         const verdict = probe._tag === "Predates"
           ? Verdict.Degraded({ reason: "predates", detail: "the relay predates the tool schema export" })
@@ -92,3 +101,6 @@ export const make: Effect.Effect<Service, never, Capabilities> = makeWith()
 
 /** The gate over the `Capabilities` in context. */
 export const layer: Layer.Layer<DriftGate, never, Capabilities> = Layer.effect(DriftGate, make)
+
+/** The gate with `options` (`onUnreachable: "fail"`, a cache size) over the `Capabilities` in context. */
+export const layerWith = (options: Options): Layer.Layer<DriftGate, never, Capabilities> => Layer.effect(DriftGate, makeWith(options))

@@ -81,6 +81,16 @@ export class CapabilitiesContractError
   }
 }
 
+/** The relay's capabilities could not be fetched and the drift gate was told to fail rather than degrade (`onUnreachable: "fail"`). */
+export class CapabilitiesUnreachable extends Schema.TaggedError<CapabilitiesUnreachable>()("CapabilitiesUnreachable", {
+  detail: Schema.String
+}) {
+  /** Why the gate could not run. */
+  override get message(): string {
+    return sentence(`The drift gate could not reach the relay's capabilities (${this.detail}) and is configured to fail closed`)
+  }
+}
+
 /** The turn's argument-repair budget was spent and the model sent invalid arguments again; none of that round ran. */
 export class ToolArgumentRepairExhausted
   extends Schema.TaggedError<ToolArgumentRepairExhausted>()("ToolArgumentRepairExhausted", {
@@ -177,6 +187,7 @@ export const RuntimeError = Schema.Union(
   SchemaDriftError,
   UnsupportedCloudToolSchema,
   CapabilitiesContractError,
+  CapabilitiesUnreachable,
   ToolArgumentRepairExhausted,
   ProviderEventContractViolation,
   RoundTripLimitExceeded,

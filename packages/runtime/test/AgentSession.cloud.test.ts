@@ -19,13 +19,13 @@ const toolkit = Either.getOrThrow(Toolkit.make(
 ))
 
 /** A cloud-profile session whose drift gate asks a loopback relay answering with `handler`. */
-const cloudSession = (handler: Handler, provider: Provider.AgentProvider) =>
+const cloudSession = (handler: Handler, provider: Provider.AgentProvider, gate: DriftGate.Options = {}) =>
   Effect.gen(function*() {
     const relay = yield* start(handler)
     const service = yield* capabilities(relay.url)
     const layers = Layer.mergeAll(
       ArgumentValidator.layer,
-      DriftGate.layer.pipe(Layer.provide(Layer.succeed(Capabilities.Capabilities, service))),
+      DriftGate.layerWith(gate).pipe(Layer.provide(Layer.succeed(Capabilities.Capabilities, service))),
       Logger.remove(Logger.defaultLogger)
     )
     const session = yield* AgentSession.make({ provider, toolkit, mode: "cloudProfile" }).pipe(Effect.provide(layers))
@@ -60,6 +60,31 @@ describe("AgentSession (cloud profile: the drift gate)", () => {
       assert.strictEqual(third.gate, undefined)
       assert.strictEqual(relay.requests(), 2)
       assert.strictEqual(provider.requests.length, 3)
+    }))
+
+  it.scopedLive("onUnreachable \"fail\": a 503 relay fails every send with CapabilitiesUnreachable before any provider request; a reachable one proves", () =>
+    Effect.gen(function*() {
+      const provider = make([answer("one")])
+      let down = true
+      const handler: Handler = (req, res, n) => down ? reply({ error: "down" }, 503)(req, res, n) : reply(envelope({ get_weather: weather }))(req, res, n)
+      const { relay, session } = yield* cloudSession(handler, provider, { onUnreachable: "fail" })
+      for (const text of ["a", "b"]) {
+        const error = yield* Effect.flip(session.send(text))
+        assert.strictEqual(error._tag, "CapabilitiesUnreachable")
+        assert.include(error.message, "HTTP 503")
+      }
+      assert.deepStrictEqual([relay.requests(), provider.requests.length], [2, 0])
+      down = false
+      const turn = yield* session.send("c")
+      assert.deepStrictEqual(turn.gate, DriftGate.Verdict.Proven({ tools: ["get_weather"] }))
+      assert.strictEqual(turn.text, "one")
+    }))
+
+  it.scopedLive("onUnreachable \"fail\" still degrades for a relay that predates the export", () =>
+    Effect.gen(function*() {
+      const { session } = yield* cloudSession(reply({ other: 1 }), make([answer("one")]), { onUnreachable: "fail" })
+      const turn = yield* session.send("x")
+      assert.strictEqual(turn.gate?._tag === "Degraded" && turn.gate.reason, "predates")
     }))
 
   it.scopedLive("a malformed capabilities envelope is a CapabilitiesContractError with zero provider requests", () =>
