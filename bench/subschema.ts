@@ -1,9 +1,13 @@
 /**
  * The prover's cost: time per pair over the containment suite and over corpus self / narrowed / widened
  * pairs (median and p99, each pair proved once, cold), and the drift gate's cost for a 50-tool profile,
- * cold (new content: validators compiled for witnesses included) and warm (verdicts cached).
+ * cold (new content: validators compiled for witnesses included) and warm (verdicts cached). Issue 12's
+ * targets: containment 2020-12 decided right (judged against the validator) ≥ 98.5%, and a fuzz batch
+ * with Unsupported ≤ 5%, 0 unsound, median ≤ 0.5 ms and p99 ≤ 10 ms per pair.
  */
-import { JsonSchema, Subschema } from "@toolgate/json-schema"
+import { batch } from "./fuzz.js"
+import { JsonSchema, Subschema, Validator } from "@toolgate/json-schema"
+import { Either } from "effect"
 import { readdirSync, readFileSync } from "node:fs"
 import { join, resolve } from "node:path"
 
@@ -28,6 +32,29 @@ const containment = (): Array<Pair> =>
         ])
     )
   )
+
+const validates = (s: JsonSchema.JsonSchema, v: unknown): boolean => {
+  const c = Validator.compile(s)
+  return Either.isRight(c) && c.right.validate(v).length === 0
+}
+
+/** The share of 2020-12 containment questions answered right or with a verified validator deviation. */
+const agreement = (): number => {
+  let total = 0, agree = 0
+  for (const file of walk(join(corpus, "containment", "draft2020-12"))) {
+    for (const q of JSON.parse(readFileSync(file, "utf8")) as Array<{ schema1: JsonSchema.JsonSchema; schema2: JsonSchema.JsonSchema; tests: Record<string, boolean> }>) {
+      const asked: Array<readonly [JsonSchema.JsonSchema, JsonSchema.JsonSchema, boolean]> = [[q.schema1, q.schema2, q.tests["s1SubsetEqOfs2"] === true]]
+      if ("s2SubsetEqOfs1" in q.tests) asked.push([q.schema2, q.schema1, q.tests["s2SubsetEqOfs1"] === true])
+      for (const [cloud, local, truth] of asked) {
+        total++
+        const v = Subschema.check(cloud, local)
+        if (v._tag === "Unsupported") continue
+        if ((v._tag === "Subtype") === truth || (v._tag === "Drift" && validates(cloud, v.witness) && !validates(local, v.witness))) agree++
+      }
+    }
+  }
+  return agree / total
+}
 
 const copy = <A>(x: A): A => JSON.parse(JSON.stringify(x)) as A
 
@@ -96,6 +123,20 @@ export const run = async () => {
     results.push({ suite: "Subschema", name: `${name} median`, nsPerOp: median, baseline: "absolute", ratio: median / 0.5e6 })
     results.push({ suite: "Subschema", name: `${name} p99`, nsPerOp: p99, baseline: "absolute", ratio: p99 / 10e6 })
   }
+  const agreed = agreement()
+  const agreeOk = agreed >= 0.985
+  console.log(`  ${agreeOk ? "✔" : "✘"} ${"containment 2020-12 decided right".padEnd(44)} ${(100 * agreed).toFixed(2).padStart(8)} %   (target ≥ 98.5 %)`)
+  met = agreeOk && met
+  results.push({ suite: "Subschema", name: "containment 2020-12 decided right (share)", nsPerOp: agreed, baseline: "absolute", ratio: 0.985 / agreed })
+  const fuzz = batch(1, 1_000, 8)
+  met = line("fuzz batch (seed 1, 1,000 pairs): median", fuzz.median * 1e6, 0.5e6) && met
+  met = line("fuzz batch (seed 1, 1,000 pairs): p99", fuzz.p99 * 1e6, 10e6) && met
+  const fuzzOk = fuzz.unsupported <= 0.05 && fuzz.failures.length === 0
+  console.log(`  ${fuzzOk ? "✔" : "✘"} ${"fuzz batch: Unsupported / unsound".padEnd(44)} ${(100 * fuzz.unsupported).toFixed(1).padStart(8)} % / ${fuzz.failures.length}  (target ≤ 5 % / 0)`)
+  met = fuzzOk && met
+  results.push({ suite: "Subschema", name: "fuzz batch median", nsPerOp: fuzz.median * 1e6, baseline: "absolute", ratio: fuzz.median / 0.5 })
+  results.push({ suite: "Subschema", name: "fuzz batch p99", nsPerOp: fuzz.p99 * 1e6, baseline: "absolute", ratio: fuzz.p99 / 10 })
+  results.push({ suite: "Subschema", name: "fuzz batch Unsupported (share)", nsPerOp: fuzz.unsupported, baseline: "absolute", ratio: fuzz.unsupported / 0.05 })
   // The drift gate of one session: 50 corpus tools against narrowed cloud copies (the everyday, proven case).
   const tools = corpusPairs().filter((_, i) => i % 4 === 1)
   const colds: Array<number> = []

@@ -7,6 +7,7 @@
 import * as K from "./internal/keywords.js"
 import * as P from "./internal/pointer.js"
 import * as R from "./internal/resolve.js"
+import * as UE from "./internal/unenforced.js"
 import * as U from "./internal/upgrade.js"
 import type { JsonValue } from "./JsonValue.js"
 
@@ -125,6 +126,19 @@ export const Keywords = {
   draft07Only: K.draft07Only,
   since2019: K.since2019
 } as const
+
+/**
+ * What a schema says that the validator will not enforce (for warnings): keywords its dialect's Ajv does
+ * not know, such as misspellings (`maxLenght`) or the other dialect's keywords, and formats ajv-formats
+ * does not define. Annotations, `x-*` keys and the corpus's `optional`/`example_value` stay silent.
+ */
+export const unenforced = (schema: JsonSchema): ReadonlyArray<{ readonly path: string; readonly kind: "keyword" | "format"; readonly name: string }> => {
+  try {
+    return UE.unenforced(schema, dialect(schema))
+  } catch {
+    return [] // getters or proxy traps that throw
+  }
+}
 
 /** The direct subschemas of a schema, each with its path tokens (`["properties", "a"]`). */
 export const subschemas = (schema: JsonSchema): ReadonlyArray<{ readonly tokens: ReadonlyArray<string>; readonly schema: JsonSchema }> => {

@@ -133,11 +133,11 @@ const run = (cloud: JsonSchema.JsonSchema, local: JsonSchema.JsonSchema, budget:
   const doubt = untrusted(cloud, ctx.cloudDialect) ?? untrusted(local, ctx.localDialect)
   if (doubt !== undefined) return { _tag: "Unsupported", construct: o._tag === "Unknown" ? o.construct : doubt.construct, path: o._tag === "Unknown" ? o.path : doubt.path }
   if (o._tag === "Counter") {
-    const w = verified(cloud, local, o.witnesses)
-    if (w !== undefined) return { _tag: "Drift", reasons: o.reasons, witness: w }
+    for (const c of [o, ...(o.more ?? [])]) {
+      const w = verified(cloud, local, c.witnesses)
+      if (w !== undefined) return { _tag: "Drift", reasons: c.reasons, witness: w }
+    }
   }
-  // out of budget: say so at once (sampling a schema that large means compiling it cold, for little chance)
-  if (exhausted && o._tag === "Unknown") return { _tag: "Unsupported", construct: `work budget exhausted (${budget} steps)`, path: o.path }
   // no verified witness, or a construct it cannot model: samples of the whole cloud may still show drift
   ctx.budget = Math.max(ctx.budget, 400)
   const root = [{ schema: cloud, ptr: "", dialect: ctx.cloudDialect }]
@@ -152,7 +152,7 @@ const run = (cloud: JsonSchema.JsonSchema, local: JsonSchema.JsonSchema, budget:
     const r = o.reasons[0]
     return { _tag: "Unsupported", construct: `no verified witness for: ${r?.message ?? "a difference"}`, path: r?.localPath ?? "" }
   }
-  return { _tag: "Unsupported", construct: o.construct, path: o.path }
+  return { _tag: "Unsupported", construct: exhausted ? `work budget exhausted (${budget} steps)` : o.construct, path: o.path }
 }
 
 /**

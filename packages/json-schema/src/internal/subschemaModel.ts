@@ -31,8 +31,16 @@ export interface Reason {
 /** The result of one obligation `cloud ⊑ local`. */
 export type Outcome =
   | { readonly _tag: "Proven" }
-  | { readonly _tag: "Counter"; readonly reasons: ReadonlyArray<Reason>; readonly witnesses: ReadonlyArray<JsonValue> }
+  | Counter
   | { readonly _tag: "Unknown"; readonly construct: string; readonly path: string }
+
+/** A counterexample: its reasons and candidate witnesses, and the later obligations' counterexamples (`more`). */
+export interface Counter {
+  readonly _tag: "Counter"
+  readonly reasons: ReadonlyArray<Reason>
+  readonly witnesses: ReadonlyArray<JsonValue>
+  readonly more?: ReadonlyArray<Counter>
+}
 
 /** The proven outcome (shared). */
 export const proven: Outcome = { _tag: "Proven" }
@@ -48,18 +56,34 @@ export const counter = (reason: Reason, witnesses: ReadonlyArray<JsonValue | und
 export const unknown = (construct: string, path: string): Outcome => ({ _tag: "Unknown", construct, path })
 
 /** Maps the witnesses of a counterexample (to put a nested witness into its parent value). */
-export const mapWitnesses = (o: Outcome, f: (w: JsonValue) => JsonValue | undefined): Outcome =>
-  o._tag !== "Counter" ? o : { ...o, witnesses: o.witnesses.map(f).filter((w): w is JsonValue => w !== undefined) }
+export const mapWitnesses = (o: Outcome, f: (w: JsonValue) => JsonValue | undefined): Outcome => o._tag !== "Counter" ? o : mapCounter(o, f)
 
-/** Runs obligations in order: the first counterexample wins; otherwise the first unknown; otherwise proven. */
+const mapCounter = (o: Counter, f: (w: JsonValue) => JsonValue | undefined): Counter => ({
+  ...o,
+  witnesses: o.witnesses.map(f).filter((w): w is JsonValue => w !== undefined),
+  ...(o.more === undefined ? {} : { more: o.more.map((m) => mapCounter(m, f)) })
+})
+
+const MAX_MORE = 8
+
+/**
+ * Runs obligations in order: the first counterexample leads, and the later obligations still run so their
+ * counterexamples ride along (`more`: a candidate of the first may fail verification where a later one
+ * holds); otherwise the first unknown; otherwise proven.
+ */
 export const all = (steps: ReadonlyArray<() => Outcome>): Outcome => {
   let first: Outcome | undefined
+  let lead: Counter | undefined
   for (const step of steps) {
     const o = step()
-    if (o._tag === "Counter") return o
+    if (o._tag === "Counter") {
+      const next: Counter = lead === undefined ? o : { ...lead, more: [...(lead.more ?? []), { _tag: "Counter" as const, reasons: o.reasons, witnesses: o.witnesses }, ...(o.more ?? [])].slice(0, MAX_MORE) }
+      if ((next.more?.length ?? 0) >= MAX_MORE) return next
+      lead = next
+    }
     if (o._tag === "Unknown" && first === undefined) first = o
   }
-  return first ?? proven
+  return lead ?? first ?? proven
 }
 
 /** The prover's context: both roots, their dialects, the remaining budget and the co-inductive assumptions. */
