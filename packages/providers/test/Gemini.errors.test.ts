@@ -61,6 +61,14 @@ describe("Gemini errors", () => {
       assert.deepStrictEqual(typeof timedOut === "object" && [timedOut.reason, timedOut.retryable], ["no response within 300ms", true])
     }))
 
+  it.scopedLive("a body that goes quiet mid-stream fails the round, retryable", () =>
+    Effect.gen(function*() {
+      const first = `${fixture("gemini-text.txt").split("\r\n\r\n")[0]!}\r\n\r\n`
+      const server = yield* start(replay(first, { end: false }))
+      const error = yield* Effect.flip(collect(yield* provider(server, { timeout: "400 millis" })))
+      assert.deepStrictEqual(typeof error === "object" && [error.reason, error.retryable], ["no data for 400ms", true])
+    }))
+
   it.scopedLive("a body past maxResponseBytes fails the round, not retryable, and is not read further", () =>
     Effect.gen(function*() {
       const first = `${fixture("gemini-text.txt").split("\r\n\r\n")[0]!}\r\n\r\n`

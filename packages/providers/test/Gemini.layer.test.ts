@@ -1,0 +1,55 @@
+/**
+ * Gemini's layers: `layerConfig` reads its options while the layer is built and they reach the provider
+ * (the request goes to the configured base URL, endpoint and model, with the configured credential);
+ * missing config fails the build, not a request.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
+import { ConfigProvider, Effect, Exit, Layer, Stream } from "effect"
+import { Provider } from "@toolgate/runtime"
+import * as Gemini from "../src/Gemini.js"
+import { fixture, replay, request, sent, start } from "./Gemini.support.js"
+
+const oneRound = Effect.gen(function*() {
+  const provider = yield* Provider.Provider
+  return { name: provider.capabilities.name, events: Array.from(yield* Stream.runCollect(provider.stream(request()))) }
+})
+
+const configured = (map: ReadonlyArray<readonly [string, string]>) =>
+  Gemini.layerConfig.pipe(Layer.provide(FetchHttpClient.layer), Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(map)))))
+
+describe("Gemini layers", () => {
+  it.scopedLive("layerConfig: model, base URL and key from config reach every request", () =>
+    Effect.gen(function*() {
+      const server = yield* start(replay(fixture("gemini-text.txt")))
+      const layer = configured([["TOOLGATE_GEMINI_MODEL", "gemini-2.5-pro"], ["TOOLGATE_GEMINI_BASE_URL", `${server.baseUrl}beta`], ["TOOLGATE_GEMINI_API_KEY", "from-config"]])
+      const { events, name } = yield* oneRound.pipe(Effect.provide(layer))
+      assert.strictEqual(name, "gemini")
+      assert.strictEqual(events.at(-1)?._tag, "Done")
+      assert.strictEqual(server.requests[0]!.path, "/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse")
+      assert.strictEqual(server.requests[0]!.headers["x-goog-api-key"], "from-config")
+    }))
+
+  it.scopedLive("layerConfig: Cloud Code Assist with a token and a project from config", () =>
+    Effect.gen(function*() {
+      const server = yield* start(replay(fixture("cca-claude-tool.txt")))
+      const layer = configured([
+        ["TOOLGATE_GEMINI_MODEL", "claude-sonnet-4-5"],
+        ["TOOLGATE_GEMINI_ENDPOINT", "cloudCodeAssist"],
+        ["TOOLGATE_GEMINI_BASE_URL", server.baseUrl],
+        ["TOOLGATE_GEMINI_ACCESS_TOKEN", "ya29.config"],
+        ["TOOLGATE_GEMINI_PROJECT", "proj-1"]
+      ])
+      const { events } = yield* oneRound.pipe(Effect.provide(layer))
+      assert.strictEqual(events.at(-1)?._tag, "Done")
+      assert.strictEqual(server.requests[0]!.path, "/v1/v1internal:streamGenerateContent?alt=sse")
+      assert.strictEqual(server.requests[0]!.headers["authorization"], "Bearer ya29.config")
+      assert.deepStrictEqual([sent(server).model, sent(server).project], ["claude-sonnet-4-5", "proj-1"])
+    }))
+
+  it.effect("layerConfig without a model fails while the layer is built", () =>
+    Effect.gen(function*() {
+      const exit = yield* Effect.exit(oneRound.pipe(Effect.provide(configured([["TOOLGATE_GEMINI_API_KEY", "k"]]))))
+      assert.isTrue(Exit.isFailure(exit))
+    }))
+})
