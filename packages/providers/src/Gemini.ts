@@ -38,7 +38,7 @@ import * as Stream from "effect/Stream"
 import { bodyMessage, scrubber, statusRetryable } from "./internal/geminiErrors.js"
 import { events } from "./internal/geminiEvents.js"
 import { limitBytes, signatures, transportCause } from "./internal/geminiHttp.js"
-import { body, type Dialect, parameters } from "./internal/geminiRequest.js"
+import { body, type Dialect, parameters, requiresSignatures } from "./internal/geminiRequest.js"
 import { isHttpUrl, positiveDuration } from "./internal/httpOptions.js"
 import * as Sse from "./internal/sse.js"
 
@@ -153,7 +153,8 @@ export const make = (options: Options): Effect.Effect<Provider.AgentProvider, ne
       wrapped: endpoint === "cloudCodeAssist",
       project: o.project,
       parameters: tools.of,
-      signature: thoughts.get
+      signature: thoughts.get,
+      requiresSignatures: requiresSignatures(model)
     }
     const reading = { provider, wrapped: settings.wrapped, remember: thoughts.remember, scrub, freshId: () => `gemini_${Date.now().toString(36)}_${ids++}` }
 

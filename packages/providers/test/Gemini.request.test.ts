@@ -157,6 +157,15 @@ describe("Gemini request", () => {
       assert.deepStrictEqual(yield* (yield* provider(server)).validateTools([weather, broken]), [])
     }))
 
+  it.scopedLive("Gemini 3: a model turn whose calls lost their thought signature gets Google's sentinel on its first call; Gemini 2.5 gets none", () =>
+    Effect.gen(function*() {
+      const server = yield* start(replay(fixture("gemini-text.txt")))
+      for (const model of ["gemini-3-pro-preview", "gemini-2.5-flash"]) yield* collect(yield* provider(server, { model }), request({ messages: history }))
+      const calls = (n: number) => sent(server, n).contents[1].parts.map((p: { thoughtSignature?: string }) => p.thoughtSignature)
+      assert.deepStrictEqual(calls(0), ["skip_thought_signature_validator", undefined])
+      assert.deepStrictEqual(calls(1), [undefined, undefined])
+    }))
+
   it.scopedLive("Gemini models on Cloud Code Assist keep the google dialect on parametersJsonSchema", () =>
     Effect.gen(function*() {
       const server = yield* start(replay(fixture("cca-claude-tool.txt")))

@@ -29,7 +29,15 @@ export interface Settings {
   readonly parameters: (definition: Provider.ToolDefinition) => JsonSchema.JsonSchema
   /** The thought signature Gemini sent with a call, to send back with it. */
   readonly signature: (callId: string) => string | undefined
+  /** Gemini 3 refuses a model turn whose calls lost their signature: such a turn gets Google's documented sentinel. */
+  readonly requiresSignatures: boolean
 }
+
+/** What Google documents for a call whose signature is lost (a history from elsewhere, a restarted process). */
+export const skipSignature = "skip_thought_signature_validator"
+
+/** Whether a model validates thought signatures on replayed calls (Gemini 3). */
+export const requiresSignatures = (model: string): boolean => /^gemini-3[.-]/.test(model)
 
 type Wire = { readonly [key: string]: unknown }
 interface Content {
@@ -96,8 +104,11 @@ const parts = (settings: Settings, m: Message.Message): Content | undefined => {
     case "User":
       return { role: "user", parts: [{ text: m.text }] }
     case "Assistant": {
-      const calls = m.toolCalls.map((call): Wire => {
-        const signature = settings.signature(call.id)
+      const known = m.toolCalls.map((call) => settings.signature(call.id))
+      // Only a step's first call carries the signature (parallel calls share it); none known: the sentinel there
+      if (settings.requiresSignatures && known.length > 0 && !known.some((s) => s !== undefined)) known[0] = skipSignature
+      const calls = m.toolCalls.map((call, i): Wire => {
+        const signature = known[i]
         return {
           functionCall: { id: call.id, name: call.name, args: argumentsObject(call.arguments) },
           ...(signature === undefined ? {} : { thoughtSignature: signature })
