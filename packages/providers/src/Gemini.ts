@@ -60,7 +60,7 @@ export const Options = Schema.Struct({
   /** The Google Cloud project Cloud Code Assist bills (sent in the body). */
   project: Schema.optional(Schema.NonEmptyTrimmedString),
   /** The wait for the response, and then the longest silence between body bytes (default 2 minutes). */
-  timeout: Schema.optional(Schema.Union(Schema.String, Schema.Number, Schema.DurationFromSelf)),
+  timeout: Schema.optional(Schema.Union(Schema.String, Schema.Number, Schema.BigIntFromSelf, Schema.DurationFromSelf, Schema.Tuple(Schema.Number, Schema.Number))),
   /** The most bytes one response body may have (default 32 MiB); past it the round fails. */
   maxResponseBytes: Schema.optional(Schema.Int.pipe(Schema.positive())),
   /** What this model does differently (`contextWindow`, `requiresNetworking: false` for a loopback double). */
