@@ -46,6 +46,21 @@ import * as Sse from "./internal/sse.js"
 export const Endpoint = Schema.Literal("gemini", "cloudCodeAssist")
 export type Endpoint = typeof Endpoint.Type
 
+/** Sampling and thinking settings sent as `generationConfig` on every request (Gemini's own field names). */
+export const GenerationConfig = Schema.Struct({
+  temperature: Schema.optional(Schema.Number),
+  topP: Schema.optional(Schema.Number),
+  topK: Schema.optional(Schema.Int),
+  maxOutputTokens: Schema.optional(Schema.Int.pipe(Schema.positive())),
+  stopSequences: Schema.optional(Schema.Array(Schema.String)),
+  thinkingConfig: Schema.optional(Schema.Struct({
+    thinkingBudget: Schema.optional(Schema.Int),
+    thinkingLevel: Schema.optional(Schema.String),
+    includeThoughts: Schema.optional(Schema.Boolean)
+  }))
+})
+export type GenerationConfig = typeof GenerationConfig.Type
+
 /** The options, as a Schema: decoded once when the provider is built (a value that fails is a wiring bug). */
 export const Options = Schema.Struct({
   /** The model id: `gemini-2.5-flash`; on Cloud Code Assist also `claude-sonnet-4-5` and the like. */
@@ -61,6 +76,9 @@ export const Options = Schema.Struct({
   project: Schema.optional(Schema.NonEmptyTrimmedString),
   /** The wait for the response, and then the longest silence between body bytes (default 2 minutes). */
   timeout: Schema.optional(Schema.Union(Schema.String, Schema.Number, Schema.BigIntFromSelf, Schema.DurationFromSelf, Schema.Tuple(Schema.Number, Schema.Number))),
+  /** A system instruction sent with every request (the conversation itself has no system message). */
+  systemInstruction: Schema.optional(Schema.String),
+  generationConfig: Schema.optional(GenerationConfig),
   /** The most bytes one response body may have (default 32 MiB); past it the round fails. */
   maxResponseBytes: Schema.optional(Schema.Int.pipe(Schema.positive())),
   /** What this model does differently (`contextWindow`, `requiresNetworking: false` for a loopback double). */
@@ -154,7 +172,9 @@ export const make = (options: Options): Effect.Effect<Provider.AgentProvider, ne
       project: o.project,
       parameters: tools.of,
       signature: thoughts.get,
-      requiresSignatures: requiresSignatures(model)
+      requiresSignatures: requiresSignatures(model),
+      systemInstruction: o.systemInstruction,
+      generationConfig: o.generationConfig
     }
     const reading = { provider, wrapped: settings.wrapped, remember: thoughts.remember, scrub, freshId: () => `gemini_${Date.now().toString(36)}_${ids++}` }
 

@@ -157,6 +157,28 @@ describe("Gemini request", () => {
       assert.deepStrictEqual(yield* (yield* provider(server)).validateTools([weather, broken]), [])
     }))
 
+  it.scopedLive("a system instruction and generation settings from the options go out with every request, beside structured output", () =>
+    Effect.gen(function*() {
+      const server = yield* start(replay(fixture("gemini-text.txt")))
+      const gemini = yield* provider(server, {
+        systemInstruction: "Answer in one sentence.",
+        generationConfig: { temperature: 0.2, maxOutputTokens: 512, thinkingConfig: { thinkingBudget: 0 } }
+      })
+      yield* collect(gemini)
+      yield* collect(gemini, request({ structuredOutput: { type: "object" } }))
+      assert.deepStrictEqual(sent(server, 0).systemInstruction, { parts: [{ text: "Answer in one sentence." }] })
+      assert.deepStrictEqual(sent(server, 0).generationConfig, { temperature: 0.2, maxOutputTokens: 512, thinkingConfig: { thinkingBudget: 0 } })
+      assert.deepStrictEqual(sent(server, 1).generationConfig, {
+        temperature: 0.2,
+        maxOutputTokens: 512,
+        thinkingConfig: { thinkingBudget: 0 },
+        responseMimeType: "application/json",
+        responseJsonSchema: { type: "object", properties: {} }
+      })
+      const exit = yield* Effect.exit(provider(server, { generationConfig: { maxOutputTokens: -1 } }))
+      assert.isTrue(Exit.isFailure(exit))
+    }))
+
   it.scopedLive("Gemini 3: a model turn whose calls lost their thought signature gets Google's sentinel on its first call; Gemini 2.5 gets none", () =>
     Effect.gen(function*() {
       const server = yield* start(replay(fixture("gemini-text.txt")))

@@ -6,7 +6,8 @@
  * adjacent contents of one role are merged, so the answers to parallel calls travel together as Gemini
  * requires. Tools become one `functionDeclarations` list in the endpoint's dialect (`parametersJsonSchema`,
  * or legacy `parameters` for Claude through Cloud Code Assist), the tool choice a `functionCallingConfig`
- * mode, structured output `responseJsonSchema`. Cloud Code Assist wraps it all as `{ model, project, request }`.
+ * mode, structured output `responseJsonSchema` beside the caller's `generationConfig`, and the caller's
+ * system instruction. Cloud Code Assist wraps it all as `{ model, project, request }`.
  *
  * @internal
  */
@@ -31,6 +32,9 @@ export interface Settings {
   readonly signature: (callId: string) => string | undefined
   /** Gemini 3 refuses a model turn whose calls lost their signature: such a turn gets Google's documented sentinel. */
   readonly requiresSignatures: boolean
+  readonly systemInstruction: string | undefined
+  /** Sampling and thinking settings as the caller gave them (decoded with the options). */
+  readonly generationConfig: { readonly [key: string]: unknown } | undefined
 }
 
 /** What Google documents for a call whose signature is lost (a history from elsewhere, a restarted process). */
@@ -145,13 +149,17 @@ const declaration = (settings: Settings, definition: Provider.ToolDefinition): W
 
 const inner = (settings: Settings, request: Provider.CompletionRequest): Wire => {
   const hasTools = request.tools.length > 0
+  const structured = request.structuredOutput === undefined ? {} : {
+    responseMimeType: "application/json",
+    responseJsonSchema: Normalize.google(request.structuredOutput).schema
+  }
+  const generationConfig = { ...settings.generationConfig, ...structured }
   return {
+    ...(settings.systemInstruction === undefined ? {} : { systemInstruction: { parts: [{ text: settings.systemInstruction }] } }),
     contents: contents(settings, request.messages),
     ...(hasTools ? { tools: [{ functionDeclarations: request.tools.map((d) => declaration(settings, d)) }] } : {}),
     ...(hasTools && request.toolChoice !== "auto" ? { toolConfig: { functionCallingConfig: { mode: modes[request.toolChoice] } } } : {}),
-    ...(request.structuredOutput === undefined ? {} : {
-      generationConfig: { responseMimeType: "application/json", responseJsonSchema: Normalize.google(request.structuredOutput).schema }
-    })
+    ...(Object.keys(generationConfig).length === 0 ? {} : { generationConfig })
   }
 }
 
