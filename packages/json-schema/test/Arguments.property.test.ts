@@ -111,7 +111,7 @@ describe("Arguments.prepare on extreme input", () => {
     const ok = valid(Arguments.prepare(schemas.search, { filters: [], tags: [big] }))
     assert.strictEqual((ok.value as { tags: Array<string> }).tags[0], big)
   })
-  it("a wide, hostile object: 50,000 keys, all named like prototype members", () => {
+  it("a wide, hostile object: 50,000 keys, all named like prototype members", { timeout: 120_000 }, () => {
     const keys = ["__proto__", "constructor", "prototype", "toString"]
     const wide = JsonValue.fromEntries(Array.from({ length: 50_000 }, (_, i) => [i < 4 ? keys[i]! : `${keys[i % 4]}${i}`, { x: "1" }]))
     for (const name of Object.keys(schemas) as Array<Name>) Arguments.prepare(schemas[name], wide)
