@@ -82,7 +82,11 @@ try {
         "@effect/platform": manifests[1].peerDependencies["@effect/platform"],
         "@effect/platform-node": manifests.find((m) => m.name === "@toolgate/relay").peerDependencies["@effect/platform-node"]
       },
-      devDependencies: { typescript: json(path.join(root, "node_modules/typescript/package.json")).version, "@types/node": "^20.19.0" }
+      devDependencies: {
+        typescript: json(path.join(root, "node_modules/typescript/package.json")).version,
+        "@types/node": "^20.19.0",
+        "@types/json-schema": "^7.0.15"
+      }
     }, null, 2))
     sh(npm, ["install", "--no-audit", "--no-fund"], { cwd: app })
     const installed = json(path.join(app, "node_modules/effect/package.json")).version
@@ -122,7 +126,9 @@ try {
     `export const libraries = [${libraries.map((_, i) => `library${i}`).join(", ")}]`,
     ""
   ].join("\n"))
-  const compilerOptions = { strict: true, target: "ES2022", lib: ["ES2022"], types: ["node"], skipLibCheck: false }
+  // The AI SDK's and @effect/ai's own declarations name DOM types (HeadersInit, Transferable, Storage) and
+  // the json-schema types: an app that checks them (skipLibCheck false) needs lib DOM and @types/json-schema.
+  const compilerOptions = { strict: true, target: "ES2022", lib: ["ES2022", "DOM"], types: ["node"], skipLibCheck: false }
   for (const [name, options] of [
     ["NodeNext", { module: "NodeNext", moduleResolution: "NodeNext", outDir: "out" }],
     ["Bundler", { module: "ESNext", moduleResolution: "Bundler", noEmit: true }]
