@@ -155,7 +155,7 @@ describe("AgentSession under interruption", () => {
       assert.strictEqual(timedOut._tag, "TimeoutException")
       const told = [
         { _tag: "Assistant", text: "", toolCalls: [{ id: "h1", name: "hang", arguments: {} }] },
-        { _tag: "ToolResult", callId: "h1", name: "hang", envelope: { ok: false, kind: "execution_error", message: (yield* session.outstanding)[0]?.reason === "interrupted" ? "This call ran in turn 1, which then failed; its effect could not be taken back (it was interrupted while it ran, so its effect may be partial) and is still in place. Do not repeat it unless the user asks to." : "", tool: "hang", retryable: false } }
+        { _tag: "ToolResult", callId: "h1", name: "hang", envelope: { ok: false, kind: "execution_error", message: (yield* session.outstanding)[0]?.reason === "interrupted" ? "This call ran in turn 1, which then failed; its effect could not be taken back (it was interrupted or ran past its time budget, so its effect may be partial) and is still in place. Do not repeat it unless the user asks to." : "", tool: "hang", retryable: false } }
       ] as const
       assert.deepStrictEqual(yield* session.history, [{ _tag: "User", text: "wait" }, ...told])
       assert.isTrue(Option.isNone(yield* session.undoLastTurn))

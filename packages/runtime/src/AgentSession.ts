@@ -96,6 +96,7 @@ export type SendError =
   | Errors.CapabilitiesUnreachable
   | Errors.ToolArgumentRepairExhausted
   | Errors.RoundTripLimitExceeded
+  | Errors.TurnDeadlineExceeded
   | Errors.ProviderEventContractViolation
   | Errors.ProviderError
   | Errors.ToolChoiceUnsupported

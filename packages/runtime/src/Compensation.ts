@@ -64,6 +64,7 @@ export const TurnError = Schema.Union(
   Errors.CapabilitiesUnreachable,
   Errors.ToolArgumentRepairExhausted,
   Errors.RoundTripLimitExceeded,
+  Errors.TurnDeadlineExceeded,
   Errors.ProviderEventContractViolation,
   Errors.ProviderError,
   Errors.ToolChoiceUnsupported,

@@ -136,6 +136,16 @@ export class RoundTripLimitExceeded extends Schema.TaggedError<RoundTripLimitExc
   }
 }
 
+/** The turn ran past its deadline (`RunLimits.turnDeadlineMillis`); what it had executed was compensated. */
+export class TurnDeadlineExceeded extends Schema.TaggedError<TurnDeadlineExceeded>()("TurnDeadlineExceeded", {
+  limitMillis: Schema.Int
+}) {
+  /** States the deadline. */
+  override get message(): string {
+    return `The turn ran past its deadline of ${this.limitMillis} ms.`
+  }
+}
+
 /** The request asked for a tool choice the provider cannot honour. */
 export class ToolChoiceUnsupported extends Schema.TaggedError<ToolChoiceUnsupported>()("ToolChoiceUnsupported", {
   choice: Schema.String,
@@ -191,6 +201,7 @@ export const RuntimeError = Schema.Union(
   ToolArgumentRepairExhausted,
   ProviderEventContractViolation,
   RoundTripLimitExceeded,
+  TurnDeadlineExceeded,
   ToolChoiceUnsupported,
   StructuredOutputUnsupported,
   ProviderError

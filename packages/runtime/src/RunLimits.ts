@@ -16,8 +16,13 @@ import * as Schema from "effect/Schema"
 /** The limits as a Schema: repairs a non-negative integer, round trips a positive one; absent keys take the defaults. */
 export const Limits = Schema.Struct({
   maxToolArgumentRepairs: Schema.optionalWith(Schema.NonNegativeInt, { exact: true, default: () => 1 }),
-  maxProviderRoundTrips: Schema.optionalWith(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)), { exact: true, default: () => 10 })
+  maxProviderRoundTrips: Schema.optionalWith(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)), { exact: true, default: () => 10 }),
+  /** How long a whole turn may take, in milliseconds (absent: `defaultTurnDeadlineMillis`, 10 minutes). */
+  turnDeadlineMillis: Schema.optionalWith(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)), { exact: true })
 }).annotations({ identifier: "RunLimits" })
+
+/** A turn's deadline when the limits give none: 10 minutes. */
+export const defaultTurnDeadlineMillis = 600_000
 
 /** The limits of a turn. */
 export type Limits = typeof Limits.Type
@@ -52,7 +57,7 @@ export const make = (input: Input = {}): Either.Either<Limits, InvalidRunLimits>
   }
 }
 
-/** `TOOLGATE_MAX_TOOL_ARGUMENT_REPAIRS` (≥ 0, default 1) and `TOOLGATE_MAX_PROVIDER_ROUND_TRIPS` (≥ 1, default 10). */
+/** `TOOLGATE_MAX_TOOL_ARGUMENT_REPAIRS` (≥ 0, default 1), `TOOLGATE_MAX_PROVIDER_ROUND_TRIPS` (≥ 1, default 10), `TOOLGATE_TURN_DEADLINE_MS` (≥ 1, default 10 minutes). */
 export const config: Config.Config<Limits> = Config.all({
   maxToolArgumentRepairs: Config.integer("TOOLGATE_MAX_TOOL_ARGUMENT_REPAIRS").pipe(
     Config.validate({ message: "must be a non-negative integer", validation: (n) => n >= 0 }),
@@ -61,8 +66,13 @@ export const config: Config.Config<Limits> = Config.all({
   maxProviderRoundTrips: Config.integer("TOOLGATE_MAX_PROVIDER_ROUND_TRIPS").pipe(
     Config.validate({ message: "must be an integer of at least 1", validation: (n) => n >= 1 }),
     Config.withDefault(defaults.maxProviderRoundTrips)
-  )
-})
+  ),
+  turnDeadlineMillis: Config.option(Config.integer("TOOLGATE_TURN_DEADLINE_MS").pipe(
+    Config.validate({ message: "must be an integer of at least 1", validation: (n) => n >= 1 })
+  ))
+}).pipe(Config.map(({ turnDeadlineMillis, ...rest }): Limits =>
+  turnDeadlineMillis._tag === "Some" ? { ...rest, turnDeadlineMillis: turnDeadlineMillis.value } : rest
+))
 
 /** The default limits. */
 export const layer: Layer.Layer<RunLimits> = Layer.succeed(RunLimits, defaults)

@@ -5,11 +5,12 @@
  * @since 0.1.0
  */
 import type * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import type { Coercion, JsonSchema, JsonValue as J, Validator } from "@toolgate/json-schema"
-import { outcome } from "./internal/toolOutcome.js"
+import { timed } from "./internal/toolOutcome.js"
 import { parametersOf } from "./internal/toolParameters.js"
 import * as ToolEnvelope from "./ToolEnvelope.js"
 
@@ -105,7 +106,20 @@ export interface Tool<A, R = never> extends Any {
   readonly decode: (value: J.JsonValue) => Either.Either<A, ReadonlyArray<Validator.Issue>>
   readonly execute: Execute<A, R>
   readonly undo?: Undo<A, R>
+  /** How long one run (and one undo) may take: `defaultTimeout` when absent, no limit when `"none"`. */
+  readonly timeout?: Duration.Duration | "none"
 }
+
+/** How long a tool's run (or undo) may take unless the tool says otherwise: 120 seconds. */
+export const defaultTimeout: Duration.Duration = Duration.seconds(120)
+
+/**
+ * A tool's time budget: a duration (default 120 s), or `"none"` for a long-running tool that opts out (a build,
+ * a shell command the user watches); past it the executor's fiber is interrupted and the call is answered with a
+ * `timeout` envelope (retryable). Synchronous CPU work cannot be interrupted in JavaScript: a busy loop ends when
+ * it ends; yield (`Effect.yieldNow`) or use an interruptible effect for long work.
+ */
+export type Timeout = Duration.DurationInput | "none"
 
 /** The requirements of a tool type. */
 export type Requirements<T> = T extends Tool<infer _A, infer R> ? R : never
@@ -116,6 +130,7 @@ export interface SchemaOptions<A, I, R> {
   readonly parameters: Schema.Schema<A, I, never>
   readonly execute: Execute<A, R>
   readonly undo?: Undo<A, R>
+  readonly timeout?: Timeout
 }
 
 /** The options of `make` for a JSON Schema: the executor receives the validated JSON. */
@@ -124,6 +139,15 @@ export interface JsonSchemaOptions<R> {
   readonly parameters: JsonSchema.JsonSchema
   readonly execute: Execute<J.JsonValue, R>
   readonly undo?: Undo<J.JsonValue, R>
+  readonly timeout?: Timeout
+}
+
+/** A timeout option as the tool keeps it (a value that is not a duration takes the default). */
+const timeoutOf = (timeout: Timeout | undefined): Duration.Duration | "none" | undefined => {
+  if (timeout === undefined) return undefined
+  if (timeout === "none") return "none"
+  const decoded = Duration.decodeUnknown(timeout)
+  return decoded._tag === "Some" && Duration.greaterThan(decoded.value, Duration.zero) ? decoded.value : undefined
 }
 
 /** Makes a tool from an Effect Schema (turned into JSON Schema with `JSONSchema.make`) or a JSON Schema. */
@@ -140,9 +164,12 @@ export function make(name: string, options: SchemaOptions<any, any, any> | JsonS
     schemaError: parameters.schemaError,
     decode: parameters.decode,
     execute: options.execute,
-    ...(options.undo === undefined ? {} : { undo: options.undo })
+    ...(options.undo === undefined ? {} : { undo: options.undo }),
+    ...withTimeout(timeoutOf(options.timeout))
   }
 }
+
+const withTimeout = (timeout: Duration.Duration | "none" | undefined) => timeout === undefined ? {} : { timeout }
 
 /** Whether `u` was built by `make`. */
 export const isTool = (u: unknown): u is Tool<unknown, unknown> =>
@@ -176,5 +203,6 @@ export const contextOf = <A, R>(tool: Tool<A, R>, prepared: Prepared<A>, options
 export const run = Effect.fn("Tool.run")(function*<A, R>(tool: Tool<A, R>, prepared: Prepared<A>, options?: RunOptions) {
   yield* Effect.annotateCurrentSpan({ tool: tool.name, callId: prepared.callId })
   const ctx = contextOf(tool, prepared, options)
-  return yield* outcome(tool.name, prepared.callId, Effect.suspend(() => tool.execute(prepared.args, ctx)))
+  const { envelope } = yield* timed(tool, prepared.callId, Effect.suspend(() => tool.execute(prepared.args, ctx)))
+  return envelope
 })

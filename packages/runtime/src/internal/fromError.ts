@@ -45,6 +45,7 @@ const byTag: { readonly [Tag in Errors.RuntimeError["_tag"]]: readonly [Kind, bo
   ToolArgumentRepairExhausted: ["invalid_args", false],
   ProviderEventContractViolation: ["execution_error"],
   RoundTripLimitExceeded: ["rejected"],
+  TurnDeadlineExceeded: ["timeout"],
   ToolChoiceUnsupported: ["unavailable", false],
   StructuredOutputUnsupported: ["unavailable", false],
   ProviderError: ["unavailable"]
@@ -58,6 +59,7 @@ const runtimeErrors = [
   Errors.ToolArgumentRepairExhausted,
   Errors.ProviderEventContractViolation,
   Errors.RoundTripLimitExceeded,
+  Errors.TurnDeadlineExceeded,
   Errors.ToolChoiceUnsupported,
   Errors.StructuredOutputUnsupported,
   Errors.ProviderError

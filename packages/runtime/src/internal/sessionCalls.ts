@@ -17,6 +17,7 @@ import * as Tool from "../Tool.js"
 import * as ToolChain from "../ToolChain.js"
 import * as ToolEnvelope from "../ToolEnvelope.js"
 import { clip } from "./json.js"
+import { budgetOf, timed, timeoutEnvelope } from "./toolOutcome.js"
 import { type Env, type Execution, idempotencyKey, publish, type UndoStep } from "./sessionState.js"
 
 /** What a round's calls need besides the session. */
@@ -115,7 +116,16 @@ const undoOf = (checked: Checked & { readonly _tag: "Valid" }, envelope: ToolEnv
   const { prepared, tool } = checked
   if (tool.undo === undefined || !envelope.ok) return undefined
   const ctx = { ...Tool.contextOf(tool, prepared, { idempotencyKey: key }), result: envelope.result as J.JsonValue }
-  return { callId: prepared.callId, tool: tool.name, run: Effect.suspend(() => tool.undo!(prepared.args, ctx)) }
+  const budget = budgetOf(tool)
+  const run = Effect.suspend(() => tool.undo!(prepared.args, ctx))
+  return {
+    callId: prepared.callId,
+    tool: tool.name,
+    // an undo has the tool's time budget too: a compensation (uninterruptible) never waits on one for ever
+    run: budget === undefined ? run : run.pipe(
+      Effect.timeoutFail({ duration: budget, onTimeout: () => new Tool.ToolFailure({ kind: "timeout", message: timeoutEnvelope(tool.name, budget).message }) })
+    )
+  }
 }
 
 /** Runs a valid call, recorded as an execution of the turn before it starts and filled in when it answers. */
@@ -129,11 +139,16 @@ const execute = Effect.fnUntraced(function*(env: Env, input: RoundInput, c: Chec
     idempotencyKey: key,
     undoable: c.tool.undo !== undefined,
     envelope: undefined,
+    timedOut: false,
     undo: undefined
   }
   input.executions.push(execution)
-  const envelope = yield* Tool.run(c.tool, c.prepared, { idempotencyKey: key })
+  const ctx = Tool.contextOf(c.tool, c.prepared, { idempotencyKey: key })
+  const { envelope, timedOut } = yield* timed(c.tool, c.call.id, Effect.suspend(() => c.tool.execute(c.prepared.args, ctx))).pipe(
+    Effect.withSpan("Tool.run", { attributes: { tool: c.tool.name, callId: c.call.id } })
+  )
   execution.envelope = envelope
+  execution.timedOut = timedOut
   execution.undo = undoOf(c, envelope, key)
   return envelope
 })

@@ -5,11 +5,14 @@
  *
  * @internal
  */
+import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
-import type * as Compensation from "../Compensation.js"
+import * as Compensation from "../Compensation.js"
 import type * as Message from "../Message.js"
 import * as ToolEnvelope from "../ToolEnvelope.js"
+import { clip } from "./json.js"
 import { type Env, type Execution, publish } from "./sessionState.js"
 import { attempt } from "./sessionUndo.js"
 
@@ -37,14 +40,14 @@ const why = (turn: number, left: Compensation.NotCompensated): string => {
     ? "the tool cannot be undone"
     : left.reason === "undo_failed"
     ? `its undo failed (${left.undoFailure?.message ?? "no reason given"})`
-    : "it was interrupted while it ran, so its effect may be partial"
+    : "it was interrupted or ran past its time budget, so its effect may be partial"
   return `This call ran in turn ${turn}, which then failed; its effect could not be taken back (${because}) ` +
     "and is still in place. Do not repeat it unless the user asks to."
 }
 
 /** What the model is told about a call left in effect: its own answer with a warning, or an interruption. */
 const told = (turn: number, e: Execution, left: Compensation.NotCompensated): ToolEnvelope.Envelope => {
-  if (e.envelope === undefined) return ToolEnvelope.failure("execution_error", why(turn, left), { tool: e.tool, retryable: false })
+  if (e.envelope === undefined || e.timedOut) return ToolEnvelope.failure("execution_error", why(turn, left), { tool: e.tool, retryable: false })
   return e.envelope.ok ? { ...e.envelope, warnings: [...(e.envelope.warnings ?? []), why(turn, left)] } : e.envelope
 }
 
@@ -58,7 +61,7 @@ const messagesOf = (turn: number, left: ReadonlyArray<readonly [Execution, Compe
 /** One execution taken back: `undefined` when undone or when it had no effect, else why it stays. */
 const takeBack = (e: Execution): Effect.Effect<Compensation.NotCompensated | "undone" | undefined> => {
   const base = { callId: e.callId, tool: e.tool }
-  if (e.envelope === undefined) return Effect.succeed({ ...base, reason: "interrupted" })
+  if (e.envelope === undefined || e.timedOut) return Effect.succeed({ ...base, reason: "interrupted" })
   if (!e.envelope.ok) return Effect.succeed(undefined)
   if (e.undo === undefined) return Effect.succeed({ ...base, reason: "no_undo" })
   return Effect.map(attempt(e.undo), (failure) => failure === undefined ? "undone" : { ...base, reason: "undo_failed", undoFailure: failure })
@@ -84,3 +87,42 @@ export const compensate = (env: Env, turn: number, executions: ReadonlyArray<Exe
     yield* publish(env, { _tag: "TurnCompensated", turn, executed: executed.map((e) => e.callId), compensated, notCompensated })
     return { executed, compensated, notCompensated, messages: messagesOf(turn, left) }
   }).pipe(Effect.withSpan("AgentSession.compensate", { attributes: { "turn": turn, "tool.executed": executions.length } }))
+
+/** A failed turn's event: the typed error's tag and message, an interruption, or a defect. */
+const rolledBack = (env: Env, turn: number, cause: Cause.Cause<{ readonly _tag: string; readonly message: string }>) => {
+  const failure = Cause.failureOption(cause)
+  const [error, message] = Option.isSome(failure)
+    ? [failure.value._tag, failure.value.message]
+    : Cause.isInterruptedOnly(cause)
+    ? ["Interrupted", "The send was interrupted."]
+    : ["Defect", clip(Cause.pretty(cause), 500)]
+  return publish(env, { _tag: "TurnRolledBack", turn, error, message })
+}
+
+/**
+ * A failed turn's rollback: the executed calls are taken back, the calls left in effect join history after
+ * the user's message (so the model is told they happened), then `TurnRolledBack`.
+ */
+export const rollBack = Effect.fnUntraced(function*(
+  env: Env,
+  turn: number,
+  executions: ReadonlyArray<Execution>,
+  cause: Cause.Cause<{ readonly _tag: string; readonly message: string }>
+) {
+  const compensated = executions.length === 0 ? undefined : yield* compensate(env, turn, executions)
+  if (compensated !== undefined && compensated.messages.length > 0) {
+    yield* Ref.update(env.history, (h) => [...h, ...compensated.messages])
+  }
+  yield* rolledBack(env, turn, cause)
+  return compensated
+})
+
+/** The typed failure of a turn that executed tools: the error with what was and was not taken back. */
+export const failedAfterTools = <E>(turn: number, compensated: Compensated | undefined, error: E): E | Compensation.TurnFailedAfterTools =>
+  compensated === undefined ? error : new Compensation.TurnFailedAfterTools({
+    turn,
+    error: error as Compensation.TurnError,
+    executed: compensated.executed,
+    compensated: compensated.compensated,
+    notCompensated: compensated.notCompensated
+  })

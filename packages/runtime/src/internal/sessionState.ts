@@ -42,6 +42,8 @@ export interface Execution {
   /** Whether its tool declares an undo. */
   readonly undoable: boolean
   envelope: ToolEnvelope.Envelope | undefined
+  /** Its time budget ended it: it answered `timeout`, and what it did before it stopped is unknown. */
+  timedOut: boolean
   undo: UndoStep | undefined
 }
 

@@ -6,26 +6,25 @@
  *
  * @internal
  */
-import * as Cause from "effect/Cause"
 import * as Chunk from "effect/Chunk"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Stream from "effect/Stream"
 import { type JsonSchema, Normalize } from "@toolgate/json-schema"
 import type * as AgentSession from "../AgentSession.js"
-import * as Compensation from "../Compensation.js"
 import type * as DriftGate from "../DriftGate.js"
-import { ProviderError, ToolChoiceUnsupported } from "../Errors.js"
+import { ProviderError, ToolChoiceUnsupported, TurnDeadlineExceeded } from "../Errors.js"
 import * as EventContract from "../EventContract.js"
 import type * as Message from "../Message.js"
 import type * as Provider from "../Provider.js"
 import * as RepairBudget from "../RepairBudget.js"
+import * as RunLimits from "../RunLimits.js"
 import type * as ToolEnvelope from "../ToolEnvelope.js"
-import { clip, safeString } from "./json.js"
+import { safeString } from "./json.js"
 import { answerRound } from "./sessionCalls.js"
-import { compensate, type Compensated } from "./sessionCompensate.js"
+import { type Compensated, failedAfterTools, rollBack } from "./sessionCompensate.js"
 import * as SessionRequest from "./sessionRequest.js"
 import * as SessionRound from "./sessionRound.js"
 import { type Env, type Execution, publish } from "./sessionState.js"
@@ -59,6 +58,8 @@ interface Current {
   rounds: number
   /** Set by the commit: an interruption that arrives after it does not roll anything back. */
   committed: boolean
+  /** What the send answers, set with the commit (a deadline that strikes after the commit still answers it). */
+  done: unknown
 }
 
 const toolChoices: ReadonlySet<unknown> = new Set(["auto", "required", "none"])
@@ -232,7 +233,8 @@ const begin = Effect.fnUntraced(function*(env: Env, text: string, definitions: S
     results: new Map(),
     tokens: { input: 0, output: 0 },
     rounds: 0,
-    committed: false
+    committed: false,
+    done: undefined
   }
   return current
 })
@@ -245,7 +247,6 @@ const body = Effect.fnUntraced(function*<A, X>(env: Env, current: Current, optio
     : yield* appRounds(env, current, options)
   const value = yield* options.accept(text)
   const usage = yield* current.budget.usage()
-  yield* commit(env, current)
   const turn: AgentSession.Turn = {
     turn: current.number,
     text,
@@ -254,42 +255,10 @@ const body = Effect.fnUntraced(function*<A, X>(env: Env, current: Current, optio
     warnings,
     gate: verdict
   }
+  current.done = [turn, value] as const
+  yield* commit(env, current)
   return [turn, value] as const
 })
-
-/** A failed turn's event: the typed error's tag and message, an interruption, or a defect. */
-const rolledBack = (env: Env, turn: number, cause: Cause.Cause<{ readonly _tag: string; readonly message: string }>) => {
-  const failure = Cause.failureOption(cause)
-  const [error, message] = Option.isSome(failure)
-    ? [failure.value._tag, failure.value.message]
-    : Cause.isInterruptedOnly(cause)
-    ? ["Interrupted", "The send was interrupted."]
-    : ["Defect", clip(Cause.pretty(cause), 500)]
-  return publish(env, { _tag: "TurnRolledBack", turn, error, message })
-}
-
-/**
- * A failed turn's rollback: the executed calls are taken back, the calls left in effect join history after
- * the user's message (so the model is told they happened), then `TurnRolledBack`.
- */
-const rollBack = Effect.fnUntraced(function*(env: Env, current: Current, cause: Cause.Cause<{ readonly _tag: string; readonly message: string }>) {
-  const compensated = current.executions.length === 0 ? undefined : yield* compensate(env, current.number, current.executions)
-  if (compensated !== undefined && compensated.messages.length > 0) {
-    yield* Ref.update(env.history, (h) => [...h, ...compensated.messages])
-  }
-  yield* rolledBack(env, current.number, cause)
-  return compensated
-})
-
-/** The typed failure of a turn that executed tools: the error with what was and was not taken back. */
-const failedAfterTools = (current: Current, compensated: Compensated | undefined) => <E>(error: E): E | Compensation.TurnFailedAfterTools =>
-  compensated === undefined ? error : new Compensation.TurnFailedAfterTools({
-    turn: current.number,
-    error: error as Compensation.TurnError,
-    executed: compensated.executed,
-    compensated: compensated.compensated,
-    notCompensated: compensated.notCompensated
-  })
 
 /** Runs one send: admitted, begun, rounds, committed; or rolled back to the user's message (its executed calls compensated). */
 export const run = <A, X extends { readonly _tag: string; readonly message: string }>(
@@ -301,14 +270,19 @@ export const run = <A, X extends { readonly _tag: string; readonly message: stri
     const { definitions, warnings } = yield* admit(env, options.toolChoice)
     const current = yield* begin(env, text, definitions)
     let compensated: Compensated | undefined
+    const limitMillis = env.limits.turnDeadlineMillis ?? RunLimits.defaultTurnDeadlineMillis
     return yield* body(env, current, options, warnings).pipe(
+      // past the deadline the turn is interrupted where it is (a running executor included), then compensated
+      Effect.timeoutFail({ duration: Duration.millis(limitMillis), onTimeout: () => new TurnDeadlineExceeded({ limitMillis }) }),
+      // the deadline struck between the commit and the answer: the turn is committed, so it is the answer
+      Effect.catchIf((e) => e instanceof TurnDeadlineExceeded && current.committed, () => Effect.succeed(current.done as readonly [AgentSession.Turn, A])),
       // an onExit finalizer is uninterruptible: an interrupted send is compensated before the interruption completes
       Effect.onExit((exit) =>
         Exit.isFailure(exit) && !current.committed
-          ? Effect.map(rollBack(env, current, exit.cause), (c) => void (compensated = c))
+          ? Effect.map(rollBack(env, current.number, current.executions, exit.cause), (c) => void (compensated = c))
           : Effect.void
       ),
-      Effect.mapError((e) => failedAfterTools(current, compensated)(e)),
+      Effect.mapError((e) => failedAfterTools(current.number, compensated, e)),
       // A managed conversation cannot have seen more than history now holds.
       Effect.ensuring(Effect.flatMap(Ref.get(env.history), (h) => Ref.update(env.seen, (s) => Math.min(s, h.length))))
     )

@@ -4,6 +4,7 @@
  * @internal
  */
 import * as Cause from "effect/Cause"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
@@ -61,3 +62,34 @@ export const outcome = <R>(
     }),
     Effect.annotateLogs({ tool, callId })
   )
+
+/** What a timed run gives: the envelope, and whether the tool's time budget ended it (its effect is then unknown). */
+export interface Timed {
+  readonly envelope: ToolEnvelope.Envelope
+  readonly timedOut: boolean
+}
+
+/** A tool's time budget: its own, the default (120 s), or none. */
+export const budgetOf = (tool: { readonly timeout?: Duration.Duration | "none" }): Duration.Duration | undefined =>
+  tool.timeout === "none" ? undefined : tool.timeout ?? Duration.seconds(120)
+
+/** The `timeout` envelope of a call that ran past `budget`. */
+export const timeoutEnvelope = (tool: string, budget: Duration.Duration): ToolEnvelope.Failure =>
+  ToolEnvelope.failure("timeout", `The tool ran past its time budget of ${Duration.format(budget)} and was stopped.`, { tool })
+
+/**
+ * Runs `execution` within the tool's time budget and answers with its envelope: past the budget its fiber is
+ * interrupted (the timeout waits until it stopped) and the answer is a `timeout` envelope.
+ */
+export const timed = <R>(
+  tool: { readonly name: string; readonly timeout?: Duration.Duration | "none" },
+  callId: string,
+  execution: Effect.Effect<unknown, unknown, R>
+): Effect.Effect<Timed, never, R> => {
+  const budget = budgetOf(tool)
+  const run = Effect.map(outcome(tool.name, callId, execution), (envelope): Timed => ({ envelope, timedOut: false }))
+  if (budget === undefined) return run
+  return run.pipe(
+    Effect.timeoutTo({ duration: budget, onSuccess: (t) => t, onTimeout: (): Timed => ({ envelope: timeoutEnvelope(tool.name, budget), timedOut: true }) })
+  )
+}
