@@ -302,6 +302,12 @@ describe("Subschema.check: decisiveness (issue 12)", () => {
     drift({ type: "integer" }, { oneOf: [{ type: "integer" }, { type: "number", minimum: 5 }] })
     assert.notStrictEqual(tag({ type: "object", properties: { kind: { enum: ["a", "b"] } }, required: ["kind"] }, kinds), "Subtype")
   })
+  it("a cloud if/then/else: the else side also fails the if", () => {
+    const cloud = { type: ["string", "integer"], if: { type: "string" }, then: { maxLength: 3 } }
+    assert.strictEqual(tag(cloud, { anyOf: [{ type: "string", maxLength: 3 }, { type: "integer" }] }), "Subtype")
+    drift(cloud, { anyOf: [{ type: "string", maxLength: 2 }, { type: "integer" }] })
+    assert.strictEqual(tag({ if: { type: "string" }, then: false }, { not: { type: "string" } }), "Subtype")
+  })
   it("running out of budget says so", () => {
     const v = Subschema.check({ type: "object", properties: { a: { type: "string" } } }, { type: "object", properties: { a: { anyOf: [{ type: "string" }] } } }, { budget: 1 })
     assert.strictEqual(v._tag, "Unsupported")

@@ -89,7 +89,8 @@ const disjunction = (n: Node): { keys: ReadonlyArray<string>; alternatives: Arra
       keys: ["if", "then", "else"],
       alternatives: [
         [child(n, cond, "if"), ...(isSchemaValue(then) ? [child(n, then, "then")] : [])],
-        isSchemaValue(otherwise) ? [child(n, otherwise, "else")] : []
+        // the `else` side also fails `if`: a synthetic `not: if` (its refs resolve against the same root)
+        [...(isSchemaValue(otherwise) ? [child(n, otherwise, "else")] : []), { ...child(n, { not: cond }), ptr: undefined }]
       ]
     }
   }
