@@ -169,7 +169,8 @@ const invalidLocal = (local: JsonSchema.JsonSchema, dialect: JsonSchema.Dialect)
   try {
     const e = metaError(local, dialect)
     if (e !== undefined) return { message: `\`${e.path.split("/").pop() ?? ""}\` ${e.message}`, path: e.path }
-    return beyondMeta(local) ? compiled() : undefined
+    if (beyondMeta(local)) return compiled()
+    return unguardedLoop(local) ? { message: "a $ref loop that never descends into a property or item (the validator overflows its stack)", path: "" } : undefined
   } catch {
     return compiled()
   }
@@ -192,6 +193,51 @@ const beyondMeta = (root: JsonSchema.JsonSchema): boolean => {
     if (Array.isArray(s["enum"]) && s["enum"].length === 0) return true
     if (nullable !== undefined && (type === undefined || (nullable === false && (type === "null" || (Array.isArray(type) && type.includes("null")))))) return true
     for (const c of JsonSchema.subschemas(s)) stack.push(c.schema)
+  }
+  return false
+}
+
+const inPlace = ["allOf", "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas", "$ref"] as const
+
+/**
+ * Whether a schema can reach itself through `$ref`s and in-place applicators without descending into a
+ * property or item: Ajv compiles such a loop and then overflows its stack on every value that reaches it,
+ * so the executor rejects those calls even where a proof would not look (`if: {$ref: "#"}`).
+ */
+const unguardedLoop = (root: JsonSchema.JsonSchema): boolean => {
+  const state = new Map<object, 1 | 2>()
+  const next = (s: JsonSchema.JsonSchemaObject): Array<JsonSchema.JsonSchema> => inPlace.flatMap((k) => {
+    const v = s[k]
+    if (k === "$ref") {
+      const r = typeof v === "string" ? JsonSchema.resolveRef(root, v) : undefined
+      return r?._tag === "Resolved" ? [r.schema] : []
+    }
+    if (Array.isArray(v)) return v.filter(JsonSchema.isSchema)
+    if (k === "dependentSchemas") return typeof v === "object" && v !== null ? Object.values(v).filter(JsonSchema.isSchema) : []
+    return JsonSchema.isSchema(v) ? [v] : []
+  })
+  const all: Array<JsonSchema.JsonSchema> = [root]
+  for (let i = 0; i < all.length && i < MAX_SUBSCHEMAS; i++) for (const c of JsonSchema.subschemas(all[i]!)) all.push(c.schema)
+  for (const start of all) {
+    if (typeof start !== "object" || state.has(start)) continue
+    const stack: Array<readonly [JsonSchema.JsonSchemaObject, Array<JsonSchema.JsonSchema>]> = [[start, next(start)]]
+    state.set(start, 1)
+    while (stack.length > 0) {
+      const [node, todo] = stack[stack.length - 1]!
+      const c = todo.pop()
+      if (c === undefined) {
+        state.set(node, 2)
+        stack.pop()
+        continue
+      }
+      if (typeof c !== "object") continue
+      const st = state.get(c)
+      if (st === 1) return true
+      if (st === undefined) {
+        state.set(c, 1)
+        stack.push([c, next(c)])
+      }
+    }
   }
   return false
 }

@@ -51,6 +51,9 @@ describe("Subschema regressions (issue 12)", () => {
     // Ajv refuses an empty enum that 2020-12's meta-schema allows (fuzz seed 11, on the code before issue 12)
     pinned([{}, { if: { enum: [] }, else: { format: "" } }, undefined, "not Subtype"])
     pinned([{ type: "string" }, { anyOf: [{ type: "string" }, { enum: [] }] }, undefined, "not Subtype"])
+    // an unguarded $ref loop: Ajv overflows its stack on every value (fuzz seed 7, on the code before issue 12)
+    pinned([{ type: "object" }, { anyOf: [{ if: { $ref: "" }, else: { minimum: 0 } }] }, {}, "not Subtype"])
+    pinned([{ type: "object" }, { $defs: { a: { allOf: [{ $ref: "#/$defs/b" }] }, b: { not: { $ref: "#/$defs/a" } } }, anyOf: [true, { $ref: "#/$defs/a" }] }, undefined, "not Subtype"])
   })
   it("keywords are read by the dialect of the schema they stand in", () => {
     const rows: ReadonlyArray<Row> = [
