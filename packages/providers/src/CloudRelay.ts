@@ -33,8 +33,13 @@ export interface Options {
   readonly baseUrl: string
   /** Per request, to the answer's first byte (its status and headers); default 30 seconds. */
   readonly timeout?: Duration.DurationInput
-  /** The longest silence between body chunks (a keepalive comment counts as life); default 60 seconds. */
+  /**
+   * The longest wait for the first event and between events; default 60 seconds. Only events count: keep-alive
+   * comments and bytes trickled without completing an event do not hold a round open.
+   */
   readonly idleTimeout?: Duration.DurationInput
+  /** The longest one round's stream may last, however lively; default 5 minutes. */
+  readonly roundTimeout?: Duration.DurationInput
   /** What this relay's model does beyond the defaults below, e.g. a relay whose model runs tools itself (`providerDriven`). */
   readonly capabilities?: Partial<Provider.ProviderCapabilities>
 }
@@ -71,6 +76,8 @@ export const make = (options: Options): Effect.Effect<Provider.AgentProvider, ne
     if (!isHttpUrl(options?.baseUrl)) return yield* Effect.dieMessage(`CloudRelay: not an http(s) base URL: ${String(options?.baseUrl)}`)
     const timeout = positiveDuration(options.timeout ?? "30 seconds")
     const idleTimeout = positiveDuration(options.idleTimeout ?? "60 seconds")
+    const roundTimeout = positiveDuration(options.roundTimeout ?? "5 minutes")
+    if (roundTimeout === undefined) return yield* Effect.dieMessage(`CloudRelay: not a positive round timeout: ${String(options.roundTimeout)}`)
     if (timeout === undefined) return yield* Effect.dieMessage(`CloudRelay: not a positive timeout: ${String(options.timeout)}`)
     if (idleTimeout === undefined) return yield* Effect.dieMessage(`CloudRelay: not a positive idle timeout: ${String(options.idleTimeout)}`)
     const baseUrl = options.baseUrl.replace(/\/+$/, "")
@@ -95,11 +102,12 @@ export const make = (options: Options): Effect.Effect<Provider.AgentProvider, ne
         const body = Http.requestBody(request)
         if (Either.isLeft(body)) return Stream.fail(body.left)
         const response = yield* open(body.right)
-        const bytes = response.stream.pipe(
+        const bytes = response.stream.pipe(Stream.catchTag("ResponseError", (e) => Stream.fail(Http.bodyFailure(e))))
+        // the idle timer watches decoded events (comments and trickled bytes emit none); the round has a total too
+        return RelayWire.decodeEvents(bytes).pipe(
           Stream.timeoutFail(() => Http.idle(idleTimeout), idleTimeout),
-          Stream.catchTag("ResponseError", (e) => Stream.fail(Http.bodyFailure(e)))
+          Stream.interruptWhen(Effect.delay(Effect.fail(Http.roundTooLong(roundTimeout)), roundTimeout))
         )
-        return RelayWire.decodeEvents(bytes)
       })).pipe(Stream.withSpan("CloudRelay.stream", { attributes: { "http.url": `${baseUrl}${RelayWire.turnsPath}` } }))
     return Provider.Provider.of({
       capabilities: options.capabilities === undefined ? capabilities : { ...capabilities, ...options.capabilities },
@@ -120,11 +128,12 @@ const accept = (response: HttpClientResponse.HttpClientResponse): Effect.Effect<
 export const layerWith = (options: Options): Layer.Layer<Provider.Provider | Capabilities.Capabilities, never, HttpClient.HttpClient> =>
   Layer.merge(Layer.effect(Provider.Provider, make(options)), Capabilities.layerWith({ baseUrl: options.baseUrl }))
 
-/** The options from config: `TOOLGATE_RELAY_URL`, `TOOLGATE_RELAY_TIMEOUT` (30 s), `TOOLGATE_RELAY_IDLE_TIMEOUT` (60 s). */
+/** The options from config: `TOOLGATE_RELAY_URL`, `TOOLGATE_RELAY_TIMEOUT` (30 s), `TOOLGATE_RELAY_IDLE_TIMEOUT` (60 s), `TOOLGATE_RELAY_ROUND_TIMEOUT` (5 min). */
 export const config: Config.Config<Options> = Config.all({
   baseUrl: Config.url("TOOLGATE_RELAY_URL").pipe(Config.map((u) => u.href)),
   timeout: Config.duration("TOOLGATE_RELAY_TIMEOUT").pipe(Config.withDefault(Duration.seconds(30))),
-  idleTimeout: Config.duration("TOOLGATE_RELAY_IDLE_TIMEOUT").pipe(Config.withDefault(Duration.seconds(60)))
+  idleTimeout: Config.duration("TOOLGATE_RELAY_IDLE_TIMEOUT").pipe(Config.withDefault(Duration.seconds(60))),
+  roundTimeout: Config.duration("TOOLGATE_RELAY_ROUND_TIMEOUT").pipe(Config.withDefault(Duration.minutes(5)))
 })
 
 /**

@@ -154,7 +154,7 @@ describe("CloudRelay: failures are ProviderErrors that say whether to retry", ()
       assert.deepStrictEqual(seen, [turn[0]])
       const e = failed(error)
       assert.isTrue(e.retryable)
-      assert.strictEqual(e.reason, "the relay's stream went quiet for 300ms")
+      assert.strictEqual(e.reason, "the relay's stream sent no event for 300ms")
     }), 20_000)
 
   // Node answers a stream with chunked transfer encoding; a socket closed before the last (empty) chunk is

@@ -81,9 +81,13 @@ export const bodyFailure = (e: HttpClientError.ResponseError): Errors.ProviderEr
 export const noAnswer = (timeout: Duration.Duration): Errors.ProviderError =>
   failure(`the relay did not answer within ${Duration.format(timeout)}`, true)
 
-/** No body bytes for the idle timeout. */
+/** No event for the idle timeout (comments and partial events do not count). */
 export const idle = (timeout: Duration.Duration): Errors.ProviderError =>
-  failure(`the relay's stream went quiet for ${Duration.format(timeout)}`, true)
+  failure(`the relay's stream sent no event for ${Duration.format(timeout)}`, true)
+
+/** The round's stream lasted longer than the round timeout. */
+export const roundTooLong = (timeout: Duration.Duration): Errors.ProviderError =>
+  failure(`the relay's round lasted longer than ${Duration.format(timeout)}`, true)
 
 /** An HTTP client error in words, down to the system error code when there is one (`ECONNREFUSED`, …). */
 const describe = (e: HttpClientError.HttpClientError): string => {
