@@ -38,7 +38,18 @@ const validates = (s: JsonSchema.JsonSchema, v: unknown): boolean => {
   return Either.isRight(c) && c.right.validate(v).length === 0
 }
 
-/** The share of 2020-12 containment questions answered right or with a verified validator deviation. */
+/** The values of a cloud side that is a `const` or an `anyOf` of `const`s (as the containment test reads them). */
+const finiteValues = (s: JsonSchema.JsonSchema): ReadonlyArray<unknown> | undefined => {
+  if (typeof s !== "object") return undefined
+  if ("const" in s) return [s["const"]]
+  const any = s["anyOf"]
+  return Array.isArray(any) && any.every((b) => typeof b === "object" && b !== null && "const" in b) ? any.map((b) => (b as { const: unknown }).const) : undefined
+}
+
+/**
+ * The share of 2020-12 containment questions answered right or with a validator deviation shown concretely
+ * (a verified `Drift` witness, or a finite cloud every value of which the local validator accepts).
+ */
 const agreement = (): number => {
   let total = 0, agree = 0
   for (const file of walk(join(corpus, "containment", "draft2020-12"))) {
@@ -50,6 +61,7 @@ const agreement = (): number => {
         const v = Subschema.check(cloud, local)
         if (v._tag === "Unsupported") continue
         if ((v._tag === "Subtype") === truth || (v._tag === "Drift" && validates(cloud, v.witness) && !validates(local, v.witness))) agree++
+        else if (v._tag === "Subtype" && finiteValues(cloud)?.every((x) => validates(local, x)) === true) agree++
       }
     }
   }
