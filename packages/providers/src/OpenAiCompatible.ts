@@ -29,6 +29,7 @@ import * as Stream from "effect/Stream"
 import { bodyMessage, clip, scrubber, statusRetryable } from "./internal/chatCompletionsErrors.js"
 import { events } from "./internal/chatCompletionsEvents.js"
 import { isHttpUrl, positiveDuration } from "./internal/httpOptions.js"
+import { nonEmptyChunks } from "./internal/nonEmpty.js"
 import { body } from "./internal/chatCompletionsRequest.js"
 import * as Sse from "./internal/sse.js"
 
@@ -38,8 +39,13 @@ export interface Options {
   readonly baseUrl: string
   readonly model: string
   readonly apiKey?: Redacted.Redacted
-  /** The wait for the response, and then the longest silence between body bytes (default 2 minutes). */
+  /**
+   * The wait for the response, and then the longest wait for the first event and between events (default 2
+   * minutes): keep-alive comments and bytes that complete no event do not count.
+   */
   readonly timeout?: Duration.DurationInput
+  /** The longest one round's stream may last, however lively (default 10 minutes). */
+  readonly roundTimeout?: Duration.DurationInput
   /** What this backend does differently (a loopback server: `requiresNetworking: false`; a model's `contextWindow`). */
   readonly capabilities?: Partial<Provider.ProviderCapabilities>
 }
@@ -81,6 +87,8 @@ export const make = (options: Options): Effect.Effect<Provider.AgentProvider, ne
     if (!isHttpUrl(options.baseUrl)) return yield* Effect.dieMessage(`OpenAiCompatible: not an http(s) base URL: ${String(options.baseUrl)}`)
     const timeout = positiveDuration(options.timeout ?? "2 minutes")
     if (timeout === undefined) return yield* Effect.dieMessage(`OpenAiCompatible: not a positive timeout: ${String(options.timeout)}`)
+    const roundTimeout = positiveDuration(options.roundTimeout ?? "10 minutes")
+    if (roundTimeout === undefined) return yield* Effect.dieMessage(`OpenAiCompatible: not a positive round timeout: ${String(options.roundTimeout)}`)
     const caps: Provider.ProviderCapabilities = { ...capabilities, ...options.capabilities }
     const provider = caps.name
     const baseUrl = options.baseUrl.replace(/\/+$/, "")
@@ -115,10 +123,13 @@ export const make = (options: Options): Effect.Effect<Provider.AgentProvider, ne
         return yield* statusFailure(response, "the server answered JSON instead of an event stream", false)
       }
       return response.stream.pipe(
-        Stream.timeoutFail(() => failure(`no data for ${Duration.format(timeout)}`, true), timeout),
         Stream.catchTag("ResponseError", (e) => Stream.fail(failure("the response body broke off", true, transportCause(e)))),
         Sse.parse,
-        events({ provider, scrub })
+        events({ provider, scrub }),
+        // the timers watch events: comments and trickled bytes emit none, and the round has a total
+        nonEmptyChunks,
+        Stream.timeoutFail(() => failure(`no event for ${Duration.format(timeout)}`, true), timeout),
+        Stream.interruptWhen(Effect.delay(Effect.fail(failure(`the round lasted longer than ${Duration.format(roundTimeout)}`, true)), roundTimeout))
       )
     })
 

@@ -101,7 +101,7 @@ describe("OpenAiCompatible: failures", () => {
       const recorded = fixture("openai-parallel-tools.txt")
       const e = yield* failure(replay(recorded.slice(0, recorded.indexOf("tool_calls")), { end: false }), "300 millis")
       assert.isTrue(e.retryable)
-      assert.strictEqual(e.reason, "no data for 300ms")
+      assert.strictEqual(e.reason, "no event for 300ms")
     }), 30_000)
 
   it.scopedLive("a refused connection is retryable and says why", () =>
