@@ -10,7 +10,7 @@
 import * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpClientError from "@effect/platform/HttpClientError"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
-import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import type { JsonSchema } from "@toolgate/json-schema"
 import * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
@@ -25,6 +25,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
 import { CapabilitiesContractError } from "./Errors.js"
 import { classify, Envelope, malformed } from "./internal/capabilitiesWire.js"
 import { clip, safeGet } from "./internal/json.js"
@@ -57,7 +58,41 @@ export interface Options {
   readonly timeout?: Duration.DurationInput
   /** How long an `Exported` or `Predates` answer is kept (default 5 minutes). */
   readonly timeToLive?: Duration.DurationInput
+  /** The largest body read (default 16 MiB): the body is read as a stream and reading stops past it. */
+  readonly maxBodyBytes?: number
 }
+
+/** The default body limit: 16 MiB, far above any real profile. */
+export const defaultMaxBodyBytes = 16 * 1024 * 1024
+
+/** Reads a body as a stream, stopping (typed) as soon as it passes `max` bytes; the text as UTF-8. */
+const readBounded = (response: HttpClientResponse.HttpClientResponse, max: number) =>
+  response.stream.pipe(
+    Stream.runFoldEffect({ parts: [] as Array<Uint8Array>, size: 0 }, (acc, chunk) => {
+      const size = acc.size + chunk.length
+      if (size > max) {
+        return Effect.fail(new CapabilitiesContractError({ reason: "malformed", detail: `the body is larger than ${max} bytes (the limit); reading stopped there` }))
+      }
+      acc.parts.push(chunk)
+      return Effect.succeed({ parts: acc.parts, size })
+    }),
+    Effect.map(({ parts, size }) => {
+      const all = new Uint8Array(size)
+      let at = 0
+      for (const part of parts) {
+        all.set(part, at)
+        at += part.length
+      }
+      return new TextDecoder().decode(all)
+    })
+  )
+
+/** The body's JSON, or the contract error of a body that is not JSON. */
+const parseJson = (text: string, status: number): Effect.Effect<unknown, CapabilitiesContractError> =>
+  Effect.try({
+    try: () => JSON.parse(text) as unknown,
+    catch: () => new CapabilitiesContractError({ reason: "malformed", detail: `HTTP ${status} with a body that is not JSON` })
+  })
 
 /** The path of the capabilities endpoint under the base URL. */
 export const path = "/v1/agent/capabilities"
@@ -73,13 +108,16 @@ export const make = (options: Options): Effect.Effect<Service, never, HttpClient
     const timeToLive = durationOf(options.timeToLive ?? "5 minutes")
     if (timeout === undefined || Duration.isZero(timeout)) return yield* Effect.dieMessage(`Capabilities: not a positive timeout: ${String(options.timeout)}`)
     if (timeToLive === undefined) return yield* Effect.dieMessage(`Capabilities: not a time to live: ${String(options.timeToLive)}`)
+    const limit = options.maxBodyBytes
+    const maxBodyBytes = typeof limit === "number" && Number.isSafeInteger(limit) && limit >= 1 ? limit : defaultMaxBodyBytes
     const client = (yield* HttpClient.HttpClient).pipe(
       HttpClient.mapRequest((request) => request.pipe(HttpClientRequest.prependUrl(baseUrl), HttpClientRequest.acceptJson)),
       HttpClient.filterStatusOk
     )
     const fetch = Effect.gen(function*() {
       const response = yield* client.get(path)
-      const body = yield* HttpClientResponse.schemaBodyJson(Envelope, { errors: "all" })(response)
+      const text = yield* readBounded(response, maxBodyBytes)
+      const body = yield* Effect.flatMap(parseJson(text, response.status), decodeEnvelopeEffect)
       const wire = yield* classify(body)
       return wire._tag === "Exported" ? Probe.Exported(wire) : Probe.Predates()
     }).pipe(
@@ -123,6 +161,7 @@ export const make = (options: Options): Effect.Effect<Service, never, HttpClient
   })
 
 const decodeEnvelope = Schema.decodeUnknownEither(Envelope, { errors: "all" })
+const decodeEnvelopeEffect = Schema.decodeUnknown(Envelope, { errors: "all" })
 
 /**
  * A capabilities body read without HTTP (a file, a recorded response), classified exactly as `probe`
