@@ -34,6 +34,31 @@ const isJsonText = (u: unknown): boolean => {
 }
 
 /** Whether every round of the plan can be said in @effect/ai parts. */
+/**
+ * How deep arguments nest (JSON text by its brackets, strings not told apart: a bound for the filter below;
+ * parsed values walked without recursion). The plans carry 10,000-level argument values; neither
+ * @effect/ai's prompt nor chai's deep equality walks that deep, and the session refuses them anyway
+ * (`maxArgumentDepth`), as the providers' own property checks.
+ */
+const nesting = (args: unknown): number => {
+  let deepest = 0
+  if (typeof args === "string") {
+    let depth = 0
+    for (const c of args) {
+      if (c === "[" || c === "{") deepest = Math.max(deepest, ++depth)
+      else if (c === "]" || c === "}") depth--
+    }
+    return deepest
+  }
+  const stack: Array<readonly [unknown, number]> = [[args, 0]]
+  while (stack.length > 0) {
+    const [value, depth] = stack.pop()!
+    deepest = Math.max(deepest, depth)
+    if (typeof value === "object" && value !== null) for (const member of Object.values(value)) stack.push([member, depth + 1])
+  }
+  return deepest
+}
+
 const expressible = (plan: SessionPlan): boolean =>
   plan.turns.every((rounds) => rounds.every((r) => r._tag === "Fail" || r.violation === undefined)) &&
   plan.turns.every((rounds) => rounds.every((r) => r._tag !== "Calls" || r.calls.every((c) => c._tag !== "Unknown"))) &&
@@ -41,7 +66,7 @@ const expressible = (plan: SessionPlan): boolean =>
     onLeft: () => false,
     onRight: (script) =>
       script.turns.every((rounds) =>
-        rounds.every((round) => Script.isFailure(round) || round.every((e) => e._tag !== "ToolCallComplete" || isJsonText(e.arguments)))
+        rounds.every((round) => Script.isFailure(round) || round.every((e) => e._tag !== "ToolCallComplete" || (isJsonText(e.arguments) && nesting(e.arguments) <= 1_000)))
       )
   })
 
