@@ -11,7 +11,6 @@
  * @since 0.1.0
  */
 import * as HttpClient from "@effect/platform/HttpClient"
-import type * as HttpClientError from "@effect/platform/HttpClientError"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import { Errors, Provider } from "@toolgate/runtime"
@@ -26,12 +25,13 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
-import { bodyMessage, clip, scrubber, statusRetryable } from "./internal/chatCompletionsErrors.js"
+import { bodyMessage, scrubber } from "./internal/chatCompletionsErrors.js"
 import { events } from "./internal/chatCompletionsEvents.js"
 import { isHttpUrl, positiveDuration } from "./internal/httpOptions.js"
 import { nonEmptyChunks } from "./internal/nonEmpty.js"
 import { body } from "./internal/chatCompletionsRequest.js"
 import * as Sse from "./internal/sse.js"
+import { statusRetryable, transportCause } from "./internal/transport.js"
 
 /** Where the endpoint is, which model answers, the key, how long to wait, and capability overrides. */
 export interface Options {
@@ -176,21 +176,4 @@ export const layerConfig: Layer.Layer<Provider.Provider, ConfigError.ConfigError
   Effect.flatMap(config, make)
 )
 
-/** A transport failure in words: the system error code when there is one (`ECONNREFUSED`, …), else the message. */
-const transportCause = (e: HttpClientError.HttpClientError): string => {
-  const inner = read(e.cause, "cause")
-  const code = read(inner, "code") ?? read(e.cause, "code")
-  const detail = typeof code === "string" ? code : read(inner, "message") ?? read(e.cause, "message")
-  return clip(`${e.reason.toLowerCase()} error${typeof detail === "string" && detail !== "" ? ` (${detail})` : ""}`, 200)
-}
-
-/** A property read that never throws. */
-const read = (u: unknown, key: string): unknown => {
-  if ((typeof u !== "object" && typeof u !== "function") || u === null) return undefined
-  try {
-    return (u as Record<string, unknown>)[key]
-  } catch {
-    return undefined
-  }
-}
 

@@ -7,12 +7,7 @@
  */
 import * as Either from "effect/Either"
 import { decodeErrorBody } from "./chatCompletionsChunk.js"
-
-/** At most `max` characters of `text` on one line, with an ellipsis when cut. */
-export const clip = (text: string, max = 300): string => {
-  const line = text.replace(/\s+/g, " ").trim()
-  return line.length <= max ? line : `${line.slice(0, max - 1)}…`
-}
+import { clip, statusRetryable } from "./transport.js"
 
 /** The message of an error object or string, as a server sent it. */
 export const errorText = (error: { readonly message?: string | null | undefined } | string): string =>
@@ -38,9 +33,6 @@ const partialMessage = (body: string): string | undefined => {
     return found[1]
   }
 }
-
-/** Whether a status may succeed when tried again: a timeout, a rate limit, or a server fault. */
-export const statusRetryable = (status: number): boolean => status === 408 || status === 429 || status >= 500
 
 /** Whether an error a server reported mid-stream may pass when tried again (a rate limit or a server fault). */
 export const streamErrorRetryable = (

@@ -22,7 +22,8 @@ import { Errors } from "@toolgate/runtime"
 import type { StreamEvent } from "@toolgate/runtime"
 import type { ServerSentEvent } from "./sse.js"
 import { type Chunk as WireChunk, decodeChunk, type ToolCallDelta } from "./chatCompletionsChunk.js"
-import { clip, errorText, streamErrorRetryable } from "./chatCompletionsErrors.js"
+import { errorText, streamErrorRetryable } from "./chatCompletionsErrors.js"
+import { clip } from "./transport.js"
 
 /** Who is reading (named in errors) and how server texts are scrubbed before they reach an error. */
 export interface Options {

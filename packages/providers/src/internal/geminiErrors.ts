@@ -7,15 +7,7 @@
  * @internal
  */
 import { decodeErrorBody, type ErrorObject } from "./geminiWire.js"
-
-/** At most `max` characters of `text` on one line, with an ellipsis when cut. */
-export const clip = (text: string, max = 300): string => {
-  const line = text.replace(/\s+/g, " ").trim()
-  return line.length <= max ? line : `${line.slice(0, max - 1)}…`
-}
-
-/** Whether a status may succeed when tried again: a timeout, a rate limit or quota, or a server fault. */
-export const statusRetryable = (status: number): boolean => status === 408 || status === 429 || status >= 500
+import { clip, statusRetryable } from "./transport.js"
 
 /** The canonical statuses Google reports that may pass when tried again. */
 const retryableStatuses: ReadonlySet<string> = new Set(["RESOURCE_EXHAUSTED", "UNAVAILABLE", "INTERNAL", "DEADLINE_EXCEEDED", "ABORTED"])

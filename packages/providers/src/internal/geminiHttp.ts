@@ -4,10 +4,9 @@
  *
  * @internal
  */
-import type * as HttpClientError from "@effect/platform/HttpClientError"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
-import { clip } from "./geminiErrors.js"
+
 
 /** Bytes pass until `max` have passed; the chunk that would exceed it fails the stream with `onExceed()`. */
 export const limitBytes = <E2>(max: number, onExceed: () => E2) =>
@@ -20,23 +19,6 @@ export const limitBytes = <E2>(max: number, onExceed: () => E2) =>
     }))
   })
 
-/** A transport failure in words: the system error code when there is one (`ECONNREFUSED`, …), else the message. */
-export const transportCause = (e: HttpClientError.HttpClientError): string => {
-  const inner = read(e.cause, "cause")
-  const code = read(inner, "code") ?? read(e.cause, "code")
-  const detail = typeof code === "string" ? code : read(inner, "message") ?? read(e.cause, "message")
-  return clip(`${e.reason.toLowerCase()} error${typeof detail === "string" && detail !== "" ? ` (${detail})` : ""}`, 200)
-}
-
-/** A property read that never throws. */
-const read = (u: unknown, key: string): unknown => {
-  if ((typeof u !== "object" && typeof u !== "function") || u === null) return undefined
-  try {
-    return (u as Record<string, unknown>)[key]
-  } catch {
-    return undefined
-  }
-}
 
 /** Thought signatures by call id, the oldest forgotten past `capacity` (histories only need their recent calls'). */
 export const signatures = (capacity: number) => {
