@@ -1,4 +1,4 @@
-import { describe, expect, it } from "@effect/vitest"
+import { assert, describe, expect, it } from "@effect/vitest"
 import { spawnSync } from "node:child_process"
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -62,9 +62,11 @@ describe("toolgate --help (the process)", () => {
     expect(stderr).not.toContain(escape)
   })
 
-  // A terminal (a pseudo-terminal from util-linux `script`): colour, unless NO_COLOR or TERM=dumb says no.
-  const script = ["/usr/bin/script", "/bin/script"].find((path) => process.platform === "linux" && existsSync(path))
-  it.skipIf(script === undefined)("on a terminal: styled help, but none with NO_COLOR or TERM=dumb", () => {
+  // A terminal (a pseudo-terminal from util-linux `script`, on every Debian machine in bsdutils): colour,
+  // unless NO_COLOR or TERM=dumb says no. Without `script` the test fails and says so, it is not skipped.
+  const script = ["/usr/bin/script", "/bin/script"].find((path) => existsSync(path))
+  it("on a terminal: styled help, but none with NO_COLOR or TERM=dumb", () => {
+    assert.isDefined(script, "this test needs util-linux `script` (Debian: bsdutils) to give the bin a terminal")
     const onTerminal = (env: Record<string, string>) =>
       spawnSync(script!, ["-qec", `"${process.execPath}" "${resolve(root, "apps/cli/bin/toolgate.js")}" check --help`, "/dev/null"], {
         cwd: root,
