@@ -4,8 +4,8 @@
  * pieces), the provider pointed at it, a request, and helpers to read what the server received.
  */
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
-import { Chunk, Effect, Redacted, Stream } from "effect"
-import type { Errors, Provider, StreamEvent } from "@toolgate/runtime"
+import { Effect, Redacted } from "effect"
+import type { Provider } from "@toolgate/runtime"
 import * as Gemini from "../src/Gemini.js"
 import type { Reply, Server } from "./OpenAiCompatible.support.js"
 
@@ -20,24 +20,7 @@ export const provider = (server: Server, options: Partial<Gemini.Options> = {}):
     Effect.provide(FetchHttpClient.layer)
   )
 
-/** A request with no tools and one user message, unless told otherwise. */
-export const request = (overrides: Partial<Provider.CompletionRequest> = {}): Provider.CompletionRequest => ({
-  messages: [{ _tag: "User", text: "What is the weather in Paris and Tokyo?" }],
-  tools: [],
-  toolChoice: "auto",
-  ...overrides
-})
-
-/** Every event of one round trip, bounded by a timeout so a bug fails instead of hanging. */
-export const collect = (
-  p: Provider.AgentProvider,
-  r: Provider.CompletionRequest = request()
-): Effect.Effect<ReadonlyArray<StreamEvent.StreamEvent>, Errors.ProviderError | string> =>
-  p.stream(r).pipe(
-    Stream.runCollect,
-    Effect.map(Chunk.toReadonlyArray),
-    Effect.timeoutFail({ duration: "20 seconds", onTimeout: () => "the test timed out" })
-  )
+export { collect, request } from "./support/roundTrip.js"
 
 /** Writes the first `bytes` bytes of `text` as an event stream, then destroys the socket (a connection cut mid-body). */
 export const cutOff = (text: string, bytes: number): Reply => (_req, res) => {

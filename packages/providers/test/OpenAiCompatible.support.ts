@@ -5,10 +5,9 @@
  * body, or nothing at all.
  */
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
-import { Chunk, Effect, Stream } from "effect"
+import { Effect } from "effect"
 import type { Scope } from "effect"
-import type { Provider, StreamEvent } from "@toolgate/runtime"
-import type { Errors } from "@toolgate/runtime"
+import type { Provider } from "@toolgate/runtime"
 import * as fs from "node:fs"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
@@ -121,21 +120,4 @@ export const provider = (
     Effect.provide(FetchHttpClient.layer)
   )
 
-/** A request with no tools and one user message, unless told otherwise. */
-export const request = (overrides: Partial<Provider.CompletionRequest> = {}): Provider.CompletionRequest => ({
-  messages: [{ _tag: "User", text: "What is the weather in Paris and Tokyo?" }],
-  tools: [],
-  toolChoice: "auto",
-  ...overrides
-})
-
-/** Every event of one round trip, bounded by a timeout so a bug fails instead of hanging. */
-export const collect = (
-  p: Provider.AgentProvider,
-  r: Provider.CompletionRequest = request()
-): Effect.Effect<ReadonlyArray<StreamEvent.StreamEvent>, Errors.ProviderError | string> =>
-  p.stream(r).pipe(
-    Stream.runCollect,
-    Effect.map(Chunk.toReadonlyArray),
-    Effect.timeoutFail({ duration: "20 seconds", onTimeout: () => "the test timed out" })
-  )
+export { collect, request } from "./support/roundTrip.js"
