@@ -7,6 +7,7 @@
  */
 import * as Either from "effect/Either"
 import * as Fillers from "./internal/coercionFillers.js"
+import * as Scalars from "./internal/coercionScalars.js"
 import * as Walk from "./internal/coercionWalk.js"
 import type { JsonSchema } from "./JsonSchema.js"
 import type { JsonValue } from "./JsonValue.js"
@@ -67,3 +68,6 @@ export const coerce = (
     return { value, coercions: none }
   }
 }
+
+/** `"true"`/`"yes"`/`"1"` and `"false"`/`"no"`/`"0"`, trimmed, any case, as a boolean, or undefined: the one table of boolean words. */
+export const parseBoolean: (s: string) => boolean | undefined = Scalars.parseBoolean

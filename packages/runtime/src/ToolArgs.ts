@@ -13,7 +13,7 @@
  */
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
-import type { JsonValue as J } from "@toolgate/json-schema"
+import { Coercion, type JsonValue as J } from "@toolgate/json-schema"
 import { clip, describe, hasOwnValue, isPlainObject, ownValue, parseJson, safeGet, safeString } from "./internal/json.js"
 import { failure } from "./internal/kinds.js"
 import type { Failure } from "./ToolEnvelope.js"
@@ -94,8 +94,6 @@ const optional = <A>(reader: Reader<A>, args: unknown, key: string, options: Opt
 
 const integerText = /^[+-]?\d+(?:\.0+)?$/
 const numberText = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/
-const trueWords: ReadonlyArray<string> = ["true", "yes", "1"]
-const falseWords: ReadonlyArray<string> = ["false", "no", "0"]
 
 /** A finite number from a number or from a numeric string that matches `pattern`. */
 const numeric = (u: J.JsonValue | undefined, pattern: RegExp): number | undefined => {
@@ -137,8 +135,8 @@ const booleanReader: Reader<boolean> = {
   read: (u) => {
     if (typeof u === "boolean") return { value: u }
     if (typeof u !== "string" || u.length > 20) return undefined
-    const t = u.trim().toLowerCase()
-    return trueWords.includes(t) ? { value: true } : falseWords.includes(t) ? { value: false } : undefined
+    const b = Coercion.parseBoolean(u)
+    return b === undefined ? undefined : { value: b }
   }
 }
 
