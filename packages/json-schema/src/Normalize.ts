@@ -24,9 +24,6 @@ export interface Strict extends Normalized {
 /** OpenAI-style strict mode: sanitize, close every object, require every key, make optionals nullable; fail open. */
 export const openAiStrict: (schema: JsonSchema) => Strict = OpenAi.openAiStrict
 
-/** Whether strict mode is switched off for this process (`TOOLGATE_NO_STRICT` set to a true-ish value). */
-export const strictDisabled: (env?: Readonly<Record<string, string | undefined>>) => boolean = OpenAi.strictDisabled
-
 /** Google Gemini / Vertex: strip unsupported keywords (spilling the meaningful ones into `description`). */
 export const google: (schema: JsonSchema) => Normalized = Google.google
 

@@ -267,31 +267,6 @@ describe("openAiStrict: hostile input", () => {
   })
 })
 
-describe("strictDisabled", () => {
-  it("is on for 1, true and yes in any case, off otherwise", () => {
-    for (const v of ["1", "true", "TRUE", "Yes", " yes "]) assert.isTrue(Normalize.strictDisabled({ TOOLGATE_NO_STRICT: v }), v)
-    for (const v of ["0", "false", "no", "", "y", "on", undefined]) assert.isFalse(Normalize.strictDisabled({ TOOLGATE_NO_STRICT: v }), String(v))
-    assert.isFalse(Normalize.strictDisabled({}))
-    assert.isFalse(Normalize.strictDisabled(Object.create({ TOOLGATE_NO_STRICT: "1" })))
-    assert.isFalse(Normalize.strictDisabled(null as never))
-    const hostile = new Proxy({}, { getOwnPropertyDescriptor: () => { throw new Error("boom") } })
-    assert.isFalse(Normalize.strictDisabled(hostile))
-  })
-
-  it("reads process.env by default", () => {
-    const before = process.env["TOOLGATE_NO_STRICT"]
-    try {
-      process.env["TOOLGATE_NO_STRICT"] = "yes"
-      assert.isTrue(Normalize.strictDisabled())
-      delete process.env["TOOLGATE_NO_STRICT"]
-      assert.isFalse(Normalize.strictDisabled())
-    } finally {
-      if (before === undefined) delete process.env["TOOLGATE_NO_STRICT"]
-      else process.env["TOOLGATE_NO_STRICT"] = before
-    }
-  })
-})
-
 /** Schemas as tools write them: typed leaves with dropped keywords, untyped enums, unions, nested objects. */
 const schemas = (() => {
   const names = FastCheck.constantFrom("a", "b", "format", "default", "__proto__", "constructor", "x y")

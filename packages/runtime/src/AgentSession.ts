@@ -6,10 +6,11 @@
  *
  * @since 0.1.0
  */
+import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as JSONSchema from "effect/JSONSchema"
-import type * as Option from "effect/Option"
+import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as PubSub from "effect/PubSub"
 import type * as Queue from "effect/Queue"
@@ -27,7 +28,7 @@ import { type Env, makeState } from "./internal/sessionState.js"
 import * as SessionTurn from "./internal/sessionTurn.js"
 import { undoLast } from "./internal/sessionUndo.js"
 import type * as Message from "./Message.js"
-import type * as Provider from "./Provider.js"
+import * as Provider from "./Provider.js"
 import type * as RepairBudget from "./RepairBudget.js"
 import * as RunLimits from "./RunLimits.js"
 import type * as SessionEvent from "./SessionEvent.js"
@@ -42,24 +43,56 @@ export type Mode = "cloudProfile" | "local"
 export interface Options<R> {
   /** The session's id, the first part of every idempotency key (default: a random UUID). */
   readonly id?: string
-  readonly provider: Provider.AgentProvider
+  /** The model (default: the `Provider` service). */
+  readonly provider?: Provider.AgentProvider
   readonly toolkit: Toolkit.Toolkit<R>
   readonly mode: Mode
-  /** The per-turn limits (default `RunLimits.defaults`). */
+  /** The per-turn limits (default: the `RunLimits` service when one is provided, else `RunLimits.defaults`). */
   readonly limits?: RunLimits.Input
   /** Where refs may point (default "turn"); chaining itself is switched on by `ArgumentValidator.toolChaining`. */
   readonly chainScope?: ToolChain.Scope
   /** Runs on every outbound request of a provider that declares `requiresNetworking`. */
   readonly preTransmit?: (request: Provider.CompletionRequest) => Effect.Effect<Provider.CompletionRequest, Errors.ProviderError>
-  /** The events hub's capacity (sliding; default 1024; at most 1,000,000, a value that is not a positive integer takes the default). */
+  /** The events hub's capacity (sliding; an integer from 1 to 1,000,000; default 1024). */
   readonly eventCapacity?: number
   /**
-   * The most stream events one round trip may bring (default 100,000): a round is collected before it is
-   * acted on, so a provider that streams without end fails the turn with a `ProviderError` instead of
-   * filling memory. A value that is not a positive integer takes the default.
+   * The most stream events one round trip may bring (a positive integer, default 100,000): a round is
+   * collected before it is acted on, so a provider that streams without end fails the turn with a
+   * `ProviderError` instead of filling memory.
    */
   readonly maxEventsPerRound?: number
 }
+
+/** The options that are data, as a Schema: what `make` decodes once (defaults filled in). */
+const Settings = Schema.Struct({
+  id: Schema.optionalWith(Schema.NonEmptyString, { exact: true }),
+  mode: Schema.Literal("cloudProfile", "local"),
+  limits: Schema.optionalWith(RunLimits.Limits, { exact: true }),
+  chainScope: Schema.optionalWith(Schema.Literal("turn", "session"), { exact: true, default: () => "turn" as const }),
+  eventCapacity: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, 1_000_000)), { exact: true, default: () => 1024 }),
+  maxEventsPerRound: Schema.optionalWith(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)), { exact: true, default: () => 100_000 })
+})
+
+/** The options a caller gave are not valid (a mode that is none, an empty id, a limit or capacity out of range). */
+export class InvalidSessionOptions extends Schema.TaggedError<InvalidSessionOptions>()("InvalidSessionOptions", {
+  detail: Schema.String
+}) {
+  /** What is wrong. */
+  override get message(): string {
+    return `Invalid session options: ${this.detail}`
+  }
+}
+
+const decodeSettings = Schema.decodeUnknown(Settings, { errors: "all", onExcessProperty: "ignore" })
+
+/**
+ * `TOOLGATE_NO_STRICT` set to `1`, `true` or `yes` (any case, trimmed): no tool goes out with a strict flag
+ * (a provider with the `openai-strict` dialect gets the schemas unchanged). Read when a session is made.
+ */
+export const strictDisabled: Config.Config<boolean> = Config.string("TOOLGATE_NO_STRICT").pipe(
+  Config.map((v) => ["1", "true", "yes"].includes(v.trim().toLowerCase())),
+  Config.withDefault(false)
+)
 
 /** How one send may use tools (default `auto`). */
 export interface SendOptions {
@@ -140,11 +173,6 @@ export interface AgentSession {
   readonly subscribe: Effect.Effect<Queue.Dequeue<SessionEvent.SessionEvent>, never, Scope.Scope>
 }
 
-const capacityOf = (u: unknown): number =>
-  typeof u === "number" && Number.isSafeInteger(u) && u >= 1 ? Math.min(u, 1_000_000) : 1024
-
-const eventLimitOf = (u: unknown): number => typeof u === "number" && Number.isSafeInteger(u) && u >= 1 ? u : 100_000
-
 /** The JSON Schema of `schema` for the request, or why it has none. */
 const jsonSchemaOf = <A, I>(schema: Schema.Schema<A, I>): Either.Either<JsonSchema.JsonSchema, StructuredOutputInvalid> =>
   Either.try({
@@ -167,7 +195,7 @@ const methods = (env: Env, serialized: <A, E>(effect: Effect.Effect<A, E>) => Ef
     const decode = Schema.decodeUnknown(Schema.parseJson(schema), { errors: "all" })
     const accept = (answer: string) =>
       Effect.mapError(decode(answer), (e) => new StructuredOutputInvalid({ detail: ParseResult.TreeFormatter.formatErrorSync(e) }))
-    const [, value] = yield* serialized(SessionTurn.run(env, safeString(text), { toolChoice: "auto", structuredOutput, accept }))
+    const [, value] = yield* serialized(SessionTurn.run(env, text, { toolChoice: "auto", structuredOutput, accept }))
     return value
   })
   const reconcile = (keys: ReadonlyArray<string>) =>
@@ -187,32 +215,44 @@ const methods = (env: Env, serialized: <A, E>(effect: Effect.Effect<A, E>) => Ef
   }
 }
 
-/** A session over `options.provider` and `options.toolkit`; the toolkit's requirements are captured here. */
-export function make<R>(
-  options: Options<R> & { readonly mode: "local" }
-): Effect.Effect<AgentSession, RunLimits.InvalidRunLimits, R | ArgumentValidator>
-/** A cloud-profile session: the drift gate runs before its first request (and again after a degraded verdict). */
-export function make<R>(
-  options: Options<R> & { readonly mode: "cloudProfile" }
-): Effect.Effect<AgentSession, RunLimits.InvalidRunLimits, R | ArgumentValidator | DriftGate>
-export function make<R>(options: Options<R>): Effect.Effect<AgentSession, RunLimits.InvalidRunLimits, any> {
+/** What a session made with `options` needs from context besides the toolkit's requirements. */
+export type Requirements<O> =
+  | ArgumentValidator
+  | (O extends { readonly mode: "cloudProfile" } ? DriftGate : never)
+  | (O extends { readonly provider: Provider.AgentProvider } ? never : Provider.Provider)
+
+/**
+ * A session over `options.toolkit` (its requirements are captured here). The validator, and in
+ * cloud-profile mode the drift gate, come from context; so do the provider and the limits unless given.
+ * Options that are not valid fail with `InvalidSessionOptions`.
+ */
+export function make<O extends Options<any>>(
+  options: O
+): Effect.Effect<AgentSession, InvalidSessionOptions, Toolkit.Requirements<O["toolkit"]> | Requirements<O>>
+export function make(options: Options<unknown>): Effect.Effect<AgentSession, InvalidSessionOptions, any> {
   return Effect.gen(function*() {
-    const limits = yield* RunLimits.make(options.limits ?? {})
-    const context = yield* Effect.context<R>()
+    const settings = yield* Effect.mapError(
+      decodeSettings(options),
+      (e) => new InvalidSessionOptions({ detail: ParseResult.TreeFormatter.formatErrorSync(e) })
+    )
+    const provider = options.provider ?? (yield* Provider.Provider)
+    const limits = settings.limits ?? Option.getOrElse(yield* Effect.serviceOption(RunLimits.RunLimits), () => RunLimits.defaults)
+    const context = yield* Effect.context<unknown>()
     const validator = yield* ArgumentValidator
-    const gate = options.mode === "cloudProfile" ? yield* DriftGate : undefined
-    const state = yield* makeState(capacityOf(options.eventCapacity))
+    const gate = settings.mode === "cloudProfile" ? yield* DriftGate : undefined
+    const state = yield* makeState(settings.eventCapacity)
     const env: Env = {
       ...state,
-      id: typeof options.id === "string" && options.id !== "" ? options.id : crypto.randomUUID(),
-      provider: options.provider,
+      id: settings.id ?? crypto.randomUUID(),
+      provider,
       toolkit: Toolkit.provideContext(options.toolkit, context),
       validator,
       gate,
       limits,
-      chainScope: options.chainScope === "session" ? "session" : "turn",
+      chainScope: settings.chainScope,
       preTransmit: options.preTransmit,
-      maxEventsPerRound: eventLimitOf(options.maxEventsPerRound)
+      maxEventsPerRound: settings.maxEventsPerRound,
+      strictDisabled: yield* Effect.orElseSucceed(strictDisabled, () => false)
     }
     const semaphore = yield* Effect.makeSemaphore(1)
     return methods(env, semaphore.withPermits(1))

@@ -58,12 +58,10 @@ describe("AgentSession (hostile input)", () => {
       assert.deepStrictEqual(yield* s.history, [{ _tag: "User", text: "flood" }])
       assert.strictEqual(runs(), 0)
       assert.strictEqual((yield* s.send("again")).text, "back")
-      // a limit that is not a positive integer takes the default (100,000): a 20,000-event round passes
+      // by default (100,000) a 20,000-event round passes
       const many = make([() => Stream.make(...Array.from({ length: 20_000 }, () => text("z")), done)])
-      const lenient = yield* AgentSession.make({ provider: many, toolkit, mode: "local", maxEventsPerRound: -3 }).pipe(
-        Effect.provide(ArgumentValidator.layer)
-      )
-      assert.strictEqual((yield* lenient.send("ok")).text.length, 20_000)
+      const byDefault = yield* AgentSession.make({ provider: many, toolkit, mode: "local" }).pipe(Effect.provide(ArgumentValidator.layer))
+      assert.strictEqual((yield* byDefault.send("ok")).text.length, 20_000)
     }))
 
   it.live("an executor that never ends is interrupted with the send; nothing is committed", () =>
@@ -142,23 +140,25 @@ describe("AgentSession (hostile input)", () => {
       assert.isUndefined(({} as Record<string, unknown>)["polluted"])
     }))
 
-  it.effect("wrong-typed inputs to make and send: typed errors or sane defaults, never a throw", () =>
+  it.effect("wrong-typed inputs to make and send: one typed error for options, never a throw", () =>
     Effect.gen(function*() {
       const { toolkit } = adder()
       const provider = make([answer("a"), answer("b"), answer("c")])
-      const badLimits = yield* Effect.flip(
-        AgentSession.make({ provider, toolkit, mode: "local", limits: { maxProviderRoundTrips: -1 } }).pipe(Effect.provide(ArgumentValidator.layer))
-      )
-      assert.strictEqual(badLimits._tag, "InvalidRunLimits")
-      const garbage = yield* Effect.flip(
-        AgentSession.make({ provider, toolkit, mode: "local", limits: "many" as never }).pipe(Effect.provide(ArgumentValidator.layer))
-      )
-      assert.strictEqual(garbage._tag, "InvalidRunLimits")
-      for (const eventCapacity of [Number.NaN, -1, 0.5, 1e12]) {
-        const s = yield* AgentSession.make({ provider: make([answer("fine")]), toolkit, mode: "local", eventCapacity }).pipe(
-          Effect.provide(ArgumentValidator.layer)
-        )
-        assert.strictEqual((yield* s.send("x")).text, "fine")
+      const invalid = (options: Partial<AgentSession.Options<never>>) =>
+        Effect.flip(AgentSession.make({ provider, toolkit, mode: "local", ...options }).pipe(Effect.provide(ArgumentValidator.layer)))
+      const bad: ReadonlyArray<readonly [Partial<AgentSession.Options<never>>, string]> = [
+        [{ limits: { maxProviderRoundTrips: -1 } }, "maxProviderRoundTrips"],
+        [{ limits: "many" as never }, "limits"],
+        [{ mode: "remote" as never }, "mode"],
+        [{ id: "" }, "id"],
+        [{ chainScope: "world" as never }, "chainScope"],
+        [{ maxEventsPerRound: -3 }, "maxEventsPerRound"],
+        ...[Number.NaN, -1, 0.5, 1e12].map((eventCapacity) => [{ eventCapacity }, "eventCapacity"] as const)
+      ]
+      for (const [options, key] of bad) {
+        const e = yield* invalid(options)
+        assert.strictEqual(e._tag, "InvalidSessionOptions")
+        assert.include(e.message, key)
       }
       const s = yield* session(provider, toolkit)
       yield* s.send(42 as never)

@@ -44,21 +44,3 @@ const failOpen = (schema: JsonSchema, why: NotStrict): Result => ({
   }]
 })
 
-/** Values of `TOOLGATE_NO_STRICT` that switch strict mode off (compared trimmed, in any case). */
-const yes: ReadonlySet<string> = new Set(["1", "true", "yes"])
-
-/**
- * Whether strict mode is switched off for this process: `TOOLGATE_NO_STRICT` set to `1`, `true` or `yes`
- * (any case). The caller then sends the schema without a strict flag.
- */
-export const strictDisabled = (
-  env: Readonly<Record<string, string | undefined>> | undefined = typeof process === "undefined" ? undefined : process.env
-): boolean => {
-  try {
-    if (typeof env !== "object" || env === null) return false
-    const value = Object.prototype.hasOwnProperty.call(env, "TOOLGATE_NO_STRICT") ? env["TOOLGATE_NO_STRICT"] : undefined
-    return typeof value === "string" && yes.has(value.trim().toLowerCase())
-  } catch {
-    return false
-  }
-}

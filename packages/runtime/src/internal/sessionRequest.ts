@@ -23,7 +23,7 @@ export interface Definitions {
 export interface DefinitionOptions {
   /** Widen every schema with `RefAware.widen` first, so the model may pass sentinel refs. */
   readonly toolChaining: boolean
-  /** Strict mode is off for the process (`Normalize.strictDisabled()`): no tool goes out strict. */
+  /** Strict mode is off (`TOOLGATE_NO_STRICT`, read when the session was made): no tool goes out strict. */
   readonly strictDisabled: boolean
 }
 

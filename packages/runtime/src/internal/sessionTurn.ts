@@ -12,7 +12,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Ref from "effect/Ref"
 import * as Stream from "effect/Stream"
-import { type JsonSchema, Normalize } from "@toolgate/json-schema"
+import type { JsonSchema } from "@toolgate/json-schema"
 import type * as AgentSession from "../AgentSession.js"
 import type * as DriftGate from "../DriftGate.js"
 import { ProviderError, ToolChoiceUnsupported, TurnDeadlineExceeded } from "../Errors.js"
@@ -72,7 +72,7 @@ const admit = Effect.fnUntraced(function*(env: Env, toolChoice: Provider.ToolCho
   }
   const definitions = yield* SessionRequest.definitions(env.toolkit, capabilities, {
     toolChaining: env.validator.toolChaining,
-    strictDisabled: Normalize.strictDisabled()
+    strictDisabled: env.strictDisabled
   })
   const warnings = yield* env.provider.validateTools(definitions.tools)
   return { definitions, warnings }

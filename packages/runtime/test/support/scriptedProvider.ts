@@ -100,7 +100,7 @@ export const session = (
   provider: Provider.AgentProvider,
   toolkit: Toolkit.Toolkit<never>,
   options: SessionOptions = {}
-): Effect.Effect<AgentSession.AgentSession, RunLimits.InvalidRunLimits> =>
+): Effect.Effect<AgentSession.AgentSession, AgentSession.InvalidSessionOptions> =>
   AgentSession.make({
     provider,
     toolkit,

@@ -1,0 +1,61 @@
+import { assert, describe, it } from "@effect/vitest"
+import * as ConfigProvider from "effect/ConfigProvider"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import { AgentSession, ArgumentValidator, Provider, RunLimits, Tool, Toolkit } from "../src/index.js"
+import { answer, call, done, make } from "./support/scriptedProvider.js"
+
+const echo = Tool.make("echo", {
+  description: "Echoes a word.",
+  parameters: Schema.Struct({ word: Schema.optional(Schema.String) }),
+  execute: ({ word }) => Effect.succeed(word ?? "")
+})
+const toolkit = Toolkit.make(echo).pipe(Effect.runSync)
+
+const config = (entries: ReadonlyArray<readonly [string, string]>) => Layer.setConfigProvider(ConfigProvider.fromMap(new Map(entries)))
+
+describe("AgentSession wiring from context", () => {
+  it.effect("the provider comes from the Provider service; a provider given as an option overrides it", () =>
+    Effect.gen(function*() {
+      const fromContext = make([answer("from context")])
+      const given = make([answer("given")])
+      const s = yield* AgentSession.make({ toolkit, mode: "local" }).pipe(Effect.provideService(Provider.Provider, fromContext))
+      assert.strictEqual((yield* s.send("hi")).text, "from context")
+      const o = yield* AgentSession.make({ toolkit, mode: "local", provider: given }).pipe(Effect.provideService(Provider.Provider, fromContext))
+      assert.strictEqual((yield* o.send("hi")).text, "given")
+      assert.deepStrictEqual([fromContext.requests.length, given.requests.length], [1, 1])
+    }).pipe(Effect.provide(ArgumentValidator.layer)))
+
+  it.effect("the limits come from RunLimits.layerConfig; limits given as an option override them", () =>
+    Effect.gen(function*() {
+      // three rounds, two calling a tool the toolkit lacks (nothing runs): two round trips allowed by config refuse the third
+      const rounds = () => make([[call("a", "nope", {}), done], [call("b", "nope", {}), done], answer("end")])
+      const limited = yield* AgentSession.make({ toolkit, mode: "local", provider: rounds() }).pipe(
+        Effect.provide(RunLimits.layerConfig.pipe(Layer.provide(config([["TOOLGATE_MAX_PROVIDER_ROUND_TRIPS", "2"]]))))
+      )
+      const e = yield* Effect.flip(limited.send("go"))
+      assert.strictEqual(e._tag, "RoundTripLimitExceeded")
+      assert.deepStrictEqual(e._tag === "RoundTripLimitExceeded" && e.limit, 2)
+      const overridden = yield* AgentSession.make({ toolkit, mode: "local", provider: rounds(), limits: { maxProviderRoundTrips: 3 } }).pipe(
+        Effect.provide(RunLimits.layerWith({ maxProviderRoundTrips: 2 }))
+      )
+      assert.strictEqual((yield* overridden.send("go")).usage.roundTrips, 3)
+      const byDefault = yield* AgentSession.make({ toolkit, mode: "local", provider: rounds() })
+      assert.strictEqual((yield* byDefault.send("go")).usage.roundTrips, 3)
+    }).pipe(Effect.provide(ArgumentValidator.layer)))
+
+  it.effect("TOOLGATE_NO_STRICT is read from config when the session is made: 1, true, yes (any case) turn strict off", () =>
+    Effect.gen(function*() {
+      const strictFlags = (entries: ReadonlyArray<readonly [string, string]>) =>
+        Effect.gen(function*() {
+          const provider = make([answer("ok")], { schemaDialect: "openai-strict" })
+          const s = yield* AgentSession.make({ toolkit, mode: "local", provider }).pipe(Effect.provide(config(entries)))
+          yield* s.send("hi")
+          return provider.requests[0]!.tools.map((t) => t.strict)
+        })
+      assert.deepStrictEqual(yield* strictFlags([]), [true])
+      for (const v of ["1", "true", "TRUE", " Yes "]) assert.deepStrictEqual(yield* strictFlags([["TOOLGATE_NO_STRICT", v]]), [false], v)
+      for (const v of ["0", "no", "", "on"]) assert.deepStrictEqual(yield* strictFlags([["TOOLGATE_NO_STRICT", v]]), [true], v)
+    }).pipe(Effect.provide(ArgumentValidator.layer)))
+})
