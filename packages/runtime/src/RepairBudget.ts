@@ -10,7 +10,6 @@ import * as Effect from "effect/Effect"
 import * as Ref from "effect/Ref"
 import type { Validator } from "@toolgate/json-schema"
 import { RoundTripLimitExceeded, ToolArgumentRepairExhausted } from "./Errors.js"
-import { safeGet } from "./internal/json.js"
 import { RunLimits, type Limits } from "./RunLimits.js"
 
 /** What a turn has spent so far. */
@@ -44,20 +43,6 @@ interface State extends Usage {
   readonly lastIssues: ReadonlyArray<Validator.Issue>
 }
 
-const str = (u: unknown): string => typeof u === "string" ? u : ""
-
-/** Issues as plain data the error's Schema accepts, whatever the caller passed. */
-const plainIssues = (issues: unknown): ReadonlyArray<Validator.Issue> => {
-  if (!Array.isArray(issues)) return []
-  return issues.filter((i) => typeof i === "object" && i !== null).map((i) => ({
-    path: str(safeGet(i, "path")),
-    field: str(safeGet(i, "field")),
-    keyword: str(safeGet(i, "keyword")),
-    expected: str(safeGet(i, "expected")),
-    message: str(safeGet(i, "message"))
-  }))
-}
-
 /** The outcome of charging a round: the new state, and whether the budget held. */
 const charge = (state: State, issues: ReadonlyArray<Validator.Issue>, limit: number): readonly [boolean, State] => {
   if (state.chargedRound === state.roundTrips) {
@@ -74,16 +59,9 @@ const charge = (state: State, issues: ReadonlyArray<Validator.Issue>, limit: num
   }]
 }
 
-/** A limit as given, or 0 when it is not a non-negative safe integer: a broken limit fails closed. */
-const limitOf = (u: unknown): number => Number.isSafeInteger(u) && (u as number) >= 0 ? u as number : 0
-
-/** A fresh budget for one turn (limits as `RunLimits.make` gives them; a broken limit counts as 0). */
-export const make = (given: Limits): Effect.Effect<RepairBudget> =>
+/** A fresh budget for one turn, within `limits` (as `RunLimits.make` decodes them). */
+export const make = (limits: Limits): Effect.Effect<RepairBudget> =>
   Effect.gen(function*() {
-    const limits = {
-      maxToolArgumentRepairs: limitOf(safeGet(given, "maxToolArgumentRepairs")),
-      maxProviderRoundTrips: limitOf(safeGet(given, "maxProviderRoundTrips"))
-    }
     const state = yield* Ref.make<State>({ roundTrips: 0, repairs: 0, invalidRounds: 0, chargedRound: -1, exhausted: false, lastIssues: [] })
     const roundTrip = Effect.fn("RepairBudget.roundTrip")(function*() {
       const spent = yield* Ref.modify(state, (s) =>
@@ -91,9 +69,8 @@ export const make = (given: Limits): Effect.Effect<RepairBudget> =>
       if (!spent) return yield* new RoundTripLimitExceeded({ limit: limits.maxProviderRoundTrips })
     })
     const repair = Effect.fn("RepairBudget.repair")(function*(issues: ReadonlyArray<Validator.Issue>) {
-      const plain = plainIssues(issues)
       const [held, after] = yield* Ref.modify(state, (s) => {
-        const [ok, next] = charge(s, plain, limits.maxToolArgumentRepairs)
+        const [ok, next] = charge(s, issues, limits.maxToolArgumentRepairs)
         return [[ok, next] as const, next]
       })
       if (!held) {

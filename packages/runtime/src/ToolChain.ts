@@ -17,7 +17,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import { type JsonValue as J, RefAware, type Validator } from "@toolgate/json-schema"
 import * as ArgumentValidator from "./ArgumentValidator.js"
-import { clip, ownValue } from "./internal/json.js"
+import { clip } from "./internal/json.js"
 import * as Path from "./internal/toolChainPath.js"
 import { type Replacement, substitute } from "./internal/toolChainSubstitute.js"
 import type * as Tool from "./Tool.js"
@@ -34,22 +34,17 @@ const resultOnly: ReadonlyArray<Path.Segment> = [{ key: "result", bracket: false
 
 /** The value a ref points at in `envelope`, or why not (`$path` dotted: "result.items.0.name"; absent → `result`). */
 export const valueAt = (envelope: ToolEnvelope.Envelope, path: string | undefined): Either.Either<J.JsonValue, string> => {
-  const ok = ownValue(envelope, "ok")
-  if (ok === false) return Either.left(`the call failed: ${failureText(envelope)}`)
-  if (ok !== true) return Either.left("it is not a tool result envelope")
+  if (!envelope.ok) return Either.left(`the call failed: ${failureText(envelope)}`)
   if (path === undefined) return Path.walk(envelope, resultOnly)
-  if (typeof path !== "string") return Either.left("the path is not a string")
   const segments = Path.parse(path)
   return Either.isLeft(segments) ? Either.left(segments.left) : Path.walk(envelope, segments.right)
 }
 
 /** A failure envelope's message, clipped for a sentence about it. */
-const failureText = (envelope: unknown): string => {
-  const message = ownValue(envelope, "message")
-  if (typeof message !== "string") return "(no message)"
+const failureText = (envelope: ToolEnvelope.Failure): string => {
   // clipped first, then trailing dots and spaces dropped by a loop (a regex could backtrack on a huge message):
   // the sentence around it ends with its own period
-  const text = clip(message, 300)
+  const text = clip(envelope.message, 300)
   let end = text.length
   while (end > 0 && (text[end - 1] === "." || text[end - 1]!.trim() === "")) end--
   return end === 0 ? "(no message)" : text.slice(0, end)
@@ -70,25 +65,12 @@ const issue = (located: RefAware.Located, keyword: string, expected: string, mes
   message
 })
 
-/** The envelope of `id` in `results`; a map whose `get` throws has none. */
-const lookup = (results: Results, id: string): ToolEnvelope.Envelope | undefined => {
-  try {
-    return results.get(id)
-  } catch {
-    return undefined
-  }
-}
-
 /** Up to ten ids of `results`, to tell the model which calls it may point at. */
 const knownIds = (results: Results): ReadonlyArray<string> => {
   const out: Array<string> = []
-  try {
-    for (const id of results.keys()) {
-      if (out.length === 10) break
-      if (typeof id === "string") out.push(clip(id, 80))
-    }
-  } catch {
-    // a hostile map lists nothing
+  for (const id of results.keys()) {
+    if (out.length === 10) break
+    out.push(clip(id, 80))
   }
   return out
 }
@@ -117,16 +99,14 @@ const follow = (located: RefAware.Located, results: Results): Either.Either<J.Js
         `the call's result with \`$path\` instead, e.g. { "$tool": "${clip($tool, 80)}", "$path": "result" }.`
     ))
   }
-  const envelope = lookup(results, $tool)
+  const envelope = results.get($tool)
   if (envelope === undefined) return Either.left(unknownCall(located, results))
-  const ok = ownValue(envelope, "ok")
-  if (ok !== true) {
-    const why = ok === false ? `${clip($tool, 80)} failed: ${failureText(envelope)}` : `the result of ${quoted($tool)} is not an envelope`
+  if (!envelope.ok) {
     return Either.left(issue(
       located,
       "$tool",
       "the id of an earlier call that succeeded",
-      `${where(located)} cannot be resolved: ${why}. A ref can only read the result of a call that succeeded.`
+      `${where(located)} cannot be resolved: ${clip($tool, 80)} failed: ${failureText(envelope)}. A ref can only read the result of a call that succeeded.`
     ))
   }
   const value = valueAt(envelope, $path)
@@ -185,7 +165,7 @@ export const resolve: <A>(
     results: Results,
     options?: { readonly fromStrictProvider?: boolean }
   ) {
-    const name = typeof tool.name === "string" ? tool.name : ""
+    const name = tool.name
     yield* Effect.annotateCurrentSpan({ tool: name, callId: call.callId, refs: call.refs.length })
     const replacements: Array<Replacement> = []
     const issues: Array<Validator.Issue> = []

@@ -13,8 +13,8 @@
  * @internal
  */
 import * as Either from "effect/Either"
-import { JsonValue as J } from "@toolgate/json-schema"
-import { clip, describe, isPlainObject } from "./json.js"
+import type { JsonValue as J } from "@toolgate/json-schema"
+import { clip, describe } from "./json.js"
 
 /** One step of a path: a key, and whether it was written as `[n]`. */
 export interface Segment {
@@ -113,27 +113,20 @@ const step = (cur: unknown, segments: ReadonlyArray<Segment>, i: number): Either
     const found = own(cur, key)
     return found === undefined ? Either.left(`item ${key} of ${here()} cannot be read`) : Either.right(found.value)
   }
-  if (isPlainObject(cur)) {
+  if (typeof cur === "object" && cur !== null) {
     const found = own(cur, key)
     return found === undefined ? Either.left(`${here()} has no ${quoted(key)}${keysHint(cur)}`) : Either.right(found.value)
   }
-  if (typeof cur === "object" && cur !== null) return Either.left(`${here()} is not JSON data, so it has no ${quoted(key)}`)
   return Either.left(`${here()} is ${describe(cur)}, not an object or an array, so it has no ${quoted(key)}`)
 }
 
-/** The value at `segments` from `root`, or why not; the value must be JSON all the way down. */
-export const walk = (root: unknown, segments: ReadonlyArray<Segment>): Either.Either<J.JsonValue, string> => {
-  try {
-    let cur: unknown = root
-    for (let i = 0; i < segments.length; i++) {
-      const next = step(cur, segments, i)
-      if (Either.isLeft(next)) return Either.left(next.left)
-      cur = next.right
-    }
-    if (!J.isJsonValue(cur)) return Either.left(`the value at ${quoted(render(segments, segments.length))} is not JSON data`)
-    return Either.right(cur)
-  } catch {
-    // only a hostile value (a throwing Proxy trap) gets here: plain data never throws
-    return Either.left(`the value at ${quoted(render(segments, segments.length))} cannot be read`)
+/** The value at `segments` from `root`, a JSON value (an envelope), or why there is none. */
+export const walk = (root: J.JsonValue, segments: ReadonlyArray<Segment>): Either.Either<J.JsonValue, string> => {
+  let cur: unknown = root
+  for (let i = 0; i < segments.length; i++) {
+    const next = step(cur, segments, i)
+    if (Either.isLeft(next)) return Either.left(next.left)
+    cur = next.right
   }
+  return Either.right(cur as J.JsonValue)
 }
