@@ -8,7 +8,7 @@
  */
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
-import { Capabilities } from "@toolgate/runtime"
+import { Capabilities, DriftGate } from "@toolgate/runtime"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -90,7 +90,7 @@ const report = (source: Source, local: ToolsFile.Tools) =>
         return {
           _tag: "Checked",
           version: probed.version,
-          rows: CheckReport.rows(probed.toolSchemas, local.schemas),
+          rows: DriftGate.verdicts(probed.toolSchemas, local.schemas),
           localOnly: Array.from(local.schemas.keys()).filter((name) => !probed.toolSchemas.has(name)),
           upgrades: local.upgrades
         } satisfies CheckReport.Report

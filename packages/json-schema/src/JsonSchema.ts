@@ -7,6 +7,7 @@
 import * as K from "./internal/keywords.js"
 import * as P from "./internal/pointer.js"
 import * as R from "./internal/resolve.js"
+import * as SK from "./internal/stableKey.js"
 import * as UE from "./internal/unenforced.js"
 import * as U from "./internal/upgrade.js"
 import type { JsonValue } from "./JsonValue.js"
@@ -116,6 +117,12 @@ export interface Change {
  */
 export const upgrade = (schema: unknown): { readonly schema: JsonSchema; readonly changes: ReadonlyArray<Change> } =>
   U.upgrade(schema)
+
+/**
+ * The canonical JSON text of a schema (object keys sorted), a cache key by content: equal text, equal
+ * schema. `undefined` for anything that is not plain JSON (cycles, non-finite numbers) or is nested too deeply.
+ */
+export const stableKey = (schema: unknown): string | undefined => SK.stableKey(schema)
 
 /** The keyword tables: which keywords apply subschemas, assert, or only annotate, per dialect. */
 export const Keywords = {

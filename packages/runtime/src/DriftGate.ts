@@ -6,17 +6,19 @@
  *
  * @since 0.1.0
  */
-import { Subschema } from "@toolgate/json-schema"
+import { JsonSchema, type JsonValue, Subschema } from "@toolgate/json-schema"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import { Capabilities } from "./Capabilities.js"
 import { type CapabilitiesContractError, CapabilitiesUnreachable, SchemaDriftError, UnsupportedCloudToolSchema } from "./Errors.js"
-import { gate, ProofCache, type Prove, type Tools } from "./internal/driftProofs.js"
 
 /** What the gate reads of a toolkit (a `Toolkit.Toolkit<R>` fits): its tools by name with their local JSON Schemas. */
-export type Checkable = Tools
+export interface Checkable {
+  readonly tools: ReadonlyMap<string, { readonly name: string; readonly jsonSchema: JsonSchema.JsonSchema }>
+}
 
 /** The gate's answer when it does not fail: every exported tool proven, or the gate could not run. */
 export type Verdict = Data.TaggedEnum<{
@@ -42,7 +44,7 @@ export class DriftGate extends Context.Tag("@toolgate/runtime/DriftGate")<DriftG
 
 /** How the gate proves, and how many verdicts it keeps. */
 export interface Options {
-  /** The prover (default `Subschema.check`); tests pass a counting one. */
+  /** The prover of an upgraded cloud schema (default `Subschema.check`); tests pass a counting one. */
   readonly prove?: Prove
   /** Verdicts kept by content (default 10,000; the oldest go first). */
   readonly cacheSize?: number
@@ -54,15 +56,106 @@ export interface Options {
   readonly onUnreachable?: "degrade" | "fail"
 }
 
+/** Proves `cloud ⊑ local` (`Subschema.check` unless a test counts calls). */
+export type Prove = (cloud: JsonSchema.JsonSchema, local: JsonSchema.JsonSchema) => Subschema.Verdict
+
+/** One exported tool's verdict: the proof's (`Subtype` · `Drift` · `Unsupported`), or `UnknownTool` when the toolkit cannot execute it. */
+export type ToolVerdict =
+  | { readonly _tag: "Subtype"; readonly tool: string }
+  | { readonly _tag: "Drift"; readonly tool: string; readonly reasons: ReadonlyArray<Subschema.Reason>; readonly witness: JsonValue.JsonValue }
+  | { readonly _tag: "Unsupported"; readonly tool: string; readonly construct: string; readonly path: string }
+  | { readonly _tag: "UnknownTool"; readonly tool: string }
+
+/** `prove` on the cloud schema as the relay sent it: upgraded first. */
+const upgradedBy = (prove: Prove): Prove => (cloud, local) => prove(JsonSchema.upgrade(cloud).schema, local)
+
+/**
+ * Every exported tool's verdict, in the relay's order: its cloud schema (as sent) proved against the local
+ * schema of the same name by `proveExported` (default: upgraded, then `Subschema.check`). The gate and
+ * `toolgate check` both fold this list.
+ *
+ * @since 0.1.0
+ */
+export const verdicts = (
+  exported: ReadonlyMap<string, JsonSchema.JsonSchema>,
+  local: ReadonlyMap<string, JsonSchema.JsonSchema>,
+  proveExported: Prove = upgradedBy(Subschema.check)
+): ReadonlyArray<ToolVerdict> =>
+  Array.from(exported, ([tool, cloud]): ToolVerdict => {
+    const schema = local.get(tool)
+    if (schema === undefined) return { _tag: "UnknownTool", tool }
+    const v = proveExported(cloud, schema)
+    return v._tag === "Subtype"
+      ? { _tag: "Subtype", tool }
+      : v._tag === "Drift"
+      ? { _tag: "Drift", tool, reasons: v.reasons, witness: v.witness }
+      : { _tag: "Unsupported", tool, construct: v.construct, path: v.path }
+  })
+
+/**
+ * The gate's fold of `verdicts`: any drift (an unknown tool included) wins over an unsupported construct,
+ * since a proven drift is certain, and the error lists every drifted tool; else every tool is proven.
+ *
+ * @since 0.1.0
+ */
+export const fold = (
+  verdicts: ReadonlyArray<ToolVerdict>
+): Either.Either<Verdict, SchemaDriftError | UnsupportedCloudToolSchema> => {
+  const drifted = verdicts.filter((v) => v._tag === "Drift" || v._tag === "UnknownTool")
+  const first = drifted[0]
+  if (first !== undefined) {
+    return Either.left(
+      new SchemaDriftError({
+        tool: first.tool,
+        reasons: first._tag === "Drift" ? first.reasons : [{
+          cloudPath: "",
+          localPath: "",
+          message: `unknown-tool: the relay exports \`${first.tool}\`, which this toolkit cannot execute`
+        }],
+        // an unknown tool's witness: the simplest call (no local schema exists to reject it)
+        witness: first._tag === "Drift" ? first.witness : {},
+        drifted: drifted.map((v) => v.tool)
+      })
+    )
+  }
+  const unsupported = verdicts.find((v) => v._tag === "Unsupported")
+  return unsupported === undefined
+    ? Either.right(Verdict.Proven({ tools: verdicts.map((v) => v.tool) }))
+    : Either.left(new UnsupportedCloudToolSchema({ tool: unsupported.tool, construct: unsupported.construct, path: unsupported.path }))
+}
+
+/**
+ * `prove` with its verdicts kept by the content of both schemas (`JsonSchema.stableKey`), at most `limit`,
+ * the oldest going first. A schema's key is remembered per object: a warm check (the cached probe, the same
+ * toolkit) walks no schema and upgrades none, which keeps it well under a millisecond for 50 tools.
+ */
+const cached = (limit: number, prove: Prove): Prove => {
+  const kept = new Map<string, Subschema.Verdict>()
+  const keys = new WeakMap<object, string | undefined>()
+  const keyOf = (schema: JsonSchema.JsonSchema): string | undefined => {
+    if (typeof schema !== "object") return String(schema)
+    if (!keys.has(schema)) keys.set(schema, JsonSchema.stableKey(schema))
+    return keys.get(schema)
+  }
+  return (cloud, local) => {
+    const ck = keyOf(cloud), lk = keyOf(local)
+    if (ck === undefined || lk === undefined) return prove(cloud, local)
+    const key = `${ck.length}:${ck}${lk}`
+    const known = kept.get(key)
+    if (known !== undefined) return known
+    const verdict = prove(cloud, local)
+    if (kept.size >= limit) kept.delete(kept.keys().next().value!)
+    kept.set(key, verdict)
+    return verdict
+  }
+}
+
 /** Builds the gate over `Capabilities`, with its own verdict cache (shared by every session of the layer). */
 export const makeWith = (options: Options = {}): Effect.Effect<Service, never, Capabilities> =>
   Effect.gen(function*() {
     const capabilities = yield* Capabilities
     const size = options.cacheSize
-    const proofs = new ProofCache(
-      typeof size === "number" && size >= 1 ? Math.floor(size) : 10_000,
-      options.prove ?? ((cloud, local) => Subschema.check(cloud, local))
-    )
+    const prove = cached(typeof size === "number" && size >= 1 ? Math.floor(size) : 10_000, upgradedBy(options.prove ?? Subschema.check))
     const check = Effect.fn("DriftGate.check")(function*(toolkit: Checkable) {
       const probe = yield* capabilities.probe()
       if (probe._tag === "Unreachable" && options.onUnreachable === "fail") {
@@ -78,20 +171,8 @@ export const makeWith = (options: Options = {}): Effect.Effect<Service, never, C
         return verdict
       }
       yield* Effect.annotateCurrentSpan({ "drift_gate.tools": probe.toolSchemas.size, "capabilities.version": probe.version })
-      const outcome = gate(probe.toolSchemas, toolkit, proofs)
-      switch (outcome._tag) {
-        case "Proven":
-          return Verdict.Proven({ tools: outcome.tools })
-        case "Drift":
-          return yield* new SchemaDriftError({
-            tool: outcome.tool,
-            reasons: outcome.reasons,
-            witness: outcome.witness,
-            drifted: outcome.drifted
-          })
-        case "Unsupported":
-          return yield* new UnsupportedCloudToolSchema({ tool: outcome.tool, construct: outcome.construct, path: outcome.path })
-      }
+      const local = new Map(Array.from(toolkit.tools, ([name, tool]) => [name, tool.jsonSchema]))
+      return yield* fold(verdicts(probe.toolSchemas, local, prove))
     })
     return DriftGate.of({ check })
   })

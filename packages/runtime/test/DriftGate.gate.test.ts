@@ -1,9 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
 import { JsonSchema, Subschema } from "@toolgate/json-schema"
-import { FastCheck as fc } from "effect"
+import { Effect, Either, FastCheck as fc } from "effect"
 import { readFileSync } from "node:fs"
 import * as path from "node:path"
-import { gate, ProofCache } from "../src/internal/driftProofs.js"
+import * as Capabilities from "../src/Capabilities.js"
+import * as DriftGate from "../src/DriftGate.js"
 
 type Obj = Record<string, unknown>
 const corpus = path.resolve(import.meta.dirname, "../../../corpus")
@@ -36,20 +37,35 @@ const cloudOf = (local: Obj, variant: Variant): Obj => {
   }
 }
 
+/** A prover that counts its calls. */
 const counting = () => {
   let n = 0
-  const cache = new ProofCache(10_000, (cloud, local) => {
+  const prove: DriftGate.Prove = (cloud, local) => {
     n++
     return Subschema.check(cloud, local)
-  })
-  return { cache, proofs: () => n }
+  }
+  return { prove, proofs: () => n }
+}
+
+/** A gate with a verdict cache of `cacheSize`; `check(cloud, local)` runs it over one tool the relay exports. */
+const gateWith = (prove: DriftGate.Prove, cacheSize: number) => {
+  let exported = new Map<string, JsonSchema.JsonSchema>()
+  const gate = Effect.runSync(DriftGate.makeWith({ prove, cacheSize }).pipe(
+    Effect.provideService(Capabilities.Capabilities, {
+      probe: () => Effect.succeed(Capabilities.Probe.Exported({ version: "1.0", toolSchemas: exported }))
+    })
+  ))
+  return (cloud: JsonSchema.JsonSchema, local: JsonSchema.JsonSchema) => {
+    exported = new Map([["t", cloud]])
+    return Effect.runSync(Effect.either(gate.check({ tools: new Map([["t", { name: "t", jsonSchema: local }]]) })))
+  }
 }
 
 describe("DriftGate.gate (properties over corpus tools)", () => {
   it("the corpus gives enough tools", () => assert.strictEqual(tools.length, 30))
 
   it.prop(
-    "the outcome is exactly predicted by what the relay did to each tool, and a second run proves nothing",
+    "the outcome is exactly predicted by what the relay did to each tool",
     [fc.array(fc.constantFrom<Variant>("narrowed", "loosened", "unknown", "external", "local-only"), { minLength: 30, maxLength: 30 })],
     ([variants]) => {
       const exported = new Map<string, JsonSchema.JsonSchema>()
@@ -59,53 +75,50 @@ describe("DriftGate.gate (properties over corpus tools)", () => {
         if (variant !== "local-only") exported.set(tool.name, cloudOf(tool.local, variant) as JsonSchema.JsonSchema)
         if (variant !== "unknown") local.set(tool.name, { name: tool.name, jsonSchema: tool.local as JsonSchema.JsonSchema })
       })
-      const { cache, proofs } = counting()
-      const outcome = gate(exported, { tools: local }, cache)
+      const { proofs, prove } = counting()
+      const schemas = new Map([...local].map(([name, tool]) => [name, tool.jsonSchema]))
+      const outcome = DriftGate.fold(DriftGate.verdicts(exported, schemas, prove))
       const drifted = tools.filter((_, i) => variants[i] === "loosened" || variants[i] === "unknown").map((t) => t.name)
       const external = tools.filter((_, i) => variants[i] === "external").map((t) => t.name)
       if (drifted.length > 0) {
-        assert.strictEqual(outcome._tag, "Drift")
-        if (outcome._tag !== "Drift") return
-        assert.deepStrictEqual(outcome.drifted, drifted)
-        assert.strictEqual(outcome.tool, drifted[0])
+        const error = Either.isLeft(outcome) ? outcome.left : undefined
+        assert.strictEqual(error?._tag, "SchemaDriftError")
+        if (error?._tag !== "SchemaDriftError") return
+        assert.deepStrictEqual(error.drifted, drifted)
+        assert.strictEqual(error.tool, drifted[0])
       } else if (external.length > 0) {
-        assert.deepStrictEqual(outcome._tag === "Unsupported" && outcome.tool, external[0])
+        assert.deepStrictEqual(Either.isLeft(outcome) && outcome.left._tag === "UnsupportedCloudToolSchema" && outcome.left.tool, external[0])
       } else {
-        assert.deepStrictEqual(outcome, { _tag: "Proven", tools: tools.filter((_, i) => variants[i] === "narrowed").map((t) => t.name) })
+        const proven = tools.filter((_, i) => variants[i] === "narrowed").map((t) => t.name)
+        assert.deepStrictEqual(outcome, Either.right(DriftGate.Verdict.Proven({ tools: proven })))
       }
-      const proved = proofs()
-      assert.strictEqual(proved, tools.filter((_, i) => variants[i] !== "local-only" && variants[i] !== "unknown").length)
-      const copy = new Map([...exported].map(([k, v]) => [k, JSON.parse(JSON.stringify(v)) as JsonSchema.JsonSchema]))
-      assert.deepStrictEqual(gate(copy, { tools: local }, cache), outcome)
-      assert.strictEqual(proofs(), proved)
+      assert.strictEqual(proofs(), tools.filter((_, i) => variants[i] !== "local-only" && variants[i] !== "unknown").length)
     },
     { fastCheck: { numRuns: 40 } }
   )
 
-  it("the cache is bounded: past its limit the oldest verdicts go and are proved again", () => {
-    let n = 0
-    const cache = new ProofCache(2, (cloud, local) => {
-      n++
-      return Subschema.check(cloud, local)
-    })
+  it("the gate's cache keeps verdicts by content and is bounded: past its limit the oldest go and are proved again", () => {
+    const { proofs, prove } = counting()
+    const check = gateWith(prove, 2)
     const [a, b, c] = tools.map((t) => t.local as JsonSchema.JsonSchema)
-    for (const s of [a!, b!, c!]) cache.verdict(s, s)
-    assert.strictEqual(n, 3)
-    cache.verdict(c!, c!)
-    assert.strictEqual(n, 3)
-    cache.verdict(a!, a!)
-    assert.strictEqual(n, 4)
+    for (const s of [a!, b!, c!]) check(s, s)
+    assert.strictEqual(proofs(), 3)
+    check(JSON.parse(JSON.stringify(c)), c!)
+    assert.strictEqual(proofs(), 3)
+    check(a!, a!)
+    assert.strictEqual(proofs(), 4)
   })
 
   it("non-JSON or very deep schemas are proved without a cache key, never thrown on", () => {
     let deep: Obj = { type: "object" }
     for (let i = 0; i < 10_000; i++) deep = { not: deep }
-    const { cache, proofs } = counting()
-    const verdict = cache.verdict(deep as JsonSchema.JsonSchema, { type: "object" })
-    assert.strictEqual(verdict._tag, "Unsupported")
-    cache.verdict(deep as JsonSchema.JsonSchema, { type: "object" })
+    const { proofs, prove } = counting()
+    const check = gateWith(prove, 10_000)
+    const outcome = check(deep as JsonSchema.JsonSchema, { type: "object" })
+    assert.isTrue(Either.isLeft(outcome) && outcome.left._tag === "UnsupportedCloudToolSchema")
+    check(deep as JsonSchema.JsonSchema, { type: "object" })
     assert.strictEqual(proofs(), 2)
     const withGetter = Object.defineProperty({ type: "object" }, "properties", { get: () => { throw new Error("boom") }, enumerable: true })
-    assert.doesNotThrow(() => cache.verdict(withGetter as JsonSchema.JsonSchema, { type: "object" }))
+    assert.doesNotThrow(() => check(withGetter as JsonSchema.JsonSchema, { type: "object" }))
   })
 })

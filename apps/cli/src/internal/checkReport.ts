@@ -4,16 +4,14 @@
  *
  * @internal
  */
-import { JsonSchema, JsonValue, Subschema } from "@toolgate/json-schema"
+import { JsonValue } from "@toolgate/json-schema"
+import { DriftGate } from "@toolgate/runtime"
+import * as Either from "effect/Either"
 import { jsonLine } from "./output.js"
 import type * as ToolsFile from "./toolsFile.js"
 
-/** One cloud tool's verdict: the proof's, or `UnknownTool` when the app has no executor for it. */
-export type Row =
-  | { readonly _tag: "Subtype"; readonly tool: string }
-  | { readonly _tag: "Drift"; readonly tool: string; readonly reasons: ReadonlyArray<Subschema.Reason>; readonly witness: JsonValue.JsonValue }
-  | { readonly _tag: "Unsupported"; readonly tool: string; readonly construct: string; readonly path: string }
-  | { readonly _tag: "UnknownTool"; readonly tool: string }
+/** One cloud tool's verdict: the proof's, or `UnknownTool` when the app has no executor for it (`DriftGate.verdicts`). */
+export type Row = DriftGate.ToolVerdict
 
 /** The whole check: the verdict rows, or why there are none. */
 export type Report =
@@ -26,25 +24,6 @@ export type Report =
   }
   | { readonly _tag: "Predates" | "Unreachable" | "ContractError"; readonly detail: string; readonly hint?: string }
 
-/** Proves every exported tool against the local tools, in the relay's order. */
-export const rows = (
-  exported: ReadonlyMap<string, JsonSchema.JsonSchema>,
-  local: ReadonlyMap<string, JsonSchema.JsonSchema>
-): ReadonlyArray<Row> =>
-  Array.from(exported, ([tool, cloud]): Row => {
-    const schema = local.get(tool)
-    if (schema === undefined) return { _tag: "UnknownTool", tool }
-    const verdict = Subschema.check(JsonSchema.upgrade(cloud).schema, schema)
-    switch (verdict._tag) {
-      case "Subtype":
-        return { _tag: "Subtype", tool }
-      case "Drift":
-        return { _tag: "Drift", tool, reasons: verdict.reasons, witness: verdict.witness }
-      case "Unsupported":
-        return { _tag: "Unsupported", tool, construct: verdict.construct, path: verdict.path }
-    }
-  })
-
 /** How many rows of each kind: unknown tools are counted apart from drifted ones. */
 export const summary = (rs: ReadonlyArray<Row>) => {
   const count = (tag: Row["_tag"]) => rs.filter((r) => r._tag === tag).length
@@ -54,9 +33,7 @@ export const summary = (rs: ReadonlyArray<Row>) => {
 /** The exit code of a report: drift (or an unknown tool) wins over unsupported (a proven drift is certain). */
 export const exitCode = (report: Report): 0 | 1 | 2 | 3 => {
   if (report._tag !== "Checked") return report._tag === "ContractError" ? 2 : 3
-  const s = summary(report.rows)
-  if (s.drifted + s.unknown > 0) return 1
-  return s.unsupported > 0 ? 2 : 0
+  return Either.match(DriftGate.fold(report.rows), { onLeft: (e) => e._tag === "SchemaDriftError" ? 1 : 2, onRight: () => 0 })
 }
 
 const clipped = (value: unknown, max = 160): string => {
