@@ -121,7 +121,7 @@ export interface SuccessOptions {
 export const success = (result: J.JsonValue, options?: SuccessOptions): Success => build.success(result, options)
 
 /** A success whose result is `{ "text": text }`, which chat UIs render verbatim. */
-export const text = (text: string, options?: SuccessOptions): Success => build.success({ text: build.str(text) }, options)
+export const text = (text: string, options?: SuccessOptions): Success => build.success({ text }, options)
 
 /** Options of `listing`: the directory's real size when `entries` is a prefix of it. */
 export interface ListingOptions extends SuccessOptions {

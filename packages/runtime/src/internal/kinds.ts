@@ -5,7 +5,6 @@
  * @internal
  */
 import * as Schema from "effect/Schema"
-import { safeGet, safeString } from "./json.js"
 
 /** Every kind, in the order of the contract's table. */
 export const allKinds = [
@@ -59,23 +58,13 @@ export interface FailureOptions {
   readonly retryable?: boolean | undefined
 }
 
-/**
- * Builds a failure in the wire's key order, leaving out absent options. Defensive: an unknown kind is
- * `execution_error`, a non-string message is stringified, options of the wrong type are ignored.
- */
-export const failure = (kind: Kind, message: string, options?: FailureOptions): Failure => {
-  const k: Kind = isKind(kind) ? kind : "execution_error"
-  const field = safeGet(options, "field")
-  const expected = safeGet(options, "expected")
-  const tool = safeGet(options, "tool")
-  const retryable = safeGet(options, "retryable")
-  return {
-    ok: false,
-    kind: k,
-    message: typeof message === "string" ? message : safeString(message),
-    ...(typeof field === "string" ? { field } : {}),
-    ...(typeof expected === "string" ? { expected } : {}),
-    ...(typeof tool === "string" ? { tool } : {}),
-    retryable: typeof retryable === "boolean" ? retryable : defaultRetryable[k]
-  }
-}
+/** Builds a failure in the wire's key order, leaving out absent options; `retryable` defaults by kind. */
+export const failure = (kind: Kind, message: string, options: FailureOptions = {}): Failure => ({
+  ok: false,
+  kind,
+  message,
+  ...(options.field === undefined ? {} : { field: options.field }),
+  ...(options.expected === undefined ? {} : { expected: options.expected }),
+  ...(options.tool === undefined ? {} : { tool: options.tool }),
+  retryable: options.retryable ?? defaultRetryable[kind]
+})
