@@ -53,7 +53,9 @@ try {
 
   step("npm pack every workspace package", () => {
     fs.mkdirSync(tarballs, { recursive: true })
-    const packed = JSON.parse(sh(npm, ["pack", "--workspaces", "--json", "--pack-destination", tarballs], { cwd: root }))
+    // the published workspaces only: packages/test-support is a private workspace for tests, never packed
+    const selected = workspaces.flatMap((dir) => ["--workspace", dir])
+    const packed = JSON.parse(sh(npm, ["pack", ...selected, "--json", "--pack-destination", tarballs], { cwd: root }))
     for (const entry of packed) {
       tarballOf.set(entry.name, path.join(tarballs, entry.filename))
       const files = entry.files.map((f) => f.path)

@@ -1,10 +1,10 @@
 /**
- * The examples in the repository's README.md run as written (the rule: packages/runtime/test/support/readmeExamples.ts).
+ * The examples in the repository's README.md run as written (the rule: packages/test-support/src/readmeExamples.ts).
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { check, examples } from "../../../packages/runtime/test/support/readmeExamples.js"
+import { check, examples } from "@toolgate/test-support/readmeExamples"
 import { root } from "./toolgate.js"
 
 const found = examples(fs.readFileSync(path.join(root, "README.md"), "utf8"))

@@ -1,11 +1,11 @@
 /**
  * The examples in packages/ai-sdk/README.md run as written (the rule: the runtime's
- * test/support/readmeExamples.ts). They need no server: the model is the AI SDK's own `MockLanguageModelV4`.
+ * packages/test-support/src/readmeExamples.ts). They need no server: the model is the AI SDK's own `MockLanguageModelV4`.
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { check, examples } from "../../runtime/test/support/readmeExamples.js"
+import { check, examples } from "@toolgate/test-support/readmeExamples"
 
 const packageDir = path.resolve(import.meta.dirname, "..")
 const found = examples(fs.readFileSync(path.join(packageDir, "README.md"), "utf8"))

@@ -1,6 +1,6 @@
 /**
  * The examples in packages/ai/README.md run as written (the rule: the runtime's
- * test/support/readmeExamples.ts), each against fresh loopback servers replaying recorded streams: the
+ * packages/test-support/src/readmeExamples.ts), each against fresh loopback servers replaying recorded streams: the
  * Responses API for `OpenAiLanguageModel` (`OPENAI_API_URL`), the Messages API for `AnthropicLanguageModel`
  * (`ANTHROPIC_API_URL`). The keys are placeholders; the servers do not read them.
  */
@@ -8,7 +8,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { check, examples } from "../../runtime/test/support/readmeExamples.js"
+import { check, examples } from "@toolgate/test-support/readmeExamples"
 import { json, serve, sse } from "./support/loopback.js"
 import * as Responses from "./support/responses.js"
 

@@ -6,26 +6,10 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { Either } from "effect"
 import * as JsonSchema from "../src/JsonSchema.js"
-import type { JsonValue } from "../src/JsonValue.js"
 import * as Validator from "../src/Validator.js"
+import { corpus } from "@toolgate/test-support/corpus"
 
-/** The shared corpus directory. */
-export const corpus = path.resolve(import.meta.dirname, "../../../corpus")
-
-/** One line of `tools.jsonl`: a real tool's published schema and the arguments models really sent it. */
-export interface Tool {
-  readonly source: string
-  readonly name: string
-  readonly parameters: unknown
-  readonly examples: ReadonlyArray<JsonValue>
-}
-
-/** Every tool of `corpus/tools.jsonl`, in file order. */
-export const tools = (): ReadonlyArray<Tool> =>
-  fs.readFileSync(path.join(corpus, "tools.jsonl"), "utf8")
-    .split("\n")
-    .filter((line) => line.trim().length > 0)
-    .map((line) => JSON.parse(line) as Tool)
+export { corpus, type Tool, tools } from "@toolgate/test-support/corpus"
 
 const suite = path.join(corpus, "json-schema-test-suite")
 

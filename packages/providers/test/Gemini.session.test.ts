@@ -10,8 +10,8 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, FastCheck as fc, Redacted } from "effect"
 import { JsonValue as J } from "@toolgate/json-schema"
 import { AgentSession, ArgumentValidator, Tool, Toolkit } from "@toolgate/runtime"
-import { invalidArgs, nearMissArgs, validArgs } from "./support/sessionArbitraries.js"
-import { resultOf, recorded, type ToolName, toolNames } from "./support/sessionTools.js"
+import { invalidArgs, nearMissArgs, validArgs } from "@toolgate/test-support/sessionArbitraries"
+import { resultOf, recorded, type ToolName, toolNames } from "@toolgate/test-support/sessionTools"
 import { data, provider, type Reply, sent, start } from "./Gemini.support.js"
 
 interface Call {

@@ -9,13 +9,13 @@ import { Chunk, Effect, Either, Queue } from "effect"
 import { AgentSession, ArgumentValidator, Errors, type Provider } from "@toolgate/runtime"
 import * as Script from "../src/Script.js"
 import * as GeminiScripted from "./support/geminiScripted.js"
-import * as RecordingTracer from "./support/recordingTracer.js"
-import { session as sessionPlan, type SessionPlan } from "./support/sessionArbitraries.js"
-import { simulate } from "./support/sessionModel.js"
-import { checkSend, type Observed } from "./support/sessionOracle.js"
-import { recorded } from "./support/sessionTools.js"
+import * as RecordingTracer from "@toolgate/test-support/recordingTracer"
+import { session as sessionPlan, type SessionPlan } from "@toolgate/test-support/sessionArbitraries"
+import { simulate } from "@toolgate/test-support/sessionModel"
+import { checkSend, type Observed } from "@toolgate/test-support/sessionOracle"
+import { recorded } from "@toolgate/test-support/sessionTools"
 
-/** The pre-transmit filter of a networked plan, as support/sessionRun.ts has it. */
+/** The pre-transmit filter of a networked plan, as test-support's sessionRun.ts has it. */
 const preTransmit = (plan: SessionPlan) => {
   let attempt = 0
   return (request: Provider.CompletionRequest): Effect.Effect<Provider.CompletionRequest, Errors.ProviderError> =>

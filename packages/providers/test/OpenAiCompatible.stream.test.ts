@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Chunk, Effect, Either, FastCheck, Stream } from "effect"
 import type { StreamEvent } from "@toolgate/runtime"
 // Relative until the runtime barrel exports EventContract.
-import * as EventContract from "../../runtime/src/EventContract.js"
+import * as EventContract from "@toolgate/runtime/EventContract"
 import { events } from "../src/internal/chatCompletionsEvents.js"
 import { collect, fixture, provider, replay, request, start } from "./OpenAiCompatible.support.js"
 

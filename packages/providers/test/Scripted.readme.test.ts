@@ -1,6 +1,6 @@
 /**
  * The examples in packages/providers/README.md run as written (the rule: the runtime's
- * test/support/readmeExamples.ts), with `TOOLGATE_RELAY_URL` pointing at a loopback relay that answers the
+ * packages/test-support/src/readmeExamples.ts), with `TOOLGATE_RELAY_URL` pointing at a loopback relay that answers the
  * capabilities probe and echoes the tool names a turns request carried.
  */
 import { assert, describe, it } from "@effect/vitest"
@@ -9,7 +9,7 @@ import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import * as path from "node:path"
 import { afterAll, beforeAll } from "vitest"
-import { check, examples } from "../../runtime/test/support/readmeExamples.js"
+import { check, examples } from "@toolgate/test-support/readmeExamples"
 import * as RelayWire from "../src/RelayWire.js"
 
 const packageDir = path.resolve(import.meta.dirname, "..")

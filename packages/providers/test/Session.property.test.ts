@@ -1,7 +1,7 @@
 /**
  * Issue 6's property: sessions driven by random scripted rounds (valid, near-miss, invalid and unknown
  * calls, refs valid and broken, contract violations, provider failures) under random limits keep the
- * invariants after every send, and do what the model of a turn (support/sessionModel.ts) predicts.
+ * invariants after every send, and do what the model of a turn (packages/test-support/src/sessionModel.ts) predicts.
  * Provider-driven sessions get their own property (lifecycle events, the terminal rules of the contract).
  * Real parts: the `Scripted` provider, `AgentSession`, `ArgumentValidator`, and in cloud-profile mode the
  * `DriftGate` over a capabilities endpoint on loopback; the executors check their arguments with a
@@ -15,10 +15,10 @@ import * as Script from "../src/Script.js"
 import * as Scripted from "../src/Scripted.js"
 import { envelope, gate, start } from "./support/capabilitiesServer.js"
 import { round as providerRound, simulate as simulateProviderDriven } from "./support/providerDriven.js"
-import { invalidArgs, nearMissArgs, session, type SessionPlan, strictNullArgs, validArgs } from "./support/sessionArbitraries.js"
-import { simulate } from "./support/sessionModel.js"
-import { replay, runSession } from "./support/sessionRun.js"
-import { exported, problemsOf, recorded, schemas, type ToolName, toolNames } from "./support/sessionTools.js"
+import { invalidArgs, nearMissArgs, session, type SessionPlan, strictNullArgs, validArgs } from "@toolgate/test-support/sessionArbitraries"
+import { simulate } from "@toolgate/test-support/sessionModel"
+import { replay, runSession } from "@toolgate/test-support/sessionRun"
+import { exported, problemsOf, recorded, schemas, type ToolName, toolNames } from "@toolgate/test-support/sessionTools"
 
 describe("AgentSession over scripted rounds", () => {
   it.effect("the catalogue is what it claims: valid and near-miss arguments prepare to their canonical value, invalid ones never", () =>

@@ -1,5 +1,5 @@
 /**
- * The examples in packages/runtime/README.md run as written (the rule: test/support/readmeExamples.ts), with
+ * The examples in packages/runtime/README.md run as written (the rule: packages/test-support/src/readmeExamples.ts), with
  * `TOOLGATE_RELAY_URL` pointing at a loopback relay that exports the README's `get_weather` schema.
  */
 import { assert, describe, it } from "@effect/vitest"
@@ -8,7 +8,7 @@ import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import * as path from "node:path"
 import { afterAll, beforeAll } from "vitest"
-import { check, examples, matches } from "./support/readmeExamples.js"
+import { check, examples, matches } from "@toolgate/test-support/readmeExamples"
 
 const packageDir = path.resolve(import.meta.dirname, "..")
 const readme = fs.readFileSync(path.join(packageDir, "README.md"), "utf8")

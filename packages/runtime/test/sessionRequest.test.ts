@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Either, FastCheck } from "effect"
 import { type JsonSchema, JsonValue as J, Normalize, RefAware, Validator } from "@toolgate/json-schema"
-import { tools as corpusTools } from "../../json-schema/test/suite.js"
+import { tools as corpusTools } from "@toolgate/test-support/corpus"
 import type * as Message from "../src/Message.js"
 import type * as Provider from "../src/Provider.js"
 import * as Tool from "../src/Tool.js"

@@ -15,7 +15,7 @@ import { JsonValue as J } from "@toolgate/json-schema"
 import type { Provider, StreamEvent } from "@toolgate/runtime"
 import * as Script from "../../src/Script.js"
 import { data, provider as geminiProvider, start } from "../Gemini.support.js"
-import type { CallPlan, RoundPlan, SessionPlan } from "./sessionArbitraries.js"
+import type { CallPlan, RoundPlan, SessionPlan } from "@toolgate/test-support/sessionArbitraries"
 
 const plainCall: CallPlan = { _tag: "Valid", tool: "set_volume", args: { raw: { level: 1 }, canonical: { level: 1 } }, nearMiss: false }
 

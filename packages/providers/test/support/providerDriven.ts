@@ -6,7 +6,7 @@
  */
 import { FastCheck as fc } from "effect"
 import type { JsonValue as J } from "@toolgate/json-schema"
-import type { Event, ScriptRound } from "./sessionModel.js"
+import type { Event, ScriptRound } from "@toolgate/test-support/sessionModel"
 
 /** How a provider-driven call ends. */
 export type Terminal = "Completed" | "CompletedEnvelope" | "Denied" | "Failed" | "Cancelled" | "Conflict"

@@ -1,13 +1,13 @@
 /**
  * Runs a `SessionPlan` on one real session over the `Scripted` provider and checks every send
- * (support/sessionOracle.ts) and every undo the plan asks for between sends, then unwinds the undo log. Local mode, or cloud-profile mode over a drift gate
+ * (sessionOracle.ts) and every undo the plan asks for between sends, then unwinds the undo log. Local mode, or cloud-profile mode over a drift gate
  * the caller provides (the gate's verdict must not change what the turns do).
  */
 import { assert } from "@effect/vitest"
 import { Chunk, Effect, Either, Layer, Option, Queue, Stream } from "effect"
 import { AgentSession, ArgumentValidator, type DriftGate, Errors, type Message, type Provider } from "@toolgate/runtime"
-import * as Script from "../../src/Script.js"
-import * as Scripted from "../../src/Scripted.js"
+import * as Script from "@toolgate/providers/Script"
+import * as Scripted from "@toolgate/providers/Scripted"
 import type { SessionPlan } from "./sessionArbitraries.js"
 import * as RecordingTracer from "./recordingTracer.js"
 import { simulate } from "./sessionModel.js"

@@ -1,5 +1,5 @@
 /**
- * Runs the examples of a README as written (used by the runtime's and the repository's README tests).
+ * Runs the examples of a README as written (used by every package's README tests and the repository's).
  *
  * The rule:
  * - An example is a ```ts block whose first line starts with `import`. It is written to
