@@ -7,6 +7,7 @@
 import * as Either from "effect/Either"
 import type { Coercion } from "./Coercion.js"
 import * as Input from "./internal/argumentsInput.js"
+import * as Cache from "./internal/compileCache.js"
 import * as Fillers from "./internal/coercionFillers.js"
 import * as Walk from "./internal/coercionWalk.js"
 import type { JsonSchema } from "./JsonSchema.js"
@@ -52,7 +53,7 @@ const invalid = (issues: ReadonlyArray<Validator.Issue>): Invalid => ({ _tag: "I
 /** Whether a caught error is the engine running out of stack (deeply nested input). */
 const isStackOverflow = (e: unknown): boolean => e instanceof RangeError && /call stack/i.test(e.message)
 
-/** What `prepare` keeps per schema object, flat: the hot path makes one WeakMap lookup and no more. */
+/** What `prepare` keeps per schema object, flat: the hot path makes one identity lookup and no more. */
 interface Entry {
   readonly error: Validator.SchemaError | undefined
   readonly isValid: (value: unknown) => boolean
@@ -61,26 +62,13 @@ interface Entry {
   readonly fillers: boolean
 }
 
-const cache = new WeakMap<object, Entry>()
-
-const entryOf = (schema: JsonSchema): Entry => {
-  const keyed = typeof schema === "object" && schema !== null
-  const hit = keyed ? cache.get(schema) : undefined
-  if (hit !== undefined) return hit
+const entryOf = Cache.byIdentity((schema: JsonSchema): Entry => {
   const compiled = Validator.compile(schema)
   const plan = Fillers.planOf(schema)
-  const entry: Entry = Either.isLeft(compiled)
+  return Either.isLeft(compiled)
     ? { error: compiled.left, isValid: () => false, validate: () => [], plan, fillers: false }
-    : {
-      error: undefined,
-      isValid: compiled.right.isValid,
-      validate: compiled.right.validate,
-      plan,
-      fillers: Fillers.dropsFillers(plan)
-    }
-  if (keyed) cache.set(schema, entry)
-  return entry
-}
+    : { error: undefined, isValid: compiled.right.isValid, validate: compiled.right.validate, plan, fillers: Fillers.dropsFillers(plan) }
+})
 
 /**
  * Prepares raw tool-call arguments (a JSON string, a parsed value, `null`, `undefined` or `""`) for an

@@ -7,6 +7,7 @@
  *
  * @since 0.1.0
  */
+import * as Cache from "./internal/compileCache.js"
 import * as R from "./internal/refAwareRefs.js"
 import * as W from "./internal/refAwareWiden.js"
 import type { JsonSchema, JsonSchemaObject } from "./JsonSchema.js"
@@ -59,12 +60,13 @@ export const refs = (args: unknown): ReadonlyArray<Located> => R.refs(args)
  * the root is not wrapped; boolean subschemas stay. Local `$ref` pointers through a wrapped position are
  * re-pointed (`#/properties/a/properties/b` → `#/properties/a/anyOf/0/properties/b/anyOf/0`).
  * Idempotent, never mutates its input; a value that is not a schema, or cannot be read, comes back as it is.
+ * Once per schema object: the same object widens to the same result (so its compiled validator is cached too).
  */
-export const widen = (schema: JsonSchema): JsonSchema => {
+export const widen: (schema: JsonSchema) => JsonSchema = Cache.byIdentity((schema: JsonSchema): JsonSchema => {
   try {
     return W.widenUnsafe(schema)
   } catch {
     // only a hostile object (a throwing getter or proxy trap) gets here: plain data never throws
     return schema
   }
-}
+})

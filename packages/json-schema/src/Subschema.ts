@@ -8,6 +8,7 @@
  */
 import * as Either from "effect/Either"
 import { metaError } from "./internal/ajv.js"
+import * as Cache from "./internal/compileCache.js"
 import { stableKey } from "./internal/stableKey.js"
 import { untrusted } from "./internal/subschemaKeywords.js"
 import type { Ctx, Outcome } from "./internal/subschemaModel.js"
@@ -42,9 +43,10 @@ export interface Options {
 export const defaultBudget = 20_000
 
 const subtype: Verdict = { _tag: "Subtype" }
-const cache = new Map<string, Verdict>()
-const byIdentity = new WeakMap<object, WeakMap<object, Map<number, Verdict>>>()
-const CACHE_LIMIT = 10_000
+/** Verdicts by content (budget and both stable keys), the least recently used dropped past 10,000. */
+const byKey = new Cache.Lru<string, Verdict>(10_000)
+/** Verdicts by the pair's identity, then budget. */
+const byPair = Cache.byIdentity((_: JsonSchema.JsonSchema) => Cache.byIdentity((_: JsonSchema.JsonSchema) => new Map<number, Verdict>()))
 const MAX_WITNESSES = 24
 
 /** Proves `cloud ⊑ local`, or returns a verified witness of drift, or the construct it cannot model. */
@@ -55,17 +57,9 @@ export const check = (cloud: JsonSchema.JsonSchema, local: JsonSchema.JsonSchema
     if (cloud === local) return subtype
     const asked = options?.budget
     const budget = typeof asked === "number" && !Number.isNaN(asked) ? Math.max(0, Math.min(Math.floor(asked), 10_000_000)) : defaultBudget
-    const byLocal = typeof cloud === "object" && typeof local === "object" ? byIdentity.get(cloud)?.get(local) : undefined
-    const known = byLocal?.get(budget)
-    if (known !== undefined) return known
-    const verdict = byContent(cloud, local, budget)
-    if (typeof cloud === "object" && typeof local === "object") {
-      let inner = byIdentity.get(cloud)
-      if (inner === undefined) byIdentity.set(cloud, inner = new WeakMap())
-      let perBudget = inner.get(local)
-      if (perBudget === undefined) inner.set(local, perBudget = new Map())
-      perBudget.set(budget, verdict)
-    }
+    const known = byPair(cloud)(local)
+    let verdict = known.get(budget)
+    if (verdict === undefined) known.set(budget, verdict = byContent(cloud, local, budget))
     return verdict
   } catch (e) {
     return { _tag: "Unsupported", construct: e instanceof RangeError ? "a schema nested too deeply" : "an internal limit", path: "" }
@@ -81,11 +75,8 @@ const byContent = (cloud: JsonSchema.JsonSchema, local: JsonSchema.JsonSchema, b
     return { _tag: "Unsupported", construct: "a schema too large to prove", path: "" }
   }
   const key = `${budget}\u0000${ck}\u0000${lk}`
-  const hit = cache.get(key)
-  if (hit !== undefined) return hit
-  const verdict = run(cloud, local, budget, ck.includes("\"$ref\"") || lk.includes("\"$ref\""))
-  if (cache.size >= CACHE_LIMIT) cache.clear()
-  cache.set(key, verdict)
+  let verdict = byKey.get(key)
+  if (verdict === undefined) byKey.set(key, verdict = run(cloud, local, budget, ck.includes("\"$ref\"") || lk.includes("\"$ref\"")))
   return verdict
 }
 

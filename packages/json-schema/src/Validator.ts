@@ -1,6 +1,7 @@
 /**
- * Compiled validators: Ajv 2020-12 and draft-07 (ajv-formats on, `strict: false`, `allErrors`), cached so a
- * schema is compiled once per process, with Ajv's errors mapped to model-readable `Issue`s.
+ * Compiled validators: Ajv 2020-12 and draft-07 (ajv-formats on, `strict: false`, `allErrors`), in one
+ * bounded compile cache (by identity, then by content; the least recently used schema is released from Ajv
+ * too), with Ajv's errors mapped to model-readable `Issue`s by one issue runner.
  *
  * @since 0.1.0
  */
@@ -8,6 +9,7 @@ import type { ValidateFunction } from "ajv"
 import * as Data from "effect/Data"
 import * as Either from "effect/Either"
 import * as A from "./internal/ajv.js"
+import * as Cache from "./internal/compileCache.js"
 import * as I from "./internal/issues.js"
 import * as P from "./internal/pointer.js"
 import { stableKey } from "./internal/stableKey.js"
@@ -53,23 +55,17 @@ export interface Validator {
 export interface Options {
   /** Schemas served by URI, so `$ref`s to them resolve without network (e.g. `http://localhost:1234/x.json`). */
   readonly remotes?: Readonly<Record<string, JsonSchema.JsonSchema>>
+  /** How many distinct schemas (by content) stay compiled (default 4,096); the least recently used is released. */
+  readonly cacheSize?: number
 }
 
 const EMPTY: ReadonlyArray<Issue> = Object.freeze([])
 
 type Result = Either.Either<Compiled, SchemaError>
 
-interface Origin {
-  readonly ajv: A.AnyAjv
-  readonly root: JsonSchema.JsonSchema
-  key?: string
-}
-
 /** A validator instance with its own remotes; the module-level `compile`/`compileAt` use a default one. */
 export const make = (options?: Options): Either.Either<Validator, SchemaError> => {
-  const given = typeof options === "object" && options !== null ? options.remotes : undefined
-  const own = typeof given === "object" && given !== null ? given : {}
-  const remotes = Object.keys(own).map((uri) => [uri, own[uri]!] as const)
+  const remotes = Object.entries(options?.remotes ?? {})
   const fresh = (d: JsonSchema.Dialect, own: boolean, all: boolean): A.AnyAjv | SchemaError => {
     const ajv = A.makeAjv(d, own, all)
     for (const [uri, schema] of remotes) {
@@ -89,7 +85,7 @@ export const make = (options?: Options): Either.Either<Validator, SchemaError> =
       shared.set(`${d}:${own}:true`, ajv)
     }
   }
-  return Either.right(engine(shareBy(shared, fresh as Fresh), fresh))
+  return Either.right(engine(shareBy(shared, fresh as Fresh), fresh, options?.cacheSize ?? 4_096))
 }
 
 type Fresh = (d: JsonSchema.Dialect, own: boolean, all: boolean) => A.AnyAjv
@@ -102,90 +98,102 @@ const shareBy = (shared: Map<string, A.AnyAjv>, fresh: Fresh) => (d: JsonSchema.
   return ajv
 }
 
+/**
+ * The compile cache's entry for one distinct schema: `root` as first compiled, the instance that compiled
+ * it (its subschemas compile there, `root` registered under `key`), every instance holding it (released on
+ * eviction) and the subschemas compiled so far.
+ */
+interface Entry {
+  readonly root: JsonSchema.JsonSchema
+  readonly ctx: I.Context
+  result: Result
+  ajv: A.AnyAjv | undefined
+  readonly holders: Set<A.AnyAjv>
+  key: string | undefined
+  readonly at: Map<string, Result>
+}
+
+/** The one issue runner: the issues of `value` under an Ajv function (`[]` when valid); never throws. */
+const issues = (fn: ValidateFunction, ctx: I.Context, value: unknown, prefix: string, fallback?: () => ValidateFunction | undefined): ReadonlyArray<Issue> => {
+  try {
+    if (fn(value) === true) return EMPTY
+    return Object.freeze(I.issuesOf(fn.errors ?? [], ctx, prefix))
+  } catch (e) {
+    // a stack overflow is the value's depth; anything else is a fault in Ajv's generated code (seen with
+    // `allErrors` on exotic if/oneOf/not mixes), which its first-error mode often does not share
+    const first = e instanceof RangeError ? undefined : fallback?.()
+    return first === undefined ? Object.freeze([unvalidatable(e)]) : issues(first, ctx, value, prefix)
+  }
+}
+
+const wrap = (schema: JsonSchema.JsonSchema, dialect: JsonSchema.Dialect, fn: ValidateFunction, ctx: I.Context, fallback?: () => ValidateFunction | undefined): Compiled => ({
+  schema,
+  dialect,
+  isValid: fn as unknown as (value: unknown) => boolean,
+  validate: (value) => issues(fn, ctx, value, "", fallback)
+})
+
+/** Every subschema object of `root` with its JSON pointer (the first found), so a branch finds its validator. */
+const pointersOf = (root: JsonSchema.JsonSchema): Map<unknown, string> => {
+  const map = new Map<unknown, string>()
+  const stack: Array<readonly [JsonSchema.JsonSchema, string]> = [[root, ""]]
+  while (stack.length > 0) {
+    const [s, p] = stack.pop()!
+    if (typeof s !== "object" || map.has(s)) continue
+    map.set(s, p)
+    for (const c of JsonSchema.subschemas(s)) stack.push([c.schema, c.tokens.reduce(P.append, p)])
+  }
+  return map
+}
+
+const release = (entry: Entry): void => {
+  try {
+    if (typeof entry.root === "object") for (const ajv of entry.holders) ajv.removeSchema(entry.root)
+    if (entry.key !== undefined) entry.ajv?.removeSchema(entry.key)
+  } catch {
+    // a schema Ajv cannot find again is already released
+  }
+  entry.holders.clear()
+  entry.ajv = entry.key = undefined
+}
+
 const engine = (
   instance: (d: JsonSchema.Dialect, own: boolean, all?: boolean) => A.AnyAjv,
-  fresh: (d: JsonSchema.Dialect, own: boolean, all: boolean) => A.AnyAjv | SchemaError
+  fresh: (d: JsonSchema.Dialect, own: boolean, all: boolean) => A.AnyAjv | SchemaError,
+  cacheSize: number
 ): Validator => {
-  const byObject = new WeakMap<object, Result>()
-  const byBoolean = new Map<boolean, Result>()
-  const byKey = new Map<string, Result>()
-  const origins = new WeakMap<Compiled, Origin>()
-  const at = new WeakMap<Compiled, Map<string, Result>>()
-  const index = new WeakMap<object, Map<unknown, string>>()
-  const runs = new WeakMap<Compiled, (value: unknown, prefix: string) => ReadonlyArray<Issue>>()
+  const byContent = new Cache.Lru<string, Entry>(cacheSize, release)
   let keys = 0
 
-  const wrap = (
-    schema: JsonSchema.JsonSchema,
-    d: JsonSchema.Dialect,
-    fn: ValidateFunction,
-    root: JsonSchema.JsonSchema,
-    fallback?: () => ValidateFunction | undefined
-  ): Compiled => {
+  const contextOf = (root: JsonSchema.JsonSchema): I.Context => {
+    let pointers: Map<unknown, string> | undefined
     const ctx: I.Context = {
       resolve: (ref) => {
         const r = JsonSchema.resolveRef(root, ref)
         return r._tag === "Resolved" ? r.schema : undefined
       },
       branch: (sub, value, prefix) => {
-        const pointer = pointerOf(root, sub)
+        const pointer = (pointers ??= pointersOf(root)).get(sub)
         const c = pointer === undefined ? undefined : compileAt(root, pointer)
-        return c !== undefined && Either.isRight(c) ? runs.get(c.right)?.(value, prefix) : undefined
+        return c !== undefined && Either.isRight(c) ? issues(c.right.isValid as unknown as ValidateFunction, ctx, value, prefix) : undefined
       }
     }
-    const run = (value: unknown, prefix: string): ReadonlyArray<Issue> => {
-      try {
-        if (fn(value) === true) return EMPTY
-        return Object.freeze(I.issuesOf(fn.errors ?? [], ctx, prefix))
-      } catch (e) {
-        // a stack overflow is the value's depth; anything else is a fault in Ajv's generated code (seen with
-        // `allErrors` on exotic if/oneOf/not mixes), which its first-error mode often does not share
-        const first = e instanceof RangeError ? undefined : fallback?.()
-        try {
-          if (first === undefined) return Object.freeze([unvalidatable(e)])
-          return first(value) === true ? EMPTY : Object.freeze(I.issuesOf(first.errors ?? [], ctx, prefix))
-        } catch (again) {
-          return Object.freeze([unvalidatable(again)])
-        }
-      }
-    }
-    const compiled: Compiled = {
-      schema,
-      dialect: d,
-      isValid: fn as unknown as (value: unknown) => boolean,
-      validate: (value) => run(value, "")
-    }
-    runs.set(compiled, run)
-    return compiled
+    return ctx
   }
 
-  const pointerOf = (root: JsonSchema.JsonSchema, sub: JsonSchema.JsonSchema): string | undefined => {
-    if (typeof root !== "object" || typeof sub !== "object") return undefined
-    let map = index.get(root)
-    if (map === undefined) {
-      map = new Map()
-      const stack: Array<readonly [JsonSchema.JsonSchema, string]> = [[root, ""]]
-      while (stack.length > 0) {
-        const [s, p] = stack.pop()!
-        if (typeof s !== "object" || map.has(s)) continue
-        map.set(s, p)
-        for (const c of JsonSchema.subschemas(s)) stack.push([c.schema, c.tokens.reduce(P.append, p)])
-      }
-      index.set(root, map)
-    }
-    return map.get(sub)
-  }
-
-  const build = (schema: JsonSchema.JsonSchema): Result => {
+  const build = (root: JsonSchema.JsonSchema, schema: boolean): Entry => {
+    const entry: Entry = { root, ctx: contextOf(root), result: notASchema, ajv: undefined, holders: new Set(), key: undefined, at: new Map() }
     try {
-      return buildUnsafe(schema)
+      if (schema) entry.result = compileRoot(entry)
     } catch (e) {
       // only a hostile object (a throwing getter or proxy trap) gets here: Ajv's own throws are mapped inside
-      return Either.left(new SchemaError({ message: `The schema could not be read: ${e instanceof Error ? e.message : String(e)}`, path: "" }))
+      entry.result = Either.left(new SchemaError({ message: `The schema could not be read: ${e instanceof Error ? e.message : String(e)}`, path: "" }))
     }
+    return entry
   }
 
-  const buildUnsafe = (schema: JsonSchema.JsonSchema): Result => {
+  const compileRoot = (entry: Entry): Result => {
+    const schema = entry.root
     const d = JsonSchema.dialect(schema)
     const own = A.namesPrototypeMembers(schema)
     let ajv = instance(d, own)
@@ -196,76 +204,77 @@ const engine = (
       ajv = iso
       r = A.tryCompile(ajv, schema)
     }
+    entry.ajv = ajv
+    entry.holders.add(ajv)
     if (r === "clash") return Either.left(new SchemaError({ message: "The schema's `$id` clashes with a registered schema.", path: "/$id" }))
     if (typeof r !== "function") return Either.left(new SchemaError(r))
     let firstError: ValidateFunction | undefined | null = null
     const fallback = () => {
       if (firstError === null) {
-        const f = A.tryCompile(instance(d, own, false), schema)
+        const first = instance(d, own, false)
+        entry.holders.add(first)
+        const f = A.tryCompile(first, schema)
         firstError = typeof f === "function" ? f : undefined
       }
       return firstError
     }
-    const c = wrap(schema, d, r, schema, fallback)
-    origins.set(c, { ajv, root: schema })
-    return Either.right(c)
+    return Either.right(wrap(schema, d, r, entry.ctx, fallback))
   }
 
-  const compile = (schema: JsonSchema.JsonSchema): Result => {
-    const fast = typeof schema === "object" && schema !== null ? byObject.get(schema) : undefined
-    if (fast !== undefined) return fast
-    if (typeof schema === "boolean") {
-      let r = byBoolean.get(schema)
-      if (r === undefined) byBoolean.set(schema, r = build(schema))
-      return r
-    }
-    if (!safeIsSchema(schema)) return Either.left(new SchemaError({ message: "A schema is a boolean or a plain object.", path: "" }))
+  /** The entry of a schema: by identity, then by content (an unreadable or non-schema value is its own entry). */
+  const entryOf = Cache.byIdentity((schema: JsonSchema.JsonSchema): Entry => {
+    if (!safeIsSchema(schema)) return build(schema, false)
     const key = stableKey(schema)
-    let r = key === undefined ? undefined : byKey.get(key)
-    if (r === undefined) {
-      r = build(schema)
-      if (key !== undefined) byKey.set(key, r)
+    let entry = key === undefined ? undefined : byContent.get(key)
+    if (entry === undefined) {
+      entry = build(schema, true)
+      if (key !== undefined) byContent.set(key, entry)
     }
-    byObject.set(schema, r)
-    return r
-  }
+    return entry
+  })
+
+  const compile = (schema: JsonSchema.JsonSchema): Result => entryOf(schema).result
 
   const compileAt = (root: JsonSchema.JsonSchema, pointer: string): Result => {
     if (typeof pointer !== "string") return Either.left(new SchemaError({ message: "The pointer must be a string.", path: "" }))
     const tokens = P.parse(pointer)
-    const top = compile(root)
+    const entry = entryOf(root)
+    const top = entry.result
     if (tokens.length === 0 || Either.isLeft(top)) return top
-    let cache = at.get(top.right)
-    if (cache === undefined) at.set(top.right, cache = new Map())
     const canonical = P.format(tokens)
-    let r = cache.get(canonical)
-    if (r === undefined) cache.set(canonical, r = sub(top.right, canonical))
+    let r = entry.at.get(canonical)
+    if (r === undefined) entry.at.set(canonical, r = sub(entry, top.right.dialect, canonical))
     return r
   }
 
-  const sub = (top: Compiled, pointer: string): Result => {
-    const origin = origins.get(top)!
-    const target = P.get(origin.root as JsonSchema.JsonSchemaObject, pointer)
+  const sub = (entry: Entry, dialect: JsonSchema.Dialect, pointer: string): Result => {
+    const target = P.get(entry.root as JsonSchema.JsonSchemaObject, pointer)
     if (!JsonSchema.isSchema(target)) {
       return Either.left(new SchemaError({ message: `No subschema at \`${pointer}\`.`, path: pointer }))
     }
+    // a released entry (still held by identity) compiles its subschemas on an instance of its own
+    const ajv = entry.ajv ?? fresh(dialect, A.namesPrototypeMembers(entry.root), true)
+    if (ajv instanceof SchemaError) return Either.left(ajv)
+    entry.ajv = ajv
     try {
-      if (origin.key === undefined) {
+      if (entry.key === undefined) {
         const key = `https://toolgate.invalid/root/${++keys}`
-        origin.ajv.addSchema(origin.root as object, key)
-        origin.key = key
+        ajv.addSchema(entry.root as object, key)
+        entry.key = key
       }
       const fragment = P.parse(pointer).map((t) => encodeURIComponent(t.replace(/~/g, "~0").replace(/\//g, "~1")))
-      const fn = origin.ajv.getSchema(`${origin.key}#/${fragment.join("/")}`)
+      const fn = ajv.getSchema(`${entry.key}#/${fragment.join("/")}`)
       if (fn === undefined) return Either.left(new SchemaError({ message: `Cannot compile the subschema at \`${pointer}\`.`, path: pointer }))
-      return Either.right(wrap(target, top.dialect, fn, origin.root))
+      return Either.right(wrap(target, dialect, fn, entry.ctx))
     } catch (e) {
-      return Either.left(new SchemaError({ ...A.describe(origin.ajv, target as object, e), path: pointer }))
+      return Either.left(new SchemaError({ ...A.describe(ajv, target as object, e), path: pointer }))
     }
   }
 
   return { compile, compileAt }
 }
+
+const notASchema: Result = Either.left(new SchemaError({ message: "A schema is a boolean or a plain object.", path: "" }))
 
 const safeIsSchema = (u: unknown): boolean => {
   try {
@@ -285,14 +294,11 @@ const unvalidatable = (e: unknown): Issue => ({
     : `The arguments could not be validated: ${e instanceof Error ? e.message : String(e)}.`
 })
 
-const defaultValidator: Validator = engine(shareBy(new Map(), A.makeAjv), A.makeAjv)
+const defaultValidator: Validator = engine(shareBy(new Map(), A.makeAjv), A.makeAjv, 4_096)
 
-/** Compiles a schema with the default instance; cached once per process (identity, then content). */
+/** Compiles a schema with the default instance (its cache keeps 4,096 schemas by content). */
 export const compile = (schema: JsonSchema.JsonSchema): Either.Either<Compiled, SchemaError> => defaultValidator.compile(schema)
 
 /** Compiles the subschema at `pointer` of `root` with the default instance, `$ref`s resolved against `root`. */
 export const compileAt = (root: JsonSchema.JsonSchema, pointer: string): Either.Either<Compiled, SchemaError> =>
   defaultValidator.compileAt(root, pointer)
-
-/** Maps Ajv errors to issues (exposed for modules that drive Ajv themselves). */
-export const issuesOf = I.issuesOf

@@ -225,6 +225,18 @@ describe("Validator cache", () => {
     assert.strictEqual(Validator.compileAt(tool, "/properties/limit"), Validator.compileAt(tool, "/properties/limit"))
   })
 
+  it("keeps the cacheSize most recently used schemas by content; an evicted validator still works, by identity too", () => {
+    const v = Either.getOrThrow(Validator.make({ cacheSize: 2 }))
+    const a = { $id: "https://example.com/evicted", type: "object", properties: { n: { type: "integer" } } }
+    const first = Either.getOrThrow(v.compile(a))
+    for (let i = 0; i < 2; i++) v.compile({ const: i })
+    const again = Either.getOrThrow(v.compile(structuredClone(a)))
+    assert.notStrictEqual(again, first)
+    assert.strictEqual(Either.getOrThrow(v.compile(a)), first)
+    for (const c of [first, again]) assert.isTrue(c.isValid({ n: 1 }) && !c.isValid({ n: "x" }))
+    assert.deepStrictEqual(Either.getOrThrow(v.compileAt(a, "/properties/n")).validate("x").map((i) => i.keyword), ["type"])
+  })
+
   it("two different schemas with the same $id both compile and keep their meaning", () => {
     const a = compiled({ $id: "https://example.com/same", type: "string" })
     const b = compiled({ $id: "https://example.com/same", type: "integer" })

@@ -110,7 +110,7 @@ const holdsRefs = (raw: unknown): boolean => {
 const prepareChained = (schema: JsonSchema.JsonSchema, raw: unknown, options: Arguments.Options): Arguments.Prepared => {
   const plain = Arguments.prepare(schema, raw, options)
   if (plain._tag !== "Invalid") return plain
-  const wide = Arguments.prepare(Policies.widened(schema), raw, options)
+  const wide = Arguments.prepare(RefAware.widen(schema), raw, options)
   return wide._tag === "Invalid" && !holdsRefs(raw) ? plain : wide
 }
 

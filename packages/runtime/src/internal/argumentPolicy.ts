@@ -1,13 +1,13 @@
 /**
  * The argument validator's options: the policy (globally and per tool), tool chaining, and reading them
- * from config; plus the widened-schema cache.
+ * from config.
  *
  * @internal
  */
 import * as Config from "effect/Config"
 import * as ConfigError from "effect/ConfigError"
 import * as Either from "effect/Either"
-import { type Arguments, type JsonSchema, RefAware } from "@toolgate/json-schema"
+import type { Arguments } from "@toolgate/json-schema"
 
 /** Options of `ArgumentValidator.make`. */
 export interface Options {
@@ -63,15 +63,3 @@ export const config: Config.Config<Options> = Config.all({
   policies: Config.string("TOOLGATE_ARGUMENT_POLICY_OVERRIDES").pipe(Config.withDefault(""), Config.mapOrFail(parseOverrides)),
   toolChaining: Config.boolean("TOOLGATE_TOOL_CHAINING").pipe(Config.withDefault(false))
 })
-
-const widenedBySchema = new WeakMap<object, JsonSchema.JsonSchema>()
-
-/** The schema widened to accept sentinel refs, once per schema object (so its compiled validator is cached too). */
-export const widened = (schema: JsonSchema.JsonSchema): JsonSchema.JsonSchema => {
-  if (typeof schema !== "object" || schema === null) return schema
-  const hit = widenedBySchema.get(schema)
-  if (hit !== undefined) return hit
-  const wide = RefAware.widen(schema)
-  widenedBySchema.set(schema, wide)
-  return wide
-}

@@ -1,0 +1,26 @@
+import { assert, describe, it } from "@effect/vitest"
+import * as Cache from "../../src/internal/compileCache.js"
+
+describe("compileCache", () => {
+  it("Lru drops the least recently used entry, through onEvict", () => {
+    const evicted: Array<string> = []
+    const lru = new Cache.Lru<string, string>(2, (v) => evicted.push(v))
+    lru.set("a", "A")
+    lru.set("b", "B")
+    assert.strictEqual(lru.get("a"), "A")
+    lru.set("c", "C")
+    assert.deepStrictEqual(evicted, ["B"])
+    assert.isUndefined(lru.get("b"))
+    assert.deepStrictEqual([lru.get("a"), lru.get("c")], ["A", "C"])
+  })
+
+  it("byIdentity derives once per object and on every call otherwise", () => {
+    let calls = 0
+    const f = Cache.byIdentity((k: object | boolean) => ({ k, n: ++calls }))
+    const o = {}
+    assert.strictEqual(f(o), f(o))
+    assert.notStrictEqual(f({}), f(o))
+    assert.notStrictEqual(f(true), f(true))
+    assert.strictEqual(calls, 4)
+  })
+})
