@@ -7,6 +7,7 @@
  * @internal
  */
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import type { JsonValue as J, Validator } from "@toolgate/json-schema"
 import type * as AgentSession from "../AgentSession.js"
 import type * as ArgumentValidator from "../ArgumentValidator.js"
@@ -80,36 +81,38 @@ const check = (env: Env, input: RoundInput, call: Message.ToolCall): Effect.Effe
 
 const issuesOf = (checked: Checked): ReadonlyArray<Validator.Issue> => checked._tag === "Invalid" ? checked.issues : []
 
-/** Runs `effect` in the call's span, annotated with its outcome and issue count. */
-const traced = <A, E>(checked: Checked, outcome: Outcome, effect: Effect.Effect<A, E>): Effect.Effect<A, E> =>
-  Effect.annotateCurrentSpan({ "tool.outcome": outcome, "tool.issue_count": issuesOf(checked).length }).pipe(
-    Effect.zipRight(effect),
+/** Where a call stands: its turn and round. */
+export interface At {
+  readonly turn: number
+  readonly round: number
+}
+
+/**
+ * One call, reported at its edges: the `ToolCalled` event, then `answer` (the executor, or an envelope
+ * already known), then `ToolAnswered`, all in one `AgentSession.toolCall` span with the tool's name, the
+ * call id, the outcome (`provider`: the provider ran it), the issue count and what it answered.
+ */
+export const reportCall = <E>(
+  env: Env,
+  at: At,
+  call: Message.ToolCall,
+  outcome: Outcome | "provider",
+  issues: ReadonlyArray<Validator.Issue>,
+  answer: Effect.Effect<ToolEnvelope.Envelope, E>
+): Effect.Effect<AgentSession.Answered, E> =>
+  Effect.gen(function*() {
+    const args = call.arguments === undefined ? {} : { arguments: call.arguments }
+    const where = { ...at, callId: call.id, tool: call.name }
+    yield* publish(env, { _tag: "ToolCalled", ...where, ...args, outcome: outcome === "provider" ? "valid" : outcome, issues })
+    const envelope = yield* answer
+    yield* Effect.annotateCurrentSpan("tool.result", envelope.ok ? "success" : envelope.kind)
+    yield* publish(env, { _tag: "ToolAnswered", ...where, envelope })
+    return { callId: call.id, tool: call.name, ...args, envelope }
+  }).pipe(
     Effect.withSpan("AgentSession.toolCall", {
-      attributes: { "tool.name": checked.call.name, "tool.call_id": checked.call.id }
+      attributes: { "tool.name": call.name, "tool.call_id": call.id, "tool.outcome": outcome, "tool.issue_count": issues.length }
     })
   )
-
-const called = (env: Env, input: RoundInput, checked: Checked, outcome: Outcome) =>
-  publish(env, {
-    _tag: "ToolCalled",
-    turn: input.turn,
-    round: input.round,
-    callId: checked.call.id,
-    tool: checked.call.name,
-    ...(checked.call.arguments === undefined ? {} : { arguments: checked.call.arguments }),
-    outcome,
-    issues: issuesOf(checked)
-  })
-
-const answered = (env: Env, input: RoundInput, call: Message.ToolCall, envelope: ToolEnvelope.Envelope) =>
-  publish(env, { _tag: "ToolAnswered", turn: input.turn, round: input.round, callId: call.id, tool: call.name, envelope })
-
-const answer = (call: Message.ToolCall, envelope: ToolEnvelope.Envelope): AgentSession.Answered => ({
-  callId: call.id,
-  tool: call.name,
-  ...(call.arguments === undefined ? {} : { arguments: call.arguments }),
-  envelope
-})
 
 /** How to undo a call that ran and succeeded (`undefined`: its tool has no undo, or it failed). */
 const undoOf = (checked: Checked & { readonly _tag: "Valid" }, envelope: ToolEnvelope.Envelope, key: string): UndoStep | undefined => {
@@ -153,39 +156,28 @@ const execute = Effect.fnUntraced(function*(env: Env, input: RoundInput, c: Chec
   return envelope
 })
 
-/** A round with an invalid call: spans and events for every call, one repair, and nothing runs. */
+/** A round with an invalid call: nothing runs, every call is answered (valid ones "not run"), and it costs one repair. */
 const rejectRound = Effect.fnUntraced(function*(env: Env, input: RoundInput, checked: ReadonlyArray<Checked>) {
-  const outcomeOf = (c: Checked): Outcome => c._tag === "Valid" ? "skipped" : c._tag === "Invalid" ? "invalid" : "unknown_tool"
-  yield* Effect.forEach(checked, (c) => traced(c, outcomeOf(c), called(env, input, c, outcomeOf(c))), { discard: true })
-  const issues = checked.flatMap(issuesOf)
-  yield* input.budget.repair(issues)
+  const spent = yield* Effect.either(input.budget.repair(checked.flatMap(issuesOf)))
+  const answered = yield* Effect.forEach(checked, (c) =>
+    c._tag === "Valid"
+      ? reportCall(env, input, c.call, "skipped", [], Effect.succeed(notRun(c.call.name)))
+      : reportCall(env, input, c.call, c._tag === "Invalid" ? "invalid" : "unknown_tool", issuesOf(c), Effect.succeed(c.envelope)))
+  if (Either.isLeft(spent)) return yield* spent.left
   const usage = yield* input.budget.usage()
-  yield* publish(env, {
-    _tag: "RepairSpent",
-    turn: input.turn,
-    round: input.round,
-    repairs: usage.repairs,
-    limit: env.limits.maxToolArgumentRepairs,
-    issues
-  })
-  const envelopes = checked.map((c) => c._tag === "Valid" ? notRun(c.call.name) : c.envelope)
-  yield* Effect.forEach(checked, (c, i) => answered(env, input, c.call, envelopes[i]!), { discard: true })
-  return { answered: checked.map((c, i) => answer(c.call, envelopes[i]!)) } satisfies RoundOutput
+  const issues = checked.flatMap(issuesOf)
+  yield* publish(env, { _tag: "RepairSpent", turn: input.turn, round: input.round, repairs: usage.repairs, limit: env.limits.maxToolArgumentRepairs, issues })
+  return { answered } satisfies RoundOutput
 })
 
 /** A round of valid (and unknown) calls: each runs in its span, concurrently when the provider allows. */
 const runRound = Effect.fnUntraced(function*(env: Env, input: RoundInput, checked: ReadonlyArray<Checked>) {
   const concurrency = env.provider.capabilities.supportsParallelToolCalls ? "unbounded" : 1
-  const results = yield* Effect.forEach(checked, (c) => {
-    const outcome: Outcome = c._tag === "Valid" ? "valid" : "unknown_tool"
-    return traced(c, outcome, Effect.gen(function*() {
-      yield* called(env, input, c, outcome)
-      const envelope = c._tag === "Valid" ? yield* execute(env, input, c) : c.envelope
-      yield* answered(env, input, c.call, envelope)
-      return answer(c.call, envelope)
-    }))
-  }, { concurrency })
-  return { answered: results } satisfies RoundOutput
+  const answered = yield* Effect.forEach(checked, (c) =>
+    c._tag === "Valid"
+      ? reportCall(env, input, c.call, "valid", [], execute(env, input, c))
+      : reportCall(env, input, c.call, "unknown_tool", [], Effect.succeed(c.envelope)), { concurrency })
+  return { answered } satisfies RoundOutput
 })
 
 /** Answers every call of one round (atomically: all run, or none). */

@@ -11,6 +11,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Ref from "effect/Ref"
+import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import type { JsonSchema } from "@toolgate/json-schema"
 import type * as AgentSession from "../AgentSession.js"
@@ -18,12 +19,12 @@ import type * as DriftGate from "../DriftGate.js"
 import { ProviderError, ToolChoiceUnsupported, TurnDeadlineExceeded } from "../Errors.js"
 import * as EventContract from "../EventContract.js"
 import type * as Message from "../Message.js"
-import type * as Provider from "../Provider.js"
+import * as Provider from "../Provider.js"
 import * as RepairBudget from "../RepairBudget.js"
 import * as RunLimits from "../RunLimits.js"
 import type * as ToolEnvelope from "../ToolEnvelope.js"
 import { safeString } from "./json.js"
-import { answerRound } from "./sessionCalls.js"
+import { answerRound, reportCall } from "./sessionCalls.js"
 import { type Compensated, failedAfterTools, rollBack } from "./sessionCompensate.js"
 import * as SessionRequest from "./sessionRequest.js"
 import * as SessionRound from "./sessionRound.js"
@@ -45,30 +46,57 @@ interface Current {
   readonly start: number
   readonly budget: RepairBudget.RepairBudget
   readonly definitions: SessionRequest.Definitions
-  /** The turn's messages after the User message. */
-  readonly messages: Array<Message.Message>
-  readonly answered: Array<AgentSession.Answered>
+  /** The turn's journal: every call whose executor started, in start order, appended before it starts (compensated on rollback, undo entries on commit). */
+  readonly executions: Array<Execution>
   /** The call ids used in the turn so far (a repeated or empty one is renamed). */
   readonly ids: Set<string>
-  /** Every call whose executor started, in start order (compensated on rollback, undo entries on commit). */
-  readonly executions: Array<Execution>
-  /** The envelopes of this turn's answered calls, by call id. */
-  readonly results: Map<string, ToolEnvelope.Envelope>
-  readonly tokens: { input: number; output: number }
+  /** Round trips started. */
   rounds: number
+  /** What the finished rounds added; changed only by `advance`. */
+  progress: Progress
   /** Set by the commit: an interruption that arrives after it does not roll anything back. */
   committed: boolean
   /** What the send answers, set with the commit (a deadline that strikes after the commit still answers it). */
   done: unknown
 }
 
-const toolChoices: ReadonlySet<unknown> = new Set(["auto", "required", "none"])
+/** What the turn's finished rounds added: the messages after the User message, the answered calls, tokens. */
+interface Progress {
+  readonly messages: ReadonlyArray<Message.Message>
+  readonly answered: ReadonlyArray<AgentSession.Answered>
+  /** The envelopes of the answered calls, by call id (what refs of later rounds read). */
+  readonly results: ReadonlyMap<string, ToolEnvelope.Envelope>
+  readonly inputTokens: number
+  readonly outputTokens: number
+}
+
+/** What one finished round adds. */
+interface RoundRecord {
+  readonly messages: ReadonlyArray<Message.Message>
+  readonly answered: ReadonlyArray<AgentSession.Answered>
+  readonly inputTokens: number
+  readonly outputTokens: number
+}
+
+/** The one place the turn's progress changes: a finished round is added. */
+const advance = (current: Current, round: RoundRecord): void => {
+  const p = current.progress
+  current.progress = {
+    messages: [...p.messages, ...round.messages],
+    answered: [...p.answered, ...round.answered],
+    results: new Map([...p.results, ...round.answered.map((a) => [a.callId, a.envelope] as const)]),
+    inputTokens: p.inputTokens + round.inputTokens,
+    outputTokens: p.outputTokens + round.outputTokens
+  }
+}
+
+const isToolChoice = Schema.is(Provider.ToolChoice)
 
 /** The checks before the user's message is recorded: tool choice, definitions, the provider's `validateTools`. */
 const admit = Effect.fnUntraced(function*(env: Env, toolChoice: Provider.ToolChoice) {
   const capabilities = env.provider.capabilities
-  if (!toolChoices.has(toolChoice) || (toolChoice !== "auto" && !capabilities.supportsToolChoice)) {
-    return yield* new ToolChoiceUnsupported({ choice: safeString(toolChoice), provider: safeString(capabilities.name) })
+  if (!isToolChoice(toolChoice) || (toolChoice !== "auto" && !capabilities.supportsToolChoice)) {
+    return yield* new ToolChoiceUnsupported({ choice: safeString(toolChoice), provider: capabilities.name })
   }
   const definitions = yield* SessionRequest.definitions(env.toolkit, capabilities, {
     toolChaining: env.validator.toolChaining,
@@ -97,10 +125,10 @@ const gate = Effect.fnUntraced(function*(env: Env, turn: number) {
 /** One round trip: the request (cut, filtered), the provider's events through the contract stage, collected. */
 const roundTrip = Effect.fnUntraced(function*<A, X>(env: Env, current: Current, options: TurnOptions<A, X>) {
   yield* current.budget.roundTrip()
-  current.rounds++
-  yield* publish(env, { _tag: "RoundStarted", turn: current.number, round: current.rounds })
+  const round = ++current.rounds
+  yield* publish(env, { _tag: "RoundStarted", turn: current.number, round })
   const capabilities = env.provider.capabilities
-  const all = [...(yield* Ref.get(env.history)), ...current.messages]
+  const all = [...(yield* Ref.get(env.history)), ...current.progress.messages]
   const messages = SessionRequest.messages(capabilities, all, current.start, yield* Ref.get(env.seen))
   let request: Provider.CompletionRequest = {
     messages,
@@ -117,7 +145,7 @@ const roundTrip = Effect.fnUntraced(function*<A, X>(env: Env, current: Current, 
   )
   if (events.length > limit) {
     return yield* new ProviderError({
-      provider: safeString(capabilities.name),
+      provider: capabilities.name,
       reason: `the round trip streamed more than ${limit} events (the session's maxEventsPerRound)`,
       retryable: false
     })
@@ -128,92 +156,64 @@ const roundTrip = Effect.fnUntraced(function*<A, X>(env: Env, current: Current, 
 /** A managed conversation's backend has seen what was sent and the `answered` messages it wrote itself. */
 const saw = (env: Env, sent: number, answered: number) => Ref.set(env.seen, sent + answered)
 
-const count = (current: Current, round: SessionRound.AppRound) => {
-  current.tokens.input += round.inputTokens
-  current.tokens.output += round.outputTokens
-}
-
-/** Records answered calls: history messages, results for chaining, the turn's list. */
-const record = (current: Current, answered: ReadonlyArray<AgentSession.Answered>) => {
-  for (const a of answered) {
-    current.messages.push({ _tag: "ToolResult", callId: a.callId, name: a.tool, envelope: a.envelope })
-    current.results.set(a.callId, a.envelope)
-    current.answered.push(a)
-  }
-}
-
 /** App-driven rounds until one has no tool calls; the last round's text. */
 const appRounds = Effect.fnUntraced(function*<A, X>(env: Env, current: Current, options: TurnOptions<A, X>) {
   while (true) {
     const { events, sent } = yield* roundTrip(env, current, options)
     const round = SessionRound.collectApp(events)
-    count(current, round)
     const calls = SessionRound.distinctIds(round.calls, current.ids, current.rounds)
-    current.messages.push({ _tag: "Assistant", text: round.text, toolCalls: calls })
+    const assistant: Message.Assistant = { _tag: "Assistant", text: round.text, toolCalls: calls }
     yield* saw(env, sent, 1)
-    if (calls.length === 0) return round.text
-    const results = env.chainScope === "session"
-      ? new Map([...(yield* Ref.get(env.results)), ...current.results])
-      : current.results
-    const out = yield* answerRound(env, {
+    const answered = calls.length === 0 ? [] : (yield* answerRound(env, {
       turn: current.number,
       round: current.rounds,
       calls,
       strict: current.definitions.strict,
       budget: current.budget,
-      results,
+      results: env.chainScope === "session"
+        ? new Map([...(yield* Ref.get(env.results)), ...current.progress.results])
+        : current.progress.results,
       executions: current.executions
-    })
-    record(current, out.answered)
+    })).answered
+    const results = answered.map((a): Message.Message => ({ _tag: "ToolResult", callId: a.callId, name: a.tool, envelope: a.envelope }))
+    advance(current, { messages: [assistant, ...results], answered, inputTokens: round.inputTokens, outputTokens: round.outputTokens })
+    if (calls.length === 0) return round.text
   }
 })
 
-/** The provider ran the tools: one round, its history built from the lifecycle events. */
+/** The provider ran the tools: one round, its history built from the lifecycle events, each call reported. */
 const providerRound = Effect.fnUntraced(function*<A, X>(env: Env, current: Current, options: TurnOptions<A, X>) {
   const { events, sent } = yield* roundTrip(env, current, options)
   const round = SessionRound.collectProvider(events)
-  count(current, round)
-  current.messages.push(...round.messages)
   yield* saw(env, sent, round.messages.length)
-  const calls = new Map(round.messages.flatMap((m) => m._tag === "Assistant" ? m.toolCalls.map((c) => [c.id, c] as const) : []))
-  const answered = round.messages.flatMap((m): ReadonlyArray<AgentSession.Answered> => {
-    if (m._tag !== "ToolResult") return []
-    const args = calls.get(m.callId)?.arguments
-    return [{ callId: m.callId, tool: m.name, ...(args === undefined ? {} : { arguments: args }), envelope: m.envelope }]
-  })
-  for (const a of answered) {
-    current.results.set(a.callId, a.envelope)
-    current.answered.push(a)
-    const at = { turn: current.number, round: current.rounds, callId: a.callId, tool: a.tool }
-    yield* publish(env, { _tag: "ToolCalled", ...at, ...(a.arguments === undefined ? {} : { arguments: a.arguments }), outcome: "valid", issues: [] })
-      .pipe(
-        Effect.zipRight(publish(env, { _tag: "ToolAnswered", ...at, envelope: a.envelope })),
-        // The provider ran the call: its span says so and carries what it ended with (no arguments were checked here).
-        Effect.withSpan("AgentSession.toolCall", {
-          attributes: {
-            "tool.name": a.tool,
-            "tool.call_id": a.callId,
-            "tool.outcome": "provider",
-            "tool.result": a.envelope.ok ? "success" : a.envelope.kind,
-            "tool.issue_count": 0
-          }
-        })
-      )
-  }
+  const calls = new Map(round.calls.map((c) => [c.id, c] as const))
+  const at = { turn: current.number, round: current.rounds }
+  const answered = yield* Effect.forEach(
+    round.messages.filter((m): m is Message.ToolResult => m._tag === "ToolResult"),
+    (m) => reportCall(env, at, calls.get(m.callId)!, "provider", [], Effect.succeed(m.envelope))
+  )
+  advance(current, { messages: round.messages, answered, inputTokens: round.inputTokens, outputTokens: round.outputTokens })
   return round.text
 })
 
 /** Appends the turn's messages, its undo entry and its results; one step no interruption can split. */
 const commit = (env: Env, current: Current) =>
   Effect.uninterruptible(Effect.gen(function*() {
-    yield* Ref.update(env.history, (h) => [...h, ...current.messages])
+    const { answered, messages, results } = current.progress
+    yield* Ref.update(env.history, (h) => [...h, ...messages])
     yield* Ref.update(env.undoLog, (log) => [
       ...log,
-      { turn: current.number, start: current.start, count: current.messages.length + 1, calls: [...current.results.keys()], steps: current.executions.flatMap((e) => e.undo === undefined ? [] : [e.undo]) }
+      {
+        turn: current.number,
+        start: current.start,
+        count: messages.length + 1,
+        calls: [...results.keys()],
+        steps: current.executions.flatMap((e) => e.undo === undefined ? [] : [e.undo])
+      }
     ])
-    if (env.chainScope === "session" && current.results.size > 0) yield* Ref.update(env.results, (r) => new Map([...r, ...current.results]))
+    if (env.chainScope === "session" && results.size > 0) yield* Ref.update(env.results, (r) => new Map([...r, ...results]))
     current.committed = true
-    yield* publish(env, { _tag: "TurnCommitted", turn: current.number, rounds: current.rounds, toolCalls: current.answered.length })
+    yield* publish(env, { _tag: "TurnCommitted", turn: current.number, rounds: current.rounds, toolCalls: answered.length })
   }))
 
 /** Records the user's message and starts the turn's state. */
@@ -226,13 +226,10 @@ const begin = Effect.fnUntraced(function*(env: Env, text: string, definitions: S
     start,
     budget: yield* RepairBudget.make(env.limits),
     definitions,
-    messages: [],
-    answered: [],
-    ids: new Set(),
     executions: [],
-    results: new Map(),
-    tokens: { input: 0, output: 0 },
+    ids: new Set(),
     rounds: 0,
+    progress: { messages: [], answered: [], results: new Map(), inputTokens: 0, outputTokens: 0 },
     committed: false,
     done: undefined
   }
@@ -247,11 +244,12 @@ const body = Effect.fnUntraced(function*<A, X>(env: Env, current: Current, optio
     : yield* appRounds(env, current, options)
   const value = yield* options.accept(text)
   const usage = yield* current.budget.usage()
+  const { answered, inputTokens, outputTokens } = current.progress
   const turn: AgentSession.Turn = {
     turn: current.number,
     text,
-    calls: current.answered,
-    usage: { ...usage, inputTokens: current.tokens.input, outputTokens: current.tokens.output },
+    calls: answered,
+    usage: { ...usage, inputTokens, outputTokens },
     warnings,
     gate: verdict
   }
