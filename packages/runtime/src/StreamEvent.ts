@@ -6,6 +6,7 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
+import * as AST from "effect/SchemaAST"
 import { Json } from "./internal/schemas.js"
 
 /** A chunk of assistant text. */
@@ -86,43 +87,46 @@ export const ToolCallConflict = Schema.TaggedStruct("ToolCallConflict", {
 })
 export type ToolCallConflict = typeof ToolCallConflict.Type
 
+/** The events that end a provider-driven call: a new terminal event is a member here, and every consumer knows it. */
+export const Terminal = Schema.Union(ToolCallCompleted, ToolCallDenied, ToolCallFailed, ToolCallCancelled, ToolCallConflict)
+
+/** A terminal event of a provider-driven call. */
+export type Terminal = typeof Terminal.Type
+
 /** Every event, as one Schema. */
-export const StreamEvent = Schema.Union(
-  TextDelta,
-  ToolCallPartial,
-  ToolCallComplete,
-  Usage,
-  Done,
-  ToolCallStarted,
-  ToolCallCompleted,
-  ToolCallDenied,
-  ToolCallFailed,
-  ToolCallCancelled,
-  ToolCallConflict
-).annotations({ identifier: "StreamEvent" })
+export const StreamEvent = Schema.Union(TextDelta, ToolCallPartial, ToolCallComplete, Usage, Done, ToolCallStarted, ...Terminal.members)
+  .annotations({ identifier: "StreamEvent" })
 
 /** Any event. */
 export type StreamEvent = typeof StreamEvent.Type
 
-/** A terminal event of a provider-driven call. */
-export type Terminal = ToolCallCompleted | ToolCallDenied | ToolCallFailed | ToolCallCancelled | ToolCallConflict
+/** What a tag is in the event contract: `shared` by both execution models, `appDriven` only, or a provider-driven call's `start` or `terminal`. */
+export type Role = "shared" | "appDriven" | "start" | "terminal"
 
-/** The tags only app-driven providers emit. */
-export const appDrivenTags: ReadonlySet<StreamEvent["_tag"]> = new Set(["ToolCallPartial", "ToolCallComplete"])
+const nonTerminal: { readonly [Tag in Exclude<StreamEvent["_tag"], Terminal["_tag"]>]: Exclude<Role, "terminal"> } = {
+  TextDelta: "shared",
+  Usage: "shared",
+  Done: "shared",
+  ToolCallPartial: "appDriven",
+  ToolCallComplete: "appDriven",
+  ToolCallStarted: "start"
+}
 
-/** The tags only provider-driven providers emit. */
-export const providerDrivenTags: ReadonlySet<StreamEvent["_tag"]> = new Set([
-  "ToolCallStarted",
-  "ToolCallCompleted",
-  "ToolCallDenied",
-  "ToolCallFailed",
-  "ToolCallCancelled",
-  "ToolCallConflict"
+/** The literal `_tag` of a tagged struct, read off its Schema. */
+const tagOf = (member: Schema.Schema.Any): string =>
+  (AST.getPropertySignatures(member.ast).find((p) => p.name === "_tag")!.type as AST.Literal).literal as string
+
+/**
+ * The vocabulary: every tag's role, the terminal ones read off `Terminal`. The event contract and the session
+ * read this table (a `Map`, so a hostile tag such as `constructor` has no role).
+ */
+export const roles: ReadonlyMap<string, Role> = new Map<string, Role>([
+  ...Object.entries(nonTerminal),
+  ...Terminal.members.map((member) => [tagOf(member), "terminal"] as const)
 ])
 
 /** Whether `event` ends a provider-driven call. */
-export const isTerminal = (event: StreamEvent): event is Terminal =>
-  providerDrivenTags.has(event._tag) && event._tag !== "ToolCallStarted"
+export const isTerminal = (event: StreamEvent): event is Terminal => roles.get(event._tag) === "terminal"
 
 /** JSON text to an event (for SSE `data:` lines), or a `ParseError`. */
 export const decodeJson = Schema.decodeUnknownEither(Schema.parseJson(StreamEvent), { errors: "all" })

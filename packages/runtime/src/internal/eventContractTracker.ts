@@ -2,7 +2,7 @@
  * The event contract's bookkeeping for one run of a stream: plain mutable state, fed one chunk's events at
  * a time, with no effects, so the stage around it costs one channel step per chunk.
  */
-import type * as StreamEvent from "../StreamEvent.js"
+import * as StreamEvent from "../StreamEvent.js"
 
 /** The rule an event stream broke (mirrored by `EventContract.Rule`). */
 export type Rule =
@@ -81,43 +81,36 @@ export class Tracker {
     return this.done ? undefined : this.fail("missing_done", undefined)
   }
 
-  /** Checks one event; false when it breaks a rule. */
+  /** Checks one event against its role in the vocabulary (`StreamEvent.roles`); false when it breaks a rule. */
   private step(event: StreamEvent.StreamEvent | null | undefined): boolean {
     if (event == null) return this.broke("wrong_execution_model", undefined)
-    switch (event._tag) {
-      case "TextDelta":
-      case "Usage":
-        return true
-      case "Done":
-        this.done = true
-        return this.open === 0 || this.broke("start_without_terminal", this.firstOpen())
-      case "ToolCallPartial":
-        return this.vocabulary === "app" && idOf(event) !== undefined ||
-          this.broke("wrong_execution_model", idOf(event))
-      case "ToolCallComplete":
-        return this.complete(idOf(event))
-      case "ToolCallStarted":
-        return this.start(idOf(event))
-      case "ToolCallCompleted":
-      case "ToolCallDenied":
-      case "ToolCallFailed":
-      case "ToolCallCancelled":
-      case "ToolCallConflict":
-        return this.terminal(idOf(event))
-      default:
-        return this.broke("wrong_execution_model", idOf(event))
+    const role = StreamEvent.roles.get(event._tag)
+    if (role === "shared") return event._tag !== "Done" || this.finish()
+    const id = idOf(event)
+    const model = role === "appDriven" ? "app" : "provider"
+    if (role === undefined || this.vocabulary !== model || id === undefined) return this.broke("wrong_execution_model", id)
+    switch (role) {
+      case "appDriven":
+        return event._tag === "ToolCallPartial" || this.complete(id)
+      case "start":
+        return this.start(id)
+      case "terminal":
+        return this.terminal(id)
     }
   }
 
-  private complete(id: string | undefined): boolean {
-    if (this.vocabulary !== "app" || id === undefined) return this.broke("wrong_execution_model", id)
+  private finish(): boolean {
+    this.done = true
+    return this.open === 0 || this.broke("start_without_terminal", this.firstOpen())
+  }
+
+  private complete(id: string): boolean {
     const seen = this.calls.size
     // Setting a known id leaves the size as it was: a repeat, which fails the run (so the overwrite is moot).
     return this.calls.set(id, seen).size > seen || this.broke("duplicate_tool_call", id)
   }
 
-  private start(id: string | undefined): boolean {
-    if (this.vocabulary !== "provider" || id === undefined) return this.broke("wrong_execution_model", id)
+  private start(id: string): boolean {
     const index = this.calls.size
     if (this.calls.set(id, index).size === index) return this.broke("duplicate_start", id)
     if (index === this.isOpen.length) {
@@ -130,8 +123,7 @@ export class Tracker {
     return true
   }
 
-  private terminal(id: string | undefined): boolean {
-    if (this.vocabulary !== "provider" || id === undefined) return this.broke("wrong_execution_model", id)
+  private terminal(id: string): boolean {
     const index = this.calls.get(id)
     if (index === undefined) return this.broke("terminal_without_start", id)
     if (this.isOpen[index] === 0) return this.broke("duplicate_terminal", id)

@@ -9,7 +9,7 @@
 import * as Either from "effect/Either"
 import type { JsonValue as J } from "@toolgate/json-schema"
 import type * as Message from "../Message.js"
-import type * as StreamEvent from "../StreamEvent.js"
+import * as StreamEvent from "../StreamEvent.js"
 import * as ToolEnvelope from "../ToolEnvelope.js"
 
 /** An app-driven round's events, collected: text deltas joined, ToolCallComplete calls in order, usage summed. */
@@ -57,16 +57,9 @@ const collect = (
       case "ToolCallStarted":
         if (event._tag === take) calls.push(callOf(event))
         break
-      case "ToolCallCompleted":
-      case "ToolCallDenied":
-      case "ToolCallFailed":
-      case "ToolCallCancelled":
-      case "ToolCallConflict":
-        onTerminal(event)
-        break
       default:
-        // ToolCallPartial (the session acts on complete calls only), Done, and anything unknown
-        break
+        // a terminal answers a call; ToolCallPartial (the session acts on complete calls only) and Done say nothing here
+        if (event != null && StreamEvent.isTerminal(event)) onTerminal(event)
     }
   }
   return { text: text.join(""), calls, inputTokens, outputTokens }
@@ -169,7 +162,5 @@ export const terminalEnvelope = (terminal: StreamEvent.Terminal, tool: string): 
       return ToolEnvelope.failure("unavailable", "The call was cancelled before it finished.", { tool })
     case "ToolCallConflict":
       return ToolEnvelope.failure("rejected", said("The call conflicted with another and did not apply", terminal.reason), { tool })
-    default:
-      return ToolEnvelope.failure("execution_error", "The provider reported an unknown end of the call.", { tool })
   }
 }
