@@ -254,7 +254,7 @@ describe("CloudRelay: construction", () => {
           requiresNetworking: true
         }
       )
-      assert.deepStrictEqual(yield* relay.validateTools([weather, search]), [])
+      assert.deepStrictEqual(yield* relay.validateTools!([weather, search]), [])
     }))
 
   it.scopedLive("a stream sends nothing until it runs, and each run is one request", () =>

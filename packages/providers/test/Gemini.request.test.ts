@@ -150,11 +150,11 @@ describe("Gemini request", () => {
       assert.deepStrictEqual(body.request.contents.map((c: { role: string }) => c.role), ["user", "model", "user", "model", "user"])
       assert.strictEqual(body.request.contents[2].parts[1].functionResponse.response.kind, "invalid_args")
 
-      const warnings = yield* claude.validateTools([weather, broken])
+      const warnings = yield* claude.validateTools!([weather, broken])
       assert.deepStrictEqual(warnings.map((w) => w.tool), ["broken"])
       assert.include(warnings[0]!.message, "Claude via CCA cannot take this schema")
       // the google dialect keeps the broken schema as it is (Gemini judges it), so no warning there
-      assert.deepStrictEqual(yield* (yield* provider(server)).validateTools([weather, broken]), [])
+      assert.deepStrictEqual(yield* (yield* provider(server)).validateTools!([weather, broken]), [])
     }))
 
   it.scopedLive("a system instruction and generation settings from the options go out with every request, beside structured output", () =>
@@ -211,7 +211,7 @@ describe("Gemini request", () => {
       const server = { baseUrl: "http://127.0.0.1:9/v1", requests: [] }
       const gemini = yield* provider(server, { capabilities: { contextWindow: 1_048_576 } })
       assert.strictEqual(gemini.capabilities.contextWindow, 1_048_576)
-      const warnings = yield* gemini.validateTools([{ ...weather, name: "9lives" }, weather])
+      const warnings = yield* gemini.validateTools!([{ ...weather, name: "9lives" }, weather])
       assert.deepStrictEqual(warnings.map((w) => w.tool), ["9lives"])
       for (const bad of [{ model: "" }, { baseUrl: "ftp://example.com" }, { timeout: "soon" }, { maxResponseBytes: 0 }] as const) {
         const exit = yield* Effect.exit(provider(server, bad as never))

@@ -189,7 +189,7 @@ describe("OpenAiCompatible: capabilities, tools and wiring", () => {
   it.effect("validateTools warns about names OpenAI refuses and passes the others", () =>
     Effect.gen(function*() {
       const p = yield* OpenAiCompatible.make({ baseUrl: "http://127.0.0.1:1/v1", model: "m" }).pipe(Effect.provide(FetchHttpClient.layer))
-      const warnings = yield* p.validateTools([weather, { ...search, name: "web.search" }, { ...search, name: "x".repeat(65) }, { ...search, name: "__proto__" }])
+      const warnings = yield* p.validateTools!([weather, { ...search, name: "web.search" }, { ...search, name: "x".repeat(65) }, { ...search, name: "__proto__" }])
       assert.deepStrictEqual(warnings.map((w) => w.tool), ["web.search", "x".repeat(65)])
     }))
 

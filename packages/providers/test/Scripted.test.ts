@@ -106,7 +106,7 @@ describe("Scripted", () => {
       assert.isFalse(driven.capabilities.supportsToolChoice)
       assert.strictEqual(driven.capabilities.maxTools, 2)
       assert.strictEqual(driven.capabilities.name, "scripted")
-      assert.deepStrictEqual(yield* plain.validateTools([{ name: "t", description: "", parameters: true, strict: false }]), [])
+      assert.deepStrictEqual(yield* plain.validateTools!([{ name: "t", description: "", parameters: true, strict: false }]), [])
     }))
 
   it.effect("hostile: 10,000-level arguments pass through intact, 100,000 events, a 100,000-message request, __proto__ stays data", () =>

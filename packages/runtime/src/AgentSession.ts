@@ -61,6 +61,10 @@ export interface Options<R> {
    * `ProviderError` instead of filling memory.
    */
   readonly maxEventsPerRound?: number
+  /** Who the model is: the start of every request's system prompt. */
+  readonly persona?: string
+  /** The session's sampling; a send's own keys override it key by key. */
+  readonly sampling?: Provider.Sampling
 }
 
 /** The options that are data, as a Schema: what `make` decodes once (defaults filled in). */
@@ -70,10 +74,18 @@ const Settings = Schema.Struct({
   limits: Schema.optionalWith(RunLimits.Limits, { exact: true }),
   chainScope: Schema.optionalWith(Schema.Literal("turn", "session"), { exact: true, default: () => "turn" as const }),
   eventCapacity: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, 1_000_000)), { exact: true, default: () => 1024 }),
-  maxEventsPerRound: Schema.optionalWith(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)), { exact: true, default: () => 100_000 })
+  maxEventsPerRound: Schema.optionalWith(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)), { exact: true, default: () => 100_000 }),
+  persona: Schema.optionalWith(Schema.String, { exact: true }),
+  sampling: Schema.optionalWith(Provider.Sampling, { exact: true, default: () => ({}) })
 })
 
-/** The options a caller gave are not valid (a mode that is none, an empty id, a limit or capacity out of range). */
+/** A send's options that are data, as a Schema. */
+const SendSettings = Schema.Struct({
+  directives: Schema.optionalWith(Schema.String, { exact: true }),
+  sampling: Schema.optionalWith(Provider.Sampling, { exact: true, default: () => ({}) })
+})
+
+/** The options a caller gave to `make` or `send` are not valid (a mode that is none, an empty id, a limit, capacity or sampling out of range). */
 export class InvalidSessionOptions extends Schema.TaggedError<InvalidSessionOptions>()("InvalidSessionOptions", {
   detail: Schema.String
 }) {
@@ -83,7 +95,9 @@ export class InvalidSessionOptions extends Schema.TaggedError<InvalidSessionOpti
   }
 }
 
-const decodeSettings = Schema.decodeUnknown(Settings, { errors: "all", onExcessProperty: "ignore" })
+const invalid = (e: ParseResult.ParseError) => new InvalidSessionOptions({ detail: ParseResult.TreeFormatter.formatErrorSync(e) })
+const decodeSettings = (options: unknown) => Effect.mapError(Schema.decodeUnknown(Settings, { errors: "all", onExcessProperty: "ignore" })(options), invalid)
+const decodeSend = (options: unknown) => Effect.mapError(Schema.decodeUnknown(SendSettings, { errors: "all", onExcessProperty: "ignore" })(options), invalid)
 
 /**
  * `TOOLGATE_NO_STRICT` set to `1`, `true` or `yes` (any case, trimmed): no tool goes out with a strict flag
@@ -94,9 +108,14 @@ export const strictDisabled: Config.Config<boolean> = Config.string("TOOLGATE_NO
   Config.withDefault(false)
 )
 
-/** How one send may use tools (default `auto`). */
+/** What one send asks for besides its text. */
 export interface SendOptions {
+  /** How the model may use tools (default `auto`). */
   readonly toolChoice?: Provider.ToolChoice
+  /** This turn's instructions: after the persona in the system prompt, or a preamble of the user message for a provider with `backendManagedSystemPrompt`. */
+  readonly directives?: string
+  /** This turn's sampling, key by key over the session's. */
+  readonly sampling?: Provider.Sampling
 }
 
 /** A call of a committed turn and the envelope it was answered with. */
@@ -107,6 +126,9 @@ export interface Answered {
   readonly envelope: ToolEnvelope.Envelope
 }
 
+/** What a turn spent: round trips and repairs (`RepairBudget.Usage`) and the tokens the provider reported. */
+export type UsageReport = RepairBudget.Usage & { readonly inputTokens: number; readonly outputTokens: number }
+
 /** What a successful send returns. */
 export interface Turn {
   /** The 1-based count of the session's turns (sends that recorded their user message). */
@@ -115,8 +137,11 @@ export interface Turn {
   readonly text: string
   /** Every call of the turn that was answered, in order (invalid and not-run calls included). */
   readonly calls: ReadonlyArray<Answered>
-  readonly usage: RepairBudget.Usage & { readonly inputTokens: number; readonly outputTokens: number }
+  readonly usage: UsageReport
+  /** What the provider's `validateTools` said about the tools. */
   readonly warnings: ReadonlyArray<Provider.ToolSchemaWarning>
+  /** What the send asked for that the provider cannot honour and was left out of the requests (sampling it does not support). */
+  readonly requestWarnings: ReadonlyArray<string>
   /** The drift gate's verdict when this send ran the gate (cloud-profile only). */
   readonly gate: Verdict | undefined
 }
@@ -136,6 +161,7 @@ export type SendError =
   | Provider.ToolsRejected
   | InvalidToolSchema
   | Compensation.TurnFailedAfterTools
+  | InvalidSessionOptions
 
 /** The model's structured answer did not decode with the caller's schema (or the schema has no JSON Schema form). */
 export { StructuredOutputInvalid } from "./Errors.js"
@@ -169,6 +195,10 @@ export interface AgentSession {
   readonly outstanding: Effect.Effect<ReadonlyArray<Compensation.OutstandingEffect>>
   /** Marks outstanding effects as handled by the app (by call idempotency key); returns those removed. */
   readonly reconcile: (idempotencyKeys: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<Compensation.OutstandingEffect>>
+  /** The usage of the last turn that made a request, committed or not (`None` before the first). */
+  readonly lastUsageReport: Effect.Effect<Option.Option<UsageReport>>
+  /** What the provider's `validateTools` said before the last send. */
+  readonly lastSchemaWarnings: Effect.Effect<ReadonlyArray<Provider.ToolSchemaWarning>>
   /** A subscription to this session's events (for the surrounding scope). */
   readonly subscribe: Effect.Effect<Queue.Dequeue<SessionEvent.SessionEvent>, never, Scope.Scope>
 }
@@ -184,8 +214,9 @@ const jsonSchemaOf = <A, I>(schema: Schema.Schema<A, I>): Either.Either<JsonSche
 const methods = (env: Env, serialized: <A, E>(effect: Effect.Effect<A, E>) => Effect.Effect<A, E>): AgentSession => {
   const accept = (_text: string) => Effect.void
   const send = Effect.fn("AgentSession.send")(function*(text: string, options?: SendOptions) {
+    const { directives, sampling } = yield* decodeSend(options ?? {})
     const toolChoice = options?.toolChoice ?? "auto"
-    const [turn] = yield* serialized(SessionTurn.run(env, safeString(text), { toolChoice, accept }))
+    const [turn] = yield* serialized(SessionTurn.run(env, safeString(text), { toolChoice, accept, sampling, ...(directives === undefined ? {} : { directives }) }))
     return turn
   })
   const generate = Effect.fn("AgentSession.generate")(function*<A, I>(schema: Schema.Schema<A, I>, text: string) {
@@ -195,7 +226,7 @@ const methods = (env: Env, serialized: <A, E>(effect: Effect.Effect<A, E>) => Ef
     const decode = Schema.decodeUnknown(Schema.parseJson(schema), { errors: "all" })
     const accept = (answer: string) =>
       Effect.mapError(decode(answer), (e) => new StructuredOutputInvalid({ detail: ParseResult.TreeFormatter.formatErrorSync(e) }))
-    const [, value] = yield* serialized(SessionTurn.run(env, text, { toolChoice: "auto", structuredOutput, accept }))
+    const [, value] = yield* serialized(SessionTurn.run(env, text, { toolChoice: "auto", structuredOutput, accept, sampling: {} }))
     return value
   })
   const reconcile = (keys: ReadonlyArray<string>) =>
@@ -210,6 +241,8 @@ const methods = (env: Env, serialized: <A, E>(effect: Effect.Effect<A, E>) => Ef
     outstanding: Ref.get(env.outstanding),
     reconcile,
     history: Ref.get(env.history),
+    lastUsageReport: Ref.get(env.lastUsage),
+    lastSchemaWarnings: Ref.get(env.lastSchemaWarnings),
     undoLastTurn: serialized(undoLast(env)).pipe(Effect.withSpan("AgentSession.undoLastTurn")),
     subscribe: PubSub.subscribe(env.events)
   }
@@ -231,10 +264,7 @@ export function make<O extends Options<any>>(
 ): Effect.Effect<AgentSession, InvalidSessionOptions, Toolkit.Requirements<O["toolkit"]> | Requirements<O>>
 export function make(options: Options<unknown>): Effect.Effect<AgentSession, InvalidSessionOptions, any> {
   return Effect.gen(function*() {
-    const settings = yield* Effect.mapError(
-      decodeSettings(options),
-      (e) => new InvalidSessionOptions({ detail: ParseResult.TreeFormatter.formatErrorSync(e) })
-    )
+    const settings = yield* decodeSettings(options)
     const provider = options.provider ?? (yield* Provider.Provider)
     const limits = settings.limits ?? Option.getOrElse(yield* Effect.serviceOption(RunLimits.RunLimits), () => RunLimits.defaults)
     const context = yield* Effect.context<unknown>()
@@ -252,7 +282,9 @@ export function make(options: Options<unknown>): Effect.Effect<AgentSession, Inv
       chainScope: settings.chainScope,
       preTransmit: options.preTransmit,
       maxEventsPerRound: settings.maxEventsPerRound,
-      strictDisabled: yield* Effect.orElseSucceed(strictDisabled, () => false)
+      strictDisabled: yield* Effect.orElseSucceed(strictDisabled, () => false),
+      persona: settings.persona,
+      sampling: settings.sampling
     }
     const semaphore = yield* Effect.makeSemaphore(1)
     return methods(env, semaphore.withPermits(1))

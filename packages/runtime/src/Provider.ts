@@ -48,7 +48,27 @@ export interface ProviderCapabilities {
   readonly managedConversation: boolean
   /** `true`: the session's pre-transmit filter runs on every outbound request. */
   readonly requiresNetworking: boolean
+  /** `true`: requests carry the sampling a send asks for (default `false`: it is left out and the turn says so). */
+  readonly supportsSamplingConfig?: boolean
+  /**
+   * `true`: the backend owns the system prompt; the request's `systemPrompt` is the persona alone and a send's
+   * directives ride a preamble inside its user message (default `false`: they join the system prompt).
+   */
+  readonly backendManagedSystemPrompt?: boolean
 }
+
+/** How the model samples: each key optional; a provider maps what its backend supports. */
+export const Sampling = Schema.Struct({
+  /** From 0 (most likely tokens) up; most backends take at most 2. */
+  temperature: Schema.optionalWith(Schema.Number.pipe(Schema.finite(), Schema.between(0, 2)), { exact: true }),
+  /** Nucleus sampling: the probability mass the model samples from, above 0 and at most 1. */
+  topP: Schema.optionalWith(Schema.Number.pipe(Schema.greaterThan(0), Schema.lessThanOrEqualTo(1)), { exact: true }),
+  /** The most tokens the answer may have. */
+  maxTokens: Schema.optionalWith(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)), { exact: true })
+}).annotations({ identifier: "Sampling" })
+
+/** How the model samples. */
+export type Sampling = typeof Sampling.Type
 
 /** A tool as a provider is given it: the parameters already in the provider's dialect. */
 export interface ToolDefinition {
@@ -68,6 +88,10 @@ export interface CompletionRequest {
   readonly toolChoice: ToolChoice
   /** When set (only for `supportsStructuredOutput`), the model answers with JSON text this schema accepts. */
   readonly structuredOutput?: JsonSchema.JsonSchema
+  /** The persona, then the send's directives (unless `backendManagedSystemPrompt`); absent when there is neither. */
+  readonly systemPrompt?: string
+  /** The sampling the send asks for (only for `supportsSamplingConfig`; absent when it asks for none). */
+  readonly sampling?: Sampling
 }
 
 /** A non-fatal remark about a tool definition; the turn proceeds and the warning is reported. */
@@ -93,8 +117,8 @@ export interface AgentProvider {
   readonly capabilities: ProviderCapabilities
   /** One round trip: the events of the model's answer, ending with `Done`. */
   readonly stream: (request: CompletionRequest) => Stream.Stream<StreamEvent.StreamEvent, ProviderError>
-  /** Runs before every send: warnings, or a refusal. */
-  readonly validateTools: (
+  /** Runs before every send: warnings, or a refusal (default: no warnings). */
+  readonly validateTools?: (
     tools: ReadonlyArray<ToolDefinition>
   ) => Effect.Effect<ReadonlyArray<ToolSchemaWarning>, ToolsRejected>
 }

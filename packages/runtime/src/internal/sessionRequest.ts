@@ -160,3 +160,50 @@ export const messages = (
   }
   return history.slice(from)
 }
+
+/** Where a send's words go: the request's system prompt, and a preamble of its user message. */
+export interface Prompt {
+  readonly systemPrompt: string | undefined
+  readonly preamble: string | undefined
+}
+
+/**
+ * The persona, then the send's directives, as the system prompt; for a provider that manages the system
+ * prompt itself (`backendManagedSystemPrompt`), the persona alone, the directives becoming a preamble of
+ * the user message. Empty parts are left out.
+ */
+export const prompt = (capabilities: Provider.ProviderCapabilities, persona: string | undefined, directives: string | undefined): Prompt => {
+  const join = (...parts: ReadonlyArray<string | undefined>) => {
+    const text = parts.filter((p): p is string => p !== undefined && p.trim() !== "").join("\n\n")
+    return text === "" ? undefined : text
+  }
+  return capabilities.backendManagedSystemPrompt === true
+    ? { systemPrompt: join(persona), preamble: join(directives) }
+    : { systemPrompt: join(persona, directives), preamble: undefined }
+}
+
+/** `messages` with `user` (the turn's own message, when the request carries it) preceded by `preamble`. */
+export const withPreamble = (
+  messages: ReadonlyArray<Message.Message>,
+  user: Message.Message | undefined,
+  preamble: string | undefined
+): ReadonlyArray<Message.Message> =>
+  preamble === undefined || user?._tag !== "User"
+    ? messages
+    : messages.map((m) => m === user ? { _tag: "User", text: `${preamble}\n\n${user.text}` } : m)
+
+/** The sampling a request carries: the session's keys, a send's over them; none for a provider that takes none. */
+export const sampling = (
+  capabilities: Provider.ProviderCapabilities,
+  session: Provider.Sampling,
+  send: Provider.Sampling
+): { readonly sampling: Provider.Sampling | undefined; readonly warnings: ReadonlyArray<string> } => {
+  const asked = { ...session, ...send }
+  const keys = Object.keys(asked)
+  if (keys.length === 0) return { sampling: undefined, warnings: [] }
+  if (capabilities.supportsSamplingConfig === true) return { sampling: asked, warnings: [] }
+  return {
+    sampling: undefined,
+    warnings: [`${capabilities.name} declares no sampling support: ${keys.join(", ")} left out of the requests`]
+  }
+}

@@ -6,9 +6,11 @@
  * @internal
  */
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as PubSub from "effect/PubSub"
 import * as Ref from "effect/Ref"
 import type { JsonValue as J } from "@toolgate/json-schema"
+import type * as AgentSession from "../AgentSession.js"
 import type * as ArgumentValidator from "../ArgumentValidator.js"
 import type * as Compensation from "../Compensation.js"
 import type * as DriftGate from "../DriftGate.js"
@@ -77,6 +79,10 @@ export interface Config {
   readonly maxEventsPerRound: number
   /** `TOOLGATE_NO_STRICT` was set when the session was made: no tool goes out strict. */
   readonly strictDisabled: boolean
+  /** The start of every system prompt. */
+  readonly persona: string | undefined
+  /** The session's sampling (a send's keys override it). */
+  readonly sampling: Provider.Sampling
 }
 
 /** The session's state across turns. */
@@ -94,6 +100,10 @@ export interface State {
   readonly turns: Ref.Ref<number>
   /** Effects of failed turns that could not be taken back, oldest first, until the app reconciles them. */
   readonly outstanding: Ref.Ref<ReadonlyArray<Compensation.OutstandingEffect>>
+  /** The usage of the last turn that made a request. */
+  readonly lastUsage: Ref.Ref<Option.Option<AgentSession.UsageReport>>
+  /** What `validateTools` said before the last send. */
+  readonly lastSchemaWarnings: Ref.Ref<ReadonlyArray<Provider.ToolSchemaWarning>>
 }
 
 /** A session: its configuration and its state. */
@@ -109,7 +119,9 @@ export const makeState = (capacity: number): Effect.Effect<State> =>
     seen: Ref.make(0),
     proven: Ref.make(false),
     turns: Ref.make(0),
-    outstanding: Ref.make<ReadonlyArray<Compensation.OutstandingEffect>>([])
+    outstanding: Ref.make<ReadonlyArray<Compensation.OutstandingEffect>>([]),
+    lastUsage: Ref.make(Option.none<AgentSession.UsageReport>()),
+    lastSchemaWarnings: Ref.make<ReadonlyArray<Provider.ToolSchemaWarning>>([])
   })
 
 /** The idempotency key of a call: `<session id>:<turn>:<call id>`. */

@@ -10,6 +10,7 @@ import * as Chunk from "effect/Chunk"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
@@ -37,6 +38,10 @@ export interface TurnOptions<A, X> {
   readonly structuredOutput?: JsonSchema.JsonSchema
   /** Reads the final text before the commit (generate's decoding); a failure rolls the turn back. */
   readonly accept: (text: string) => Effect.Effect<A, X>
+  /** The send's directives (see `SessionRequest.prompt`). */
+  readonly directives?: string
+  /** The send's sampling, key by key over the session's. */
+  readonly sampling: Provider.Sampling
 }
 
 /** A turn in progress: everything here is dropped on rollback. */
@@ -46,6 +51,10 @@ interface Current {
   readonly start: number
   readonly budget: RepairBudget.RepairBudget
   readonly definitions: SessionRequest.Definitions
+  /** Where the send's persona and directives go. */
+  readonly prompt: SessionRequest.Prompt
+  /** The sampling every request of the turn carries. */
+  readonly sampling: Provider.Sampling | undefined
   /** The turn's journal: every call whose executor started, in start order, appended before it starts (compensated on rollback, undo entries on commit). */
   readonly executions: Array<Execution>
   /** The call ids used in the turn so far (a repeated or empty one is renamed). */
@@ -102,7 +111,8 @@ const admit = Effect.fnUntraced(function*(env: Env, toolChoice: Provider.ToolCho
     toolChaining: env.validator.toolChaining,
     strictDisabled: env.strictDisabled
   })
-  const warnings = yield* env.provider.validateTools(definitions.tools)
+  const warnings = env.provider.validateTools === undefined ? [] : yield* env.provider.validateTools(definitions.tools)
+  yield* Ref.set(env.lastSchemaWarnings, warnings)
   return { definitions, warnings }
 })
 
@@ -130,11 +140,14 @@ const roundTrip = Effect.fnUntraced(function*<A, X>(env: Env, current: Current, 
   const capabilities = env.provider.capabilities
   const all = [...(yield* Ref.get(env.history)), ...current.progress.messages]
   const messages = SessionRequest.messages(capabilities, all, current.start, yield* Ref.get(env.seen))
+  const { preamble, systemPrompt } = current.prompt
   let request: Provider.CompletionRequest = {
-    messages,
+    messages: SessionRequest.withPreamble(messages, all[current.start], preamble),
     tools: current.definitions.tools,
     toolChoice: options.toolChoice,
-    ...(options.structuredOutput === undefined ? {} : { structuredOutput: options.structuredOutput })
+    ...(options.structuredOutput === undefined ? {} : { structuredOutput: options.structuredOutput }),
+    ...(systemPrompt === undefined ? {} : { systemPrompt }),
+    ...(current.sampling === undefined ? {} : { sampling: current.sampling })
   }
   if (capabilities.requiresNetworking && env.preTransmit !== undefined) request = yield* env.preTransmit(request)
   const limit = env.maxEventsPerRound
@@ -217,7 +230,7 @@ const commit = (env: Env, current: Current) =>
   }))
 
 /** Records the user's message and starts the turn's state. */
-const begin = Effect.fnUntraced(function*(env: Env, text: string, definitions: SessionRequest.Definitions) {
+const begin = Effect.fnUntraced(function*<A, X>(env: Env, text: string, definitions: SessionRequest.Definitions, options: TurnOptions<A, X>, sampling: Provider.Sampling | undefined) {
   const number = yield* Ref.updateAndGet(env.turns, (n) => n + 1)
   const start = yield* Ref.modify(env.history, (h) => [h.length, [...h, { _tag: "User", text } as const]])
   yield* publish(env, { _tag: "TurnStarted", turn: number, text })
@@ -226,6 +239,8 @@ const begin = Effect.fnUntraced(function*(env: Env, text: string, definitions: S
     start,
     budget: yield* RepairBudget.make(env.limits),
     definitions,
+    prompt: SessionRequest.prompt(env.provider.capabilities, env.persona, options.directives),
+    sampling,
     executions: [],
     ids: new Set(),
     rounds: 0,
@@ -236,21 +251,29 @@ const begin = Effect.fnUntraced(function*(env: Env, text: string, definitions: S
   return current
 })
 
+/** What the turn spent so far. */
+const usageOf = (current: Current): Effect.Effect<AgentSession.UsageReport> =>
+  Effect.map(current.budget.usage(), (usage) => ({ ...usage, inputTokens: current.progress.inputTokens, outputTokens: current.progress.outputTokens }))
+
 /** The turn after the user's message: gate, rounds, acceptance of the final text, commit. */
-const body = Effect.fnUntraced(function*<A, X>(env: Env, current: Current, options: TurnOptions<A, X>, warnings: ReadonlyArray<Provider.ToolSchemaWarning>) {
+const body = Effect.fnUntraced(function*<A, X>(
+  env: Env,
+  current: Current,
+  options: TurnOptions<A, X>,
+  warnings: { readonly tools: ReadonlyArray<Provider.ToolSchemaWarning>; readonly request: ReadonlyArray<string> }
+) {
   const verdict = yield* gate(env, current.number)
   const text = env.provider.capabilities.executionModel === "providerDriven"
     ? yield* providerRound(env, current, options)
     : yield* appRounds(env, current, options)
   const value = yield* options.accept(text)
-  const usage = yield* current.budget.usage()
-  const { answered, inputTokens, outputTokens } = current.progress
   const turn: AgentSession.Turn = {
     turn: current.number,
     text,
-    calls: answered,
-    usage: { ...usage, inputTokens, outputTokens },
-    warnings,
+    calls: current.progress.answered,
+    usage: yield* usageOf(current),
+    warnings: warnings.tools,
+    requestWarnings: warnings.request,
     gate: verdict
   }
   current.done = [turn, value] as const
@@ -266,10 +289,11 @@ export const run = <A, X extends { readonly _tag: string; readonly message: stri
 ): Effect.Effect<readonly [AgentSession.Turn, A], AgentSession.SendError | X> =>
   Effect.gen(function*() {
     const { definitions, warnings } = yield* admit(env, options.toolChoice)
-    const current = yield* begin(env, text, definitions)
+    const asked = SessionRequest.sampling(env.provider.capabilities, env.sampling, options.sampling)
+    const current = yield* begin(env, text, definitions, options, asked.sampling)
     let compensated: Compensated | undefined
     const limitMillis = env.limits.turnDeadlineMillis ?? RunLimits.defaultTurnDeadlineMillis
-    return yield* body(env, current, options, warnings).pipe(
+    return yield* body(env, current, options, { tools: warnings, request: asked.warnings }).pipe(
       // past the deadline the turn is interrupted where it is (a running executor included), then compensated
       Effect.timeoutFail({ duration: Duration.millis(limitMillis), onTimeout: () => new TurnDeadlineExceeded({ limitMillis }) }),
       // the deadline struck between the commit and the answer: the turn is committed, so it is the answer
@@ -281,7 +305,10 @@ export const run = <A, X extends { readonly _tag: string; readonly message: stri
           : Effect.void
       ),
       Effect.mapError((e) => failedAfterTools(current.number, compensated, e)),
-      // A managed conversation cannot have seen more than history now holds.
-      Effect.ensuring(Effect.flatMap(Ref.get(env.history), (h) => Ref.update(env.seen, (s) => Math.min(s, h.length))))
+      Effect.ensuring(Effect.all([
+        // A managed conversation cannot have seen more than history now holds.
+        Effect.flatMap(Ref.get(env.history), (h) => Ref.update(env.seen, (s) => Math.min(s, h.length))),
+        Effect.suspend(() => current.rounds === 0 ? Effect.void : Effect.flatMap(usageOf(current), (u) => Ref.set(env.lastUsage, Option.some(u))))
+      ], { discard: true }))
     )
   })
