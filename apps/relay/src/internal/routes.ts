@@ -1,13 +1,11 @@
 /**
- * The relay's routing: the three endpoints over one profile and script (at the root, or under
- * `/scenarios/<name>`), and the dispatch that hands a `/scenarios/<name>/…` request to that scenario's
- * routes with the prefix taken off its URL (an unknown name is a 404).
+ * The relay's routing: the three endpoints over one profile and script, at the root or mounted under
+ * `/scenarios/<name>` (an unknown name is a 404).
  *
  * @internal
  */
 import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
-import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { JsonValue as J } from "@toolgate/json-schema"
 import { RelayWire } from "@toolgate/providers"
 import { Capabilities } from "@toolgate/runtime"
@@ -73,29 +71,19 @@ export const served = (relay: Resolved, base: string): HttpRouter.HttpRouter => 
   )
 }
 
-/** The routes of the named scenarios: `/scenarios/<name>/…` answered by that scenario's routes, an unknown name a 404. */
+/**
+ * The routes of the named scenarios: each scenario's routes mounted at `/scenarios/<name>` (matched on the
+ * raw path, so `%61lpha` is not `alpha`; the prefix is taken off the URL), any other name a 404.
+ */
 export const scenarios = (named: ReadonlyMap<string, Resolved>): HttpRouter.HttpRouter => {
-  const routers = new Map(Array.from(named, ([name, relay]) => [name, served(relay, `${scenariosPrefix}${name}`)] as const))
   const known = Http.clip(Array.from(named.keys()).join(", "), 200)
-  const dispatch: Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest> = Effect.gen(function*() {
-    const request = yield* HttpServerRequest.HttpServerRequest
-    const rest = Http.pathOf(request.url).slice(scenariosPrefix.length)
-    const slash = rest.indexOf("/")
-    const name = slash === -1 ? rest : rest.slice(0, slash)
-    const router = routers.get(name)
-    if (router === undefined) {
-      return Http.errorResponse(404, `no scenario ${JSON.stringify(Http.clean(name))} (scenarios: ${known === "" ? "none" : known})`, "not_found")
-    }
-    const tail = request.url.slice(scenariosPrefix.length + name.length)
-    const inner = request.modify({ url: tail.startsWith("/") ? tail : `/${tail}` })
-    return yield* router.pipe(
-      Effect.provideService(HttpServerRequest.HttpServerRequest, inner),
-      // unreachable (every scenario's routes end in a catch-all), but typed
-      Effect.catchTag("RouteNotFound", () => Effect.succeed(Http.errorResponse(404, "no route", "not_found")))
-    )
+  const unknown = Effect.map(HttpServerRequest.HttpServerRequest, (request) => {
+    const name = Http.pathOf(request.url).slice(scenariosPrefix.length).split("/")[0]!
+    return Http.errorResponse(404, `no scenario ${JSON.stringify(Http.clean(name))} (scenarios: ${known === "" ? "none" : known})`, "not_found")
   })
-  return HttpRouter.empty.pipe(
-    HttpRouter.all(`${scenariosPrefix}*`, dispatch),
-    HttpRouter.all(scenariosPrefix.slice(0, -1) as HttpRouter.PathInput, dispatch)
+  return Array.from(named).reduce(
+    // every scenario's routes end in a catch-all: RouteNotFound cannot happen there
+    (router, [name, relay]) => HttpRouter.mountApp(router, `${scenariosPrefix}${name}`, Effect.orDie(served(relay, `${scenariosPrefix}${name}`))),
+    HttpRouter.empty.pipe(HttpRouter.all(`${scenariosPrefix}*`, unknown), HttpRouter.all(scenariosPrefix.slice(0, -1) as HttpRouter.PathInput, unknown))
   )
 }
