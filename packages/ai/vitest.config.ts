@@ -1,3 +1,0 @@
-import { project } from "../../vitest.shared.js"
-
-export default project("@toolgate/ai")
