@@ -173,10 +173,9 @@ describe("definitions: limits and flags", () => {
     else assert.strictEqual(result.right.tools.length, n)
   })
 
-  it("tool calling unsupported: no tools at all, even past maxTools", () => {
-    const result = Either.getOrThrow(definitions(three, caps({ supportsToolCalling: false, maxTools: 0, schemaDialect: "openai-strict" }), off))
-    assert.deepStrictEqual(result.tools, [])
-    assert.strictEqual(result.strict.size, 0)
+  it("tool calling unsupported: the definitions are built all the same (the request leaves them out, or routes them through text)", () => {
+    const native = Either.getOrThrow(definitions(three, caps({ schemaDialect: "mcp" }), off))
+    assert.deepStrictEqual(Either.getOrThrow(definitions(three, caps({ supportsToolCalling: false, schemaDialect: "mcp" }), off)), native)
   })
 
   it("a small schema under openai-strict: enforced and strict; strict disabled: the declared schema, not strict", () => {

@@ -91,7 +91,6 @@ export const definitions = (
   capabilities: Provider.ProviderCapabilities,
   options: DefinitionOptions
 ): Either.Either<Definitions, Provider.ToolsRejected> => {
-  if (capabilities.supportsToolCalling !== true) return Either.right({ tools: [], strict: new Set() })
   const all = Array.from(toolkit.tools.values())
   const limit = allowed(capabilities.maxTools)
   const first = all[limit]
@@ -168,18 +167,24 @@ export interface Prompt {
 }
 
 /**
- * The persona, then the send's directives, as the system prompt; for a provider that manages the system
- * prompt itself (`backendManagedSystemPrompt`), the persona alone, the directives becoming a preamble of
- * the user message. Empty parts are left out.
+ * The persona, then the send's directives, then the text tool-calling instructions (`tools`, for a provider
+ * without native tool calling), as the system prompt; for a provider that manages the system prompt itself
+ * (`backendManagedSystemPrompt`), the persona and the tools, the directives becoming a preamble of the user
+ * message. Empty parts are left out.
  */
-export const prompt = (capabilities: Provider.ProviderCapabilities, persona: string | undefined, directives: string | undefined): Prompt => {
+export const prompt = (
+  capabilities: Provider.ProviderCapabilities,
+  persona: string | undefined,
+  directives: string | undefined,
+  tools: string | undefined
+): Prompt => {
   const join = (...parts: ReadonlyArray<string | undefined>) => {
     const text = parts.filter((p): p is string => p !== undefined && p.trim() !== "").join("\n\n")
     return text === "" ? undefined : text
   }
   return capabilities.backendManagedSystemPrompt === true
-    ? { systemPrompt: join(persona), preamble: join(directives) }
-    : { systemPrompt: join(persona, directives), preamble: undefined }
+    ? { systemPrompt: join(persona, tools), preamble: join(directives) }
+    : { systemPrompt: join(persona, directives, tools), preamble: undefined }
 }
 
 /** `messages` with `user` (the turn's own message, when the request carries it) preceded by `preamble`. */

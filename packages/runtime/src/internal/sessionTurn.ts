@@ -29,6 +29,7 @@ import { answerRound, reportCall } from "./sessionCalls.js"
 import { type Compensated, failedAfterTools, rollBack } from "./sessionCompensate.js"
 import * as SessionRequest from "./sessionRequest.js"
 import * as SessionRound from "./sessionRound.js"
+import * as TextTools from "./textTools.js"
 import { type Env, type Execution, publish } from "./sessionState.js"
 
 /** What a send asks for besides the text. */
@@ -55,6 +56,8 @@ interface Current {
   readonly prompt: SessionRequest.Prompt
   /** The sampling every request of the turn carries. */
   readonly sampling: Provider.Sampling | undefined
+  /** Tools go through text: listed in the system prompt, calls parsed out of the reply. */
+  readonly textRouted: boolean
   /** The turn's journal: every call whose executor started, in start order, appended before it starts (compensated on rollback, undo entries on commit). */
   readonly executions: Array<Execution>
   /** The call ids used in the turn so far (a repeated or empty one is renamed). */
@@ -109,12 +112,17 @@ const admit = Effect.fnUntraced(function*(env: Env, toolChoice: Provider.ToolCho
   }
   const definitions = yield* SessionRequest.definitions(env.toolkit, capabilities, {
     toolChaining: env.validator.toolChaining,
-    strictDisabled: env.strictDisabled
+    // tools routed through text are never sent strict
+    strictDisabled: env.strictDisabled || textRouted(capabilities)
   })
   const warnings = env.provider.validateTools === undefined ? [] : yield* env.provider.validateTools(definitions.tools)
   yield* Ref.set(env.lastSchemaWarnings, warnings)
   return { definitions, warnings }
 })
+
+/** Whether the session routes tools through text: an app-driven provider without native tool calling. */
+const textRouted = (capabilities: Provider.ProviderCapabilities): boolean =>
+  capabilities.supportsToolCalling !== true && capabilities.executionModel === "appDriven"
 
 /** Cloud-profile, app-driven: the drift gate, unless an earlier send proved the toolkit. */
 const gate = Effect.fnUntraced(function*(env: Env, turn: number) {
@@ -141,9 +149,10 @@ const roundTrip = Effect.fnUntraced(function*<A, X>(env: Env, current: Current, 
   const all = [...(yield* Ref.get(env.history)), ...current.progress.messages]
   const messages = SessionRequest.messages(capabilities, all, current.start, yield* Ref.get(env.seen))
   const { preamble, systemPrompt } = current.prompt
+  const prompted = SessionRequest.withPreamble(messages, all[current.start], preamble)
   let request: Provider.CompletionRequest = {
-    messages: SessionRequest.withPreamble(messages, all[current.start], preamble),
-    tools: current.definitions.tools,
+    messages: current.textRouted ? TextTools.transcript(prompted) : prompted,
+    tools: capabilities.supportsToolCalling === true ? current.definitions.tools : [],
     toolChoice: options.toolChoice,
     ...(options.structuredOutput === undefined ? {} : { structuredOutput: options.structuredOutput }),
     ...(systemPrompt === undefined ? {} : { systemPrompt }),
@@ -173,7 +182,8 @@ const saw = (env: Env, sent: number, answered: number) => Ref.set(env.seen, sent
 const appRounds = Effect.fnUntraced(function*<A, X>(env: Env, current: Current, options: TurnOptions<A, X>) {
   while (true) {
     const { events, sent } = yield* roundTrip(env, current, options)
-    const round = SessionRound.collectApp(events)
+    const collected = SessionRound.collectApp(events)
+    const round = current.textRouted ? { ...collected, ...TextTools.parse(collected.text, current.rounds) } : collected
     const calls = SessionRound.distinctIds(round.calls, current.ids, current.rounds)
     const assistant: Message.Assistant = { _tag: "Assistant", text: round.text, toolCalls: calls }
     yield* saw(env, sent, 1)
@@ -231,6 +241,7 @@ const commit = (env: Env, current: Current) =>
 
 /** Records the user's message and starts the turn's state. */
 const begin = Effect.fnUntraced(function*<A, X>(env: Env, text: string, definitions: SessionRequest.Definitions, options: TurnOptions<A, X>, sampling: Provider.Sampling | undefined) {
+  const routed = textRouted(env.provider.capabilities)
   const number = yield* Ref.updateAndGet(env.turns, (n) => n + 1)
   const start = yield* Ref.modify(env.history, (h) => [h.length, [...h, { _tag: "User", text } as const]])
   yield* publish(env, { _tag: "TurnStarted", turn: number, text })
@@ -239,8 +250,14 @@ const begin = Effect.fnUntraced(function*<A, X>(env: Env, text: string, definiti
     start,
     budget: yield* RepairBudget.make(env.limits),
     definitions,
-    prompt: SessionRequest.prompt(env.provider.capabilities, env.persona, options.directives),
+    prompt: SessionRequest.prompt(
+      env.provider.capabilities,
+      env.persona,
+      options.directives,
+      routed && definitions.tools.length > 0 ? TextTools.instructions(definitions.tools) : undefined
+    ),
     sampling,
+    textRouted: routed,
     executions: [],
     ids: new Set(),
     rounds: 0,
