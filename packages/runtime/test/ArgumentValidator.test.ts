@@ -33,13 +33,19 @@ describe("ArgumentValidator", () => {
   it.effect("invalid arguments never reach execute; the error carries the envelope to feed back", () =>
     Effect.gen(function*() {
       const { runs, tool } = counted("get_weather", weatherSchema)
-      const cases: ReadonlyArray<unknown> = [{}, { city: 3 }, { city: "Oslo", extra: 1 }, "[1]", { city: "Oslo", units: "kelvin" }]
-      for (const raw of cases) {
+      const cases: ReadonlyArray<readonly [unknown, Array<Array<string>>]> = [
+        [{}, [["/city", "required"]]],
+        [{ city: 3 }, [["/city", "type"]]],
+        [{ city: "Oslo", extra: 1 }, [["/extra", "additionalProperties"]]],
+        ["[1]", [["", "type"]]],
+        [{ city: "Oslo", units: "kelvin" }, [["/units", "enum"]]]
+      ]
+      for (const [raw, issues] of cases) {
         const e = yield* Effect.flip(gate(tool, raw, { callId: "call_x" }))
         assert.strictEqual(e._tag, "InvalidToolArguments", JSON.stringify(raw))
         if (e._tag !== "InvalidToolArguments") continue
         assert.deepStrictEqual([e.tool, e.callId, e.envelope.ok, e.envelope.kind, e.envelope.retryable], ["get_weather", "call_x", false, "invalid_args", true])
-        assert.isAbove(e.issues.length, 0)
+        assert.deepStrictEqual(e.issues.map((i) => [i.path, i.keyword]), issues, JSON.stringify(raw))
         assert.include(e.message, "get_weather")
       }
       assert.strictEqual(runs.count, 0)

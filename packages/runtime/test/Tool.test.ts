@@ -174,7 +174,7 @@ describe("Tool", () => {
       parameters: { type: "object", properties: { n: { type: "integer", nullable: true } } },
       execute: () => Effect.void
     })
-    assert.isAbove(tool.changes.length, 0)
+    assert.deepStrictEqual(tool.changes, [{ path: "/properties/n/nullable", change: "`nullable: true` became `\"null\"` in `type`" }])
     assert.notProperty((tool.jsonSchema as { properties: { n: object } }).properties.n, "nullable")
   })
 })
