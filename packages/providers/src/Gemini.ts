@@ -38,7 +38,7 @@ import * as Stream from "effect/Stream"
 import { bodyMessage, scrubber } from "./internal/geminiErrors.js"
 import { events } from "./internal/geminiEvents.js"
 import { limitBytes, signatures } from "./internal/geminiHttp.js"
-import { statusRetryable, transportCause } from "./internal/transport.js"
+import { statusRetryable } from "./internal/transport.js"
 import { body, type Dialect, parameters, requiresSignatures } from "./internal/geminiRequest.js"
 import { isHttpUrl, positiveDuration } from "./internal/httpOptions.js"
 import * as Sse from "./internal/sse.js"
@@ -195,8 +195,8 @@ export const make = (options: Options): Effect.Effect<Provider.AgentProvider, ne
       const response = yield* client.execute(HttpClientRequest.post(url).pipe(HttpClientRequest.bodyText(text.right, "application/json"))).pipe(
         Effect.timeoutFail({ duration: timeout, onTimeout: () => failure(`no response within ${Duration.format(timeout)}`, true) }),
         Effect.catchTags({
-          RequestError: (e) => Effect.fail(failure("the request failed", true, transportCause(e))),
-          ResponseError: (e) => Effect.fail(failure("the response could not be read", true, transportCause(e)))
+          RequestError: (e) => Effect.fail(failure("the request failed", true, Errors.transportCause(e))),
+          ResponseError: (e) => Effect.fail(failure("the response could not be read", true, Errors.transportCause(e)))
         })
       )
       if (response.status < 200 || response.status >= 300) return yield* statusFailure(response, `HTTP ${response.status}`, statusRetryable(response.status))
@@ -205,7 +205,7 @@ export const make = (options: Options): Effect.Effect<Provider.AgentProvider, ne
       }
       return response.stream.pipe(
         Stream.timeoutFail(() => failure(`no data for ${Duration.format(timeout)}`, true), timeout),
-        Stream.catchTag("ResponseError", (e) => Stream.fail(failure("the response body broke off", true, transportCause(e)))),
+        Stream.catchTag("ResponseError", (e) => Stream.fail(failure("the response body broke off", true, Errors.transportCause(e)))),
         limitBytes(maxBytes, () => failure(`the response exceeded ${maxBytes} bytes`, false)),
         Sse.parse,
         events(reading)

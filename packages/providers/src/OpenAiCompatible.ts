@@ -31,7 +31,7 @@ import { isHttpUrl, positiveDuration } from "./internal/httpOptions.js"
 import { nonEmptyChunks } from "./internal/nonEmpty.js"
 import { body } from "./internal/chatCompletionsRequest.js"
 import * as Sse from "./internal/sse.js"
-import { statusRetryable, transportCause } from "./internal/transport.js"
+import { statusRetryable } from "./internal/transport.js"
 
 /** Where the endpoint is, which model answers, the key, how long to wait, and capability overrides. */
 export interface Options {
@@ -113,8 +113,8 @@ export const make = (options: Options): Effect.Effect<Provider.AgentProvider, ne
       const response = yield* client.execute(HttpClientRequest.post(path).pipe(HttpClientRequest.bodyText(text.right, "application/json"))).pipe(
         Effect.timeoutFail({ duration: timeout, onTimeout: () => failure(`no response within ${Duration.format(timeout)}`, true) }),
         Effect.catchTags({
-          RequestError: (e) => Effect.fail(failure("the request failed", true, transportCause(e))),
-          ResponseError: (e) => Effect.fail(failure("the response could not be read", true, transportCause(e)))
+          RequestError: (e) => Effect.fail(failure("the request failed", true, Errors.transportCause(e))),
+          ResponseError: (e) => Effect.fail(failure("the response could not be read", true, Errors.transportCause(e)))
         })
       )
       if (response.status < 200 || response.status >= 300) return yield* statusFailure(response, `HTTP ${response.status}`, statusRetryable(response.status))
@@ -123,7 +123,7 @@ export const make = (options: Options): Effect.Effect<Provider.AgentProvider, ne
         return yield* statusFailure(response, "the server answered JSON instead of an event stream", false)
       }
       return response.stream.pipe(
-        Stream.catchTag("ResponseError", (e) => Stream.fail(failure("the response body broke off", true, transportCause(e)))),
+        Stream.catchTag("ResponseError", (e) => Stream.fail(failure("the response body broke off", true, Errors.transportCause(e)))),
         Sse.parse,
         events({ provider, scrub }),
         // the timers watch events: comments and trickled bytes emit none, and the round has a total

@@ -21,7 +21,7 @@ import type { JsonSchema, JsonValue as J } from "@toolgate/json-schema"
 import { ArgumentValidator, type InvalidToolSchema } from "./ArgumentValidator.js"
 import { DriftGate, type Verdict } from "./DriftGate.js"
 import type * as Compensation from "./Compensation.js"
-import type * as Errors from "./Errors.js"
+import * as Errors from "./Errors.js"
 import { StructuredOutputInvalid, StructuredOutputUnsupported } from "./Errors.js"
 import { safeString } from "./internal/json.js"
 import { type Env, makeState } from "./internal/sessionState.js"
@@ -89,6 +89,7 @@ const SendSettings = Schema.Struct({
 export class InvalidSessionOptions extends Schema.TaggedError<InvalidSessionOptions>()("InvalidSessionOptions", {
   detail: Schema.String
 }) {
+  readonly [Errors.TypeId]: Errors.TypeId = Errors.TypeId
   /** What is wrong. */
   override get message(): string {
     return `Invalid session options: ${this.detail}`

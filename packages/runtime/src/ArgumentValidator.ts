@@ -52,6 +52,7 @@ export class InvalidToolArguments extends Schema.TaggedError<InvalidToolArgument
   issues: Schema.Array(Errors.Issue),
   envelope: ToolEnvelope.Failure
 }) {
+  readonly [Errors.TypeId]: Errors.TypeId = Errors.TypeId
   /** The tool, the call and what is wrong. */
   override get message(): string {
     return `Invalid arguments for tool \`${this.tool}\` (call ${this.callId}): ${this.envelope.message}`
@@ -64,6 +65,7 @@ export class InvalidToolSchema extends Schema.TaggedError<InvalidToolSchema>()("
   path: Schema.String,
   detail: Schema.String
 }) {
+  readonly [Errors.TypeId]: Errors.TypeId = Errors.TypeId
   /** The tool and why its schema is unusable. */
   override get message(): string {
     return `The parameter schema of tool \`${this.tool}\` cannot be used${this.path === "" ? "" : ` (at ${this.path})`}: ${this.detail}`

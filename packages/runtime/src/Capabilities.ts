@@ -26,9 +26,8 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import { CapabilitiesContractError } from "./Errors.js"
+import { CapabilitiesContractError, transportCause } from "./Errors.js"
 import { classify, Envelope, malformed } from "./internal/capabilitiesWire.js"
-import { clip, safeGet } from "./internal/json.js"
 
 /** What the relay said: its exported tool schemas, that it predates the export, or nothing usable. */
 export type Probe = Data.TaggedEnum<{
@@ -232,12 +231,4 @@ const isHttpUrl = (u: unknown): boolean => {
   } catch {
     return false
   }
-}
-
-/** A transport failure in words, with the system error code when there is one (`ECONNREFUSED`, …). */
-const transportCause = (e: HttpClientError.RequestError): string => {
-  const inner = safeGet(e.cause, "cause")
-  const code = safeGet(inner, "code") ?? safeGet(e.cause, "code")
-  const detail = typeof code === "string" ? code : safeGet(inner, "message")
-  return `${e.reason.toLowerCase()} error${typeof detail === "string" && detail !== "" ? ` (${clip(detail, 120)})` : ""}`
 }

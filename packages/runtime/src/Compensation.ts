@@ -89,6 +89,7 @@ export class TurnFailedAfterTools extends Schema.TaggedError<TurnFailedAfterTool
   compensated: Schema.Array(Schema.String),
   notCompensated: Schema.Array(NotCompensated)
 }) {
+  readonly [Errors.TypeId]: Errors.TypeId = Errors.TypeId
   /** The error, then what was and was not taken back. */
   override get message(): string {
     const left = this.notCompensated.length === 0
@@ -121,6 +122,7 @@ export class UndoIncomplete extends Schema.TaggedError<UndoIncomplete>()("UndoIn
   /** The calls whose undo is still to run (newest first): `undoLastTurn` again retries exactly these. */
   left: Schema.Array(Schema.String)
 }) {
+  readonly [Errors.TypeId]: Errors.TypeId = Errors.TypeId
   /** The turn, what failed and what is left. */
   override get message(): string {
     const failed = this.failed.slice(0, 5).map((f) => `${f.tool} ${f.callId}: ${f.envelope.message}`).join("; ")

@@ -1,12 +1,39 @@
 /**
  * The typed errors of the runtime. Each is a `Schema.TaggedError`, so it crosses HTTP, envelopes and
- * CLI JSON output intact; every field is plain JSON and every error has a readable `message`.
+ * CLI JSON output intact; every field is plain JSON and every error has a readable `message`. Every one,
+ * whichever module defines it, carries `TypeId`: `isToolgateError` recognises the whole `ToolgateError` union.
  *
  * @since 0.1.0
  */
+import type * as HttpClientError from "@effect/platform/HttpClientError"
+import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
-import { clip } from "./internal/json.js"
+import type * as AgentSession from "./AgentSession.js"
+import type * as ArgumentValidator from "./ArgumentValidator.js"
+import type * as Compensation from "./Compensation.js"
+import { clip, safeGet } from "./internal/json.js"
 import { Issue as IssueSchema, Json } from "./internal/schemas.js"
+import type * as Provider from "./Provider.js"
+import type * as RunLimits from "./RunLimits.js"
+import type * as Tool from "./Tool.js"
+import type * as Toolkit from "./Toolkit.js"
+
+/**
+ * The brand of every toolgate error (`readonly [TypeId]: TypeId = TypeId` in each class).
+ *
+ * @since 0.1.0
+ */
+export const TypeId: unique symbol = Symbol.for("@toolgate/runtime/Errors")
+
+/** The type of `TypeId`. */
+export type TypeId = typeof TypeId
+
+/**
+ * Whether `u` is one of toolgate's typed errors, whichever module defines it.
+ *
+ * @since 0.1.0
+ */
+export const isToolgateError = (u: unknown): u is ToolgateError => Predicate.hasProperty(u, TypeId)
 
 /** The wire form of a validation issue: `{ path, field, keyword, expected, message }`. */
 export const Issue = IssueSchema
@@ -41,6 +68,7 @@ export class SchemaDriftError extends Schema.TaggedError<SchemaDriftError>()("Sc
   witness: Json,
   drifted: Schema.Array(Schema.String)
 }) {
+  readonly [TypeId]: TypeId = TypeId
   /** A readable summary: the tool, why it drifted, the witness and every drifted tool. */
   override get message(): string {
     const why = listed(this.reasons.map((r) => r.message))
@@ -58,6 +86,7 @@ export class UnsupportedCloudToolSchema
     path: Schema.String
   })
 {
+  readonly [TypeId]: TypeId = TypeId
   /** Names the tool, the construct and where it sits. */
   override get message(): string {
     return `Cannot prove the relay's schema for tool \`${this.tool}\` safe: it uses ${this.construct} at ` +
@@ -75,6 +104,7 @@ export class CapabilitiesContractError
     detail: Schema.String
   })
 {
+  readonly [TypeId]: TypeId = TypeId
   /** The reason and its detail. */
   override get message(): string {
     return sentence(`The relay's capabilities break the contract (${this.reason}): ${this.detail}`)
@@ -85,6 +115,7 @@ export class CapabilitiesContractError
 export class CapabilitiesUnreachable extends Schema.TaggedError<CapabilitiesUnreachable>()("CapabilitiesUnreachable", {
   detail: Schema.String
 }) {
+  readonly [TypeId]: TypeId = TypeId
   /** Why the gate could not run. */
   override get message(): string {
     return sentence(`The drift gate could not reach the relay's capabilities (${this.detail}) and is configured to fail closed`)
@@ -99,6 +130,7 @@ export class ToolArgumentRepairExhausted
     lastIssues: Schema.Array(IssueSchema)
   })
 {
+  readonly [TypeId]: TypeId = TypeId
   /** The limit, the number of rounds with invalid arguments, and the issues of the last one. */
   override get message(): string {
     const issues = listed(this.lastIssues.map((i) => i.message), 3)
@@ -110,13 +142,29 @@ export class ToolArgumentRepairExhausted
   }
 }
 
+/** The rule an event stream broke (each is explained at `EventContract.Rule`). */
+export const EventContractRule = Schema.Literal(
+  "terminal_without_start",
+  "duplicate_start",
+  "duplicate_terminal",
+  "start_without_terminal",
+  "event_after_done",
+  "missing_done",
+  "wrong_execution_model",
+  "duplicate_tool_call"
+)
+
+/** The rule an event stream broke. */
+export type EventContractRule = typeof EventContractRule.Type
+
 /** A provider-driven event stream broke the contract (a call without exactly one terminal event, a reused id, …). */
 export class ProviderEventContractViolation
   extends Schema.TaggedError<ProviderEventContractViolation>()("ProviderEventContractViolation", {
-    rule: Schema.String,
+    rule: EventContractRule,
     callId: Schema.optionalWith(Schema.String, { exact: true })
   })
 {
+  readonly [TypeId]: TypeId = TypeId
   /** The rule broken and the call concerned. */
   override get message(): string {
     return sentence(
@@ -130,6 +178,7 @@ export class ProviderEventContractViolation
 export class RoundTripLimitExceeded extends Schema.TaggedError<RoundTripLimitExceeded>()("RoundTripLimitExceeded", {
   limit: Schema.NonNegativeInt
 }) {
+  readonly [TypeId]: TypeId = TypeId
   /** States the limit. */
   override get message(): string {
     return `The turn exceeded its limit of ${this.limit} provider round trip${this.limit === 1 ? "" : "s"}.`
@@ -140,6 +189,7 @@ export class RoundTripLimitExceeded extends Schema.TaggedError<RoundTripLimitExc
 export class TurnDeadlineExceeded extends Schema.TaggedError<TurnDeadlineExceeded>()("TurnDeadlineExceeded", {
   limitMillis: Schema.Int
 }) {
+  readonly [TypeId]: TypeId = TypeId
   /** States the deadline. */
   override get message(): string {
     return `The turn ran past its deadline of ${this.limitMillis} ms.`
@@ -151,6 +201,7 @@ export class ToolChoiceUnsupported extends Schema.TaggedError<ToolChoiceUnsuppor
   choice: Schema.String,
   provider: Schema.String
 }) {
+  readonly [TypeId]: TypeId = TypeId
   /** Names the provider and the choice. */
   override get message(): string {
     return `Provider ${this.provider} does not support tool choice \`${this.choice}\`.`
@@ -163,6 +214,7 @@ export class StructuredOutputUnsupported
     provider: Schema.String
   })
 {
+  readonly [TypeId]: TypeId = TypeId
   /** Names the provider. */
   override get message(): string {
     return `Provider ${this.provider} does not support structured output.`
@@ -173,6 +225,7 @@ export class StructuredOutputUnsupported
 export class StructuredOutputInvalid extends Schema.TaggedError<StructuredOutputInvalid>()("StructuredOutputInvalid", {
   detail: Schema.String
 }) {
+  readonly [TypeId]: TypeId = TypeId
   /** Says why. */
   override get message(): string {
     return `The structured output is not valid: ${this.detail}`
@@ -186,13 +239,14 @@ export class ProviderError extends Schema.TaggedError<ProviderError>()("Provider
   retryable: Schema.Boolean,
   cause: Schema.optionalWith(Schema.String, { exact: true })
 }) {
+  readonly [TypeId]: TypeId = TypeId
   /** The provider, the reason and the cause when known. */
   override get message(): string {
     return sentence(`Provider ${this.provider} failed: ${this.reason}${this.cause === undefined ? "" : ` (${this.cause})`}`)
   }
 }
 
-/** Every error above as one Schema union, for decoding an error that crossed a boundary. */
+/** Every error of this module as one Schema union, for decoding an error that crossed a boundary. */
 export const RuntimeError = Schema.Union(
   SchemaDriftError,
   UnsupportedCloudToolSchema,
@@ -204,8 +258,42 @@ export const RuntimeError = Schema.Union(
   TurnDeadlineExceeded,
   ToolChoiceUnsupported,
   StructuredOutputUnsupported,
+  StructuredOutputInvalid,
   ProviderError
 )
 
-/** Any of the runtime's typed errors. */
+/** Any of this module's typed errors. */
 export type RuntimeError = typeof RuntimeError.Type
+
+/**
+ * Every typed error of the runtime: this module's, and those defined beside the service that fails with
+ * them (each also carries `TypeId`).
+ *
+ * @since 0.1.0
+ */
+export type ToolgateError =
+  | RuntimeError
+  | AgentSession.InvalidSessionOptions
+  | ArgumentValidator.InvalidToolArguments
+  | ArgumentValidator.InvalidToolSchema
+  | Compensation.TurnFailedAfterTools
+  | Compensation.UndoIncomplete
+  | Provider.ToolsRejected
+  | RunLimits.InvalidRunLimits
+  | Tool.ToolFailure
+  | Toolkit.DuplicateToolName
+  | Toolkit.NotATool
+
+/**
+ * A transport failure in words, down to the system error code when there is one: `transport error
+ * (ECONNREFUSED)`. `Capabilities`, the relay client and every HTTP provider say it this one way.
+ *
+ * @since 0.1.0
+ */
+export const transportCause = (e: HttpClientError.HttpClientError): string => {
+  const inner = safeGet(e.cause, "cause")
+  const code = safeGet(inner, "code") ?? safeGet(e.cause, "code")
+  const detail = typeof code === "string" ? code : safeGet(inner, "message") ?? safeGet(e.cause, "message")
+  const text = `${e.reason.toLowerCase()} error${typeof detail === "string" && detail !== "" ? ` (${detail})` : ""}`
+  return clip(text.replace(/\s+/g, " ").trim(), 200)
+}

@@ -13,12 +13,13 @@ import * as Channel from "effect/Channel"
 import * as Chunk from "effect/Chunk"
 import * as Stream from "effect/Stream"
 import * as Errors from "./Errors.js"
-import { type Broken, type Rule as TrackerRule, Tracker } from "./internal/eventContractTracker.js"
+import { type Broken, Tracker } from "./internal/eventContractTracker.js"
 import type * as Provider from "./Provider.js"
 import type * as StreamEvent from "./StreamEvent.js"
 
 /**
- * The rule an event stream broke.
+ * The rule an event stream broke (`Errors.EventContractRule`, the literal union of
+ * `ProviderEventContractViolation.rule`).
  *
  * - `terminal_without_start`: a terminal event for an id never started.
  * - `duplicate_start`: `ToolCallStarted` repeats an id, whether that call is still open or already ended.
@@ -33,7 +34,7 @@ import type * as StreamEvent from "./StreamEvent.js"
  *   id is not a string), and every tool event when the model itself is unknown.
  * - `duplicate_tool_call`: `ToolCallComplete` repeats an id.
  */
-export type Rule = TrackerRule
+export type Rule = Errors.EventContractRule
 
 /** The error a broken rule stands for. */
 const violation = (broken: Broken): Errors.ProviderEventContractViolation =>

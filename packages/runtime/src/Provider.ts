@@ -10,7 +10,7 @@ import type * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type * as Stream from "effect/Stream"
 import type { JsonSchema } from "@toolgate/json-schema"
-import type { ProviderError } from "./Errors.js"
+import * as Errors from "./Errors.js"
 import type * as Message from "./Message.js"
 import type * as StreamEvent from "./StreamEvent.js"
 
@@ -106,6 +106,7 @@ export class ToolsRejected extends Schema.TaggedError<ToolsRejected>()("ToolsRej
   tool: Schema.String,
   reason: Schema.String
 }) {
+  readonly [Errors.TypeId]: Errors.TypeId = Errors.TypeId
   /** The provider, the tool and why. */
   override get message(): string {
     return `Provider ${this.provider} cannot take tool \`${this.tool}\`: ${this.reason}`
@@ -116,7 +117,7 @@ export class ToolsRejected extends Schema.TaggedError<ToolsRejected>()("ToolsRej
 export interface AgentProvider {
   readonly capabilities: ProviderCapabilities
   /** One round trip: the events of the model's answer, ending with `Done`. */
-  readonly stream: (request: CompletionRequest) => Stream.Stream<StreamEvent.StreamEvent, ProviderError>
+  readonly stream: (request: CompletionRequest) => Stream.Stream<StreamEvent.StreamEvent, Errors.ProviderError>
   /** Runs before every send: warnings, or a refusal (default: no warnings). */
   readonly validateTools?: (
     tools: ReadonlyArray<ToolDefinition>

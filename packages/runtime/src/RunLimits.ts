@@ -12,6 +12,7 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
+import * as Errors from "./Errors.js"
 
 /** The limits as a Schema: repairs a non-negative integer, round trips a positive one; absent keys take the defaults. */
 export const Limits = Schema.Struct({
@@ -34,6 +35,7 @@ export type Input = typeof Limits.Encoded
 export class InvalidRunLimits extends Schema.TaggedError<InvalidRunLimits>()("InvalidRunLimits", {
   detail: Schema.String
 }) {
+  readonly [Errors.TypeId]: Errors.TypeId = Errors.TypeId
   /** What is wrong. */
   override get message(): string {
     return `Invalid run limits: ${this.detail}`

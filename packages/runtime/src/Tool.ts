@@ -10,6 +10,7 @@ import * as Effect from "effect/Effect"
 import type * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import type { Coercion, JsonSchema, JsonValue as J, Validator } from "@toolgate/json-schema"
+import * as Errors from "./Errors.js"
 import { timed } from "./internal/toolOutcome.js"
 import { parametersOf } from "./internal/toolParameters.js"
 import * as ToolEnvelope from "./ToolEnvelope.js"
@@ -71,7 +72,9 @@ export class ToolFailure extends Schema.TaggedError<ToolFailure>()("ToolFailure"
   field: Schema.optionalWith(Schema.String, { exact: true }),
   expected: Schema.optionalWith(Schema.String, { exact: true }),
   retryable: Schema.optionalWith(Schema.Boolean, { exact: true })
-}) {}
+}) {
+  readonly [Errors.TypeId]: Errors.TypeId = Errors.TypeId
+}
 
 /** Fails an executor with a `ToolFailure`. */
 export const fail = (

@@ -12,6 +12,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
+import * as Errors from "./Errors.js"
 import * as Tool from "./Tool.js"
 
 /** Brands a value built by `make`. */
@@ -25,12 +26,18 @@ export interface Toolkit<R> {
   readonly [TypeId]: TypeId
   /** The tools by name, in the order given. */
   readonly tools: ReadonlyMap<string, Tool.Tool<any, R>>
+  /** The tools' names by domain, in the order given (`make` puts every tool in `defaultDomain`). */
+  readonly domains: ReadonlyMap<string, ReadonlyArray<string>>
 }
+
+/** The domain of the tools of a toolkit built by `make`. */
+export const defaultDomain = "default"
 
 /** Two tools of one toolkit share a name: the model could not say which one it calls. */
 export class DuplicateToolName extends Schema.TaggedError<DuplicateToolName>()("DuplicateToolName", {
   name: Schema.String
 }) {
+  readonly [Errors.TypeId]: Errors.TypeId = Errors.TypeId
   /** Names the tool. */
   override get message(): string {
     return `Two tools of the toolkit are named \`${this.name}\`; tool names must be unique.`
@@ -41,6 +48,7 @@ export class DuplicateToolName extends Schema.TaggedError<DuplicateToolName>()("
 export class NotATool extends Schema.TaggedError<NotATool>()("NotATool", {
   index: Schema.NonNegativeInt
 }) {
+  readonly [Errors.TypeId]: Errors.TypeId = Errors.TypeId
   /** Says which argument. */
   override get message(): string {
     return `Argument ${this.index} of Toolkit.make is not a tool built by Tool.make.`
@@ -50,7 +58,22 @@ export class NotATool extends Schema.TaggedError<NotATool>()("NotATool", {
 /** A toolkit's requirements: the union of its executors'. */
 export type Requirements<T> = T extends Toolkit<infer R> ? R : never
 
-const fromMap = <R>(tools: ReadonlyMap<string, Tool.Tool<any, R>>): Toolkit<R> => ({ [TypeId]: TypeId, tools })
+const fromMap = <R>(tools: ReadonlyMap<string, Tool.Tool<any, R>>, domains: ReadonlyMap<string, ReadonlyArray<string>>): Toolkit<R> => ({
+  [TypeId]: TypeId,
+  tools,
+  domains
+})
+
+/** The tools by name, or the first reason they cannot make a toolkit. */
+const byName = <R>(tools: ReadonlyArray<Tool.Tool<any, R>>): Either.Either<Map<string, Tool.Tool<any, R>>, DuplicateToolName | NotATool> => {
+  const out = new Map<string, Tool.Tool<any, R>>()
+  for (const [index, tool] of tools.entries()) {
+    if (!Tool.isTool(tool) || typeof tool.name !== "string") return Either.left(new NotATool({ index }))
+    if (out.has(tool.name)) return Either.left(new DuplicateToolName({ name: tool.name }))
+    out.set(tool.name, tool)
+  }
+  return Either.right(out)
+}
 
 /**
  * A toolkit of `tools`; its `R` is the union of their requirements. A repeated name is a typed
@@ -58,14 +81,22 @@ const fromMap = <R>(tools: ReadonlyMap<string, Tool.Tool<any, R>>): Toolkit<R> =
  */
 export const make = <const Tools extends ReadonlyArray<Tool.Tool<any, any>>>(
   ...tools: Tools
-): Either.Either<Toolkit<Tool.Requirements<Tools[number]>>, DuplicateToolName | NotATool> => {
-  const byName = new Map<string, Tool.Tool<any, Tool.Requirements<Tools[number]>>>()
-  for (const [index, tool] of tools.entries()) {
-    if (!Tool.isTool(tool) || typeof tool.name !== "string") return Either.left(new NotATool({ index }))
-    if (byName.has(tool.name)) return Either.left(new DuplicateToolName({ name: tool.name }))
-    byName.set(tool.name, tool)
-  }
-  return Either.right(fromMap(byName))
+): Either.Either<Toolkit<Tool.Requirements<Tools[number]>>, DuplicateToolName | NotATool> =>
+  Either.map(byName<Tool.Requirements<Tools[number]>>(tools), (map) => fromMap(map, new Map([[defaultDomain, [...map.keys()]]])))
+
+/**
+ * A toolkit whose tools are grouped into named domains (`{ weather: [getWeather], files: [read, write] }`),
+ * in the order given: a provider with `toolDiscovery` other than eager sees a domain's tools only once the
+ * model activates it. Tool names are unique across domains.
+ */
+export const domains = <const Domains extends Readonly<Record<string, ReadonlyArray<Tool.Tool<any, any>>>>>(
+  domains: Domains
+): Either.Either<Toolkit<Tool.Requirements<Domains[keyof Domains][number]>>, DuplicateToolName | NotATool> => {
+  const entries = Object.entries(domains)
+  return Either.map(
+    byName<Tool.Requirements<Domains[keyof Domains][number]>>(entries.flatMap(([, tools]) => tools)),
+    (map) => fromMap(map, new Map(entries.map(([domain, tools]) => [domain, tools.map((t) => t.name)])))
+  )
 }
 
 /** Whether `u` was built by `make`. */
@@ -78,7 +109,7 @@ export const get = <R>(toolkit: Toolkit<R>, name: string): Option.Option<Tool.To
 
 /** The toolkit with every executor's requirements provided from one context. */
 export const provideContext = <R>(toolkit: Toolkit<R>, context: Context.Context<R>): Toolkit<never> =>
-  fromMap(new Map(Array.from(toolkit.tools, ([name, tool]) => [name, Tool.provideContext(tool, context)] as const)))
+  fromMap(new Map(Array.from(toolkit.tools, ([name, tool]) => [name, Tool.provideContext(tool, context)] as const)), toolkit.domains)
 
 /**
  * Builds `layer` once (in the current scope) and provides its services to every executor: the

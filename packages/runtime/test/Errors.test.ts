@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Arbitrary, Effect, Either, Exit, Schema } from "effect"
-import { Errors } from "@toolgate/runtime"
+import { ArgumentValidator, Compensation, Errors, Provider, RunLimits, Tool, Toolkit } from "@toolgate/runtime"
 
 const issue = { path: "/city", field: "city", keyword: "type", expected: "string", message: "Argument `city` must be a string." }
 
@@ -21,10 +21,11 @@ const examples: ReadonlyArray<readonly [Errors.RuntimeError, ReadonlyArray<strin
     new Errors.ToolArgumentRepairExhausted({ limit: 1, attempts: 2, lastIssues: [issue] }),
     ["2 rounds", "allows 1 repair.", "must be a string"]
   ],
-  [new Errors.ProviderEventContractViolation({ rule: "toolCallStarted without a terminal event", callId: "c1" }), ["without a terminal event", "call c1"]],
+  [new Errors.ProviderEventContractViolation({ rule: "start_without_terminal", callId: "c1" }), ["start_without_terminal", "call c1"]],
   [new Errors.RoundTripLimitExceeded({ limit: 10 }), ["10 provider round trips"]],
   [new Errors.ToolChoiceUnsupported({ choice: "required", provider: "ollama" }), ["ollama", "`required`"]],
   [new Errors.StructuredOutputUnsupported({ provider: "scripted" }), ["scripted", "structured output"]],
+  [new Errors.StructuredOutputInvalid({ detail: "missing `city`" }), ["not valid", "missing `city`"]],
   [new Errors.ProviderError({ provider: "openai", reason: "HTTP 503", retryable: true, cause: "upstream overloaded" }), ["openai", "HTTP 503", "upstream overloaded"]]
 ]
 
@@ -55,6 +56,20 @@ describe("Errors", () => {
     assert.strictEqual(back.message, error.message)
   }, { fastCheck: { numRuns: 200 } })
 
+  it("isToolgateError recognises every typed error of the runtime, whichever module defines it, and nothing else", () => {
+    const others: ReadonlyArray<Errors.ToolgateError> = [
+      new ArgumentValidator.InvalidToolSchema({ tool: "t", path: "", detail: "d" }),
+      new Compensation.UndoIncomplete({ turn: 1, undone: [], failed: [], left: [] }),
+      new Provider.ToolsRejected({ provider: "p", tool: "t", reason: "r" }),
+      new RunLimits.InvalidRunLimits({ detail: "d" }),
+      new Tool.ToolFailure({ kind: "rejected", message: "m" }),
+      new Toolkit.DuplicateToolName({ name: "t" }),
+      new Toolkit.NotATool({ index: 0 })
+    ]
+    for (const e of [...examples.map(([error]) => error), ...others]) assert.isTrue(Errors.isToolgateError(e), e._tag)
+    for (const u of [new Error("x"), { _tag: "ProviderError" }, null, "ProviderError"]) assert.isFalse(Errors.isToolgateError(u))
+  })
+
   it.effect("errors are yieldable and caught by tag", () =>
     Effect.gen(function*() {
       const caught = yield* Effect.gen(function*() {
@@ -77,9 +92,9 @@ describe("Errors", () => {
   })
 
   it("optional fields stay out of the wire and the message when absent", () => {
-    const v = new Errors.ProviderEventContractViolation({ rule: "duplicate call id" })
-    assert.deepStrictEqual(Schema.encodeSync(Errors.ProviderEventContractViolation)(v), { _tag: "ProviderEventContractViolation", rule: "duplicate call id" })
-    assert.strictEqual(v.message, "The provider's event stream broke the contract: duplicate call id.")
+    const v = new Errors.ProviderEventContractViolation({ rule: "duplicate_tool_call" })
+    assert.deepStrictEqual(Schema.encodeSync(Errors.ProviderEventContractViolation)(v), { _tag: "ProviderEventContractViolation", rule: "duplicate_tool_call" })
+    assert.strictEqual(v.message, "The provider's event stream broke the contract: duplicate_tool_call.")
     const p = new Errors.ProviderError({ provider: "p", reason: "timeout", retryable: true })
     assert.strictEqual(p.message, "Provider p failed: timeout.")
   })
@@ -102,6 +117,7 @@ describe("Errors", () => {
       { _tag: "RoundTripLimitExceeded", limit: 1.5 },
       { _tag: "SchemaDriftError", tool: "t", reasons: [], witness: undefined, drifted: [] },
       { _tag: "ProviderError", provider: "p", reason: "r", retryable: "yes" },
+      { _tag: "ProviderEventContractViolation", rule: "not a rule" },
       { _tag: "Nope" },
       null,
       JSON.parse("{\"__proto__\":{\"_tag\":\"RoundTripLimitExceeded\",\"limit\":1}}")

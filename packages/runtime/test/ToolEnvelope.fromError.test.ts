@@ -87,10 +87,11 @@ describe("ToolEnvelope.fromError", () => {
       [new Errors.UnsupportedCloudToolSchema({ tool: "w", construct: "patternProperties", path: "/x" }), "rejected", false],
       [new Errors.CapabilitiesContractError({ reason: "malformed", detail: "d" }), "unavailable", false],
       [new Errors.ToolArgumentRepairExhausted({ limit: 1, attempts: 2, lastIssues: [] }), "invalid_args", false],
-      [new Errors.ProviderEventContractViolation({ rule: "r" }), "execution_error", true],
+      [new Errors.ProviderEventContractViolation({ rule: "missing_done" }), "execution_error", true],
       [new Errors.RoundTripLimitExceeded({ limit: 10 }), "rejected", false],
       [new Errors.ToolChoiceUnsupported({ choice: "required", provider: "p" }), "unavailable", false],
       [new Errors.StructuredOutputUnsupported({ provider: "p" }), "unavailable", false],
+      [new Errors.StructuredOutputInvalid({ detail: "d" }), "execution_error", true],
       [new Errors.ProviderError({ provider: "p", reason: "503", retryable: true }), "unavailable", true],
       [new Errors.ProviderError({ provider: "p", reason: "401", retryable: false }), "unavailable", false]
     ]

@@ -71,11 +71,11 @@ export const isEventStream = (contentType: string | undefined): boolean =>
 
 /** No response (refused, reset, DNS): worth trying again. */
 export const transportFailure = (e: HttpClientError.RequestError): Errors.ProviderError =>
-  failure("the relay could not be reached", true, describe(e))
+  failure("the relay could not be reached", true, Errors.transportCause(e))
 
 /** The body broke off (the socket closed before the stream ended): worth trying again. */
 export const bodyFailure = (e: HttpClientError.ResponseError): Errors.ProviderError =>
-  failure("the relay's stream broke off", true, describe(e))
+  failure("the relay's stream broke off", true, Errors.transportCause(e))
 
 /** No answer headers within the timeout. */
 export const noAnswer = (timeout: Duration.Duration): Errors.ProviderError =>
@@ -88,14 +88,6 @@ export const idle = (timeout: Duration.Duration): Errors.ProviderError =>
 /** The round's stream lasted longer than the round timeout. */
 export const roundTooLong = (timeout: Duration.Duration): Errors.ProviderError =>
   failure(`the relay's round lasted longer than ${Duration.format(timeout)}`, true)
-
-/** An HTTP client error in words, down to the system error code when there is one (`ECONNREFUSED`, …). */
-const describe = (e: HttpClientError.HttpClientError): string => {
-  const inner = pick(e.cause, "cause")
-  const code = pick(inner, "code") ?? pick(e.cause, "code")
-  const detail = typeof code === "string" ? code : pick(e.cause, "message")
-  return `${e.reason.toLowerCase()} error${typeof detail === "string" && detail !== "" ? `: ${detail}` : ""}`
-}
 
 /** An own property of an object, never a prototype's, never a throw (a getter may throw). */
 const pick = (u: unknown, key: string): unknown => {

@@ -2,18 +2,8 @@
  * The event contract's bookkeeping for one run of a stream: plain mutable state, fed one chunk's events at
  * a time, with no effects, so the stage around it costs one channel step per chunk.
  */
+import type { EventContractRule as Rule } from "../Errors.js"
 import * as StreamEvent from "../StreamEvent.js"
-
-/** The rule an event stream broke (mirrored by `EventContract.Rule`). */
-export type Rule =
-  | "terminal_without_start"
-  | "duplicate_start"
-  | "duplicate_terminal"
-  | "start_without_terminal"
-  | "event_after_done"
-  | "missing_done"
-  | "wrong_execution_model"
-  | "duplicate_tool_call"
 
 /** A broken rule and the call it concerns (absent when the event names no call). */
 export interface Broken {

@@ -48,22 +48,9 @@ const byTag: { readonly [Tag in Errors.RuntimeError["_tag"]]: readonly [Kind, bo
   TurnDeadlineExceeded: ["timeout"],
   ToolChoiceUnsupported: ["unavailable", false],
   StructuredOutputUnsupported: ["unavailable", false],
+  StructuredOutputInvalid: ["execution_error"],
   ProviderError: ["unavailable"]
 }
-
-const runtimeErrors = [
-  Errors.SchemaDriftError,
-  Errors.UnsupportedCloudToolSchema,
-  Errors.CapabilitiesContractError,
-  Errors.CapabilitiesUnreachable,
-  Errors.ToolArgumentRepairExhausted,
-  Errors.ProviderEventContractViolation,
-  Errors.RoundTripLimitExceeded,
-  Errors.TurnDeadlineExceeded,
-  Errors.ToolChoiceUnsupported,
-  Errors.StructuredOutputUnsupported,
-  Errors.ProviderError
-] as const
 
 /** One of the runtime's own errors, as a failure. */
 const fromRuntimeError = (e: Errors.RuntimeError, tool: string | undefined): Failure => {
@@ -100,10 +87,10 @@ const errorMessage = (e: object): string => {
 
 const cap = (s: string): string => truncateForModel(s, maxMessageChars)
 
-/** Whether `u` is an instance of one of the runtime's errors; a throwing `instanceof` is a no. */
+/** Whether `u` is one of the errors `byTag` maps (the `Errors.RuntimeError` union); a throwing proxy is a no. */
 const isRuntimeError = (u: unknown): u is Errors.RuntimeError => {
   try {
-    return runtimeErrors.some((C) => u instanceof C)
+    return Errors.isToolgateError(u) && Object.hasOwn(byTag, u._tag)
   } catch {
     return false
   }
