@@ -46,7 +46,7 @@ const subtype: Verdict = { _tag: "Subtype" }
 /** Verdicts by content (budget and both stable keys), the least recently used dropped past 10,000. */
 const byKey = new Cache.Lru<string, Verdict>(10_000)
 /** Verdicts by the pair's identity, then budget. */
-const byPair = Cache.byIdentity((_: JsonSchema.JsonSchema) => Cache.byIdentity((_: JsonSchema.JsonSchema) => new Map<number, Verdict>()))
+const byPair = Cache.byPair((_cloud: JsonSchema.JsonSchema, _local: JsonSchema.JsonSchema) => new Map<number, Verdict>())
 const MAX_WITNESSES = 24
 
 /** Proves `cloud ⊑ local`, or returns a verified witness of drift, or the construct it cannot model. */
@@ -57,7 +57,7 @@ export const check = (cloud: JsonSchema.JsonSchema, local: JsonSchema.JsonSchema
     if (cloud === local) return subtype
     const asked = options?.budget
     const budget = typeof asked === "number" && !Number.isNaN(asked) ? Math.max(0, Math.min(Math.floor(asked), 10_000_000)) : defaultBudget
-    const known = byPair(cloud)(local)
+    const known = byPair(cloud, local)
     let verdict = known.get(budget)
     if (verdict === undefined) known.set(budget, verdict = byContent(cloud, local, budget))
     return verdict

@@ -18,6 +18,19 @@ export const byIdentity = <K, A>(derive: (key: K) => A): (key: K) => A => {
   }
 }
 
+/** `derive` memoized per pair of objects (a `WeakMap` of `WeakMap`s); a pair with a non-object is derived on every call. */
+export const byPair = <K, A>(derive: (a: K, b: K) => A): (a: K, b: K) => A => {
+  const memo = new WeakMap<object, WeakMap<object, A>>()
+  return (a, b) => {
+    if (typeof a !== "object" || a === null || typeof b !== "object" || b === null) return derive(a, b)
+    let inner = memo.get(a)
+    if (inner === undefined) memo.set(a, inner = new WeakMap())
+    let v = inner.get(b)
+    if (v === undefined) inner.set(b, v = derive(a, b))
+    return v
+  }
+}
+
 /** A map of at most `limit` entries: a full map drops its least recently used one, through `onEvict`. */
 export class Lru<K, V> {
   private readonly map = new Map<K, V>()

@@ -23,4 +23,14 @@ describe("compileCache", () => {
     assert.notStrictEqual(f(true), f(true))
     assert.strictEqual(calls, 4)
   })
+
+  it("byPair derives once per pair of objects and on every call otherwise", () => {
+    let calls = 0
+    const f = Cache.byPair((a: object | boolean, b: object | boolean) => ({ a, b, n: ++calls }))
+    const x = {}, y = {}
+    assert.strictEqual(f(x, y), f(x, y))
+    assert.notStrictEqual(f(y, x), f(x, y))
+    assert.notStrictEqual(f(x, true), f(x, true))
+    assert.strictEqual(calls, 4)
+  })
 })
