@@ -4,6 +4,10 @@
  * skipped; a block without `data` is dropped; a last block the stream did not terminate is dropped too
  * (it was cut off, so it may be incomplete).
  *
+ * Not `@effect/experimental`'s `Sse` (0.61): measured on the same input it ran 3× slower on a recorded chat
+ * stream in 1 KB pieces, 30× in 16 KB pieces and 100× on one 8 MB event in 4 KB pieces, as its line scan
+ * restarts at the start of its buffer (eventsource-parser before 3.0.1); its channel also sleeps on `retry:`.
+ *
  * @internal
  */
 import * as Chunk from "effect/Chunk"
