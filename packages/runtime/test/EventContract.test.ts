@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Cause, Chunk, Effect, Either, Exit, Stream } from "effect"
-import { Errors, EventContract, type Provider, type StreamEvent } from "@toolgate/runtime"
+import { Errors, EventContract, type Provider, StreamEvent } from "@toolgate/runtime"
 
 type Event = StreamEvent.StreamEvent
 
@@ -118,6 +118,20 @@ describe("EventContract.check: seed 004's provider-driven traces", () => {
 
   it.effect("a stream that ends with a call open and no Done names the call (start_without_terminal, not missing_done)", () =>
     breaks("providerDriven", [started("a"), started("b"), completed("a")], "start_without_terminal", "b", 3))
+})
+
+describe("StreamEvent.roles: the one vocabulary", () => {
+  it("has one role per member of the union, terminal exactly for the members of Terminal", () => {
+    const tags = [text("t"), usage, done, partial("a"), complete("a"), started("a"), completed("a"), denied("a"), failed("a"), cancelled("a"), conflict("a")]
+      .map((e) => e._tag)
+    assert.deepStrictEqual([...StreamEvent.roles.keys()].sort(), [...tags].sort())
+    assert.strictEqual(StreamEvent.StreamEvent.members.length, tags.length)
+    const terminals = tags.filter((t) => StreamEvent.roles.get(t) === "terminal")
+    assert.deepStrictEqual(terminals, ["ToolCallCompleted", "ToolCallDenied", "ToolCallFailed", "ToolCallCancelled", "ToolCallConflict"])
+    assert.isTrue(StreamEvent.isTerminal(cancelled("a")))
+    assert.isFalse(StreamEvent.isTerminal(started("a")))
+    assert.isUndefined(StreamEvent.roles.get("constructor"))
+  })
 })
 
 describe("EventContract.check: the rules of both models", () => {
