@@ -26,6 +26,7 @@ import { StructuredOutputInvalid, StructuredOutputUnsupported } from "./Errors.j
 import { safeString } from "./internal/json.js"
 import { type Env, makeState } from "./internal/sessionState.js"
 import * as SessionTurn from "./internal/sessionTurn.js"
+import * as ToolDiscovery from "./internal/toolDiscovery.js"
 import { undoLast } from "./internal/sessionUndo.js"
 import type * as Message from "./Message.js"
 import * as Provider from "./Provider.js"
@@ -249,6 +250,20 @@ const methods = (env: Env, serialized: <A, E>(effect: Effect.Effect<A, E>) => Ef
   }
 }
 
+/** The toolkit with the discovery tools of the provider's `toolDiscovery` (none for eager discovery). */
+const withDiscovery = (
+  toolkit: Toolkit.Toolkit<never>,
+  capabilities: Provider.ProviderCapabilities,
+  discovery: Ref.Ref<ToolDiscovery.State>
+): Effect.Effect<Toolkit.Toolkit<never>, InvalidSessionOptions> => {
+  const meta = ToolDiscovery.tools(toolkit, capabilities, discovery)
+  const taken = meta.find((t) => toolkit.tools.has(t.name))
+  if (taken !== undefined) {
+    return new InvalidSessionOptions({ detail: `the toolkit has a tool named \`${taken.name}\`, the name of a discovery tool` })
+  }
+  return Effect.succeed(meta.length === 0 ? toolkit : { ...toolkit, tools: new Map([...meta.map((t) => [t.name, t] as const), ...toolkit.tools]) })
+}
+
 /** What a session made with `options` needs from context besides the toolkit's requirements. */
 export type Requirements<O> =
   | ArgumentValidator
@@ -271,12 +286,13 @@ export function make(options: Options<unknown>): Effect.Effect<AgentSession, Inv
     const context = yield* Effect.context<unknown>()
     const validator = yield* ArgumentValidator
     const gate = settings.mode === "cloudProfile" ? yield* DriftGate : undefined
-    const state = yield* makeState(settings.eventCapacity)
+    const state = yield* makeState(settings.eventCapacity, ToolDiscovery.initial(options.toolkit, provider.capabilities))
+    const toolkit = yield* withDiscovery(Toolkit.provideContext(options.toolkit, context), provider.capabilities, state.discovery)
     const env: Env = {
       ...state,
       id: settings.id ?? crypto.randomUUID(),
       provider,
-      toolkit: Toolkit.provideContext(options.toolkit, context),
+      toolkit,
       validator,
       gate,
       limits,

@@ -40,8 +40,14 @@ export interface ProviderCapabilities {
   /** `false`: `generate()` fails with `StructuredOutputUnsupported` before the provider is called. */
   readonly supportsStructuredOutput: boolean
   readonly schemaDialect: SchemaDialect
-  /** At most this many tools per request (`undefined`: no limit). */
+  /**
+   * At most this many tools per request (`undefined`: no limit). Tool activation is capped at it, never a
+   * failed send: eager discovery sends the first `maxTools` tools (the turn names what was left out), dynamic
+   * discovery deactivates the least recently used domain to make room.
+   */
   readonly maxTools: number | undefined
+  /** How the model finds its tools (default `eagerSessionTools`). */
+  readonly toolDiscovery?: ToolDiscovery
   /** The context window in tokens; older turns are left out of a request that would not fit (`undefined`: no limit). */
   readonly contextWindow: number | undefined
   /** `true`: the backend keeps the conversation; each request carries only messages it has not seen. */
@@ -69,6 +75,28 @@ export const Sampling = Schema.Struct({
 
 /** How the model samples. */
 export type Sampling = typeof Sampling.Type
+
+/**
+ * How the model finds its tools (tools are grouped into the toolkit's domains):
+ * - `EagerSessionTools`: every domain active from the first request.
+ * - `DynamicPerRequest`: requests start with the discovery tools (`toolgate_list_domains`,
+ *   `toolgate_activate_domain`) and carry the tools of the domains the model activated (for the session).
+ * - `SessionRebuild`: the domains that fit `maxTools` active from the first request, with the discovery
+ *   tools to activate more; each activation re-primes the tool list, at most `maxRebuilds` times.
+ */
+export type ToolDiscovery =
+  | { readonly _tag: "EagerSessionTools" }
+  | { readonly _tag: "DynamicPerRequest" }
+  | { readonly _tag: "SessionRebuild"; readonly maxRebuilds: number }
+
+/** Every domain active from the first request. */
+export const eagerSessionTools: ToolDiscovery = { _tag: "EagerSessionTools" }
+
+/** The discovery tools first; the model activates domains. */
+export const dynamicPerRequest: ToolDiscovery = { _tag: "DynamicPerRequest" }
+
+/** Eager within `maxTools`, re-primed when the model activates another domain, at most `maxRebuilds` times. */
+export const sessionRebuild = (maxRebuilds: number): ToolDiscovery => ({ _tag: "SessionRebuild", maxRebuilds })
 
 /** A tool as a provider is given it: the parameters already in the provider's dialect. */
 export interface ToolDefinition {

@@ -9,12 +9,13 @@ import { answer, call, done, make, session } from "./support/scriptedProvider.js
 // What each capability flag and send option changes about a turn.
 
 const adder = () => {
+  let count = 0
   const add = Tool.make("add", {
     description: "Adds two integers.",
     parameters: { type: "object", properties: { a: { type: "integer" }, b: { type: "integer" } }, required: ["a", "b"] },
-    execute: (args) => Effect.succeed((args as { a: number }).a + (args as { b: number }).b)
+    execute: (args) => Effect.sync(() => (count++, (args as { a: number }).a + (args as { b: number }).b))
   })
-  return { toolkit: Either.getOrThrow(Toolkit.make(add)) }
+  return { runs: () => count, toolkit: Either.getOrThrow(Toolkit.make(add)) }
 }
 
 const tags = (messages: ReadonlyArray<Message.Message>) => messages.map((m) => m._tag)
@@ -59,14 +60,16 @@ describe("AgentSession (capabilities and send options)", () => {
       assert.deepStrictEqual((yield* w.send("x")).warnings, [{ tool: "add", message: "careful" }])
     }))
 
-  it.effect("more tools than maxTools: ToolsRejected before the user message", () =>
+  it.effect("more tools than maxTools: the requests carry none past it, the turn says so, never a failed send", () =>
     Effect.gen(function*() {
-      const { toolkit } = adder()
-      const provider = make([answer("x")], { maxTools: 0 })
+      const { runs, toolkit } = adder()
+      const provider = make([[call("c1", "add", { a: 1, b: 1 }), done], answer("x")], { maxTools: 0 })
       const s = yield* session(provider, toolkit)
-      const error = yield* Effect.flip(s.send("x"))
-      assert.strictEqual(error._tag, "ToolsRejected")
-      assert.deepStrictEqual(yield* s.history, [])
+      const turn = yield* s.send("x")
+      assert.deepStrictEqual(provider.requests.map((r) => r.tools), [[], []])
+      assert.deepStrictEqual(turn.requestWarnings, ["scripted takes at most 0 tools: 1 of the toolkit's tools were left out of the requests"])
+      assert.strictEqual(runs(), 0)
+      assert.deepStrictEqual(turn.calls[0]!.envelope.ok ? "ok" : turn.calls[0]!.envelope.kind, "tool_not_found")
     }))
 
   it.effect("a managed conversation gets only the messages it has not seen", () =>

@@ -47,7 +47,7 @@ const breathe = (i: number): Promise<void> | undefined => i % 250 === 0 ? new Pr
 
 describe("definitions on the corpus (corpus/tools.jsonl)", () => {
   it("openai-strict: strict exactly when Normalize.openAiStrict enforced, with its schema; otherwise the schema as declared", () => {
-    const defs = Either.getOrThrow(definitions(corpusKit, caps({ schemaDialect: "openai-strict" }), off))
+    const defs = (definitions(corpusKit, caps({ schemaDialect: "openai-strict" }), off))
     assert.strictEqual(defs.tools.length, corpus.length)
     const problems: Array<string> = []
     let strict = 0
@@ -69,7 +69,7 @@ describe("definitions on the corpus (corpus/tools.jsonl)", () => {
   }, 120_000)
 
   it("openai-strict with strict mode disabled: nothing strict, every schema as declared", () => {
-    const defs = Either.getOrThrow(definitions(corpusKit, caps({ schemaDialect: "openai-strict" }), { toolChaining: false, strictDisabled: true }))
+    const defs = (definitions(corpusKit, caps({ schemaDialect: "openai-strict" }), { toolChaining: false, strictDisabled: true }))
     assert.strictEqual(defs.strict.size, 0)
     assert.isTrue(defs.tools.every((d, i) => !d.strict && d.parameters === corpus[i]!.tool.jsonSchema))
   })
@@ -77,31 +77,31 @@ describe("definitions on the corpus (corpus/tools.jsonl)", () => {
   it("google, cca and mcp: that normaliser's schema; none: the schema itself; never strict", () => {
     const normalisers = { google: Normalize.google, cca: Normalize.cca, mcp: Normalize.mcp }
     for (const dialect of ["google", "cca", "mcp"] as const) {
-      const defs = Either.getOrThrow(definitions(corpusKit, caps({ schemaDialect: dialect }), off))
+      const defs = (definitions(corpusKit, caps({ schemaDialect: dialect }), off))
       const wrong = defs.tools.filter((d, i) =>
         d.strict || J.stringify(d.parameters) !== J.stringify(normalisers[dialect](corpus[i]!.tool.jsonSchema).schema)
       )
       assert.deepStrictEqual(wrong.map((d) => d.name), [], dialect)
       assert.strictEqual(defs.strict.size, 0)
     }
-    const none = Either.getOrThrow(definitions(corpusKit, caps(), off))
+    const none = (definitions(corpusKit, caps(), off))
     assert.isTrue(none.tools.every((d, i) => !d.strict && d.parameters === corpus[i]!.tool.jsonSchema))
   }, 120_000)
 
   it("chaining widens first: every dialect normalises the widened schema, strict decided on it", () => {
     const chain = { toolChaining: true, strictDisabled: false }
     const widened = corpus.map((c) => RefAware.widen(c.tool.jsonSchema))
-    const strict = Either.getOrThrow(definitions(corpusKit, caps({ schemaDialect: "openai-strict" }), chain))
+    const strict = (definitions(corpusKit, caps({ schemaDialect: "openai-strict" }), chain))
     const problems: Array<string> = []
     for (const [i, d] of strict.tools.entries()) {
       const expected = Normalize.openAiStrict(widened[i]!)
       if (d.strict !== expected.strict || J.stringify(d.parameters) !== J.stringify(expected.schema)) problems.push(d.name)
     }
-    const mcp = Either.getOrThrow(definitions(corpusKit, caps({ schemaDialect: "mcp" }), chain))
+    const mcp = (definitions(corpusKit, caps({ schemaDialect: "mcp" }), chain))
     for (const [i, d] of mcp.tools.entries()) {
       if (J.stringify(d.parameters) !== J.stringify(Normalize.mcp(widened[i]!).schema)) problems.push(`mcp ${d.name}`)
     }
-    const none = Either.getOrThrow(definitions(corpusKit, caps(), chain))
+    const none = (definitions(corpusKit, caps(), chain))
     for (const [i, d] of none.tools.entries()) {
       if (J.stringify(d.parameters) !== J.stringify(widened[i])) problems.push(`none ${d.name}`)
     }
@@ -110,9 +110,7 @@ describe("definitions on the corpus (corpus/tools.jsonl)", () => {
 
   it("widened mcp definitions of a third of the tools with examples keep them and accept a sentinel ref in the first property", async () => {
     const withExamples = corpus.filter((c) => c.source.examples.length > 0).filter((_, i) => i % 3 === 0)
-    const defs = Either.getOrThrow(
-      definitions(kit(...withExamples.map((c) => c.tool)), caps({ schemaDialect: "mcp" }), { toolChaining: true, strictDisabled: false })
-    )
+    const defs = definitions(kit(...withExamples.map((c) => c.tool)), caps({ schemaDialect: "mcp" }), { toolChaining: true, strictDisabled: false })
     const problems: Array<string> = []
     let accepted = 0
     for (const [i, { source, tool: t }] of withExamples.entries()) {
@@ -138,54 +136,19 @@ describe("definitions on the corpus (corpus/tools.jsonl)", () => {
 describe("definitions: limits and flags", () => {
   const three = kit(weather, tool("b", { type: "object" }), tool("c", { type: "object" }))
 
-  it("maxTools: as many tools as allowed pass, one more is rejected naming the provider and the first tool past it", () => {
-    assert.isTrue(Either.isRight(definitions(three, caps({ maxTools: 3 }), off)))
-    assert.isTrue(Either.isRight(definitions(three, caps({ maxTools: undefined }), off)))
-    const rejected = definitions(three, caps({ maxTools: 2 }), off)
-    assert.isTrue(Either.isLeft(rejected))
-    if (Either.isLeft(rejected)) {
-      assert.strictEqual(rejected.left._tag, "ToolsRejected")
-      assert.strictEqual(rejected.left.provider, "test-provider")
-      assert.strictEqual(rejected.left.tool, "c")
-      assert.include(rejected.left.message, "at most 2 tools")
-    }
-    const none = definitions(three, caps({ maxTools: 0 }), off)
-    assert.strictEqual(Either.isLeft(none) ? none.left.tool : "", "weather")
-    assert.isTrue(Either.isRight(definitions(kit(), caps({ maxTools: 0 }), off)))
-  })
-
-  it("maxTools of the wrong kind: a fraction rounds down, NaN and negatives allow none, Infinity all", () => {
-    const past = (maxTools: number) => Either.match(definitions(three, caps({ maxTools }), off), { onLeft: (e) => e.tool, onRight: () => "" })
-    assert.strictEqual(past(2.9), "c")
-    assert.strictEqual(past(Number.NaN), "weather")
-    assert.strictEqual(past(-1), "weather")
-    assert.strictEqual(past(Number.POSITIVE_INFINITY), "")
-  })
-
-  it.prop("rejects exactly when the toolkit has more tools than maxTools, naming tool number maxTools", [
-    FastCheck.integer({ min: 0, max: 30 }),
-    FastCheck.integer({ min: 0, max: 30 })
-  ], ([n, max]) => {
-    const tools = kit(...Array.from({ length: n }, (_, i) => tool(`tool${i}`, { type: "object" })))
-    const result = definitions(tools, caps({ maxTools: max, schemaDialect: "openai-strict" }), off)
-    assert.strictEqual(Either.isLeft(result), n > max)
-    if (Either.isLeft(result)) assert.strictEqual(result.left.tool, `tool${max}`)
-    else assert.strictEqual(result.right.tools.length, n)
-  })
-
   it("tool calling unsupported: the definitions are built all the same (the request leaves them out, or routes them through text)", () => {
-    const native = Either.getOrThrow(definitions(three, caps({ schemaDialect: "mcp" }), off))
-    assert.deepStrictEqual(Either.getOrThrow(definitions(three, caps({ supportsToolCalling: false, schemaDialect: "mcp" }), off)), native)
+    const native = definitions(three, caps({ schemaDialect: "mcp" }), off)
+    assert.deepStrictEqual(definitions(three, caps({ supportsToolCalling: false, schemaDialect: "mcp" }), off), native)
   })
 
   it("a small schema under openai-strict: enforced and strict; strict disabled: the declared schema, not strict", () => {
-    const strict = Either.getOrThrow(definitions(kit(weather), caps({ schemaDialect: "openai-strict" }), off))
+    const strict = (definitions(kit(weather), caps({ schemaDialect: "openai-strict" }), off))
     const d = strict.tools[0]!
     assert.isTrue(d.strict)
     assert.deepStrictEqual([...strict.strict], ["weather"])
     assert.deepStrictEqual((d.parameters as { required: ReadonlyArray<string> }).required, ["city", "days"])
     assert.strictEqual((d.parameters as { additionalProperties: unknown }).additionalProperties, false)
-    const loose = Either.getOrThrow(definitions(kit(weather), caps({ schemaDialect: "openai-strict" }), { toolChaining: false, strictDisabled: true }))
+    const loose = (definitions(kit(weather), caps({ schemaDialect: "openai-strict" }), { toolChaining: false, strictDisabled: true }))
     assert.strictEqual(loose.tools[0]!.parameters, weather.jsonSchema)
     assert.isFalse(loose.tools[0]!.strict)
   })
@@ -194,7 +157,7 @@ describe("definitions: limits and flags", () => {
     const broken = tool("broken", { get type(): string { throw new Error("hostile") } })
     assert.isDefined(broken.schemaError)
     for (const dialect of dialects) {
-      const defs = Either.getOrThrow(definitions(kit(weather, broken), caps({ schemaDialect: dialect }), { toolChaining: true, strictDisabled: false }))
+      const defs = (definitions(kit(weather, broken), caps({ schemaDialect: dialect }), { toolChaining: true, strictDisabled: false }))
       assert.deepStrictEqual(defs.tools.map((t) => t.name), ["weather", "broken"])
       assert.strictEqual(defs.tools[1]!.parameters, unusableParameters)
       assert.isFalse(defs.strict.has("broken"))
@@ -208,7 +171,7 @@ describe("definitions: limits and flags", () => {
     const names = kit(tool("__proto__", weather.jsonSchema), tool("constructor", { type: "object" }), tool("deep", deep))
     for (const dialect of dialects) {
       for (const toolChaining of [false, true]) {
-        const defs = Either.getOrThrow(definitions(names, caps({ schemaDialect: dialect }), { toolChaining, strictDisabled: false }))
+        const defs = (definitions(names, caps({ schemaDialect: dialect }), { toolChaining, strictDisabled: false }))
         assert.deepStrictEqual(defs.tools.map((t) => t.name), ["__proto__", "constructor", "deep"])
         if (dialect === "openai-strict") assert.isTrue(defs.strict.has("__proto__"))
       }

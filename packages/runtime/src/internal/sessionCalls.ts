@@ -18,6 +18,7 @@ import * as Tool from "../Tool.js"
 import * as ToolChain from "../ToolChain.js"
 import * as ToolEnvelope from "../ToolEnvelope.js"
 import { clip } from "./json.js"
+import * as ToolDiscovery from "./toolDiscovery.js"
 import { budgetOf, timed, timeoutEnvelope } from "./toolOutcome.js"
 import { type Env, type Execution, idempotencyKey, publish, type UndoStep } from "./sessionState.js"
 
@@ -28,6 +29,8 @@ export interface RoundInput {
   readonly calls: ReadonlyArray<Message.ToolCall>
   /** Tools whose definition was sent with `strict: true`. */
   readonly strict: ReadonlySet<string>
+  /** The tools the request carried: a call of any other is not run. */
+  readonly active: ReadonlySet<string>
   readonly budget: RepairBudget.RepairBudget
   /** What refs may point at (this turn's answered calls, plus the session's with scope "session"). */
   readonly results: ToolChain.Results
@@ -63,10 +66,20 @@ const notFound = (env: Env, name: string): ToolEnvelope.Failure => {
   })
 }
 
+/** The answer of a call to a tool whose domain is not active (the request did not carry it). */
+const inactive = (env: Env, name: string): ToolEnvelope.Failure => {
+  const domain = ToolDiscovery.domainOf(env.toolkit, name)
+  const how = env.toolkit.tools.has(ToolDiscovery.activateDomain) && domain !== undefined
+    ? `activate its domain \`${domain}\` with \`${ToolDiscovery.activateDomain}\` first`
+    : "it was not among the tools offered to you (the model takes only so many); use one that was"
+  return ToolEnvelope.failure("tool_not_found", `Tool \`${clip(name, 200)}\` is not active: ${how}.`, { tool: name })
+}
+
 /** Prepares one call: unknown tool, invalid arguments (refs resolved first), or ready to run. */
 const check = (env: Env, input: RoundInput, call: Message.ToolCall): Effect.Effect<Checked, ArgumentValidator.InvalidToolSchema> => {
   const tool = env.toolkit.tools.get(call.name)
   if (tool === undefined) return Effect.succeed({ _tag: "Unknown", call, envelope: notFound(env, call.name) })
+  if (!input.active.has(call.name)) return Effect.succeed({ _tag: "Unknown", call, envelope: inactive(env, call.name) })
   const fromStrictProvider = input.strict.has(call.name)
   return env.validator.prepare(tool, call.arguments, { callId: call.id, fromStrictProvider }).pipe(
     Effect.flatMap((outcome) =>

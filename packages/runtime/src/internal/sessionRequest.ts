@@ -5,7 +5,6 @@
  *
  * @internal
  */
-import * as Either from "effect/Either"
 import { type JsonSchema, JsonValue as J, Normalize, RefAware } from "@toolgate/json-schema"
 import type * as Message from "../Message.js"
 import * as Provider from "../Provider.js"
@@ -61,10 +60,6 @@ const inDialect = (
   }
 }
 
-/** How many tools `maxTools` allows: `undefined` no limit; a fraction rounds down; NaN or below zero allows none. */
-const allowed = (maxTools: number | undefined): number =>
-  maxTools === undefined ? Number.POSITIVE_INFINITY : maxTools >= 0 ? Math.floor(maxTools) : 0
-
 /** One tool as the provider is given it. */
 const definitionOf = (
   tool: Tool.Tool<any, any>,
@@ -83,29 +78,15 @@ const definitionOf = (
  * The toolkit's tools in the provider's dialect, in toolkit order: chaining widens each schema first;
  * `openai-strict` sends the enforced schema with `strict: true` only when enforcement succeeded and strict
  * mode is not disabled, else the schema as declared; `google` / `cca` / `mcp` that normaliser's schema;
- * `none` the schema as is. `[]` when tool calling is unsupported; `ToolsRejected` naming the first tool
- * past `maxTools` (checked before any schema is normalised).
+ * `none` the schema as is. Which of them a request carries is discovery's choice (`toolDiscovery.ts`).
  */
 export const definitions = (
   toolkit: Toolkit.Toolkit<any>,
   capabilities: Provider.ProviderCapabilities,
   options: DefinitionOptions
-): Either.Either<Definitions, Provider.ToolsRejected> => {
-  const all = Array.from(toolkit.tools.values())
-  const limit = allowed(capabilities.maxTools)
-  const first = all[limit]
-  if (first !== undefined) {
-    return Either.left(
-      new Provider.ToolsRejected({
-        provider: String(capabilities.name),
-        tool: String(first.name),
-        reason: `it takes at most ${String(capabilities.maxTools)} tools and the toolkit has ${all.length}; ` +
-          `\`${String(first.name)}\` is the first past the limit`
-      })
-    )
-  }
-  const tools = all.map((tool) => definitionOf(tool, capabilities.schemaDialect, options))
-  return Either.right({ tools, strict: new Set(tools.filter((t) => t.strict).map((t) => t.name)) })
+): Definitions => {
+  const tools = Array.from(toolkit.tools.values(), (tool) => definitionOf(tool, capabilities.schemaDialect, options))
+  return { tools, strict: new Set(tools.filter((t) => t.strict).map((t) => t.name)) }
 }
 
 /** The JSON size of each message (0 for one with no JSON text, which cannot happen for decoded messages). */

@@ -23,6 +23,7 @@ import type * as Tool from "../Tool.js"
 import type * as ToolChain from "../ToolChain.js"
 import type * as ToolEnvelope from "../ToolEnvelope.js"
 import type * as Toolkit from "../Toolkit.js"
+import type * as ToolDiscovery from "./toolDiscovery.js"
 
 /** How to reverse one executed call (its tool's `undo`, already given the call's arguments and result). */
 export interface UndoStep {
@@ -104,13 +105,15 @@ export interface State {
   readonly lastUsage: Ref.Ref<Option.Option<AgentSession.UsageReport>>
   /** What `validateTools` said before the last send. */
   readonly lastSchemaWarnings: Ref.Ref<ReadonlyArray<Provider.ToolSchemaWarning>>
+  /** Which domains are active (tool discovery). */
+  readonly discovery: Ref.Ref<ToolDiscovery.State>
 }
 
 /** A session: its configuration and its state. */
 export interface Env extends Config, State {}
 
 /** Fresh state with an events hub of `capacity` (sliding: a slow subscriber loses the oldest events). */
-export const makeState = (capacity: number): Effect.Effect<State> =>
+export const makeState = (capacity: number, discovery: ToolDiscovery.State): Effect.Effect<State> =>
   Effect.all({
     events: PubSub.sliding<SessionEvent.SessionEvent>(capacity),
     history: Ref.make<ReadonlyArray<Message.Message>>([]),
@@ -121,7 +124,8 @@ export const makeState = (capacity: number): Effect.Effect<State> =>
     turns: Ref.make(0),
     outstanding: Ref.make<ReadonlyArray<Compensation.OutstandingEffect>>([]),
     lastUsage: Ref.make(Option.none<AgentSession.UsageReport>()),
-    lastSchemaWarnings: Ref.make<ReadonlyArray<Provider.ToolSchemaWarning>>([])
+    lastSchemaWarnings: Ref.make<ReadonlyArray<Provider.ToolSchemaWarning>>([]),
+    discovery: Ref.make(discovery)
   })
 
 /** The idempotency key of a call: `<session id>:<turn>:<call id>`. */

@@ -30,6 +30,7 @@ import { type Compensated, failedAfterTools, rollBack } from "./sessionCompensat
 import * as SessionRequest from "./sessionRequest.js"
 import * as SessionRound from "./sessionRound.js"
 import * as TextTools from "./textTools.js"
+import * as ToolDiscovery from "./toolDiscovery.js"
 import { type Env, type Execution, publish } from "./sessionState.js"
 
 /** What a send asks for besides the text. */
@@ -52,8 +53,6 @@ interface Current {
   readonly start: number
   readonly budget: RepairBudget.RepairBudget
   readonly definitions: SessionRequest.Definitions
-  /** Where the send's persona and directives go. */
-  readonly prompt: SessionRequest.Prompt
   /** The sampling every request of the turn carries. */
   readonly sampling: Provider.Sampling | undefined
   /** Tools go through text: listed in the system prompt, calls parsed out of the reply. */
@@ -110,14 +109,18 @@ const admit = Effect.fnUntraced(function*(env: Env, toolChoice: Provider.ToolCho
   if (!isToolChoice(toolChoice) || (toolChoice !== "auto" && !capabilities.supportsToolChoice)) {
     return yield* new ToolChoiceUnsupported({ choice: safeString(toolChoice), provider: capabilities.name })
   }
-  const definitions = yield* SessionRequest.definitions(env.toolkit, capabilities, {
+  const definitions = SessionRequest.definitions(env.toolkit, capabilities, {
     toolChaining: env.validator.toolChaining,
     // tools routed through text are never sent strict
     strictDisabled: env.strictDisabled || textRouted(capabilities)
   })
   const warnings = env.provider.validateTools === undefined ? [] : yield* env.provider.validateTools(definitions.tools)
   yield* Ref.set(env.lastSchemaWarnings, warnings)
-  return { definitions, warnings }
+  const { leftOut } = ToolDiscovery.requestTools(env.toolkit, capabilities, yield* Ref.get(env.discovery))
+  const requestWarnings = leftOut === 0
+    ? []
+    : [`${capabilities.name} takes at most ${capabilities.maxTools} tools: ${leftOut} of the toolkit's tools were left out of the requests`]
+  return { definitions, warnings, requestWarnings }
 })
 
 /** Whether the session routes tools through text: an app-driven provider without native tool calling. */
@@ -148,11 +151,18 @@ const roundTrip = Effect.fnUntraced(function*<A, X>(env: Env, current: Current, 
   const capabilities = env.provider.capabilities
   const all = [...(yield* Ref.get(env.history)), ...current.progress.messages]
   const messages = SessionRequest.messages(capabilities, all, current.start, yield* Ref.get(env.seen))
-  const { preamble, systemPrompt } = current.prompt
+  const active = ToolDiscovery.requestTools(env.toolkit, capabilities, yield* Ref.get(env.discovery)).names
+  const tools = current.definitions.tools.filter((t) => active.has(t.name))
+  const { preamble, systemPrompt } = SessionRequest.prompt(
+    capabilities,
+    env.persona,
+    options.directives,
+    current.textRouted && tools.length > 0 ? TextTools.instructions(tools) : undefined
+  )
   const prompted = SessionRequest.withPreamble(messages, all[current.start], preamble)
   let request: Provider.CompletionRequest = {
     messages: current.textRouted ? TextTools.transcript(prompted) : prompted,
-    tools: capabilities.supportsToolCalling === true ? current.definitions.tools : [],
+    tools: capabilities.supportsToolCalling === true ? tools : [],
     toolChoice: options.toolChoice,
     ...(options.structuredOutput === undefined ? {} : { structuredOutput: options.structuredOutput }),
     ...(systemPrompt === undefined ? {} : { systemPrompt }),
@@ -172,7 +182,7 @@ const roundTrip = Effect.fnUntraced(function*<A, X>(env: Env, current: Current, 
       retryable: false
     })
   }
-  return { events: Chunk.toReadonlyArray(events), sent: all.length }
+  return { events: Chunk.toReadonlyArray(events), sent: all.length, active }
 })
 
 /** A managed conversation's backend has seen what was sent and the `answered` messages it wrote itself. */
@@ -181,7 +191,7 @@ const saw = (env: Env, sent: number, answered: number) => Ref.set(env.seen, sent
 /** App-driven rounds until one has no tool calls; the last round's text. */
 const appRounds = Effect.fnUntraced(function*<A, X>(env: Env, current: Current, options: TurnOptions<A, X>) {
   while (true) {
-    const { events, sent } = yield* roundTrip(env, current, options)
+    const { active, events, sent } = yield* roundTrip(env, current, options)
     const collected = SessionRound.collectApp(events)
     const round = current.textRouted ? { ...collected, ...TextTools.parse(collected.text, current.rounds) } : collected
     const calls = SessionRound.distinctIds(round.calls, current.ids, current.rounds)
@@ -192,6 +202,7 @@ const appRounds = Effect.fnUntraced(function*<A, X>(env: Env, current: Current, 
       round: current.rounds,
       calls,
       strict: current.definitions.strict,
+      active,
       budget: current.budget,
       results: env.chainScope === "session"
         ? new Map([...(yield* Ref.get(env.results)), ...current.progress.results])
@@ -240,7 +251,7 @@ const commit = (env: Env, current: Current) =>
   }))
 
 /** Records the user's message and starts the turn's state. */
-const begin = Effect.fnUntraced(function*<A, X>(env: Env, text: string, definitions: SessionRequest.Definitions, options: TurnOptions<A, X>, sampling: Provider.Sampling | undefined) {
+const begin = Effect.fnUntraced(function*(env: Env, text: string, definitions: SessionRequest.Definitions, sampling: Provider.Sampling | undefined) {
   const routed = textRouted(env.provider.capabilities)
   const number = yield* Ref.updateAndGet(env.turns, (n) => n + 1)
   const start = yield* Ref.modify(env.history, (h) => [h.length, [...h, { _tag: "User", text } as const]])
@@ -250,12 +261,6 @@ const begin = Effect.fnUntraced(function*<A, X>(env: Env, text: string, definiti
     start,
     budget: yield* RepairBudget.make(env.limits),
     definitions,
-    prompt: SessionRequest.prompt(
-      env.provider.capabilities,
-      env.persona,
-      options.directives,
-      routed && definitions.tools.length > 0 ? TextTools.instructions(definitions.tools) : undefined
-    ),
     sampling,
     textRouted: routed,
     executions: [],
@@ -305,12 +310,12 @@ export const run = <A, X extends { readonly _tag: string; readonly message: stri
   options: TurnOptions<A, X>
 ): Effect.Effect<readonly [AgentSession.Turn, A], AgentSession.SendError | X> =>
   Effect.gen(function*() {
-    const { definitions, warnings } = yield* admit(env, options.toolChoice)
+    const { definitions, requestWarnings, warnings } = yield* admit(env, options.toolChoice)
     const asked = SessionRequest.sampling(env.provider.capabilities, env.sampling, options.sampling)
-    const current = yield* begin(env, text, definitions, options, asked.sampling)
+    const current = yield* begin(env, text, definitions, asked.sampling)
     let compensated: Compensated | undefined
     const limitMillis = env.limits.turnDeadlineMillis ?? RunLimits.defaultTurnDeadlineMillis
-    return yield* body(env, current, options, { tools: warnings, request: asked.warnings }).pipe(
+    return yield* body(env, current, options, { tools: warnings, request: [...requestWarnings, ...asked.warnings] }).pipe(
       // past the deadline the turn is interrupted where it is (a running executor included), then compensated
       Effect.timeoutFail({ duration: Duration.millis(limitMillis), onTimeout: () => new TurnDeadlineExceeded({ limitMillis }) }),
       // the deadline struck between the commit and the answer: the turn is committed, so it is the answer

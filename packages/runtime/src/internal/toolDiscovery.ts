@@ -1,0 +1,150 @@
+/**
+ * Tool discovery: which of the toolkit's domains a request carries, within the provider's `maxTools`, and
+ * the discovery tools (`toolgate_list_domains`, `toolgate_activate_domain`) the model activates domains
+ * with. The discovery tools are ordinary tools to layers 2 and 3; activation lasts for the session.
+ *
+ * @internal
+ */
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Ref from "effect/Ref"
+import * as Schema from "effect/Schema"
+import type * as Provider from "../Provider.js"
+import * as Tool from "../Tool.js"
+import type * as Toolkit from "../Toolkit.js"
+
+/** The discovery tool that lists the domains. */
+export const listDomains = "toolgate_list_domains"
+
+/** The discovery tool that activates a domain. */
+export const activateDomain = "toolgate_activate_domain"
+
+/** What discovery holds for a session. */
+export interface State {
+  /** The active domains, least recently used first. */
+  readonly active: ReadonlyArray<string>
+  /** Activations that re-primed the tool list (`SessionRebuild`). */
+  readonly rebuilds: number
+}
+
+const modeOf = (capabilities: Provider.ProviderCapabilities): Provider.ToolDiscovery =>
+  capabilities.toolDiscovery ?? { _tag: "EagerSessionTools" }
+
+/** How many tools a request may carry: `maxTools` (a fraction rounds down, below zero none), or no limit. */
+const capOf = (capabilities: Provider.ProviderCapabilities): number => {
+  const max = capabilities.maxTools
+  return max === undefined ? Number.POSITIVE_INFINITY : max >= 0 ? Math.floor(max) : 0
+}
+
+/** The discovery tools' names for a mode (none when every domain is active from the start). */
+const discoveryTools = (mode: Provider.ToolDiscovery): ReadonlyArray<string> =>
+  mode._tag === "EagerSessionTools" ? [] : [listDomains, activateDomain]
+
+const sizeOf = (toolkit: Toolkit.Toolkit<any>, domains: ReadonlyArray<string>): number =>
+  domains.reduce((n, d) => n + (toolkit.domains.get(d)?.length ?? 0), 0)
+
+/** A session's first state: every domain (eager), none (dynamic), or the domains that fit, in order (rebuild). */
+export const initial = (toolkit: Toolkit.Toolkit<any>, capabilities: Provider.ProviderCapabilities): State => {
+  const mode = modeOf(capabilities)
+  const domains = [...toolkit.domains.keys()]
+  if (mode._tag !== "SessionRebuild") return { active: mode._tag === "EagerSessionTools" ? domains : [], rebuilds: 0 }
+  const room = capOf(capabilities) - discoveryTools(mode).length
+  const active: Array<string> = []
+  for (const d of domains) {
+    if (sizeOf(toolkit, [...active, d]) > room) break
+    active.push(d)
+  }
+  return { active, rebuilds: 0 }
+}
+
+/** The tools one request carries (the discovery tools first), and how many eager discovery left out past `maxTools`. */
+export const requestTools = (
+  toolkit: Toolkit.Toolkit<any>,
+  capabilities: Provider.ProviderCapabilities,
+  state: State
+): { readonly names: ReadonlySet<string>; readonly leftOut: number } => {
+  const all = [...discoveryTools(modeOf(capabilities)), ...state.active.flatMap((d) => toolkit.domains.get(d) ?? [])]
+  const cap = capOf(capabilities)
+  return { names: new Set(all.slice(0, cap)), leftOut: Math.max(0, all.length - cap) }
+}
+
+/** The domain `tool` belongs to, for a message. */
+export const domainOf = (toolkit: Toolkit.Toolkit<any>, tool: string): string | undefined => {
+  for (const [domain, tools] of toolkit.domains) if (tools.includes(tool)) return domain
+  return undefined
+}
+
+/** What an activation answers. */
+interface Activated {
+  readonly activated: string
+  readonly tools: ReadonlyArray<string>
+  /** Domains deactivated to make room under `maxTools`, least recently used first. */
+  readonly deactivated: ReadonlyArray<string>
+}
+
+/** One activation of `domain`: the answer and the next state, or why not. */
+const activation = (
+  toolkit: Toolkit.Toolkit<any>,
+  capabilities: Provider.ProviderCapabilities,
+  state: State,
+  domain: string
+): Either.Either<readonly [Activated, State], Tool.ToolFailure> => {
+  const mode = modeOf(capabilities)
+  const tools = toolkit.domains.get(domain)
+  if (tools === undefined) {
+    const names = [...toolkit.domains.keys()].join(", ")
+    return Either.left(new Tool.ToolFailure({ kind: "not_found", message: `There is no domain \`${domain}\`. The domains are: ${names}.`, field: "domain" }))
+  }
+  const others = state.active.filter((d) => d !== domain)
+  if (others.length < state.active.length) return Either.right([{ activated: domain, tools, deactivated: [] }, { ...state, active: [...others, domain] }])
+  const room = capOf(capabilities) - discoveryTools(mode).length
+  if (tools.length > room) {
+    return Either.left(new Tool.ToolFailure({
+      kind: "rejected",
+      message: `Domain \`${domain}\` has ${tools.length} tools; this model takes at most ${room} besides the discovery tools, so it cannot be activated.`,
+      retryable: false
+    }))
+  }
+  if (mode._tag === "SessionRebuild" && state.rebuilds >= mode.maxRebuilds) {
+    return Either.left(new Tool.ToolFailure({
+      kind: "rejected",
+      message: `The session has rebuilt its tool list ${state.rebuilds} times, its limit: no more domains can be activated.`,
+      retryable: false
+    }))
+  }
+  const active = [...state.active]
+  const deactivated: Array<string> = []
+  while (sizeOf(toolkit, active) + tools.length > room) deactivated.push(active.shift()!)
+  return Either.right([
+    { activated: domain, tools, deactivated },
+    { active: [...active, domain], rebuilds: state.rebuilds + (mode._tag === "SessionRebuild" ? 1 : 0) }
+  ])
+}
+
+/** The discovery tools over the session's `state` (none for eager discovery). */
+export const tools = (
+  toolkit: Toolkit.Toolkit<any>,
+  capabilities: Provider.ProviderCapabilities,
+  state: Ref.Ref<State>
+): ReadonlyArray<Tool.Tool<any, never>> => {
+  if (discoveryTools(modeOf(capabilities)).length === 0) return []
+  const domains = [...toolkit.domains.keys()]
+  const list = Tool.make(listDomains, {
+    description: "Lists the tool domains: each one's name, its tools and whether it is active.",
+    parameters: Schema.Struct({}),
+    execute: () =>
+      Effect.map(Ref.get(state), (s) => ({
+        domains: [...toolkit.domains].map(([domain, tools]) => ({ domain, tools, active: s.active.includes(domain) }))
+      }))
+  })
+  const activate = Tool.make(activateDomain, {
+    description: `Activates a tool domain: its tools can be called from your next request on, for the rest of the session. The domains: ${domains.join(", ")}.`,
+    parameters: Schema.Struct({ domain: Schema.String }),
+    execute: ({ domain }) =>
+      Effect.flatten(Ref.modify(state, (s): readonly [Effect.Effect<Activated, Tool.ToolFailure>, State] => {
+        const next = activation(toolkit, capabilities, s, domain)
+        return Either.isLeft(next) ? [Effect.fail(next.left), s] : [Effect.succeed(next.right[0]), next.right[1]]
+      }))
+  })
+  return [list, activate]
+}
