@@ -145,7 +145,8 @@ export class ToolArgumentRepairExhausted
 /** The rule an event stream broke (each is explained at `EventContract.Rule`). */
 export const EventContractRule = Schema.Literal(
   "terminal_without_start", "duplicate_start", "duplicate_terminal", "start_without_terminal",
-  "event_after_done", "missing_done", "wrong_execution_model", "duplicate_tool_call"
+  "event_after_done", "missing_done", "wrong_execution_model", "duplicate_tool_call",
+  "tool_call_without_tool_calling", "too_many_tool_calls"
 )
 
 /** The rule an event stream broke. */

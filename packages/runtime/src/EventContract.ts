@@ -33,8 +33,19 @@ import type * as StreamEvent from "./StreamEvent.js"
  *   element that is no event of the model's vocabulary (not an object, an unknown tag, a tool event whose
  *   id is not a string), and every tool event when the model itself is unknown.
  * - `duplicate_tool_call`: `ToolCallComplete` repeats an id.
+ * - `tool_call_without_tool_calling`: a tool-call event from a provider that declares
+ *   `supportsToolCalling: false` (the session routes its tools through text, so such a call is not its to make).
+ * - `too_many_tool_calls`: a provider-driven stream started one call more than `maxToolCallsPerTurn`.
  */
 export type Rule = Errors.EventContractRule
+
+/** What else a stream is checked against besides its execution model. */
+export interface Options {
+  /** `false`: the provider declares no native tool calling, so any tool-call event breaks the contract (default `true`). */
+  readonly toolCalling?: boolean
+  /** Provider-driven: at most this many `ToolCallStarted` events (default: no limit). */
+  readonly maxToolCalls?: number
+}
 
 /** The error a broken rule stands for. */
 const violation = (broken: Broken): Errors.ProviderEventContractViolation =>
@@ -57,12 +68,12 @@ const violation = (broken: Broken): Errors.ProviderEventContractViolation =>
  * per run (`Stream.suspend`), so one stage value checks any number of streams, and a checked stream can be
  * run again.
  */
-export const check = (model: Provider.ExecutionModel) =>
+export const check = (model: Provider.ExecutionModel, options: Options = {}) =>
 <E, R>(
   self: Stream.Stream<StreamEvent.StreamEvent, E, R>
 ): Stream.Stream<StreamEvent.StreamEvent, E | Errors.ProviderEventContractViolation, R> =>
   Stream.suspend(() => {
-    const tracker = new Tracker(model)
+    const tracker = new Tracker(model, options)
     const loop: Channel.Channel<
       Chunk.Chunk<StreamEvent.StreamEvent>,
       Chunk.Chunk<StreamEvent.StreamEvent>,

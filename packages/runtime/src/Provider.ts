@@ -120,6 +120,8 @@ export interface CompletionRequest {
   readonly systemPrompt?: string
   /** The sampling the send asks for (only for `supportsSamplingConfig`; absent when it asks for none). */
   readonly sampling?: Sampling
+  /** Provider-driven: the most tool calls the provider may start in this turn (`RunLimits.maxToolCallsPerTurn`; the contract stage enforces it). */
+  readonly maxToolCallsPerTurn?: number
 }
 
 /** A non-fatal remark about a tool definition; the turn proceeds and the warning is reported. */

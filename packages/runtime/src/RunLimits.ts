@@ -19,7 +19,9 @@ export const Limits = Schema.Struct({
   maxToolArgumentRepairs: Schema.optionalWith(Schema.NonNegativeInt, { exact: true, default: () => 1 }),
   maxProviderRoundTrips: Schema.optionalWith(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)), { exact: true, default: () => 10 }),
   /** How long a whole turn may take, in milliseconds (absent: `defaultTurnDeadlineMillis`, 10 minutes). */
-  turnDeadlineMillis: Schema.optionalWith(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)), { exact: true })
+  turnDeadlineMillis: Schema.optionalWith(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)), { exact: true }),
+  /** Provider-driven: the most tool calls the provider may start in one turn (absent: no limit); one more is a contract violation. */
+  maxToolCallsPerTurn: Schema.optionalWith(Schema.NonNegativeInt, { exact: true })
 }).annotations({ identifier: "RunLimits" })
 
 /** A turn's deadline when the limits give none: 10 minutes. */
@@ -59,7 +61,10 @@ export const make = (input: Input = {}): Either.Either<Limits, InvalidRunLimits>
   }
 }
 
-/** `TOOLGATE_MAX_TOOL_ARGUMENT_REPAIRS` (≥ 0, default 1), `TOOLGATE_MAX_PROVIDER_ROUND_TRIPS` (≥ 1, default 10), `TOOLGATE_TURN_DEADLINE_MS` (≥ 1, default 10 minutes). */
+/**
+ * `TOOLGATE_MAX_TOOL_ARGUMENT_REPAIRS` (≥ 0, default 1), `TOOLGATE_MAX_PROVIDER_ROUND_TRIPS` (≥ 1, default 10),
+ * `TOOLGATE_TURN_DEADLINE_MS` (≥ 1, default 10 minutes), `TOOLGATE_MAX_TOOL_CALLS_PER_TURN` (≥ 0, default none).
+ */
 export const config: Config.Config<Limits> = Config.all({
   maxToolArgumentRepairs: Config.integer("TOOLGATE_MAX_TOOL_ARGUMENT_REPAIRS").pipe(
     Config.validate({ message: "must be a non-negative integer", validation: (n) => n >= 0 }),
@@ -71,10 +76,15 @@ export const config: Config.Config<Limits> = Config.all({
   ),
   turnDeadlineMillis: Config.option(Config.integer("TOOLGATE_TURN_DEADLINE_MS").pipe(
     Config.validate({ message: "must be an integer of at least 1", validation: (n) => n >= 1 })
+  )),
+  maxToolCallsPerTurn: Config.option(Config.integer("TOOLGATE_MAX_TOOL_CALLS_PER_TURN").pipe(
+    Config.validate({ message: "must be a non-negative integer", validation: (n) => n >= 0 })
   ))
-}).pipe(Config.map(({ turnDeadlineMillis, ...rest }): Limits =>
-  turnDeadlineMillis._tag === "Some" ? { ...rest, turnDeadlineMillis: turnDeadlineMillis.value } : rest
-))
+}).pipe(Config.map(({ maxToolCallsPerTurn, turnDeadlineMillis, ...rest }): Limits => ({
+  ...rest,
+  ...(turnDeadlineMillis._tag === "Some" ? { turnDeadlineMillis: turnDeadlineMillis.value } : {}),
+  ...(maxToolCallsPerTurn._tag === "Some" ? { maxToolCallsPerTurn: maxToolCallsPerTurn.value } : {})
+})))
 
 /** The default limits. */
 export const layer: Layer.Layer<RunLimits> = Layer.succeed(RunLimits, defaults)

@@ -98,3 +98,16 @@ describe("AgentSession (provider-driven, seed 004 traces)", () => {
       assert.deepStrictEqual(yield* s.history, [{ _tag: "User", text: "go" }])
     }))
 })
+
+describe("AgentSession (provider-driven, maxToolCallsPerTurn)", () => {
+  it.effect("the request carries the cap; one more started call fails the turn typed and persists nothing", () =>
+    Effect.gen(function*() {
+      const { toolkit } = neverRuns()
+      const provider = make([[started("a"), completed("a"), started("b"), completed("b"), done]], { executionModel: "providerDriven" })
+      const s = yield* session(provider, toolkit, { limits: { maxToolCallsPerTurn: 1 } })
+      const e = yield* Effect.flip(s.send("go"))
+      assert.deepStrictEqual([e._tag, e._tag === "ProviderEventContractViolation" ? e.rule : ""], ["ProviderEventContractViolation", "too_many_tool_calls"])
+      assert.strictEqual(provider.requests[0]!.maxToolCallsPerTurn, 1)
+      assert.deepStrictEqual(yield* s.history, [{ _tag: "User", text: "go" }])
+    }))
+})

@@ -81,6 +81,15 @@ describe("text-routed tool calling (supportsToolCalling: false)", () => {
       assert.deepStrictEqual(ran, [])
     }))
 
+  it.effect("a ToolCallComplete event from a provider without native tool calling is a contract violation; nothing runs", () =>
+    Effect.gen(function*() {
+      const { ran, toolkit } = doubler()
+      const s = yield* sessionOver(make([[call("c1", "double", { n: 1 }), done]], textOnly), toolkit)
+      const e = yield* Effect.flip(s.send("go"))
+      assert.deepStrictEqual([e._tag, e._tag === "ProviderEventContractViolation" ? e.rule : ""], ["ProviderEventContractViolation", "tool_call_without_tool_calling"])
+      assert.deepStrictEqual(ran, [])
+    }))
+
   it.effect("a native provider never has its text parsed", () =>
     Effect.gen(function*() {
       const { ran, toolkit } = doubler()

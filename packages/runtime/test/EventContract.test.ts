@@ -311,3 +311,31 @@ describe("EventContract.check: hostile input", () => {
       yield* breaks(model, [text("a")], "missing_done", undefined, 1)
     }))
 })
+
+describe("EventContract.check: what the provider declared", () => {
+  it.effect("toolCalling false: any tool-call event breaks the contract (the session routes tools through text)", () =>
+    Effect.gen(function*() {
+      const checked = (events: ReadonlyArray<Event>) => verdictOf(Stream.fromIterable(events).pipe(EventContract.check("appDriven", { toolCalling: false })))
+      assert.deepStrictEqual(yield* checked([text("a"), usage, done]), { emitted: [text("a"), usage, done], error: undefined })
+      for (const event of [complete("c1"), partial("c1")]) {
+        const { emitted, error } = yield* checked([text("a"), event, done])
+        assert.deepStrictEqual(emitted, [text("a")])
+        assert.deepStrictEqual([error?._tag, error?._tag === "ProviderEventContractViolation" ? error.rule : undefined], [
+          "ProviderEventContractViolation",
+          "tool_call_without_tool_calling"
+        ])
+      }
+    }))
+
+  it.effect("maxToolCalls: a provider-driven stream may start that many calls; one more is too_many_tool_calls naming it", () =>
+    Effect.gen(function*() {
+      const checked = (events: ReadonlyArray<Event>) => verdictOf(Stream.fromIterable(events).pipe(EventContract.check("providerDriven", { maxToolCalls: 2 })))
+      const two = [started("a"), completed("a"), started("b"), denied("b"), done]
+      assert.deepStrictEqual((yield* checked(two)).error, undefined)
+      const { emitted, error } = yield* checked([started("a"), started("b"), started("c"), completed("a"), completed("b"), completed("c"), done])
+      assert.deepStrictEqual(emitted, [started("a"), started("b")])
+      assert.deepStrictEqual(error, new Errors.ProviderEventContractViolation({ rule: "too_many_tool_calls", callId: "c" }))
+      const none = yield* verdictOf(Stream.make(started("a"), completed("a"), done).pipe(EventContract.check("providerDriven", { maxToolCalls: 0 })))
+      assert.strictEqual(none.error?._tag === "ProviderEventContractViolation" ? none.error.rule : undefined, "too_many_tool_calls")
+    }))
+})

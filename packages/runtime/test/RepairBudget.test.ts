@@ -138,6 +138,8 @@ describe("RunLimits", () => {
       assert.isTrue(Either.isLeft(yield* read([["TOOLGATE_MAX_TOOL_ARGUMENT_REPAIRS", "-1"]])))
       assert.isTrue(Either.isLeft(yield* read([["TOOLGATE_MAX_PROVIDER_ROUND_TRIPS", "0"]])))
       assert.isTrue(Either.isLeft(yield* read([["TOOLGATE_MAX_PROVIDER_ROUND_TRIPS", "ten"]])))
+      assert.deepStrictEqual(yield* read([["TOOLGATE_MAX_TOOL_CALLS_PER_TURN", "3"]]), Either.right({ ...RunLimits.defaults, maxToolCallsPerTurn: 3 }))
+      assert.isTrue(Either.isLeft(yield* read([["TOOLGATE_MAX_TOOL_CALLS_PER_TURN", "-1"]])))
     }))
 
   it.effect("layerWith gives limits directly, or a typed error", () =>

@@ -38,8 +38,13 @@ export class Tracker {
   /** The first rule broken, once one is. */
   broken: Broken | undefined = undefined
 
-  constructor(model: unknown) {
+  private readonly toolCalling: boolean
+  private readonly maxToolCalls: number
+
+  constructor(model: unknown, options: { readonly toolCalling?: boolean; readonly maxToolCalls?: number } = {}) {
     this.vocabulary = model === "appDriven" ? "app" : model === "providerDriven" ? "provider" : "none"
+    this.toolCalling = options.toolCalling ?? true
+    this.maxToolCalls = options.maxToolCalls ?? Number.POSITIVE_INFINITY
   }
 
   /** The index of the first event in `events` that breaks a rule (and records it in `broken`), or -1. */
@@ -79,6 +84,7 @@ export class Tracker {
     const id = idOf(event)
     const model = role === "appDriven" ? "app" : "provider"
     if (role === undefined || this.vocabulary !== model || id === undefined) return this.broke("wrong_execution_model", id)
+    if (!this.toolCalling) return this.broke("tool_call_without_tool_calling", id)
     switch (role) {
       case "appDriven":
         return event._tag === "ToolCallPartial" || this.complete(id)
@@ -102,6 +108,7 @@ export class Tracker {
 
   private start(id: string): boolean {
     const index = this.calls.size
+    if (index >= this.maxToolCalls && !this.calls.has(id)) return this.broke("too_many_tool_calls", id)
     if (this.calls.set(id, index).size === index) return this.broke("duplicate_start", id)
     if (index === this.isOpen.length) {
       const grown = new Uint8Array(index * 2)

@@ -160,18 +160,23 @@ const roundTrip = Effect.fnUntraced(function*<A, X>(env: Env, current: Current, 
     current.textRouted && tools.length > 0 ? TextTools.instructions(tools) : undefined
   )
   const prompted = SessionRequest.withPreamble(messages, all[current.start], preamble)
+  const maxToolCalls = capabilities.executionModel === "providerDriven" ? env.limits.maxToolCallsPerTurn : undefined
   let request: Provider.CompletionRequest = {
     messages: current.textRouted ? TextTools.transcript(prompted) : prompted,
     tools: capabilities.supportsToolCalling === true ? tools : [],
     toolChoice: options.toolChoice,
     ...(options.structuredOutput === undefined ? {} : { structuredOutput: options.structuredOutput }),
     ...(systemPrompt === undefined ? {} : { systemPrompt }),
-    ...(current.sampling === undefined ? {} : { sampling: current.sampling })
+    ...(current.sampling === undefined ? {} : { sampling: current.sampling }),
+    ...(maxToolCalls === undefined ? {} : { maxToolCallsPerTurn: maxToolCalls })
   }
   if (capabilities.requiresNetworking && env.preTransmit !== undefined) request = yield* env.preTransmit(request)
   const limit = env.maxEventsPerRound
   const events = yield* env.provider.stream(request).pipe(
-    EventContract.check(capabilities.executionModel),
+    EventContract.check(capabilities.executionModel, {
+      toolCalling: capabilities.supportsToolCalling,
+      ...(maxToolCalls === undefined ? {} : { maxToolCalls })
+    }),
     Stream.take(limit + 1),
     Stream.runCollect
   )
