@@ -164,3 +164,25 @@ describe("ToolEnvelope.fromError", () => {
     assert.strictEqual(f.message, ToolEnvelope.truncateForModel(error.message, 10_000))
   })
 })
+
+describe("ToolEnvelope.fromError: file system errors", () => {
+  it("a missing file is not_found, a refused permission rejected, from Node's errors and @effect/platform's SystemError alike", async () => {
+    const fs = await import("node:fs/promises")
+    const missing = await fs.readFile("/nonexistent/toolgate/file").catch((e: unknown) => e)
+    const notDir = await fs.readFile("/etc/hostname/child").catch((e: unknown) => e)
+    const envelope = ToolEnvelope.fromError(missing, "read_file")
+    assert.strictEqual(envelope.kind, "not_found")
+    assert.include(envelope.message, "ENOENT")
+    assert.strictEqual(ToolEnvelope.fromError(notDir).kind, "not_found")
+    for (const code of ["EACCES", "EPERM"]) {
+      assert.strictEqual(ToolEnvelope.fromError(Object.assign(new Error(`${code}: denied`), { code })).kind, "rejected")
+    }
+    const { SystemError } = await import("@effect/platform/Error")
+    const platform = new SystemError({ reason: "NotFound", module: "FileSystem", method: "readFile", pathOrDescriptor: "/x" })
+    assert.strictEqual(ToolEnvelope.fromError(platform).kind, "not_found")
+    const denied = new SystemError({ reason: "PermissionDenied", module: "FileSystem", method: "readFile", pathOrDescriptor: "/x" })
+    assert.strictEqual(ToolEnvelope.fromError(denied).kind, "rejected")
+    assert.strictEqual(ToolEnvelope.fromError(Object.assign(new Error("busy"), { code: "EBUSY" })).kind, "execution_error")
+    assert.strictEqual(ToolEnvelope.fromError({ code: "ENOENT" }).kind, "not_found")
+  })
+})

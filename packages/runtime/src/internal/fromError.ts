@@ -105,6 +105,20 @@ const isError = (u: object): boolean => {
   }
 }
 
+/** Node's error codes, and `@effect/platform`'s `SystemError` reasons, that say what a file system call met. */
+const systemKinds: ReadonlyMap<unknown, Kind> = new Map<unknown, Kind>([
+  ["ENOENT", "not_found"],
+  ["ENOTDIR", "not_found"],
+  ["NotFound", "not_found"],
+  ["EACCES", "rejected"],
+  ["EPERM", "rejected"],
+  ["PermissionDenied", "rejected"]
+])
+
+/** `not_found` for a missing file or directory, `rejected` for a refused permission, else nothing. */
+const systemKind = (error: object): Kind | undefined =>
+  systemKinds.get(safeGet(error, "code")) ?? (safeGet(error, "_tag") === "SystemError" ? systemKinds.get(safeGet(error, "reason")) : undefined)
+
 /** Maps a thrown or failed value to a failure envelope. */
 export const fromError = (error: unknown, tool?: string): Failure => {
   const t = typeof tool === "string" ? tool : undefined
@@ -123,6 +137,8 @@ export const fromError = (error: unknown, tool?: string): Failure => {
     if (safeGet(error, "_tag") === "TimeoutException") {
       return failure("timeout", cap(text(safeGet(error, "message")) ?? "The tool timed out."), { tool: t })
     }
+    const system = systemKind(error)
+    if (system !== undefined) return failure(system, cap(isError(error) ? errorMessage(error) : text(safeGet(error, "message")) ?? `The tool failed (${system}).`), { tool: t })
     if (isError(error)) return failure("execution_error", cap(errorMessage(error)), { tool: t })
     const message = text(safeGet(error, "message"))
     return failure("execution_error", cap(message ?? `The tool failed with ${describe(error)}.`), { tool: t })
