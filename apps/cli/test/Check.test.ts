@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { spawn } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import * as http from "node:http"
@@ -27,54 +27,54 @@ describe("toolgate check --capabilities (the process)", () => {
   it("exits 0 when every exported tool is proven, naming each", async () => {
     const narrower = { ...search, properties: { q: { type: "string", maxLength: 100 } } }
     const run = await toolgate("check", "--tools", file("tools.json", local), "--capabilities", file("ok.json", caps({ get_weather: weather, search: narrower })))
-    expect(run.code).toBe(0)
-    expect(run.stdout).toMatch(/✔ get_weather\s+proven/)
-    expect(run.stdout).toMatch(/✔ search\s+proven/)
-    expect(run.stdout).toContain("2 proven, 0 drifted, 0 unknown, 0 unsupported")
+    assert.strictEqual(run.code, 0)
+    assert.match(run.stdout, /✔ get_weather\s+proven/)
+    assert.match(run.stdout, /✔ search\s+proven/)
+    assert.include(run.stdout, "2 proven, 0 drifted, 0 unknown, 0 unsupported")
   })
 
   it("exits 1 for drift (with the witness) and for a tool the app cannot execute; --json says the same", async () => {
     const wider = { ...weather, properties: { ...weather.properties, days: { type: "integer", maximum: 30 } } }
     const capsFile = file("drift.json", caps({ get_weather: wider, search, delete_all: { type: "object" } }))
     const run = await toolgate("check", "--tools", file("tools.json", local), "--capabilities", capsFile)
-    expect(run.code).toBe(1)
-    expect(run.stdout).toContain("witness")
-    expect(run.stdout).toContain('"days":30')
-    expect(run.stdout).toMatch(/✘ delete_all\s+unknown tool/)
+    assert.strictEqual(run.code, 1)
+    assert.include(run.stdout, "witness")
+    assert.include(run.stdout, '"days":30')
+    assert.match(run.stdout, /✘ delete_all\s+unknown tool/)
     // an unknown tool is counted apart from the drifted ones
-    expect(run.stdout).toContain("1 proven, 1 drifted, 1 unknown, 0 unsupported")
+    assert.include(run.stdout, "1 proven, 1 drifted, 1 unknown, 0 unsupported")
     const json = await toolgate("check", "--tools", file("tools.json", local), "--capabilities", capsFile, "--json")
-    expect(json.code).toBe(1)
+    assert.strictEqual(json.code, 1)
     const report = JSON.parse(json.stdout)
-    expect(report).toMatchObject({ _tag: "Checked", exitCode: 1, summary: { proven: 1, drifted: 1, unknown: 1, unsupported: 0 } })
-    expect(report.rows.map((r: { _tag: string }) => r._tag)).toEqual(["Drift", "Subtype", "UnknownTool"])
-    expect(report.rows[0].witness.days).toBe(30)
-    expect(Object.keys(report.rows[0]).slice(0, 2)).toEqual(["_tag", "tool"])
+    assert.deepInclude(report, { _tag: "Checked", exitCode: 1, summary: { proven: 1, drifted: 1, unknown: 1, unsupported: 0 } })
+    assert.deepStrictEqual(report.rows.map((r: { _tag: string }) => r._tag), ["Drift", "Subtype", "UnknownTool"])
+    assert.strictEqual(report.rows[0].witness.days, 30)
+    assert.deepStrictEqual(Object.keys(report.rows[0]).slice(0, 2), ["_tag", "tool"])
   })
 
   it("exits 2 for a construct it cannot prove and for a broken or too-new envelope; 3 for a relay that predates the export", async () => {
     const pattern = { type: "object", properties: { q: { type: "string", pattern: "^(?!b)" } }, required: ["q"] }
     const tools = file("pattern-tools.json", { search: pattern })
-    expect((await toolgate("check", "--tools", tools, "--capabilities", file("p.json", caps({ search: { ...pattern, properties: { q: { type: "string", pattern: "^a" } } } })))).code).toBe(2)
+    assert.strictEqual((await toolgate("check", "--tools", tools, "--capabilities", file("p.json", caps({ search: { ...pattern, properties: { q: { type: "string", pattern: "^a" } } } })))).code, 2)
     const newer = await toolgate("check", "--tools", tools, "--capabilities", file("v2.json", caps({}, "2.0")))
-    expect(newer.code).toBe(2)
-    expect(newer.stdout).toContain("unsupported_version")
-    expect((await toolgate("check", "--tools", tools, "--capabilities", file("half.json", { capabilities_version: "1.0" }))).code).toBe(2)
+    assert.strictEqual(newer.code, 2)
+    assert.include(newer.stdout, "unsupported_version")
+    assert.strictEqual((await toolgate("check", "--tools", tools, "--capabilities", file("half.json", { capabilities_version: "1.0" }))).code, 2)
     const old = await toolgate("check", "--tools", tools, "--capabilities", file("old.json", { documents: true }))
-    expect(old.code).toBe(3)
-    expect(old.stdout).toContain("predates")
+    assert.strictEqual(old.code, 3)
+    assert.include(old.stdout, "predates")
   })
 
   it("reads an MCP tools/list result, bare or as a JSON-RPC response, and keeps a tool named __proto__", async () => {
     const list = { tools: [{ name: "search", inputSchema: search }, { name: "__proto__", inputSchema: { type: "object" } }] }
     const exported = file("proto-caps.json", `{"capabilities_version":"1.1","tool_schemas":{"search":${JSON.stringify(search)},"__proto__":{"type":"object","properties":{}}}}`)
-    expect((await toolgate("check", "--tools", file("mcp.json", list), "--capabilities", exported)).code).toBe(0)
+    assert.strictEqual((await toolgate("check", "--tools", file("mcp.json", list), "--capabilities", exported)).code, 0)
     const rpc = await toolgate("check", "--tools", file("rpc.json", { jsonrpc: "2.0", id: 1, result: list }), "--capabilities", exported, "--json")
-    expect(rpc.code).toBe(0)
-    expect(JSON.parse(rpc.stdout).rows.map((r: { tool: string }) => r.tool)).toEqual(["search", "__proto__"])
+    assert.strictEqual(rpc.code, 0)
+    assert.deepStrictEqual(JSON.parse(rpc.stdout).rows.map((r: { tool: string }) => r.tool), ["search", "__proto__"])
     // the same list inline, through its own option
-    expect((await toolgate("check", "--tools-json", JSON.stringify(list), "--capabilities", exported)).code).toBe(0)
-    expect(({} as Record<string, unknown>).type).toBeUndefined()
+    assert.strictEqual((await toolgate("check", "--tools-json", JSON.stringify(list), "--capabilities", exported)).code, 0)
+    assert.isUndefined(({} as Record<string, unknown>).type)
   })
 
   it("proves 200 real corpus tools against themselves", async () => {
@@ -86,13 +86,13 @@ describe("toolgate check --capabilities (the process)", () => {
       const entry = JSON.parse(line) as { name?: string; parameters?: unknown }
       if (typeof entry.name === "string" && entry.parameters !== undefined && !(entry.name in tools)) tools[entry.name] = entry.parameters
     }
-    expect(Object.keys(tools).length).toBe(200)
+    assert.strictEqual(Object.keys(tools).length, 200)
     const run = await toolgate("check", "--tools", file("corpus.json", tools), "--capabilities", file("corpus-caps.json", caps(tools)), "--json")
     const report = JSON.parse(run.stdout)
-    expect(report.rows.length).toBe(200)
+    assert.strictEqual(report.rows.length, 200)
     // A schema against itself never drifts; a few may use constructs the prover leaves unsupported.
-    expect(report.rows.filter((r: { _tag: string }) => r._tag === "Drift" || r._tag === "UnknownTool")).toEqual([])
-    expect(run.code === 0 || run.code === 2).toBe(true)
+    assert.deepStrictEqual(report.rows.filter((r: { _tag: string }) => r._tag === "Drift" || r._tag === "UnknownTool"), [])
+    assert.strictEqual(run.code === 0 || run.code === 2, true)
   })
 
   it("exits 4 with one readable line for bad input, never a stack trace", async () => {
@@ -110,15 +110,17 @@ describe("toolgate check --capabilities (the process)", () => {
     ]
     const runs = await Promise.all(cases.map((args) => toolgate("check", ...args)))
     runs.forEach((run, i) => {
-      expect(run.code, cases[i]!.join(" ")).toBe(4)
-      expect(run.stderr).not.toMatch(/\n\s+at /)
+      assert.strictEqual(run.code, 4, cases[i]!.join(" "))
+      assert.notMatch(run.stderr, /\n\s+at /)
     })
     // with --json, each says what was wrong on stdout, as one object (a command-line mistake included)
     const withJson = [...cases, ["--tools", file("t.json", local), "--bogus"], ["--tools", file("t.json", local), "--timeout", "soon"]]
     const jsonRuns = await Promise.all(withJson.map((args) => toolgate("check", ...args, "--json")))
     jsonRuns.forEach((run, i) => {
-      expect(run.code, withJson[i]!.join(" ")).toBe(4)
-      expect(JSON.parse(run.stdout), withJson[i]!.join(" ")).toMatchObject({ _tag: "BadInput", exitCode: 4, message: expect.any(String) })
+      assert.strictEqual(run.code, 4, withJson[i]!.join(" "))
+      const printed = JSON.parse(run.stdout)
+      assert.deepInclude(printed, { _tag: "BadInput", exitCode: 4 }, withJson[i]!.join(" "))
+      assert.isString(printed.message, withJson[i]!.join(" "))
     })
   }, 180_000)
 
@@ -126,29 +128,31 @@ describe("toolgate check --capabilities (the process)", () => {
     const objekt = { get_weather: { type: "objekt" }, search: { ...search, properties: { q: { type: "strng" } } } }
     const capsFile = file("objekt-caps.json", caps(objekt))
     const run = await toolgate("check", "--tools", file("objekt.json", objekt), "--capabilities", capsFile)
-    expect(run.code).toBe(4)
-    expect(run.stdout).not.toContain("proven")
-    expect(run.stderr).toContain('"get_weather"')
-    expect(run.stderr).toContain("unknown type name `objekt` removed")
+    assert.strictEqual(run.code, 4)
+    assert.notInclude(run.stdout, "proven")
+    assert.include(run.stderr, '"get_weather"')
+    assert.include(run.stderr, "unknown type name `objekt` removed")
     const json = await toolgate("check", "--tools", file("objekt.json", objekt), "--capabilities", capsFile, "--json")
-    expect(json.code).toBe(4)
-    expect(JSON.parse(json.stdout)).toMatchObject({ _tag: "BadInput", exitCode: 4, message: expect.stringContaining("get_weather") })
+    assert.strictEqual(json.code, 4)
+    const printed = JSON.parse(json.stdout)
+    assert.deepInclude(printed, { _tag: "BadInput", exitCode: 4 })
+    assert.include(printed.message, "get_weather")
     // a faithful upgrade (a BFCL type name) is no error: the proof runs, and the note is shown
     const dict = { get_weather: { ...weather, type: "dict" } }
     const upgraded = await toolgate("check", "--tools", file("dict.json", dict), "--capabilities", file("dict-caps.json", caps({ get_weather: weather })))
-    expect(upgraded.code).toBe(0)
-    expect(upgraded.stdout).toMatch(/✔ get_weather\s+proven/)
-    expect(upgraded.stdout).toContain("type `dict` is read as `object`")
+    assert.strictEqual(upgraded.code, 0)
+    assert.match(upgraded.stdout, /✔ get_weather\s+proven/)
+    assert.include(upgraded.stdout, "type `dict` is read as `object`")
   })
 
   it("reads a file whose name starts with a digit as a file; inline JSON only through --tools-json / --capabilities-json", async () => {
     const numbered = file("01-string-integers.json", local)
     const run = await toolgate("check", "--tools", numbered, "--capabilities-json", JSON.stringify(caps(local)), "--json")
-    expect(run.code, run.stderr).toBe(0)
-    expect(JSON.parse(run.stdout)).toMatchObject({ _tag: "Checked", exitCode: 0, source: "--capabilities-json (inline)" })
+    assert.strictEqual(run.code, 0, run.stderr)
+    assert.deepInclude(JSON.parse(run.stdout), { _tag: "Checked", exitCode: 0, source: "--capabilities-json (inline)" })
     const both = await toolgate("check", "--tools", numbered, "--tools-json", "{}", "--capabilities", file("c2.json", caps(local)))
-    expect(both.code).toBe(4)
-    expect(both.stderr).toContain("not both")
+    assert.strictEqual(both.code, 4)
+    assert.include(both.stderr, "not both")
   })
 })
 
@@ -182,8 +186,8 @@ describe("toolgate check --relay (the process, a relay on loopback)", () => {
       const relay = await serve(answer)
       try {
         const run = await toolgate("check", "--tools", tools, "--relay", relay.url, "--timeout", "1")
-        expect(run.code, text).toBe(code)
-        expect(run.stdout).toContain(text)
+        assert.strictEqual(run.code, code, text)
+        assert.include(run.stdout, text)
       } finally {
         await relay.close().catch(() => undefined)
       }
@@ -194,12 +198,12 @@ describe("toolgate check --relay (the process, a relay on loopback)", () => {
     const relay = await serve(json(caps(local)))
     try {
       const run = await toolgate("check", "--tools", file("t.json", local), "--relay", `${relay.url}/v1/agent/capabilities`, "--json")
-      expect(run.code).toBe(3)
+      assert.strictEqual(run.code, 3)
       const report = JSON.parse(run.stdout)
-      expect(report).toMatchObject({ _tag: "Unreachable", exitCode: 3, detail: "HTTP 404" })
-      expect(report.hint).toContain(`--relay ${relay.url}`)
+      assert.deepInclude(report, { _tag: "Unreachable", exitCode: 3, detail: "HTTP 404" })
+      assert.include(report.hint, `--relay ${relay.url}`)
       const text = await toolgate("check", "--tools", file("t.json", local), "--relay", `${relay.url}/v1/agent/capabilities`)
-      expect(text.stdout).toContain(`hint: --relay wants the relay's base URL: try --relay ${relay.url}`)
+      assert.include(text.stdout, `hint: --relay wants the relay's base URL: try --relay ${relay.url}`)
     } finally {
       await relay.close()
     }
@@ -222,9 +226,9 @@ describe("toolgate check --relay (the process, a relay on loopback)", () => {
       )
       said = true
       for (const res of pending) json(caps(local))(res)
-      expect(await exited).toBe(0)
-      expect(stderr).toContain(`… waiting for the relay at ${relay.url}`)
-      expect(stdout).toContain("2 proven")
+      assert.strictEqual(await exited, 0)
+      assert.include(stderr, `… waiting for the relay at ${relay.url}`)
+      assert.include(stdout, "2 proven")
     } finally {
       child.kill("SIGKILL")
       await relay.close()
@@ -235,7 +239,7 @@ describe("toolgate check --relay (the process, a relay on loopback)", () => {
     const relay = await serve(json({}))
     await relay.close()
     const run = await toolgate("check", "--tools", file("t.json", local), "--relay", relay.url)
-    expect(run.code).toBe(3)
-    expect(run.stdout).toContain("ECONNREFUSED")
+    assert.strictEqual(run.code, 3)
+    assert.include(run.stdout, "ECONNREFUSED")
   })
 })

@@ -204,7 +204,9 @@ describe("the demo's trace, checks and rendering (hostile input)", () => {
     assert.include(text, "✘ expected committed, got Defect")
     assert.include(text, "invalid_args: a; b; c [retryable]")
     for (const line of text.split("\n")) assert.isBelow(line.length, 400)
-    for (const line of DemoRender.scenarioJson(result)) assert.doesNotThrow(() => JSON.parse(line))
+    const printed = DemoRender.scenarioJson(result).map((line) => JSON.parse(line))
+    assert.deepStrictEqual(printed.map((o) => o.type === "step" ? o.step : o.type), [...result.steps.map((s) => s.step), "result"])
+    assert.deepInclude(printed.at(-1), { type: "result", scenario: "__proto__", expected: "committed", got: "Defect", passed: false })
     assert.include(DemoRender.summaryText([result]), "0 of 1 scenarios ended as expected.")
     assert.deepStrictEqual(JSON.parse(DemoRender.summaryJson([result], "http://x")), { type: "summary", relay: "http://x", total: 1, passed: 0, failed: ["__proto__"] })
     const observed = { outcome: { _tag: "Failed", error: "X", message: "", fields: {} }, ran, history: [], requests: 0, trace: steps } as const

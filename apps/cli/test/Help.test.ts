@@ -1,4 +1,4 @@
-import { assert, describe, expect, it } from "@effect/vitest"
+import { assert, describe, it } from "@effect/vitest"
 import { spawnSync } from "node:child_process"
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -22,44 +22,44 @@ describe("toolgate --help (the process)", () => {
   it("each command's help: `$ toolgate <command> …`, plain text, every option described with its default, no --wizard", () => {
     for (const command of commands) {
       const { code, stdout } = toolgate(command, "--help")
-      expect(code, command).toBe(0)
-      expect(stdout, command).not.toContain(escape)
-      expect(stdout, command).toMatch(new RegExp(`^\\$ toolgate ${command}( |$)`, "m"))
-      expect(stdout, command).not.toMatch(/^\$ (?!toolgate )/m)
+      assert.strictEqual(code, 0, command)
+      assert.notInclude(stdout, escape, command)
+      assert.match(stdout, new RegExp(`^\\$ toolgate ${command}( |$)`, "m"), command)
+      assert.notMatch(stdout, /^\$ (?!toolgate )/m, command)
       for (const stock of ["A user-defined piece of text.", "A true or false value.", "An integer.", "--wizard", "This setting is optional."]) {
-        expect(stdout, `${command}: ${stock}`).not.toContain(stock)
+        assert.notInclude(stdout, stock, `${command}: ${stock}`)
       }
       const options = entries(stdout, "OPTIONS")
-      expect(options.length, command).toBeGreaterThan(0)
+      assert.isAbove(options.length, 0, command)
       for (const [name, description] of [...options, ...entries(stdout, "ARGUMENTS")]) {
-        expect(description, `${command} ${name}`).toMatch(/^\s*\S/)
-        expect(description, `${command} ${name}`).toMatch(/Default: |Required/)
+        assert.match(description, /^\s*\S/, `${command} ${name}`)
+        assert.match(description, /Default: |Required/, `${command} ${name}`)
       }
-      expect(options.map(([name]) => name.split(" ")[0]), command).toContain("--json")
-      expect(stdout, command).toContain("GLOBAL OPTIONS")
-      expect(stdout, command).toContain("--log-level")
+      assert.include(options.map(([name]) => name.split(" ")[0]), "--json", command)
+      assert.include(stdout, "GLOBAL OPTIONS", command)
+      assert.include(stdout, "--log-level", command)
     }
   })
 
   it("the root help lists every command, without --wizard or escapes; -h is --help", () => {
     const { code, stdout } = toolgate("--help")
-    expect(code).toBe(0)
-    expect(stdout).not.toContain(escape)
-    expect(stdout).not.toContain("--wizard")
-    expect(stdout).toContain("$ toolgate <command> [options]")
-    for (const command of commands) expect(stdout).toMatch(new RegExp(`^ {2}- ${command}( |$)`, "m"))
-    expect(toolgate("check", "-h").stdout).toMatch(/^\$ toolgate check /m)
+    assert.strictEqual(code, 0)
+    assert.notInclude(stdout, escape)
+    assert.notInclude(stdout, "--wizard")
+    assert.include(stdout, "$ toolgate <command> [options]")
+    for (const command of commands) assert.match(stdout, new RegExp(`^ {2}- ${command}( |$)`, "m"))
+    assert.match(toolgate("check", "-h").stdout, /^\$ toolgate check /m)
     // no command at all: the same page
     const bare = toolgate()
-    expect(bare.code).toBe(0)
-    expect(bare.stdout).toBe(stdout)
+    assert.strictEqual(bare.code, 0)
+    assert.strictEqual(bare.stdout, stdout)
   })
 
   it("a command-line mistake reaches a pipe without escapes", () => {
     const { code, stderr } = toolgate("validate", "--policy", "loose", "--schema-json", "{}", "--args-json", "{}")
-    expect(code).toBe(2)
-    expect(stderr).toContain("lenient, strict")
-    expect(stderr).not.toContain(escape)
+    assert.strictEqual(code, 2)
+    assert.include(stderr, "lenient, strict")
+    assert.notInclude(stderr, escape)
   })
 
   // A terminal (a pseudo-terminal from util-linux `script`, on every Debian machine in bsdutils): colour,
@@ -75,12 +75,12 @@ describe("toolgate --help (the process)", () => {
         env: { ...process.env, NO_COLOR: "", TERM: "xterm-256color", ...env }
       }).stdout
     const styled = onTerminal({})
-    expect(styled).toContain("$ toolgate check")
-    expect(styled).toContain(escape)
+    assert.include(styled, "$ toolgate check")
+    assert.include(styled, escape)
     for (const env of [{ NO_COLOR: "1" }, { TERM: "dumb" }]) {
       const plain = onTerminal(env)
-      expect(plain, JSON.stringify(env)).toContain("$ toolgate check")
-      expect(plain, JSON.stringify(env)).not.toContain(escape)
+      assert.include(plain, "$ toolgate check", JSON.stringify(env))
+      assert.notInclude(plain, escape, JSON.stringify(env))
     }
   })
 })
@@ -93,17 +93,17 @@ describe("toolgate --log-level (the process)", () => {
       writeFileSync(tools, JSON.stringify({ search: { type: "object" } }))
       const caps = JSON.stringify({ capabilities_version: "1.0", tool_schemas: { search: { type: "object" } } })
       const ok = toolgate("--log-level", "debug", "check", "--tools", tools, "--capabilities-json", caps)
-      expect(ok.code, ok.stderr).toBe(0)
-      expect(ok.stdout).toContain("1 proven")
-      expect(toolgate("--log-level=debug", "check", "--tools", tools, "--capabilities-json", caps).code).toBe(0)
+      assert.strictEqual(ok.code, 0, ok.stderr)
+      assert.include(ok.stdout, "1 proven")
+      assert.strictEqual(toolgate("--log-level=debug", "check", "--tools", tools, "--capabilities-json", caps).code, 0)
       const bad = toolgate("--log-level", "debug", "check", "--tools", tools)
-      expect(bad.code).toBe(4)
-      expect(bad.stderr.match(/toolgate: /g)).toHaveLength(1)
+      assert.strictEqual(bad.code, 4)
+      assert.lengthOf(bad.stderr.match(/toolgate: /g) ?? [], 1)
       const mistake = toolgate("--log-level", "warning", "subschema", "--cloud-json", "{}", "--local-json", "{}", "--nope")
-      expect(mistake.code).toBe(3)
+      assert.strictEqual(mistake.code, 3)
       const missing = toolgate("--log-level", "debug", "check", "--tools", tools, "--timeout", "soon")
-      expect(missing.code).toBe(4)
-      expect(missing.stderr.trim().split("\n").filter((line) => line.includes("soon"))).toHaveLength(1)
+      assert.strictEqual(missing.code, 4)
+      assert.lengthOf(missing.stderr.trim().split("\n").filter((line) => line.includes("soon")), 1)
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "@effect/vitest"
+import { assert, describe, it } from "@effect/vitest"
 import { Outcome } from "@toolgate/cli"
 
 const schema = {
@@ -11,19 +11,19 @@ const schema = {
 describe("Outcome.decide", () => {
   it("repairs a near-miss under the lenient policy and reports the coercion", () => {
     const outcome = Outcome.decide({ schema, args: '{"city":"Oslo","days":"3"}', policy: "lenient" })
-    expect(outcome._tag).toBe("Valid")
+    assert.strictEqual(outcome._tag, "Valid")
     if (outcome._tag !== "Valid") return
-    expect(outcome.value).toEqual({ city: "Oslo", days: 3 })
-    expect(outcome.coercions.map((c) => [c.field, c.rule])).toEqual([["days", "string-to-integer"]])
-    expect(Outcome.exitCode(outcome)).toBe(0)
+    assert.deepStrictEqual(outcome.value, { city: "Oslo", days: 3 })
+    assert.deepStrictEqual(outcome.coercions.map((c) => [c.field, c.rule]), [["days", "string-to-integer"]])
+    assert.strictEqual(Outcome.exitCode(outcome), 0)
   })
 
   it("leaves the same near-miss invalid under the strict policy, with an invalid_args envelope", () => {
     const outcome = Outcome.decide({ tool: "weather", schema, args: '{"city":"Oslo","days":"3"}', policy: "strict" })
-    expect(outcome._tag).toBe("Invalid")
+    assert.strictEqual(outcome._tag, "Invalid")
     if (outcome._tag !== "Invalid") return
-    expect(outcome.envelope).toMatchObject({ ok: false, kind: "invalid_args", field: "days", tool: "weather", retryable: true })
-    expect(Outcome.exitCode(outcome)).toBe(1)
+    assert.deepInclude(outcome.envelope, { ok: false, kind: "invalid_args", field: "days", tool: "weather", retryable: true })
+    assert.strictEqual(Outcome.exitCode(outcome), 1)
   })
 
   it("upgrades BFCL-style schemas before validating and reports the changes", () => {
@@ -32,16 +32,16 @@ describe("Outcome.decide", () => {
       args: { rate: 0.5 },
       policy: "strict"
     })
-    expect(outcome._tag).toBe("Valid")
+    assert.strictEqual(outcome._tag, "Valid")
     if (outcome._tag !== "Valid") return
-    expect(outcome.upgrades.length).toBeGreaterThanOrEqual(2)
+    assert.isAtLeast(outcome.upgrades.length, 2)
   })
 
   it("turns unusable schemas into a bad-input outcome, never a throw", () => {
     for (const bad of [42, "object", null, [], { minLength: "x" }, { pattern: "(" }, { $ref: "https://example.com/x" }]) {
       const outcome = Outcome.decide({ schema: bad, args: "{}", policy: "lenient" })
-      expect(outcome._tag, JSON.stringify(bad)).toBe("BadInput")
-      expect(Outcome.exitCode(outcome)).toBe(2)
+      assert.strictEqual(outcome._tag, "BadInput", JSON.stringify(bad))
+      assert.strictEqual(Outcome.exitCode(outcome), 2)
     }
   })
 
@@ -49,7 +49,7 @@ describe("Outcome.decide", () => {
     const deep = "[".repeat(10_000) + "]".repeat(10_000)
     const hostile = ['{"city":"Os', '{"__proto__":{"polluted":true},"city":"x"}', deep, JSON.stringify({ city: "x".repeat(10_000_000) })]
     const statuses = hostile.map((args) => Outcome.decide({ schema, args, policy: "lenient" })._tag)
-    expect(statuses).toEqual(["Invalid", "Invalid", "Invalid", "Valid"])
-    expect(({} as Record<string, unknown>)["polluted"]).toBeUndefined()
+    assert.deepStrictEqual(statuses, ["Invalid", "Invalid", "Invalid", "Valid"])
+    assert.isUndefined(({} as Record<string, unknown>)["polluted"])
   })
 })

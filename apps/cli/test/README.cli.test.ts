@@ -2,7 +2,7 @@
  * apps/cli/README.md stays true: every flag its examples use is in that command's help, the examples that
  * need no files run as written, and the validate example prints what its comments say.
  */
-import { describe, expect, it } from "@effect/vitest"
+import { assert, describe, it } from "@effect/vitest"
 import { readFileSync } from "node:fs"
 import { resolve } from "node:path"
 import { root, toolgate } from "./toolgate.js"
@@ -26,7 +26,7 @@ const examples = blocks.flatMap((block) => {
 describe("apps/cli/README.md examples", () => {
   it("has examples for every command", () => {
     for (const command of ["demo", "check", "serve", "validate", "examples", "subschema", "normalize"]) {
-      expect(examples.some((e) => e.args[0] === command), command).toBe(true)
+      assert.strictEqual(examples.some((e) => e.args[0] === command), true, command)
     }
   })
 
@@ -36,19 +36,19 @@ describe("apps/cli/README.md examples", () => {
       const command = example.args[0]!
       if (!helps.has(command)) helps.set(command, toolgate(command, "--help").stdout)
       for (const flag of example.args.filter((a) => a.startsWith("--"))) {
-        expect(helps.get(command), `${example.line}: ${flag}`).toMatch(new RegExp(`^${flag.replace(/[-]/g, "\\-")}( |$)`, "m"))
+        assert.match(helps.get(command) ?? "", new RegExp(`^${flag.replace(/[-]/g, "\\-")}( |$)`, "m"), `${example.line}: ${flag}`)
       }
     }
   })
 
   it("the examples that need no file run as written and print what their comments say", () => {
     const inline = examples.filter((e) => e.args.some((a) => a.endsWith("-json")) && !e.args.some((a) => a.endsWith(".json")))
-    expect(inline.length).toBeGreaterThanOrEqual(2)
+    assert.isAtLeast(inline.length, 2)
     for (const example of inline) {
       const run = toolgate(...example.args)
-      expect(run.code, `${example.line}\n${run.stderr}`).toBe(0)
-      for (const line of example.expected) expect(run.stdout, example.line).toContain(line)
+      assert.strictEqual(run.code, 0, `${example.line}\n${run.stderr}`)
+      for (const line of example.expected) assert.include(run.stdout, line, example.line)
     }
-    expect(inline.flatMap((e) => e.expected)).toContain("executor receives: {\"n\":15}")
+    assert.include(inline.flatMap((e) => e.expected), "executor receives: {\"n\":15}")
   })
 })

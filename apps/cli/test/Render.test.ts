@@ -1,4 +1,4 @@
-import { describe, expect, it } from "@effect/vitest"
+import { assert, describe, it } from "@effect/vitest"
 import { Outcome, Render } from "@toolgate/cli"
 import { JsonValue } from "@toolgate/json-schema"
 
@@ -13,10 +13,10 @@ describe("Render", () => {
     for (const levels of [10_000, 100_000]) {
       const value = nested(levels)
       const outcome: Outcome.Outcome = { _tag: "Valid", value, coercions: [], upgrades: [] }
-      expect(Render.text(outcome, "lenient")).toContain("executor receives: {\"a\":[{\"a\":[")
+      assert.include(Render.text(outcome, "lenient"), "executor receives: {\"a\":[{\"a\":[")
       const line = Render.json(outcome)
-      expect(line.length).toBeGreaterThan(levels * 2)
-      expect(JsonValue.stringify(value)).toBe(line.slice(line.indexOf("\"value\":") + 8, line.indexOf(",\"coercions\"")))
+      assert.isAbove(line.length, levels * 2)
+      assert.strictEqual(JsonValue.stringify(value), line.slice(line.indexOf("\"value\":") + 8, line.indexOf(",\"coercions\"")))
     }
   })
 
@@ -27,21 +27,21 @@ describe("Render", () => {
       policy: "lenient"
     })
     const text = Render.text(outcome, "lenient")
-    expect(text).toContain('executor receives: {"__proto__":{"polluted":1},"constructor":"1","a":2')
-    expect(text.length).toBeLessThan(1_000)
-    expect(JSON.parse(Render.json(outcome, JSON.parse('{"__proto__":{"x":1}}'))).value.a).toBe(2)
-    expect(({} as Record<string, unknown>)["polluted"]).toBeUndefined()
-    expect(({} as Record<string, unknown>)["x"]).toBeUndefined()
+    assert.include(text, 'executor receives: {"__proto__":{"polluted":1},"constructor":"1","a":2')
+    assert.isBelow(text.length, 1_000)
+    assert.strictEqual(JSON.parse(Render.json(outcome, JSON.parse('{"__proto__":{"x":1}}'))).value.a, 2)
+    assert.isUndefined(({} as Record<string, unknown>)["polluted"])
+    assert.isUndefined(({} as Record<string, unknown>)["x"])
   })
 
   it("wrong types and values that are not JSON do not throw", () => {
-    expect(Render.text(null as never, "lenient")).toBe("✘ bad input: not an outcome")
-    expect(Render.text(5 as never, undefined as never)).toBe("✘ bad input: not an outcome")
+    assert.strictEqual(Render.text(null as never, "lenient"), "✘ bad input: not an outcome")
+    assert.strictEqual(Render.text(5 as never, undefined as never), "✘ bad input: not an outcome")
     const cyclic: Record<string, unknown> = {}
     cyclic["self"] = cyclic
     const odd: Outcome.Outcome = { _tag: "Valid", value: cyclic, coercions: [], upgrades: [] }
-    expect(Render.text(odd, "lenient")).toContain("executor receives: (not JSON)")
-    expect(JSON.parse(Render.json(odd))._tag).toBe("BadInput")
-    expect(Render.json({ _tag: "Valid", value: 10n, coercions: [], upgrades: [] })).toContain("not JSON")
+    assert.include(Render.text(odd, "lenient"), "executor receives: (not JSON)")
+    assert.strictEqual(JSON.parse(Render.json(odd))._tag, "BadInput")
+    assert.include(Render.json({ _tag: "Valid", value: 10n, coercions: [], upgrades: [] }), "not JSON")
   })
 })

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "@effect/vitest"
+import { assert, describe, it } from "@effect/vitest"
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { createServer, type AddressInfo } from "node:net"
@@ -48,7 +48,7 @@ const withServe = async (args: ReadonlyArray<string>, body: (url: string, servin
   try {
     const line = await within(serving.firstLine, 30_000, "the start line")
     const url = /listening on (http:\/\/127\.0\.0\.1:\d+) /.exec(line)?.[1]
-    expect(url, line).toBeDefined()
+    assert.isDefined(url, line)
     await body(url!, serving)
   } finally {
     if (serving.child.exitCode === null && serving.child.signalCode === null) serving.child.kill("SIGKILL")
@@ -70,7 +70,7 @@ const turn = { messages: [{ _tag: "User", text: "What is the weather?" }], tools
 /** Waits until `check` holds for the output (bounded). */
 const eventually = async (check: () => boolean, what: string) => {
   for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 25))
-  expect(check(), what).toBe(true)
+  assert.strictEqual(check(), true, what)
 }
 
 /** A loopback port that is taken for the test's duration. */
@@ -96,11 +96,11 @@ const refused = async (args: ReadonlyArray<string>) => {
   try {
     const { code } = await within(serving.exited, 30_000, "the exit")
     const stderr = serving.stderr().trim()
-    expect(code, stderr).toBe(2)
-    expect(stderr.split("\n")).toHaveLength(1)
-    expect(stderr).toMatch(/^toolgate: /)
-    expect(stderr).not.toMatch(/\n\s+at |Error:|FiberFailure/)
-    expect(serving.stdout()).not.toContain("listening")
+    assert.strictEqual(code, 2, stderr)
+    assert.lengthOf(stderr.split("\n"), 1)
+    assert.match(stderr, /^toolgate: /)
+    assert.notMatch(stderr, /\n\s+at |Error:|FiberFailure/)
+    assert.notInclude(serving.stdout(), "listening")
     return stderr
   } finally {
     if (serving.child.exitCode === null && serving.child.signalCode === null) serving.child.kill("SIGKILL")
@@ -110,36 +110,34 @@ const refused = async (args: ReadonlyArray<string>) => {
 describe("toolgate serve (the process)", () => {
   it("--help names the options and gives an example", async () => {
     const help = await within(toolgateAsync("serve", "--help"), 60_000, "--help")
-    expect(help.code).toBe(0)
-    for (const option of ["--port", "--profile", "--scenario", "Example: toolgate serve", "/scenarios/<name>"]) expect(help.stdout).toContain(option)
+    assert.strictEqual(help.code, 0)
+    for (const option of ["--port", "--profile", "--scenario", "Example: toolgate serve", "/scenarios/<name>"]) assert.include(help.stdout, option)
   })
 
   it("serves the demo on a free port, logs each request, and exits 0 on SIGINT", async () => {
     await withServe(["--port", "0"], async (url, serving) => {
-      expect(await within(serving.firstLine, 1_000, "line")).toMatch(
-        /^toolgate relay listening on http:\/\/127\.0\.0\.1:\d+ \(profile: demo "matches", .*scenarios: matches, drift, .*chaining/
-      )
+      assert.match(await within(serving.firstLine, 1_000, "line"), /^toolgate relay listening on http:\/\/127\.0\.0\.1:\d+ \(profile: demo "matches", .*scenarios: matches, drift, .*chaining/)
       const capabilities = await get(`${url}/v1/agent/capabilities`)
-      expect(capabilities.status).toBe(200)
-      expect(JSON.parse(capabilities.text)).toHaveProperty("tool_schemas.get_weather")
+      assert.strictEqual(capabilities.status, 200)
+      assert.nestedProperty(JSON.parse(capabilities.text), "tool_schemas.get_weather")
       const drift = await get(`${url}/scenarios/drift/v1/agent/capabilities`)
-      expect(drift.status).toBe(200)
-      expect(drift.text).not.toBe(capabilities.text)
+      assert.strictEqual(drift.status, 200)
+      assert.notStrictEqual(drift.text, capabilities.text)
       const answer = await post(`${url}/v1/agent/turns`, turn)
-      expect(answer.status).toBe(200)
-      expect(dataOf(answer.text).at(-1)?._tag).toBe("Done")
-      expect((await get(`${url}/scenarios/nope/v1/agent/capabilities`)).status).toBe(404)
+      assert.strictEqual(answer.status, 200)
+      assert.strictEqual(dataOf(answer.text).at(-1)?._tag, "Done")
+      assert.strictEqual((await get(`${url}/scenarios/nope/v1/agent/capabilities`)).status, 404)
       await eventually(() => /GET \/scenarios\/nope\/v1\/agent\/capabilities 404 \d+ms/.test(serving.stdout()), "the 404's log line")
       const lines = serving.stdout().trim().split("\n").slice(1)
-      expect(lines).toHaveLength(4)
-      expect(lines[0]).toMatch(/^\d\d:\d\d:\d\d\.\d{3} GET \/v1\/agent\/capabilities 200 \d+ms$/)
-      expect(lines[1]).toMatch(/ GET \/scenarios\/drift\/v1\/agent\/capabilities 200 \d+ms$/)
-      expect(lines[2]).toMatch(/ POST \/v1\/agent\/turns 200 \d+ms$/)
+      assert.lengthOf(lines, 4)
+      assert.match(lines[0]!, /^\d\d:\d\d:\d\d\.\d{3} GET \/v1\/agent\/capabilities 200 \d+ms$/)
+      assert.match(lines[1]!, / GET \/scenarios\/drift\/v1\/agent\/capabilities 200 \d+ms$/)
+      assert.match(lines[2]!, / POST \/v1\/agent\/turns 200 \d+ms$/)
       serving.child.kill("SIGINT")
       const exit = await within(serving.exited, 10_000, "the exit after SIGINT")
-      expect(exit).toEqual({ code: 0, signal: null })
-      expect(serving.stdout()).toContain("toolgate relay stopped")
-      expect(serving.stderr()).toBe("")
+      assert.deepStrictEqual(exit, { code: 0, signal: null })
+      assert.include(serving.stdout(), "toolgate relay stopped")
+      assert.strictEqual(serving.stderr(), "")
     })
   })
 
@@ -150,15 +148,15 @@ describe("toolgate serve (the process)", () => {
     }
     await withFiles({ "profile.json": JSON.stringify(profile), "script.json": JSON.stringify(script) }, async (path) => {
       await withServe(["--port", "0", "--profile", path("profile.json"), "--scenario", path("script.json")], async (url, serving) => {
-        expect(await serving.firstLine).toContain(`profile: ${path("profile.json")}, scenario: ${path("script.json")}`)
+        assert.include(await serving.firstLine, `profile: ${path("profile.json")}, scenario: ${path("script.json")}`)
         const capabilities = await get(`${url}/v1/agent/capabilities`)
-        expect(capabilities.text).toBe(JSON.stringify(profile))
-        expect(Object.hasOwn(JSON.parse(capabilities.text), "__proto__")).toBe(true)
-        expect(dataOf((await post(`${url}/v1/agent/turns`, turn)).text)).toEqual(script.turns[0]![0])
+        assert.strictEqual(capabilities.text, JSON.stringify(profile))
+        assert.strictEqual(Object.hasOwn(JSON.parse(capabilities.text), "__proto__"), true)
+        assert.deepStrictEqual<unknown>(dataOf((await post(`${url}/v1/agent/turns`, turn)).text), script.turns[0]![0])
         const chat = await post(`${url}/v1/chat/completions`, { model: "m", messages: [{ role: "user", content: "hi" }] })
-        expect(JSON.parse(chat.text).choices[0].message.content).toBe("from the file")
+        assert.strictEqual(JSON.parse(chat.text).choices[0].message.content, "from the file")
         serving.child.kill("SIGTERM")
-        expect(await within(serving.exited, 10_000, "the exit after SIGTERM")).toEqual({ code: 0, signal: null })
+        assert.deepStrictEqual(await within(serving.exited, 10_000, "the exit after SIGTERM"), { code: 0, signal: null })
       })
     })
   })
@@ -172,17 +170,17 @@ describe("toolgate serve (the process)", () => {
       // the request is in: its delay has started (no log line yet: a line is written when the answer is)
       await new Promise((r) => setTimeout(r, 300))
       serving.child.kill("SIGINT")
-      expect(await within(serving.exited, 10_000, "the exit with a request open")).toEqual({ code: 0, signal: null })
-      expect(await within(open, 10_000, "the open request")).toBe("cut")
+      assert.deepStrictEqual(await within(serving.exited, 10_000, "the exit with a request open"), { code: 0, signal: null })
+      assert.strictEqual(await within(open, 10_000, "the open request"), "cut")
     })
   })
 
   it("a profile file alone keeps the demo's script at the root", async () => {
     await withFiles({ "profile.json": "{\"capabilities_version\":\"1.0\",\"tool_schemas\":{},\"faults\":[\"newer-major\"]}" }, async (path) => {
       await withServe(["--port", "0", "--profile", path("profile.json")], async (url, serving) => {
-        expect(await serving.firstLine).toContain("scenario: demo \"matches\"")
-        expect(JSON.parse((await get(`${url}/v1/agent/capabilities`)).text)).toEqual({ capabilities_version: "2.0", tool_schemas: {} })
-        expect(dataOf((await post(`${url}/v1/agent/turns`, turn)).text).at(-1)?._tag).toBe("Done")
+        assert.include(await serving.firstLine, "scenario: demo \"matches\"")
+        assert.deepStrictEqual(JSON.parse((await get(`${url}/v1/agent/capabilities`)).text), { capabilities_version: "2.0", tool_schemas: {} })
+        assert.strictEqual(dataOf((await post(`${url}/v1/agent/turns`, turn)).text).at(-1)?._tag, "Done")
       })
     })
   })
@@ -207,19 +205,21 @@ describe("toolgate serve (the process)", () => {
         refused(["--port", "0", "--profile", path("foo.json")]),
         refused(["--port", "0", "--profile", path("list.json")])
       ])
-      expect(missing).toMatch(/missing\.json: cannot be read/)
-      expect(text).toMatch(/text\.json: is not JSON/)
-      expect(shape).toMatch(/shape\.json: is not a script: /)
-      expect(deepScript).toMatch(/deep\.json: is not a script/)
-      expect(faults).toMatch(/faults\.json: "faults" lists "explode", which is not a fault/)
+      assert.match(missing, /missing\.json: cannot be read/)
+      assert.match(text, /text\.json: is not JSON/)
+      assert.match(shape, /shape\.json: is not a script: /)
+      assert.match(deepScript, /deep\.json: is not a script/)
+      assert.match(faults, /faults\.json: "faults" lists "explode", which is not a fault/)
       // a profile must decode: {"foo": 1} is no profile, never an "old relay" served in silence
-      expect(foo).toMatch(/foo\.json: is not a profile .*capabilities_version: is missing/)
-      expect(foo).toMatch(/tool_schemas: is missing/)
-      expect(list).toMatch(/list\.json: is not a profile/)
+      assert.match(foo, /foo\.json: is not a profile .*capabilities_version: is missing/)
+      assert.match(foo, /tool_schemas: is missing/)
+      assert.match(list, /list\.json: is not a profile/)
       // --json: the same refusal as one BadInput object on stdout
       const json = await within(toolgateAsync("serve", "--port", "0", "--profile", path("foo.json"), "--json"), 60_000, "--json refusal")
-      expect(json.code).toBe(2)
-      expect(JSON.parse(json.stdout)).toMatchObject({ _tag: "BadInput", exitCode: 2, message: expect.stringContaining("is not a profile") })
+      assert.strictEqual(json.code, 2)
+      const printed = JSON.parse(json.stdout)
+      assert.deepInclude(printed, { _tag: "BadInput", exitCode: 2 })
+      assert.include(printed.message, "is not a profile")
     })
   })
 
@@ -227,13 +227,16 @@ describe("toolgate serve (the process)", () => {
     const serving = serve("--port", "0", "--json")
     try {
       const start = JSON.parse(await within(serving.firstLine, 30_000, "the start line"))
-      expect(start).toMatchObject({ _tag: "Listening", profile: 'demo "matches"', scenarios: expect.arrayContaining(["matches", "drift"]) })
-      expect((await get(`${start.url}/v1/agent/capabilities`)).status).toBe(200)
+      assert.deepInclude(start, { _tag: "Listening", profile: 'demo "matches"' })
+      assert.includeMembers(start.scenarios, ["matches", "drift"])
+      assert.strictEqual((await get(`${start.url}/v1/agent/capabilities`)).status, 200)
       await eventually(() => serving.stdout().trim().split("\n").length >= 2, "the request's line")
-      expect(JSON.parse(serving.stdout().trim().split("\n")[1]!)).toMatchObject({ _tag: "Request", line: expect.stringMatching(/^GET \/v1\/agent\/capabilities 200 \d+ms$/) })
+      const request = JSON.parse(serving.stdout().trim().split("\n")[1]!)
+      assert.strictEqual(request._tag, "Request")
+      assert.match(request.line, /^GET \/v1\/agent\/capabilities 200 \d+ms$/)
       serving.child.kill("SIGINT")
-      expect(await within(serving.exited, 10_000, "the exit after SIGINT")).toEqual({ code: 0, signal: null })
-      expect(JSON.parse(serving.stdout().trim().split("\n").at(-1)!)).toEqual({ _tag: "Stopped" })
+      assert.deepStrictEqual(await within(serving.exited, 10_000, "the exit after SIGINT"), { code: 0, signal: null })
+      assert.deepStrictEqual(JSON.parse(serving.stdout().trim().split("\n").at(-1)!), { _tag: "Stopped" })
     } finally {
       if (serving.child.exitCode === null && serving.child.signalCode === null) serving.child.kill("SIGKILL")
     }
@@ -247,9 +250,9 @@ describe("toolgate serve (the process)", () => {
         refused(["--port", "70000"]),
         refused(["--port", "-1"])
       ])
-      expect(inUse).toBe(`toolgate: Port ${taken.port} on 127.0.0.1 is in use; choose another with --port (0: any free port).`)
-      expect(tooLarge).toMatch(/--port must be 0 to 65535, got 70000/)
-      expect(negative).toMatch(/--port must be 0 to 65535/)
+      assert.strictEqual(inUse, `toolgate: Port ${taken.port} on 127.0.0.1 is in use; choose another with --port (0: any free port).`)
+      assert.match(tooLarge, /--port must be 0 to 65535, got 70000/)
+      assert.match(negative, /--port must be 0 to 65535/)
     } finally {
       taken.close()
     }

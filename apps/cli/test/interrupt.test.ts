@@ -1,4 +1,4 @@
-import { describe, expect, it } from "@effect/vitest"
+import { assert, describe, it } from "@effect/vitest"
 import { spawn } from "node:child_process"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
@@ -21,8 +21,8 @@ describe("Ctrl-C (the process)", () => {
       await connected
       const exited = new Promise<number | null>((ok) => child.on("close", (code) => ok(code)))
       child.kill("SIGINT")
-      expect(await exited).toBe(130)
-      expect(stderr).not.toMatch(/\n\s+at /)
+      assert.strictEqual(await exited, 130)
+      assert.notMatch(stderr, /\n\s+at /)
     } finally {
       child.kill("SIGKILL")
       server.closeAllConnections()
