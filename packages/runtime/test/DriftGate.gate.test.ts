@@ -119,6 +119,8 @@ describe("DriftGate.gate (properties over corpus tools)", () => {
     check(deep as JsonSchema.JsonSchema, { type: "object" })
     assert.strictEqual(proofs(), 2)
     const withGetter = Object.defineProperty({ type: "object" }, "properties", { get: () => { throw new Error("boom") }, enumerable: true })
-    assert.doesNotThrow(() => check(withGetter as JsonSchema.JsonSchema, { type: "object" }))
+    // a schema that throws when read fails closed, naming its tool: never Proven, never a throw
+    const unreadable = check(withGetter as JsonSchema.JsonSchema, { type: "object" })
+    assert.isTrue(Either.isLeft(unreadable) && "tool" in unreadable.left && unreadable.left.tool === "t", JSON.stringify(unreadable))
   })
 })
