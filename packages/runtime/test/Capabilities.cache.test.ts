@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
-import { ConfigProvider, Deferred, Effect, Either, Exit, Fiber, Layer, TestClock } from "effect"
+import { ConfigProvider, Deferred, Effect, Either, Exit, Fiber, Layer, Supervisor, TestClock } from "effect"
 import * as Capabilities from "../src/Capabilities.js"
 import { answer, capabilities, envelope, start } from "./support/relay.js"
 import type { Handler } from "./support/relay.js"
@@ -121,12 +121,14 @@ describe("Capabilities: single flight and caching", () => {
       }
       const relay = yield* start(inTurn(held, answer(good)))
       const service = yield* capabilities(relay.url)
-      const first = yield* Effect.fork(service.probe())
+      // The supervisor tracks the fibers the first call forks: the request, which outlives its caller.
+      const supervisor = yield* Supervisor.track
+      const first = yield* Effect.fork(service.probe().pipe(Effect.supervised(supervisor)))
       yield* relay.received(1)
       yield* Fiber.interrupt(first)
       yield* Deferred.succeed(release, undefined)
-      // Let the request (now nobody's) finish with its 503 before the next call.
-      yield* Effect.sleep("300 millis")
+      // The request (now nobody's) finishes with its 503 before the next call.
+      yield* Fiber.awaitAll(yield* supervisor.value)
       assert.strictEqual((yield* service.probe())._tag, "Exported")
       assert.strictEqual(relay.requests(), 2)
     }))
