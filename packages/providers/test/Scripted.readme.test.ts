@@ -3,12 +3,11 @@
  * packages/test-support/src/readmeExamples.ts), with `TOOLGATE_RELAY_URL` pointing at a loopback relay that answers the
  * capabilities probe and echoes the tool names a turns request carried.
  */
-import { assert, describe, it } from "@effect/vitest"
+import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import * as fs from "node:fs"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import * as path from "node:path"
-import { afterAll, beforeAll } from "vitest"
 import { check, examples } from "@toolgate/test-support/readmeExamples"
 import * as RelayWire from "../src/RelayWire.js"
 

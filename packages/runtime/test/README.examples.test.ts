@@ -2,12 +2,11 @@
  * The examples in packages/runtime/README.md run as written (the rule: packages/test-support/src/readmeExamples.ts), with
  * `TOOLGATE_RELAY_URL` pointing at a loopback relay that exports the README's `get_weather` schema.
  */
-import { assert, describe, it } from "@effect/vitest"
+import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import * as fs from "node:fs"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import * as path from "node:path"
-import { afterAll, beforeAll } from "vitest"
 import { check, examples, matches } from "@toolgate/test-support/readmeExamples"
 
 const packageDir = path.resolve(import.meta.dirname, "..")

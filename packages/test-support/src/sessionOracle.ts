@@ -5,8 +5,8 @@
  * predictions (outcome, requests, envelope kinds, which executors ran, the events). Each check throws an
  * `Error` naming the send and what differed, so fast-check shrinks to it and prints the plan.
  */
+import { assert } from "@effect/vitest"
 import { Cause, Exit, Option } from "effect"
-import * as assert from "node:assert/strict"
 import type { AgentSession, Compensation, Message, Provider, SessionEvent } from "@toolgate/runtime"
 import type { SessionPlan } from "./sessionArbitraries.js"
 import type { ExpectedCall, ExpectedTurn } from "./sessionModel.js"
