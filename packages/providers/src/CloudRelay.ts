@@ -125,7 +125,7 @@ const accept = (response: HttpClientResponse.HttpClientResponse): Effect.Effect<
 }
 
 /** The provider and the relay's Capabilities probe (same base URL), so DriftGate.layer can sit on top. */
-export const layerWith = (options: Options): Layer.Layer<Provider.Provider | Capabilities.Capabilities, never, HttpClient.HttpClient> =>
+export const layerWith = (options: Options): Layer.Layer<Provider.Provider | Capabilities.Capabilities, Errors.InvalidOptions, HttpClient.HttpClient> =>
   Layer.merge(Layer.effect(Provider.Provider, make(options)), Capabilities.layerWith({ baseUrl: options.baseUrl }))
 
 /** The options from config: `TOOLGATE_RELAY_URL`, `TOOLGATE_RELAY_TIMEOUT` (30 s), `TOOLGATE_RELAY_IDLE_TIMEOUT` (60 s), `TOOLGATE_RELAY_ROUND_TIMEOUT` (5 min). */
@@ -140,5 +140,9 @@ export const config: Config.Config<Options> = Config.all({
  * The provider and the Capabilities probe from config, read while the layer is built (the probe reads
  * `TOOLGATE_RELAY_URL` too, with its own `TOOLGATE_CAPABILITIES_TIMEOUT` / `_TTL`).
  */
-export const layerConfig: Layer.Layer<Provider.Provider | Capabilities.Capabilities, ConfigError.ConfigError, HttpClient.HttpClient> =
+export const layerConfig: Layer.Layer<
+  Provider.Provider | Capabilities.Capabilities,
+  ConfigError.ConfigError | Errors.InvalidOptions,
+  HttpClient.HttpClient
+> =
   Layer.merge(Layer.effect(Provider.Provider, Effect.flatMap(config, make)), Capabilities.layerConfig)

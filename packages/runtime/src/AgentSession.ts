@@ -86,20 +86,8 @@ const SendSettings = Schema.Struct({
   sampling: Schema.optionalWith(Provider.Sampling, { exact: true, default: () => ({}) })
 })
 
-/** The options a caller gave to `make` or `send` are not valid (a mode that is none, an empty id, a limit, capacity or sampling out of range). */
-export class InvalidSessionOptions extends Schema.TaggedError<InvalidSessionOptions>()("InvalidSessionOptions", {
-  detail: Schema.String
-}) {
-  readonly [Errors.TypeId]: Errors.TypeId = Errors.TypeId
-  /** What is wrong. */
-  override get message(): string {
-    return `Invalid session options: ${this.detail}`
-  }
-}
-
-const invalid = (e: ParseResult.ParseError) => new InvalidSessionOptions({ detail: ParseResult.TreeFormatter.formatErrorSync(e) })
-const decodeSettings = (options: unknown) => Effect.mapError(Schema.decodeUnknown(Settings, { errors: "all", onExcessProperty: "ignore" })(options), invalid)
-const decodeSend = (options: unknown) => Effect.mapError(Schema.decodeUnknown(SendSettings, { errors: "all", onExcessProperty: "ignore" })(options), invalid)
+const decodeSettings = Errors.decodeOptions("AgentSession", Settings)
+const decodeSend = Errors.decodeOptions("AgentSession.send", SendSettings)
 
 /**
  * `TOOLGATE_NO_STRICT` set to `1`, `true` or `yes` (any case, trimmed): no tool goes out with a strict flag
@@ -163,7 +151,7 @@ export type SendError =
   | Provider.ToolsRejected
   | InvalidToolSchema
   | Compensation.TurnFailedAfterTools
-  | InvalidSessionOptions
+  | Errors.InvalidOptions
 
 /** The model's structured answer did not decode with the caller's schema (or the schema has no JSON Schema form). */
 export { StructuredOutputInvalid } from "./Errors.js"
@@ -255,11 +243,11 @@ const withDiscovery = (
   toolkit: Toolkit.Toolkit<never>,
   capabilities: Provider.ProviderCapabilities,
   discovery: Ref.Ref<ToolDiscovery.State>
-): Effect.Effect<Toolkit.Toolkit<never>, InvalidSessionOptions> => {
+): Effect.Effect<Toolkit.Toolkit<never>, Errors.InvalidOptions> => {
   const meta = ToolDiscovery.tools(toolkit, capabilities, discovery)
   const taken = meta.find((t) => toolkit.tools.has(t.name))
   if (taken !== undefined) {
-    return new InvalidSessionOptions({ detail: `the toolkit has a tool named \`${taken.name}\`, the name of a discovery tool` })
+    return new Errors.InvalidOptions({ of: "AgentSession", detail: `the toolkit has a tool named \`${taken.name}\`, the name of a discovery tool` })
   }
   return Effect.succeed(meta.length === 0 ? toolkit : { ...toolkit, tools: new Map([...meta.map((t) => [t.name, t] as const), ...toolkit.tools]) })
 }
@@ -273,12 +261,12 @@ export type Requirements<O> =
 /**
  * A session over `options.toolkit` (its requirements are captured here). The validator, and in
  * cloud-profile mode the drift gate, come from context; so do the provider and the limits unless given.
- * Options that are not valid fail with `InvalidSessionOptions`.
+ * Options that are not valid fail with `Errors.InvalidOptions`.
  */
 export function make<O extends Options<any>>(
   options: O
-): Effect.Effect<AgentSession, InvalidSessionOptions, Toolkit.Requirements<O["toolkit"]> | Requirements<O>>
-export function make(options: Options<unknown>): Effect.Effect<AgentSession, InvalidSessionOptions, any> {
+): Effect.Effect<AgentSession, Errors.InvalidOptions, Toolkit.Requirements<O["toolkit"]> | Requirements<O>>
+export function make(options: Options<unknown>): Effect.Effect<AgentSession, Errors.InvalidOptions, any> {
   return Effect.gen(function*() {
     const settings = yield* decodeSettings(options)
     const provider = options.provider ?? (yield* Provider.Provider)

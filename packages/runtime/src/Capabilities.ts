@@ -23,9 +23,11 @@ import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
+import * as Errors from "./Errors.js"
 import { CapabilitiesContractError, transportCause } from "./Errors.js"
 import { classify, Envelope, malformed } from "./internal/capabilitiesWire.js"
 
@@ -96,19 +98,34 @@ const parseJson = (text: string, status: number): Effect.Effect<unknown, Capabil
 /** The path of the capabilities endpoint under the base URL. */
 export const path = "/v1/agent/capabilities"
 
-/** Builds the service; its cached probe lives in the surrounding scope (the layer's). */
-export const make = (options: Options): Effect.Effect<Service, never, HttpClient.HttpClient | Scope.Scope> =>
+/** A `Duration.DurationInput` decoded into a `Duration`; `positive` refuses zero (a zero timeout would degrade every probe). */
+const durationInput = (positive: boolean) =>
+  Schema.transformOrFail(Schema.Unknown, Schema.DurationFromSelf, {
+    strict: true,
+    decode: (u, _, ast) => {
+      const d = durationOf(u)
+      return d === undefined || (positive && Duration.isZero(d))
+        ? ParseResult.fail(new ParseResult.Type(ast, u, positive ? "a positive duration" : "a duration"))
+        : ParseResult.succeed(d)
+    },
+    encode: ParseResult.succeed
+  })
+
+/** The options as a Schema (defaults filled in): an http(s) base URL, durations that are durations, a positive byte limit. */
+const Settings = Schema.Struct({
+  baseUrl: Schema.String.pipe(Schema.filter(isHttpUrl, { message: () => "an absolute http: or https: URL" })),
+  timeout: Schema.optionalWith(durationInput(true), { exact: true, default: () => Duration.seconds(5) }),
+  timeToLive: Schema.optionalWith(durationInput(false), { exact: true, default: () => Duration.minutes(5) }),
+  maxBodyBytes: Schema.optionalWith(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)), { exact: true, default: () => defaultMaxBodyBytes })
+})
+
+const decodeSettings = Errors.decodeOptions("Capabilities", Settings)
+
+/** Builds the service; its cached probe lives in the surrounding scope (the layer's). Options that are not valid fail with `InvalidOptions`. */
+export const make = (options: Options): Effect.Effect<Service, Errors.InvalidOptions, HttpClient.HttpClient | Scope.Scope> =>
   Effect.gen(function*() {
-    // A base URL that is not http(s) is a wiring bug no caller can handle, not an unreachable relay.
-    if (!isHttpUrl(options.baseUrl)) return yield* Effect.dieMessage(`Capabilities: not an http(s) base URL: ${options.baseUrl}`)
-    const baseUrl = options.baseUrl.replace(/\/+$/, "")
-    // A timeout of zero (or NaN, or not a duration) would silently degrade every probe: a wiring bug too.
-    const timeout = durationOf(options.timeout ?? "5 seconds")
-    const timeToLive = durationOf(options.timeToLive ?? "5 minutes")
-    if (timeout === undefined || Duration.isZero(timeout)) return yield* Effect.dieMessage(`Capabilities: not a positive timeout: ${String(options.timeout)}`)
-    if (timeToLive === undefined) return yield* Effect.dieMessage(`Capabilities: not a time to live: ${String(options.timeToLive)}`)
-    const limit = options.maxBodyBytes
-    const maxBodyBytes = typeof limit === "number" && Number.isSafeInteger(limit) && limit >= 1 ? limit : defaultMaxBodyBytes
+    const { maxBodyBytes, timeToLive, timeout, ...settings } = yield* decodeSettings(options)
+    const baseUrl = settings.baseUrl.replace(/\/+$/, "")
     const client = (yield* HttpClient.HttpClient).pipe(
       HttpClient.mapRequest((request) => request.pipe(HttpClientRequest.prependUrl(baseUrl), HttpClientRequest.acceptJson)),
       HttpClient.filterStatusOk
@@ -173,7 +190,7 @@ export const fromBody = (body: unknown): Either.Either<Probe, CapabilitiesContra
   )
 
 /** The service for `options`, over the `HttpClient` in context. */
-export const layerWith = (options: Options): Layer.Layer<Capabilities, never, HttpClient.HttpClient> =>
+export const layerWith = (options: Options): Layer.Layer<Capabilities, Errors.InvalidOptions, HttpClient.HttpClient> =>
   Layer.scoped(Capabilities, make(options))
 
 /** The options from config: `TOOLGATE_RELAY_URL`, `TOOLGATE_CAPABILITIES_TIMEOUT` (5 s), `TOOLGATE_CAPABILITIES_TTL` (5 min). */
@@ -184,7 +201,7 @@ export const config: Config.Config<Options> = Config.all({
 })
 
 /** The service with its options read from `config` while the layer is built. */
-export const layerConfig: Layer.Layer<Capabilities, ConfigError.ConfigError, HttpClient.HttpClient> = Layer.scoped(
+export const layerConfig: Layer.Layer<Capabilities, ConfigError.ConfigError | Errors.InvalidOptions, HttpClient.HttpClient> = Layer.scoped(
   Capabilities,
   Effect.flatMap(config, make)
 )
@@ -213,7 +230,7 @@ const responseFailure = (e: HttpClientError.ResponseError): Effect.Effect<Probe,
 }
 
 /** A duration from what a caller gave, `undefined` when it is not one (`Duration.decode` throws on those). */
-const durationOf = (input: unknown): Duration.Duration | undefined => {
+function durationOf(input: unknown): Duration.Duration | undefined {
   if (typeof input === "number" && Number.isNaN(input)) return undefined
   try {
     return Duration.decode(input as Duration.DurationInput)
@@ -223,7 +240,7 @@ const durationOf = (input: unknown): Duration.Duration | undefined => {
 }
 
 /** Whether `u` parses as an absolute http: or https: URL. */
-const isHttpUrl = (u: unknown): boolean => {
+function isHttpUrl(u: unknown): boolean {
   if (typeof u !== "string") return false
   try {
     const { protocol } = new URL(u)

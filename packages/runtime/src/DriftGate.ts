@@ -12,7 +12,9 @@ import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
 import { Capabilities } from "./Capabilities.js"
+import * as Errors from "./Errors.js"
 import { type CapabilitiesContractError, CapabilitiesUnreachable, SchemaDriftError, UnsupportedCloudToolSchema } from "./Errors.js"
 
 /** What the gate reads of a toolkit (a `Toolkit.Toolkit<R>` fits): its tools by name with their local JSON Schemas. */
@@ -150,15 +152,26 @@ const cached = (limit: number, prove: Prove): Prove => {
   }
 }
 
-/** Builds the gate over `Capabilities`, with its own verdict cache (shared by every session of the layer). */
-export const makeWith = (options: Options = {}): Effect.Effect<Service, never, Capabilities> =>
+/** The options that are data, as a Schema (defaults filled in). */
+const Settings = Schema.Struct({
+  cacheSize: Schema.optionalWith(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)), { exact: true, default: () => 10_000 }),
+  onUnreachable: Schema.optionalWith(Schema.Literal("degrade", "fail"), { exact: true, default: () => "degrade" as const })
+})
+
+const decodeSettings = Errors.decodeOptions("DriftGate", Settings)
+
+/**
+ * Builds the gate over `Capabilities`, with its own verdict cache (shared by every session of the layer);
+ * options that are not valid fail with `InvalidOptions`.
+ */
+export const makeWith = (options: Options = {}): Effect.Effect<Service, Errors.InvalidOptions, Capabilities> =>
   Effect.gen(function*() {
+    const settings = yield* decodeSettings(options)
     const capabilities = yield* Capabilities
-    const size = options.cacheSize
-    const prove = cached(typeof size === "number" && size >= 1 ? Math.floor(size) : 10_000, upgradedBy(options.prove ?? Subschema.check))
+    const prove = cached(settings.cacheSize, upgradedBy(options.prove ?? Subschema.check))
     const check = Effect.fn("DriftGate.check")(function*(toolkit: Checkable) {
       const probe = yield* capabilities.probe()
-      if (probe._tag === "Unreachable" && options.onUnreachable === "fail") {
+      if (probe._tag === "Unreachable" && settings.onUnreachable === "fail") {
         return yield* new CapabilitiesUnreachable({ detail: `the relay is unreachable (${probe.cause})` })
       }
       if (probe._tag !== "Exported") {
@@ -177,11 +190,12 @@ export const makeWith = (options: Options = {}): Effect.Effect<Service, never, C
     return DriftGate.of({ check })
   })
 
-/** The gate proving with `Subschema.check`. */
-export const make: Effect.Effect<Service, never, Capabilities> = makeWith()
+/** The gate proving with `Subschema.check` (the defaults are valid options: it cannot fail). */
+export const make: Effect.Effect<Service, never, Capabilities> = Effect.orDie(makeWith())
 
 /** The gate over the `Capabilities` in context. */
 export const layer: Layer.Layer<DriftGate, never, Capabilities> = Layer.effect(DriftGate, make)
 
 /** The gate with `options` (`onUnreachable: "fail"`, a cache size) over the `Capabilities` in context. */
-export const layerWith = (options: Options): Layer.Layer<DriftGate, never, Capabilities> => Layer.effect(DriftGate, makeWith(options))
+export const layerWith = (options: Options): Layer.Layer<DriftGate, Errors.InvalidOptions, Capabilities> =>
+  Layer.effect(DriftGate, makeWith(options))

@@ -6,9 +6,10 @@
  * @since 0.1.0
  */
 import type * as HttpClientError from "@effect/platform/HttpClientError"
+import * as Effect from "effect/Effect"
+import * as ParseResult from "effect/ParseResult"
 import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
-import type * as AgentSession from "./AgentSession.js"
 import type * as ArgumentValidator from "./ArgumentValidator.js"
 import type * as Compensation from "./Compensation.js"
 import { clip, safeGet } from "./internal/json.js"
@@ -142,6 +143,29 @@ export class ToolArgumentRepairExhausted
   }
 }
 
+/**
+ * Options given where a service or session is made are not valid (a limit out of range, a base URL that
+ * is not http(s), a duration that is none): decoded once, there, and always this error, never a default
+ * taken in silence or a defect. `of` names what was being made.
+ */
+export class InvalidOptions extends Schema.TaggedError<InvalidOptions>()("InvalidOptions", {
+  of: Schema.String,
+  detail: Schema.String
+}) {
+  readonly [TypeId]: TypeId = TypeId
+  /** What was being made and what is wrong. */
+  override get message(): string {
+    return sentence(`Invalid ${this.of} options: ${this.detail}`)
+  }
+}
+
+/** Decodes options with `schema` once, where they are given; what fails is an `InvalidOptions` of `of`. */
+export const decodeOptions = <A, I>(of: string, schema: Schema.Schema<A, I>) => {
+  const decode = Schema.decodeUnknown(schema, { errors: "all", onExcessProperty: "ignore" })
+  return (options: unknown): Effect.Effect<A, InvalidOptions> =>
+    Effect.mapError(decode(options), (e) => new InvalidOptions({ of, detail: ParseResult.TreeFormatter.formatErrorSync(e) }))
+}
+
 /** The rule an event stream broke (each is explained at `EventContract.Rule`). */
 export const EventContractRule = Schema.Literal(
   "terminal_without_start", "duplicate_start", "duplicate_terminal", "start_without_terminal",
@@ -254,7 +278,8 @@ export const RuntimeError = Schema.Union(
   ToolChoiceUnsupported,
   StructuredOutputUnsupported,
   StructuredOutputInvalid,
-  ProviderError
+  ProviderError,
+  InvalidOptions
 )
 
 /** Any of this module's typed errors. */
@@ -268,7 +293,6 @@ export type RuntimeError = typeof RuntimeError.Type
  */
 export type ToolgateError =
   | RuntimeError
-  | AgentSession.InvalidSessionOptions
   | ArgumentValidator.InvalidToolArguments
   | ArgumentValidator.InvalidToolSchema
   | Compensation.TurnFailedAfterTools

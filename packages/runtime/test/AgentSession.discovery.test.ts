@@ -112,11 +112,11 @@ describe("tool discovery", () => {
       assert.deepStrictEqual(turn.requestWarnings, ["scripted takes at most 128 tools: 1 of the toolkit's tools were left out of the requests"])
     }))
 
-  it.effect("a toolkit tool named like a discovery tool is an InvalidSessionOptions", () =>
+  it.effect("a toolkit tool named like a discovery tool is an InvalidOptions", () =>
     Effect.gen(function*() {
       const clash = Tool.make("toolgate_list_domains", { description: "", parameters: { type: "object" }, execute: () => Effect.succeed(1) })
       const e = yield* Effect.flip(sessionOver(make([], { toolDiscovery: Provider.dynamicPerRequest }), Either.getOrThrow(Toolkit.make(clash))))
-      assert.strictEqual(e._tag, "InvalidSessionOptions")
+      assert.strictEqual(e._tag, "InvalidOptions")
     }))
 
   const step = (domainCount: number, toolCount: number) =>

@@ -157,7 +157,7 @@ describe("AgentSession (hostile input)", () => {
       ]
       for (const [options, key] of bad) {
         const e = yield* invalid(options)
-        assert.strictEqual(e._tag, "InvalidSessionOptions")
+        assert.strictEqual(e._tag, "InvalidOptions")
         assert.include(e.message, key)
       }
       const s = yield* session(provider, toolkit)

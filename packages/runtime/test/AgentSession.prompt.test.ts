@@ -79,15 +79,15 @@ describe("AgentSession sampling", () => {
       assert.deepStrictEqual((yield* s.send("y")).requestWarnings, [])
     }))
 
-  it.effect("sampling out of range is an InvalidSessionOptions, at make and at send, before anything is recorded", () =>
+  it.effect("sampling out of range is an InvalidOptions, at make and at send, before anything is recorded", () =>
     Effect.gen(function*() {
       const provider = make([answer("a")], { supportsSamplingConfig: true })
       for (const sampling of [{ temperature: -1 }, { temperature: Number.NaN }, { topP: 0 }, { topP: 1.5 }, { maxTokens: 0 }, { maxTokens: 2.5 }]) {
         const atMake = yield* Effect.flip(sessionOver(provider, { sampling }))
-        assert.strictEqual(atMake._tag, "InvalidSessionOptions")
+        assert.strictEqual(atMake._tag, "InvalidOptions")
         const s = yield* sessionOver(provider)
         const atSend = yield* Effect.flip(s.send("x", { sampling }))
-        assert.strictEqual(atSend._tag, "InvalidSessionOptions")
+        assert.strictEqual(atSend._tag, "InvalidOptions")
         assert.deepStrictEqual(yield* s.history, [])
       }
       assert.strictEqual(provider.requests.length, 0)

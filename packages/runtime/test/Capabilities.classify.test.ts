@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Cause, Effect, Either, Exit } from "effect"
-import type * as Capabilities from "../src/Capabilities.js"
+import { Effect, Either } from "effect"
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
+import * as Capabilities from "../src/Capabilities.js"
 import type { CapabilitiesContractError } from "../src/Errors.js"
 import { answer, capabilities, envelope, refusedUrl, start } from "./support/relay.js"
 import type { Handler } from "./support/relay.js"
@@ -203,24 +204,29 @@ describe("Capabilities: classification over loopback HTTP", () => {
       assert.isTrue(probe.toolSchemas.has("deep"))
     }))
 
-  it.scoped("a base URL that is not http(s) is a wiring bug: the service dies while it is built", () =>
+  /** What building the service with `options` fails with. */
+  const invalid = (options: Capabilities.Options) =>
+    Effect.flip(Capabilities.make(options).pipe(Effect.provide(FetchHttpClient.layer)))
+
+  it.scoped("a base URL that is not http(s) is InvalidOptions while the service is built", () =>
     Effect.gen(function*() {
       for (const url of ["not a url", "", "ftp://relay.example", "file:///etc/passwd", "javascript:alert(1)"]) {
-        const built = yield* Effect.exit(capabilities(url))
-        assert.isTrue(Exit.isFailure(built) && Cause.isDie(built.cause), url)
+        const e = yield* invalid({ baseUrl: url })
+        assert.deepStrictEqual([e._tag, e.of], ["InvalidOptions", "Capabilities"], url)
+        assert.include(e.message, "http")
       }
     }))
 
-  it.scopedLive("a timeout that is not positive, or a time to live that is not a duration, dies while it is built", () =>
+  it.scopedLive("a timeout that is not positive, a time to live that is not a duration, a byte limit below 1: InvalidOptions", () =>
     Effect.gen(function*() {
       const relay = yield* start(answer(envelope({})))
       const hostile: ReadonlyArray<Omit<Capabilities.Options, "baseUrl">> = [
         { timeout: 0 }, { timeout: -5 }, { timeout: Number.NaN }, { timeout: "banana" as never }, { timeout: {} as never },
-        { timeToLive: "soon" as never }, { timeToLive: Number.NaN }
+        { timeToLive: "soon" as never }, { timeToLive: Number.NaN }, { maxBodyBytes: 0 }, { maxBodyBytes: 1.5 }
       ]
       for (const options of hostile) {
-        const built = yield* Effect.exit(capabilities(relay.url, options))
-        assert.isTrue(Exit.isFailure(built) && Cause.isDie(built.cause), JSON.stringify(options))
+        const e = yield* invalid({ baseUrl: relay.url, ...options })
+        assert.strictEqual(e._tag, "InvalidOptions", JSON.stringify(options))
       }
       // a zero or infinite time to live is a valid choice: never kept, or kept for good
       for (const timeToLive of [0, Number.POSITIVE_INFINITY]) {

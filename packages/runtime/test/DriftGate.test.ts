@@ -248,3 +248,16 @@ describe("DriftGate", () => {
       assert.isTrue(error._tag === "SchemaDriftError" && error.reasons.some((r) => r.localPath === "/additionalProperties"))
     }))
 })
+
+describe("DriftGate options", () => {
+  it.effect("a cache size below 1 or fractional, or an onUnreachable that is neither, is InvalidOptions while the gate is built", () =>
+    Effect.gen(function*() {
+      const none: Capabilities.Service = { probe: () => Effect.die("not probed") }
+      for (const options of [{ cacheSize: 0 }, { cacheSize: 2.5 }, { cacheSize: Number.NaN }, { onUnreachable: "ignore" as never }]) {
+        const e = yield* Effect.flip(DriftGate.makeWith(options).pipe(Effect.provideService(Capabilities.Capabilities, none)))
+        assert.deepStrictEqual([e._tag, e.of], ["InvalidOptions", "DriftGate"], JSON.stringify(options))
+      }
+      const built = yield* DriftGate.makeWith({ cacheSize: 1, onUnreachable: "fail" }).pipe(Effect.provideService(Capabilities.Capabilities, none))
+      assert.isFunction(built.check)
+    }))
+})

@@ -42,7 +42,8 @@ export const start = (status: number, body: unknown): Effect.Effect<Relay, never
 export const gate = (url: string): Layer.Layer<DriftGate.DriftGate> =>
   DriftGate.layer.pipe(
     Layer.provide(Capabilities.layerWith({ baseUrl: url, timeout: "2 seconds" })),
-    Layer.provide(FetchHttpClient.layer)
+    Layer.provide(FetchHttpClient.layer),
+    Layer.orDie
   )
 
 /** A well-formed capabilities envelope exporting `toolSchemas`. */

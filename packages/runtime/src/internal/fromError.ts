@@ -49,7 +49,8 @@ const byTag: { readonly [Tag in Errors.RuntimeError["_tag"]]: readonly [Kind, bo
   ToolChoiceUnsupported: ["unavailable", false],
   StructuredOutputUnsupported: ["unavailable", false],
   StructuredOutputInvalid: ["execution_error"],
-  ProviderError: ["unavailable"]
+  ProviderError: ["unavailable"],
+  InvalidOptions: ["execution_error", false]
 }
 
 /** One of the runtime's own errors, as a failure. */

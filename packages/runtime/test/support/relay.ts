@@ -78,7 +78,7 @@ export const capabilities = (
   url: string,
   options: Omit<Capabilities.Options, "baseUrl"> = {}
 ): Effect.Effect<Capabilities.Service, never, Scope.Scope> =>
-  Capabilities.make({ baseUrl: url, timeout: "2 seconds", ...options }).pipe(Effect.provide(FetchHttpClient.layer))
+  Capabilities.make({ baseUrl: url, timeout: "2 seconds", ...options }).pipe(Effect.provide(FetchHttpClient.layer), Effect.orDie)
 
 /** A well-formed envelope. */
 export const envelope = (toolSchemas: Record<string, unknown>, version = "1.0"): Record<string, unknown> => ({

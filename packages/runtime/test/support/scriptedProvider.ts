@@ -7,7 +7,7 @@
 import { Effect, Stream } from "effect"
 import * as AgentSession from "../../src/AgentSession.js"
 import * as ArgumentValidator from "../../src/ArgumentValidator.js"
-import { ProviderError } from "../../src/Errors.js"
+import { type InvalidOptions, ProviderError } from "../../src/Errors.js"
 import type * as Provider from "../../src/Provider.js"
 import type * as RunLimits from "../../src/RunLimits.js"
 import type * as StreamEvent from "../../src/StreamEvent.js"
@@ -100,7 +100,7 @@ export const session = (
   provider: Provider.AgentProvider,
   toolkit: Toolkit.Toolkit<never>,
   options: SessionOptions = {}
-): Effect.Effect<AgentSession.AgentSession, AgentSession.InvalidSessionOptions> =>
+): Effect.Effect<AgentSession.AgentSession, InvalidOptions> =>
   AgentSession.make({
     provider,
     toolkit,
