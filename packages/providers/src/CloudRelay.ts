@@ -66,7 +66,9 @@ export const capabilities: Provider.ProviderCapabilities = {
   /** The relay is stateless per request: every request carries the whole conversation. */
   managedConversation: false,
   /** Every round trip leaves the process, so the pre-transmit filter runs on it. */
-  requiresNetworking: true
+  requiresNetworking: true,
+  /** The turns request carries `sampling` (and `systemPrompt`) for the relay's model. */
+  supportsSamplingConfig: true
 }
 
 /** The provider for `options`, over the `HttpClient` in context (dies at build on a base URL or timeout that cannot work). */

@@ -98,6 +98,7 @@ export interface Options extends Omit<Schema.Schema.Type<typeof Options>, "capab
  * - `schemaDialect: "none"`: the provider normalises itself, per model (see the module comment).
  * - no stated tool limit or context window (they depend on the model); stateless, every request carries
  *   the whole history; the conversation leaves the process.
+ * - sampling: `temperature`, `topP` and `maxOutputTokens` in `generationConfig` (over the options' own).
  */
 export const capabilities: Provider.ProviderCapabilities = {
   name: "gemini",
@@ -110,7 +111,8 @@ export const capabilities: Provider.ProviderCapabilities = {
   maxTools: undefined,
   contextWindow: undefined,
   managedConversation: false,
-  requiresNetworking: true
+  requiresNetworking: true,
+  supportsSamplingConfig: true
 }
 
 /** The default API roots of the two endpoints. */

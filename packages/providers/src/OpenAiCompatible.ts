@@ -60,6 +60,7 @@ export interface Options {
  * - `contextWindow` unknown: it depends on the model; set it when you know it.
  * - not `managedConversation`: the API is stateless, every request carries the whole history.
  * - `requiresNetworking`: the conversation leaves the process (a remote API unless told otherwise).
+ * - `supportsSamplingConfig`: `temperature`, `top_p` and `max_tokens` are part of the API.
  */
 export const capabilities: Provider.ProviderCapabilities = {
   name: "openai-compatible",
@@ -72,7 +73,8 @@ export const capabilities: Provider.ProviderCapabilities = {
   maxTools: 128,
   contextWindow: undefined,
   managedConversation: false,
-  requiresNetworking: true
+  requiresNetworking: true,
+  supportsSamplingConfig: true
 }
 
 /** The path of the endpoint under the base URL. */

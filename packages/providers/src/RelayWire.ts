@@ -21,7 +21,13 @@ export const turnsPath = "/v1/agent/turns"
 export const TurnRequest = Schema.Struct({
   messages: Schema.Array(Message.Message),
   tools: Schema.Array(Schema.String),
-  toolChoice: Provider.ToolChoice
+  toolChoice: Provider.ToolChoice,
+  /** The session's system prompt (persona, directives), when it has one. */
+  systemPrompt: Schema.optionalWith(Schema.String, { exact: true }),
+  /** The sampling the send asks for, when it asks for any. */
+  sampling: Schema.optionalWith(Provider.Sampling, { exact: true }),
+  /** Provider-driven relays: the most tool calls the relay may start in this turn. */
+  maxToolCallsPerTurn: Schema.optionalWith(Schema.NonNegativeInt, { exact: true })
 }).annotations({ identifier: "TurnRequest" })
 export type TurnRequest = typeof TurnRequest.Type
 

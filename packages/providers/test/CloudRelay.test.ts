@@ -64,6 +64,23 @@ describe("CloudRelay: the request", () => {
       assert.notInclude(received!.body, "parameters")
     }), 20_000)
 
+  it.scopedLive("the system prompt, sampling and a tool-call cap ride the turns request when the session gives them", () =>
+    Effect.gen(function*() {
+      const server = yield* start(stream(...turn.map(RelayWire.encodeEvent)))
+      const full = { ...request, systemPrompt: "You are terse.", sampling: { temperature: 0.5, maxTokens: 10 }, maxToolCallsPerTurn: 3 }
+      yield* run(yield* provider(server.url), full)
+      const body = JSON.parse(server.received[0]!.body) as unknown
+      assert.deepStrictEqual(body, {
+        messages: request.messages,
+        tools: ["get_weather", "search"],
+        toolChoice: "required",
+        systemPrompt: "You are terse.",
+        sampling: { temperature: 0.5, maxTokens: 10 },
+        maxToolCallsPerTurn: 3
+      })
+      assert.isTrue(Either.isRight(Schema.decodeUnknownEither(RelayWire.TurnRequest)(body)))
+    }), 20_000)
+
   it.scopedLive("a base URL with a trailing slash or a path prefix", () =>
     Effect.gen(function*() {
       const server = yield* start(stream(RelayWire.encodeEvent({ _tag: "Done" })))
@@ -251,7 +268,8 @@ describe("CloudRelay: construction", () => {
           maxTools: undefined,
           contextWindow: undefined,
           managedConversation: false,
-          requiresNetworking: true
+          requiresNetworking: true,
+          supportsSamplingConfig: true
         }
       )
       assert.deepStrictEqual(yield* relay.validateTools!([weather, search]), [])

@@ -177,6 +177,12 @@ describe("Gemini request", () => {
       })
       const exit = yield* Effect.exit(provider(server, { generationConfig: { maxOutputTokens: -1 } }))
       assert.isTrue(Exit.isFailure(exit))
+      // the session's system prompt follows the options' instruction; its sampling goes over the options' settings
+      yield* collect(gemini, request({ systemPrompt: "You are terse.", sampling: { temperature: 0.9, topP: 0.5, maxTokens: 64 } }))
+      assert.deepStrictEqual(sent(server, 2).systemInstruction, { parts: [{ text: "Answer in one sentence.\n\nYou are terse." }] })
+      assert.deepStrictEqual(sent(server, 2).generationConfig, { temperature: 0.9, maxOutputTokens: 64, topP: 0.5, thinkingConfig: { thinkingBudget: 0 } })
+      yield* collect(yield* provider(server), request({ systemPrompt: "Only this." }))
+      assert.deepStrictEqual(sent(server, 3).systemInstruction, { parts: [{ text: "Only this." }] })
     }))
 
   it.scopedLive("Gemini 3: a model turn whose calls lost their thought signature gets Google's sentinel on its first call; Gemini 2.5 gets none", () =>

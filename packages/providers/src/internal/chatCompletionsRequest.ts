@@ -3,7 +3,8 @@
  * (an assistant's calls as `tool_calls` with their arguments as JSON text, a tool result as a `tool`
  * message whose content is the envelope's JSON), the tool definitions as given (their parameters are
  * already in the provider's dialect; `strict: true` only when the definition says so), `tool_choice` when
- * it is not `auto`, `response_format` for structured output, and always `stream` with usage.
+ * it is not `auto`, `response_format` for structured output, the system prompt as a leading `system`
+ * message, sampling as `temperature` / `top_p` / `max_tokens`, and always `stream` with usage.
  *
  * @internal
  */
@@ -90,11 +91,17 @@ const wire = (settings: Settings, request: Provider.CompletionRequest): Wire => 
   const hasTools = request.tools.length > 0
   return {
     model: settings.model,
-    messages: request.messages.map(message),
+    messages: [
+      ...(request.systemPrompt === undefined ? [] : [{ role: "system", content: request.systemPrompt }]),
+      ...request.messages.map(message)
+    ],
     ...(hasTools ? { tools: request.tools.map(tool) } : {}),
     ...(hasTools && request.toolChoice !== "auto" ? { tool_choice: request.toolChoice } : {}),
     ...(hasTools && !settings.parallelToolCalls ? { parallel_tool_calls: false } : {}),
     ...(request.structuredOutput !== undefined ? { response_format: responseFormat(request.structuredOutput) } : {}),
+    ...(request.sampling?.temperature === undefined ? {} : { temperature: request.sampling.temperature }),
+    ...(request.sampling?.topP === undefined ? {} : { top_p: request.sampling.topP }),
+    ...(request.sampling?.maxTokens === undefined ? {} : { max_tokens: request.sampling.maxTokens }),
     stream: true,
     stream_options: { include_usage: true }
   }

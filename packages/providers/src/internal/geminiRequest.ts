@@ -153,9 +153,18 @@ const inner = (settings: Settings, request: Provider.CompletionRequest): Wire =>
     responseMimeType: "application/json",
     responseJsonSchema: Normalize.google(request.structuredOutput).schema
   }
-  const generationConfig = { ...settings.generationConfig, ...structured }
+  const sampling = request.sampling ?? {}
+  const generationConfig = {
+    ...settings.generationConfig,
+    ...(sampling.temperature === undefined ? {} : { temperature: sampling.temperature }),
+    ...(sampling.topP === undefined ? {} : { topP: sampling.topP }),
+    ...(sampling.maxTokens === undefined ? {} : { maxOutputTokens: sampling.maxTokens }),
+    ...structured
+  }
+  // the provider's own instruction first, then the session's system prompt (persona, directives)
+  const system = [settings.systemInstruction, request.systemPrompt].filter((t) => t !== undefined).join("\n\n")
   return {
-    ...(settings.systemInstruction === undefined ? {} : { systemInstruction: { parts: [{ text: settings.systemInstruction }] } }),
+    ...(system === "" ? {} : { systemInstruction: { parts: [{ text: system }] } }),
     contents: contents(settings, request.messages),
     ...(hasTools ? { tools: [{ functionDeclarations: request.tools.map((d) => declaration(settings, d)) }] } : {}),
     ...(hasTools && request.toolChoice !== "auto" ? { toolConfig: { functionCallingConfig: { mode: modes[request.toolChoice] } } } : {}),

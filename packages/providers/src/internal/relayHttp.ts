@@ -26,10 +26,17 @@ export const failure = (reason: string, retryable: boolean, cause?: string): Err
 
 const encodeTurnRequest = Schema.encodeEither(RelayWire.TurnRequest, { errors: "all" })
 
-/** The JSON body of a turns request: the conversation, the tools by NAME only, the tool choice. */
+/** The JSON body of a turns request: the conversation, the tools by NAME only, the tool choice, the system prompt and sampling. */
 export const requestBody = (request: Provider.CompletionRequest): Either.Either<string, Errors.ProviderError> => {
   const tools = Array.isArray(request?.tools) ? request.tools.map((tool) => tool?.name) : request?.tools
-  const encoded = encodeTurnRequest({ messages: request?.messages, tools, toolChoice: request?.toolChoice } as RelayWire.TurnRequest)
+  const encoded = encodeTurnRequest({
+    messages: request?.messages,
+    tools,
+    toolChoice: request?.toolChoice,
+    ...(request?.systemPrompt === undefined ? {} : { systemPrompt: request.systemPrompt }),
+    ...(request?.sampling === undefined ? {} : { sampling: request.sampling }),
+    ...(request?.maxToolCallsPerTurn === undefined ? {} : { maxToolCallsPerTurn: request.maxToolCallsPerTurn })
+  } as RelayWire.TurnRequest)
   if (Either.isLeft(encoded)) {
     return Either.left(failure("the request does not fit the relay's wire format", false, encoded.left.message))
   }

@@ -1,0 +1,76 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Either, Schema } from "effect"
+import { AgentSession, ArgumentValidator, Tool, Toolkit } from "@toolgate/runtime"
+import { data, provider, type Reply, start } from "./OpenAiCompatible.support.js"
+
+/** A reply per request, in order: each streams `text` as one content delta and stops. */
+const texts = (...answers: ReadonlyArray<string>): Reply => {
+  let n = 0
+  return (_req, res) => {
+    const text = answers[Math.min(n++, answers.length - 1)]!
+    res.writeHead(200, { "content-type": "text/event-stream" })
+    res.end(
+      data({ choices: [{ index: 0, delta: { role: "assistant", content: text }, finish_reason: null }] }) +
+        data({ choices: [{ index: 0, delta: {}, finish_reason: "stop" }], usage: { prompt_tokens: 5, completion_tokens: 2 } }) +
+        data("[DONE]")
+    )
+  }
+}
+
+const ran: Array<number> = []
+const double = Tool.make("double", {
+  description: "Doubles a number.",
+  parameters: Schema.Struct({ n: Schema.Int }),
+  execute: ({ n }) => Effect.sync(() => (ran.push(n), n * 2))
+})
+const toolkit = Either.getOrThrow(Toolkit.make(double))
+
+describe("OpenAiCompatible through AgentSession: the provider contract on the wire", () => {
+  it.scopedLive("persona and directives become a leading system message; sampling becomes temperature, top_p, max_tokens", () =>
+    Effect.gen(function*() {
+      const server = yield* start(texts("Bonjour."))
+      const s = yield* AgentSession.make({
+        provider: yield* provider(server),
+        toolkit,
+        mode: "local",
+        persona: "You are terse.",
+        sampling: { temperature: 0.3, maxTokens: 64 }
+      }).pipe(Effect.provide(ArgumentValidator.layer))
+      const turn = yield* s.send("Say hello.", { directives: "Answer in French.", sampling: { topP: 0.9 } })
+      assert.strictEqual(turn.text, "Bonjour.")
+      assert.deepStrictEqual(turn.requestWarnings, [])
+      const body = JSON.parse(server.requests[0]!.body)
+      assert.deepStrictEqual(body.messages, [
+        { role: "system", content: "You are terse.\n\nAnswer in French." },
+        { role: "user", content: "Say hello." }
+      ])
+      assert.deepStrictEqual([body.temperature, body.top_p, body.max_tokens], [0.3, 0.9, 64])
+      assert.strictEqual(body.tools.length, 1)
+    }), 30_000)
+
+  it.scopedLive("a server without tool calling: no tools on the wire, the tools in the system message, a <tool_call> in the reply runs", () =>
+    Effect.gen(function*() {
+      ran.length = 0
+      const server = yield* start(texts(
+        `Let me see.\n<tool_call>\n{"name": "double", "arguments": {"n": "21"}}\n</tool_call>`,
+        "It is 42."
+      ))
+      const s = yield* AgentSession.make({
+        provider: yield* provider(server, { capabilities: { supportsToolCalling: false } }),
+        toolkit,
+        mode: "local"
+      }).pipe(Effect.provide(ArgumentValidator.layer))
+      const turn = yield* s.send("Double 21.")
+      assert.strictEqual(turn.text, "It is 42.")
+      assert.deepStrictEqual(ran, [21])
+      const [first, second] = server.requests.map((r) => JSON.parse(r.body))
+      for (const body of [first, second]) {
+        assert.notProperty(body, "tools")
+        assert.notProperty(body, "tool_choice")
+        assert.strictEqual(body.messages[0].role, "system")
+        assert.include(body.messages[0].content, "<tools>")
+      }
+      assert.deepStrictEqual(second.messages.slice(1).map((m: { role: string }) => m.role), ["user", "assistant", "user"])
+      assert.include(second.messages[3].content, `<tool_response>\n{"name":"double","content":{"ok":true,"tool":"double","result":42}}`)
+    }), 30_000)
+})
