@@ -18,7 +18,7 @@ import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import type { JsonSchema, JsonValue as J } from "@toolgate/json-schema"
-import { ArgumentValidator, type InvalidToolSchema } from "./ArgumentValidator.js"
+import { ArgumentValidator, type InvalidToolSchema, type Service as ValidatorService } from "./ArgumentValidator.js"
 import { DriftGate, type Verdict } from "./DriftGate.js"
 import type * as Compensation from "./Compensation.js"
 import * as Errors from "./Errors.js"
@@ -34,7 +34,8 @@ import type * as RepairBudget from "./RepairBudget.js"
 import * as RunLimits from "./RunLimits.js"
 import type * as SessionEvent from "./SessionEvent.js"
 import type * as ToolChain from "./ToolChain.js"
-import type * as ToolEnvelope from "./ToolEnvelope.js"
+import * as ToolEnvelope from "./ToolEnvelope.js"
+import * as Tool from "./Tool.js"
 import * as Toolkit from "./Toolkit.js"
 
 /** `cloudProfile`: a relay owns the tool schemas, so the drift gate runs before the first request; `local`: no gate. */
@@ -44,8 +45,8 @@ export type Mode = "cloudProfile" | "local"
 export interface Options<R> {
   /** The session's id, the first part of every idempotency key (default: a random UUID). */
   readonly id?: string
-  /** The model (default: the `Provider` service). */
-  readonly provider?: Provider.AgentProvider
+  /** The model (default: the `Provider` service), or one built from the session's tools (`Provider.registryAware`). */
+  readonly provider?: Provider.AgentProvider | Provider.RegistryAware
   readonly toolkit: Toolkit.Toolkit<R>
   readonly mode: Mode
   /** The per-turn limits (default: the `RunLimits` service when one is provided, else `RunLimits.defaults`). */
@@ -238,6 +239,29 @@ const methods = (env: Env, serialized: <A, E>(effect: Effect.Effect<A, E>) => Ef
   }
 }
 
+/** The session's tools for a provider that runs them itself: each call goes through layer 2, every outcome an envelope. */
+const registryOf = (toolkit: Toolkit.Toolkit<never>, validator: ValidatorService): Provider.Registry => {
+  const tools = Array.from(toolkit.tools.values(), (tool): Provider.RegistryTool => ({
+    name: tool.name,
+    description: tool.description,
+    parameters: tool.jsonSchema,
+    execute: (args, callId) =>
+      validator.prepare(tool, args, { callId }).pipe(
+        Effect.flatMap((prepared) =>
+          prepared._tag === "Referencing"
+            ? Effect.succeed(ToolEnvelope.failure("invalid_args", "Refs to earlier calls are not resolved for calls the provider runs.", { tool: tool.name }))
+            : Tool.run(tool, prepared)
+        ),
+        Effect.catchTags({
+          InvalidToolArguments: (e) => Effect.succeed<ToolEnvelope.Envelope>(e.envelope),
+          InvalidToolSchema: (e) => Effect.succeed(ToolEnvelope.failure("unavailable", e.message, { tool: tool.name, retryable: false }))
+        })
+      )
+  }))
+  const byName = new Map(tools.map((t) => [t.name, t] as const))
+  return { tools, get: (name) => byName.get(name) }
+}
+
 /** The toolkit with the discovery tools of the provider's `toolDiscovery` (none for eager discovery). */
 const withDiscovery = (
   toolkit: Toolkit.Toolkit<never>,
@@ -256,7 +280,7 @@ const withDiscovery = (
 export type Requirements<O> =
   | ArgumentValidator
   | (O extends { readonly mode: "cloudProfile" } ? DriftGate : never)
-  | (O extends { readonly provider: Provider.AgentProvider } ? never : Provider.Provider)
+  | (O extends { readonly provider: Provider.AgentProvider | Provider.RegistryAware } ? never : Provider.Provider)
 
 /**
  * A session over `options.toolkit` (its requirements are captured here). The validator, and in
@@ -269,13 +293,15 @@ export function make<O extends Options<any>>(
 export function make(options: Options<unknown>): Effect.Effect<AgentSession, Errors.InvalidOptions, any> {
   return Effect.gen(function*() {
     const settings = yield* decodeSettings(options)
-    const provider = options.provider ?? (yield* Provider.Provider)
+    const given = options.provider ?? (yield* Provider.Provider)
     const limits = settings.limits ?? Option.getOrElse(yield* Effect.serviceOption(RunLimits.RunLimits), () => RunLimits.defaults)
     const context = yield* Effect.context<unknown>()
     const validator = yield* ArgumentValidator
+    const scoped = Toolkit.provideContext(options.toolkit, context)
+    const provider = "_tag" in given ? given.make(registryOf(scoped, validator)) : given
     const gate = settings.mode === "cloudProfile" ? yield* DriftGate : undefined
     const state = yield* makeState(settings.eventCapacity, ToolDiscovery.initial(options.toolkit, provider.capabilities))
-    const toolkit = yield* withDiscovery(Toolkit.provideContext(options.toolkit, context), provider.capabilities, state.discovery)
+    const toolkit = yield* withDiscovery(scoped, provider.capabilities, state.discovery)
     const env: Env = {
       ...state,
       id: settings.id ?? crypto.randomUUID(),

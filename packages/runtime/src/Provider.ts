@@ -13,6 +13,7 @@ import type { JsonSchema } from "@toolgate/json-schema"
 import * as Errors from "./Errors.js"
 import type * as Message from "./Message.js"
 import type * as StreamEvent from "./StreamEvent.js"
+import type * as ToolEnvelope from "./ToolEnvelope.js"
 
 /** `appDriven`: the session runs the tool loop; `providerDriven`: the provider runs tools and reports their lifecycle. */
 export const ExecutionModel = Schema.Literal("appDriven", "providerDriven")
@@ -153,6 +154,34 @@ export interface AgentProvider {
     tools: ReadonlyArray<ToolDefinition>
   ) => Effect.Effect<ReadonlyArray<ToolSchemaWarning>, ToolsRejected>
 }
+
+/** One tool of a session's registry as a provider-driven provider sees it: its definition and a way to run it. */
+export interface RegistryTool {
+  readonly name: string
+  readonly description: string
+  /** The tool's JSON Schema (layer 2 checks arguments against it before the executor runs). */
+  readonly parameters: JsonSchema.JsonSchema
+  /**
+   * Runs the tool with the model's raw arguments (a JSON value or JSON text) through layer 2: invalid
+   * arguments are answered `invalid_args` and the executor never runs; every outcome is an envelope.
+   */
+  readonly execute: (args: unknown, callId: string) => Effect.Effect<ToolEnvelope.Envelope>
+}
+
+/** The session's scoped tools, executors included, for a provider that runs tools itself. */
+export interface Registry {
+  readonly tools: ReadonlyArray<RegistryTool>
+  readonly get: (name: string) => RegistryTool | undefined
+}
+
+/** A provider built from the session's registry when the session is made (`registryAware`). */
+export interface RegistryAware {
+  readonly _tag: "RegistryAware"
+  readonly make: (registry: Registry) => AgentProvider
+}
+
+/** A provider that needs the agent's tools at construction (a provider-driven backend that executes them itself). */
+export const registryAware = (make: (registry: Registry) => AgentProvider): RegistryAware => ({ _tag: "RegistryAware", make })
 
 /** The provider of the application, for apps that wire it as a layer. */
 export class Provider extends Context.Tag("@toolgate/runtime/Provider")<Provider, AgentProvider>() {}

@@ -1,5 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Either, Option } from "effect"
+import { Effect, Either, Option, Stream } from "effect"
+import * as AgentSession from "../src/AgentSession.js"
+import * as ArgumentValidator from "../src/ArgumentValidator.js"
+import * as Provider from "../src/Provider.js"
 import type * as StreamEvent from "../src/StreamEvent.js"
 import * as Tool from "../src/Tool.js"
 import * as Toolkit from "../src/Toolkit.js"
@@ -109,5 +112,45 @@ describe("AgentSession (provider-driven, maxToolCallsPerTurn)", () => {
       assert.deepStrictEqual([e._tag, e._tag === "ProviderEventContractViolation" ? e.rule : ""], ["ProviderEventContractViolation", "too_many_tool_calls"])
       assert.strictEqual(provider.requests[0]!.maxToolCallsPerTurn, 1)
       assert.deepStrictEqual(yield* s.history, [{ _tag: "User", text: "go" }])
+    }))
+})
+
+describe("AgentSession (registry-aware providers)", () => {
+  it.effect("a provider-driven provider built from the session's tools runs them through layer 2: an invalid call never reaches the executor", () =>
+    Effect.gen(function*() {
+      const ran: Array<unknown> = []
+      const lookup = Tool.make("lookup", {
+        description: "Looks a word up.",
+        parameters: { type: "object", properties: { q: { type: "string" } }, required: ["q"] },
+        execute: (args) => Effect.sync(() => (ran.push(args), { found: (args as { q: string }).q }))
+      })
+      const toolkit = Either.getOrThrow(Toolkit.make(lookup))
+      let seen: ReadonlyArray<string> = []
+      const provider = Provider.registryAware((registry) => {
+        seen = registry.tools.map((t) => t.name)
+        const tool = registry.get("lookup")!
+        return {
+          capabilities: { ...make([]).capabilities, executionModel: "providerDriven" },
+          stream: () =>
+            Stream.fromEffect(Effect.all([tool.execute({ q: "cat" }, "p1"), tool.execute({ q: 7 }, "p2"), tool.execute("{\"q\": \"dog\"}", "p3")])).pipe(
+              Stream.flatMap(([a, b, c]) =>
+                Stream.make(
+                  { _tag: "ToolCallStarted", id: "p1", name: "lookup", arguments: { q: "cat" } },
+                  { _tag: "ToolCallCompleted", id: "p1", result: a },
+                  { _tag: "ToolCallStarted", id: "p2", name: "lookup", arguments: { q: 7 } },
+                  { _tag: "ToolCallCompleted", id: "p2", result: b },
+                  { _tag: "ToolCallStarted", id: "p3", name: "lookup", arguments: "{\"q\": \"dog\"}" },
+                  { _tag: "ToolCallCompleted", id: "p3", result: c },
+                  { _tag: "Done" }
+                ).pipe(Stream.map((e): StreamEvent.StreamEvent => e as StreamEvent.StreamEvent))
+              )
+            )
+        }
+      })
+      const s = yield* AgentSession.make({ provider, toolkit, mode: "local" }).pipe(Effect.provide(ArgumentValidator.layer))
+      const turn = yield* s.send("look")
+      assert.deepStrictEqual(seen, ["lookup"])
+      assert.deepStrictEqual(ran, [{ q: "cat" }, { q: "dog" }])
+      assert.deepStrictEqual(turn.calls.map((c) => c.envelope.ok ? c.envelope.result : c.envelope.kind), [{ found: "cat" }, "invalid_args", { found: "dog" }])
     }))
 })
