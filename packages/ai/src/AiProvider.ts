@@ -135,7 +135,7 @@ const toolkitOf = (tools: ReadonlyArray<Provider.ToolDefinition>): AiToolkit.Wit
 
 /** One round trip as `streamText`. */
 const streamed = (model: LanguageModel.Service, request: Provider.CompletionRequest, failure: Failure) => {
-  const prompt = Prompts.fromMessages(request.messages)
+  const prompt = Prompts.fromMessages(request.messages, request.systemPrompt)
   const parts = request.tools.length === 0
     ? model.streamText({ prompt })
     : model.streamText({ prompt, toolkit: toolkitOf(request.tools), toolChoice: request.toolChoice, disableToolCallResolution: true })
@@ -152,7 +152,7 @@ const streamed = (model: LanguageModel.Service, request: Provider.CompletionRequ
  */
 const structured = (model: LanguageModel.Service, request: Provider.CompletionRequest, schema: JsonSchema.JsonSchema, failure: Failure) =>
   Stream.unwrap(
-    model.generateObject({ prompt: Prompts.fromMessages(request.messages), schema: answerSchema(schema), objectName: "structured_output" }).pipe(
+    model.generateObject({ prompt: Prompts.fromMessages(request.messages, request.systemPrompt), schema: answerSchema(schema), objectName: "structured_output" }).pipe(
       Effect.mapError((e) => fromAiError(failure, e)),
       Effect.map((response) => {
         const out: Array<StreamEvent.StreamEvent> = []

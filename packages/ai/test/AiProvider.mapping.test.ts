@@ -186,4 +186,14 @@ describe("AiProvider: the history as a Prompt", () => {
       // consecutive results share one tool message
       for (let i = 1; i < prompt.content.length; i++) assert.isFalse(prompt.content[i]!.role === "tool" && prompt.content[i - 1]!.role === "tool")
     }), { timeout: 60_000, fastCheck: { numRuns: 50 } })
+
+  it.effect("the session's system prompt leads the prompt as a system message", () =>
+    Effect.gen(function*() {
+      const seen: Array<LanguageModel.ProviderOptions> = []
+      const provider = AiProvider.fromLanguageModel(yield* model(parts({ text: ["ok"], calls: [], usage: { input: 1, output: 1 } }), seen))
+      yield* collect(provider, { ...request([{ _tag: "User", text: "hi" }]), systemPrompt: "You are terse." })
+      const prompt: Prompt.Prompt = seen[0]!.prompt
+      assert.deepStrictEqual(prompt.content.map((m) => m.role), ["system", "user"])
+      assert.strictEqual(prompt.content[0]!.role === "system" ? prompt.content[0]!.content : "", "You are terse.")
+    }))
 })

@@ -7,9 +7,12 @@ import * as Prompt from "@effect/ai/Prompt"
 import type { Message } from "@toolgate/runtime"
 import { ToolEnvelope } from "@toolgate/runtime"
 
-/** The conversation as a prompt; consecutive tool results share one `tool` message, as providers group them. */
-export const fromMessages = (messages: ReadonlyArray<Message.Message>): Prompt.Prompt => {
-  const out: Array<Prompt.Message> = []
+/**
+ * The conversation as a prompt, after the session's system prompt as a `system` message when it has one;
+ * consecutive tool results share one `tool` message, as providers group them.
+ */
+export const fromMessages = (messages: ReadonlyArray<Message.Message>, systemPrompt?: string): Prompt.Prompt => {
+  const out: Array<Prompt.Message> = systemPrompt === undefined ? [] : [Prompt.systemMessage({ content: systemPrompt })]
   let results: Array<Prompt.ToolResultPart> = []
   const flush = () => {
     if (results.length > 0) out.push(Prompt.toolMessage({ content: results }))
