@@ -221,7 +221,7 @@ describe("the demo's trace, checks and rendering (hostile input)", () => {
     Effect.gen(function*() {
       const { ran, toolkit } = yield* DemoTools.make()
       const weather = toolkit.tools.get("get_weather")!
-      const ctx = (callId: string) => ({ tool: "get_weather", callId, idempotencyKey: callId, raw: {}, prepared: {}, coercions: [] })
+      const ctx = (callId: string) => ({ tool: "get_weather", callId, idempotencyKey: callId, raw: {}, prepared: {}, coercions: [], saveArtifact: () => Effect.void })
       const ok = yield* weather.execute({ city: "Oslo", units: "imperial" }, ctx("c1"))
       assert.deepStrictEqual(ok, { city: "Oslo", units: "imperial", temperature: 43, sky: "overcast", days: 1 })
       const missing = yield* Effect.flip(weather.execute({ city: "__proto__" }, ctx("c2")))

@@ -9,7 +9,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
-import type { Coercion, JsonSchema, JsonValue as J, Validator } from "@toolgate/json-schema"
+import { type Coercion, type JsonSchema, JsonValue as J, type Validator } from "@toolgate/json-schema"
 import * as Errors from "./Errors.js"
 import { timed } from "./internal/toolOutcome.js"
 import { parametersOf } from "./internal/toolParameters.js"
@@ -45,12 +45,20 @@ export interface CallContext {
    * it is what `run` was given, else the call id.
    */
   readonly idempotencyKey: string
+  /**
+   * Keeps `value` as this call's artifact `name`: a later call of the session may point at it with
+   * `{ "$tool": <this call's id>, "$artifact": name, "$path": … }` (tool chaining). A value that is not JSON
+   * fails the call (`execution_error`). Outside a session it goes where `run` was told (nowhere by default).
+   */
+  readonly saveArtifact: (name: string, value: J.JsonValue) => Effect.Effect<void, ToolFailure>
 }
 
 /** What `run` may be told besides the prepared arguments. */
 export interface RunOptions {
   /** The call's idempotency key (default: its call id). */
   readonly idempotencyKey?: string
+  /** Receives the artifacts the executor saves (default: they are dropped). */
+  readonly onArtifact?: (name: string, value: J.JsonValue) => void
 }
 
 /** Arguments that passed validation (and decoding), ready for `run`: what `ArgumentValidator.prepare` gives. */
@@ -195,7 +203,11 @@ export const contextOf = <A, R>(tool: Tool<A, R>, prepared: Prepared<A>, options
   raw: prepared.raw,
   prepared: prepared.value,
   coercions: prepared.coercions,
-  idempotencyKey: typeof options?.idempotencyKey === "string" ? options.idempotencyKey : prepared.callId
+  idempotencyKey: typeof options?.idempotencyKey === "string" ? options.idempotencyKey : prepared.callId,
+  saveArtifact: (name, value) =>
+    J.isJsonValue(value)
+      ? Effect.sync(() => options?.onArtifact?.(name, value))
+      : new ToolFailure({ kind: "execution_error", message: `The tool's artifact \`${name}\` is not JSON.` })
 })
 
 /**

@@ -9,7 +9,8 @@
  * `result.items[0].name`; without `$path` a ref means the whole `result`. No segment may be empty, a
  * bracket holds a decimal index (no leading zeros), and `__proto__`, `constructor` and `prototype` are
  * refused wherever they appear. Only own data properties are read: never a getter, never a prototype.
- * A ref may point only at a SUCCESS envelope; `$artifact` refs are not supported.
+ * A ref may point only at a SUCCESS envelope. With `$artifact`, it reads the artifact of that name the call
+ * saved (`ctx.saveArtifact`), `$path` then starting at the artifact's root.
  *
  * @since 0.1.0
  */
@@ -28,6 +29,9 @@ export type Scope = "turn" | "session"
 
 /** The envelopes refs can point at, by call id (the session builds it; never shared between sessions). */
 export type Results = ReadonlyMap<string, ToolEnvelope.Envelope>
+
+/** The artifacts `$artifact` refs can point at: by call id, then by name (what executors saved with `ctx.saveArtifact`). */
+export type Artifacts = ReadonlyMap<string, ReadonlyMap<string, J.JsonValue>>
 
 /** What a path-less ref reads: the envelope's `result`. */
 const resultOnly: ReadonlyArray<Path.Segment> = [{ key: "result", bracket: false }]
@@ -87,18 +91,34 @@ const unknownCall = (located: RefAware.Located, results: Results): Validator.Iss
   )
 }
 
-/** The value one ref stands for, or the issue that says why it has none. */
-const follow = (located: RefAware.Located, results: Results): Either.Either<J.JsonValue, Validator.Issue> => {
+/** The value an `$artifact` ref stands for: the artifact its call saved, at `$path` from the artifact's root. */
+const artifactAt = (located: RefAware.Located, artifacts: Artifacts): Either.Either<J.JsonValue, Validator.Issue> => {
   const { $artifact, $path, $tool } = located.ref
-  if ($artifact !== undefined) {
+  const saved = artifacts.get($tool)
+  const artifact = saved?.get($artifact!)
+  if (artifact === undefined) {
+    const names = [...(saved?.keys() ?? [])].slice(0, 10).map((n) => clip(n, 80))
     return Either.left(issue(
       located,
       "$artifact",
-      "a ref without `$artifact`: { \"$tool\": <call id>, \"$path\": <path> }",
-      `${where(located)} names artifact ${quoted($artifact)}: \`$artifact\` refs are not supported; point at ` +
-        `the call's result with \`$path\` instead, e.g. { "$tool": "${clip($tool, 80)}", "$path": "result" }.`
+      names.length === 0 ? "a ref to an artifact an earlier call saved" : `one of the artifacts of ${quoted($tool)}: ${names.join(", ")}`,
+      `${where(located)} names artifact ${quoted($artifact!)} of call ${quoted($tool)}, which saved ` +
+        (names.length === 0 ? "no artifacts." : `only these: ${names.join(", ")}.`)
     ))
   }
+  const value = $path === undefined ? Either.right(artifact) : Either.flatMap(Path.parse($path), (segments) => Path.walk(artifact, segments))
+  if (Either.isRight(value)) return Either.right(value.right)
+  return Either.left(issue(
+    located,
+    "$path",
+    "a dotted path into the artifact, from its root: e.g. rows[0].name",
+    `${where(located)} cannot be resolved: in artifact ${quoted($artifact!)} of ${quoted($tool)}, ${value.left}.`
+  ))
+}
+
+/** The value one ref stands for, or the issue that says why it has none. */
+const follow = (located: RefAware.Located, results: Results, artifacts: Artifacts): Either.Either<J.JsonValue, Validator.Issue> => {
+  const { $artifact, $path, $tool } = located.ref
   const envelope = results.get($tool)
   if (envelope === undefined) return Either.left(unknownCall(located, results))
   if (!envelope.ok) {
@@ -109,6 +129,7 @@ const follow = (located: RefAware.Located, results: Results): Either.Either<J.Js
       `${where(located)} cannot be resolved: ${clip($tool, 80)} failed: ${failureText(envelope)}. A ref can only read the result of a call that succeeded.`
     ))
   }
+  if ($artifact !== undefined) return artifactAt(located, artifacts)
   const value = valueAt(envelope, $path)
   if (Either.isLeft(value)) {
     return Either.left(issue(
@@ -129,6 +150,16 @@ const follow = (located: RefAware.Located, results: Results): Either.Either<J.Js
   }
   return Either.right(value.right)
 }
+
+/** What `resolve` may be given besides the results. */
+export interface ResolveOptions {
+  /** The call's arguments went to the model as a strict (OpenAI-style) schema. */
+  readonly fromStrictProvider?: boolean
+  /** What `$artifact` refs may point at (default: none). */
+  readonly artifacts?: Artifacts
+}
+
+const noArtifacts: Artifacts = new Map()
 
 const invalid = (tool: string, callId: string, issues: ReadonlyArray<Validator.Issue>) =>
   new ArgumentValidator.InvalidToolArguments({ tool, callId, issues, envelope: ToolEnvelope.fromIssues(issues, tool) })
@@ -156,21 +187,21 @@ export const resolve: <A>(
   tool: Tool.Tool<A, any>,
   call: ArgumentValidator.Referencing,
   results: Results,
-  options?: { readonly fromStrictProvider?: boolean }
+  options?: ResolveOptions
 ) => Effect.Effect<Tool.Prepared<A>, ArgumentValidator.InvalidToolArguments | ArgumentValidator.InvalidToolSchema> = Effect
   .fn("ToolChain.resolve")(function*<A>(
     validator: ArgumentValidator.Service,
     tool: Tool.Tool<A, any>,
     call: ArgumentValidator.Referencing,
     results: Results,
-    options?: { readonly fromStrictProvider?: boolean }
+    options?: ResolveOptions
   ) {
     const name = tool.name
     yield* Effect.annotateCurrentSpan({ tool: name, callId: call.callId, refs: call.refs.length })
     const replacements: Array<Replacement> = []
     const issues: Array<Validator.Issue> = []
     for (const located of call.refs) {
-      const followed = follow(located, results)
+      const followed = follow(located, results, options?.artifacts ?? noArtifacts)
       if (Either.isLeft(followed)) issues.push(followed.left)
       else replacements.push({ path: located.path, value: followed.right })
     }

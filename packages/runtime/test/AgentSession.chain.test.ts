@@ -134,3 +134,42 @@ describe("AgentSession (tool chaining by reference)", () => {
       assert.strictEqual(turn.usage.repairs, 1)
     }))
 })
+
+describe("AgentSession ($artifact refs)", () => {
+  /** `search` saves its hits as artifact `hits` and answers only their count. */
+  const withArtifacts = () => {
+    const { seen, toolkit } = kit()
+    const search = Tool.make("search", {
+      description: "Finds cities.",
+      parameters: { type: "object" },
+      execute: (_args, ctx) => Effect.as(ctx.saveArtifact("hits", [{ city: "Tromsø" }, { city: "Bodø" }]), { count: 2 }),
+      undo: () => Effect.void
+    })
+    return { seen, toolkit: Either.getOrThrow(Toolkit.make(search, ...toolkit.tools.values())) }
+  }
+  const artifactRef = (id: string, path: string) => ({ city: { $tool: id, $artifact: "hits", $path: path } })
+
+  it.effect("a call reads an artifact an earlier call saved (this turn, then a later one with scope session); undo forgets it", () =>
+    Effect.gen(function*() {
+      const { seen, toolkit } = withArtifacts()
+      const provider = make([
+        [call("s1", "search"), done],
+        [call("f1", "forecast", artifactRef("s1", "[1].city")), done],
+        answer("done"),
+        [call("f2", "forecast", artifactRef("s1", "[0].city")), done],
+        answer("done again"),
+        [call("f3", "forecast", artifactRef("s1", "[0].city")), done],
+        [call("f4", "forecast", { city: "Oslo" }), done],
+        answer("after undo")
+      ])
+      const s = yield* session(provider, toolkit, { chaining: true, chainScope: "session" })
+      yield* s.send("one")
+      yield* s.send("two")
+      assert.deepStrictEqual(seen, [{ city: "Bodø" }, { city: "Tromsø" }])
+      yield* s.undoLastTurn
+      yield* s.undoLastTurn
+      const third = yield* s.send("three")
+      assert.deepStrictEqual(third.calls[0]!.envelope.ok ? "ok" : third.calls[0]!.envelope.kind, "invalid_args")
+      assert.include(third.calls[0]!.envelope.ok ? "" : third.calls[0]!.envelope.message, "s1")
+    }))
+})

@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Either, Schema } from "effect"
+import type { JsonValue } from "@toolgate/json-schema"
 import { ToolEnvelope, Tool } from "@toolgate/runtime"
 import * as ToolChain from "../src/ToolChain.js"
 import { assertRefIssue, chain, cityRef, counted, invalidOf, loose, ok, oslo, referencing, results, validator, weather, weatherSchema } from "./support/toolChain.js"
@@ -120,11 +121,20 @@ describe("ToolChain.resolve", () => {
       assert.include(blank.envelope.message, "call_2 failed: (no message). A ref")
     }))
 
-  it.effect("an $artifact ref is not supported and says so", () =>
+  it.effect("an $artifact ref reads the artifact the call saved, $path from its root; a missing one names those saved", () =>
     Effect.gen(function*() {
-      const e = invalidOf(yield* chain(weather, { city: { $tool: "call_1", $artifact: "art_1" } }, oslo))
-      assertRefIssue(e, "city", "$artifact", "`$artifact` refs are not supported")
       const v = yield* validator
+      const artifacts = new Map([["call_1", new Map([["places", { rows: [{ city: "Bergen" }] } as JsonValue.JsonValue]])]])
+      const call = yield* referencing(weather, { city: { $tool: "call_1", $artifact: "places", $path: "rows[0].city" } })
+      const resolved = yield* ToolChain.resolve(v, weather, call, oslo, { artifacts })
+      assert.deepStrictEqual(resolved.value, { city: "Bergen" })
+      const unknown = yield* referencing(weather, { city: { $tool: "call_1", $artifact: "art_1" } })
+      const e = invalidOf(yield* Effect.either(ToolChain.resolve(v, weather, unknown, oslo, { artifacts })))
+      assertRefIssue(e, "city", "$artifact", "which saved only these: places")
+      const none = invalidOf(yield* chain(weather, { city: { $tool: "call_1", $artifact: "art_1" } }, oslo))
+      assertRefIssue(none, "city", "$artifact", "which saved no artifacts")
+      const badPath = yield* referencing(weather, { city: { $tool: "call_1", $artifact: "places", $path: "rows[3].city" } })
+      assertRefIssue(invalidOf(yield* Effect.either(ToolChain.resolve(v, weather, badPath, oslo, { artifacts }))), "city", "$path", "out of range")
       const strict = yield* v.prepare(weather, { city: { $tool: "call_1", $path: "result.city", $artifact: null } }, { callId: "c", fromStrictProvider: true })
       assert.strictEqual(strict._tag, "Referencing")
       if (strict._tag !== "Referencing") return

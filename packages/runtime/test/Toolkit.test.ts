@@ -96,7 +96,7 @@ describe("Toolkit", () => {
       const toolkit = Toolkit.provideContext(Either.getOrThrow(Toolkit.make(undoable)), context)
       const tool = toolkit.tools.get("write")!
       assert.deepStrictEqual(yield* runIn(toolkit, "write", {}), { ok: true, tool: "write", result: "read w" })
-      yield* tool.undo!({}, { tool: "write", callId: "c", raw: {}, prepared: {}, coercions: [], idempotencyKey: "k", result: "x" })
+      yield* tool.undo!({}, { tool: "write", callId: "c", raw: {}, prepared: {}, coercions: [], idempotencyKey: "k", saveArtifact: () => Effect.void, result: "x" })
       assert.deepStrictEqual(undone, ["read x"])
     }))
 })

@@ -34,6 +34,8 @@ export interface RoundInput {
   readonly budget: RepairBudget.RepairBudget
   /** What refs may point at (this turn's answered calls, plus the session's with scope "session"). */
   readonly results: ToolChain.Results
+  /** What `$artifact` refs may point at, likewise. */
+  readonly artifacts: ToolChain.Artifacts
   /** The turn's executions: every call whose executor starts is appended before it runs. */
   readonly executions: Array<Execution>
 }
@@ -84,7 +86,7 @@ const check = (env: Env, input: RoundInput, call: Message.ToolCall): Effect.Effe
   return env.validator.prepare(tool, call.arguments, { callId: call.id, fromStrictProvider }).pipe(
     Effect.flatMap((outcome) =>
       outcome._tag === "Referencing"
-        ? ToolChain.resolve(env.validator, tool, outcome, input.results, { fromStrictProvider })
+        ? ToolChain.resolve(env.validator, tool, outcome, input.results, { fromStrictProvider, artifacts: input.artifacts })
         : Effect.succeed(outcome)
     ),
     Effect.map((prepared): Checked => ({ _tag: "Valid", call, tool, prepared })),
@@ -154,12 +156,13 @@ const execute = Effect.fnUntraced(function*(env: Env, input: RoundInput, c: Chec
     arguments: c.prepared.value,
     idempotencyKey: key,
     undoable: c.tool.undo !== undefined,
+    artifacts: new Map(),
     envelope: undefined,
     timedOut: false,
     undo: undefined
   }
   input.executions.push(execution)
-  const ctx = Tool.contextOf(c.tool, c.prepared, { idempotencyKey: key })
+  const ctx = Tool.contextOf(c.tool, c.prepared, { idempotencyKey: key, onArtifact: (name, value) => execution.artifacts.set(name, value) })
   const { envelope, timedOut } = yield* timed(c.tool, c.call.id, Effect.suspend(() => c.tool.execute(c.prepared.args, ctx))).pipe(
     Effect.withSpan("Tool.run", { attributes: { tool: c.tool.name, callId: c.call.id } })
   )

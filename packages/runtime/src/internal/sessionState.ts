@@ -44,6 +44,8 @@ export interface Execution {
   readonly idempotencyKey: string
   /** Whether its tool declares an undo. */
   readonly undoable: boolean
+  /** The artifacts its executor saved, by name. */
+  readonly artifacts: Map<string, J.JsonValue>
   envelope: ToolEnvelope.Envelope | undefined
   /** Its time budget ended it: it answered `timeout`, and what it did before it stopped is unknown. */
   timedOut: boolean
@@ -93,6 +95,8 @@ export interface State {
   readonly undoLog: Ref.Ref<ReadonlyArray<UndoEntry>>
   /** The envelopes of committed turns' calls, by call id (kept only with chain scope "session"). */
   readonly results: Ref.Ref<ReadonlyMap<string, ToolEnvelope.Envelope>>
+  /** The artifacts of committed turns' calls, by call id (kept only with chain scope "session"). */
+  readonly artifacts: Ref.Ref<ToolChain.Artifacts>
   /** How many leading history messages a managed-conversation provider already has. */
   readonly seen: Ref.Ref<number>
   /** Whether the drift gate proved the toolkit (then it is not run again). */
@@ -119,6 +123,7 @@ export const makeState = (capacity: number, discovery: ToolDiscovery.State): Eff
     history: Ref.make<ReadonlyArray<Message.Message>>([]),
     undoLog: Ref.make<ReadonlyArray<UndoEntry>>([]),
     results: Ref.make<ReadonlyMap<string, ToolEnvelope.Envelope>>(new Map()),
+    artifacts: Ref.make<ToolChain.Artifacts>(new Map()),
     seen: Ref.make(0),
     proven: Ref.make(false),
     turns: Ref.make(0),

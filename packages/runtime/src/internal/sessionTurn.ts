@@ -14,7 +14,7 @@ import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
-import type { JsonSchema } from "@toolgate/json-schema"
+import type { JsonSchema, JsonValue as J } from "@toolgate/json-schema"
 import type * as AgentSession from "../AgentSession.js"
 import type * as DriftGate from "../DriftGate.js"
 import { ProviderError, ToolChoiceUnsupported, TurnDeadlineExceeded } from "../Errors.js"
@@ -193,6 +193,10 @@ const roundTrip = Effect.fnUntraced(function*<A, X>(env: Env, current: Current, 
 /** A managed conversation's backend has seen what was sent and the `answered` messages it wrote itself. */
 const saw = (env: Env, sent: number, answered: number) => Ref.set(env.seen, sent + answered)
 
+/** The artifacts of the turn's answered calls that succeeded, by call id. */
+const artifactsOf = (current: Current): Map<string, ReadonlyMap<string, J.JsonValue>> =>
+  new Map(current.executions.flatMap((e) => e.envelope?.ok === true && e.artifacts.size > 0 ? [[e.callId, e.artifacts] as const] : []))
+
 /** App-driven rounds until one has no tool calls; the last round's text. */
 const appRounds = Effect.fnUntraced(function*<A, X>(env: Env, current: Current, options: TurnOptions<A, X>) {
   while (true) {
@@ -212,6 +216,7 @@ const appRounds = Effect.fnUntraced(function*<A, X>(env: Env, current: Current, 
       results: env.chainScope === "session"
         ? new Map([...(yield* Ref.get(env.results)), ...current.progress.results])
         : current.progress.results,
+      artifacts: env.chainScope === "session" ? new Map([...(yield* Ref.get(env.artifacts)), ...artifactsOf(current)]) : artifactsOf(current),
       executions: current.executions
     })).answered
     const results = answered.map((a): Message.Message => ({ _tag: "ToolResult", callId: a.callId, name: a.tool, envelope: a.envelope }))
@@ -250,7 +255,10 @@ const commit = (env: Env, current: Current) =>
         steps: current.executions.flatMap((e) => e.undo === undefined ? [] : [e.undo])
       }
     ])
-    if (env.chainScope === "session" && results.size > 0) yield* Ref.update(env.results, (r) => new Map([...r, ...results]))
+    if (env.chainScope === "session" && results.size > 0) {
+      yield* Ref.update(env.results, (r) => new Map([...r, ...results]))
+      yield* Ref.update(env.artifacts, (a) => new Map([...a, ...artifactsOf(current)]))
+    }
     current.committed = true
     yield* publish(env, { _tag: "TurnCommitted", turn: current.number, rounds: current.rounds, toolCalls: answered.length })
   }))

@@ -45,11 +45,13 @@ const remove = (env: Env, entry: UndoEntry) =>
   Effect.uninterruptible(Effect.gen(function*() {
     yield* Ref.update(env.undoLog, (log) => log.filter((e) => e.turn !== entry.turn))
     yield* Ref.update(env.history, (h) => [...h.slice(0, entry.start), ...h.slice(entry.start + entry.count)])
-    yield* Ref.update(env.results, (r) => {
-      const kept = new Map(r)
+    const without = <V>(byCall: ReadonlyMap<string, V>) => {
+      const kept = new Map(byCall)
       for (const id of entry.calls) kept.delete(id)
       return kept
-    })
+    }
+    yield* Ref.update(env.results, without)
+    yield* Ref.update(env.artifacts, without)
     const length = (yield* Ref.get(env.history)).length
     yield* Ref.update(env.seen, (s) => Math.min(s, length))
   }))
