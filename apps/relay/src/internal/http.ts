@@ -42,7 +42,8 @@ const drainLimit = (maxBytes: number): number => Math.max(maxBytes * 4, 8 * 1024
 /**
  * The body as UTF-8 text. Over `maxBytes` → 413: the rest is read and discarded up to a bound, so a client
  * still sending gets the answer rather than a reset; a body declared past that bound is refused unread, and
- * one that grows past it has its connection closed.
+ * one that grows past it has its connection closed. (Not `HttpIncomingMessage.withMaxBodySize`: past its
+ * limit the platform closes the request stream, so a client still sending gets a reset instead of the 413.)
  */
 export const readBody = (request: HttpServerRequest.HttpServerRequest, maxBytes: number): Effect.Effect<string, Rejection> =>
   Effect.gen(function*() {
