@@ -22,6 +22,7 @@ import { ArgumentValidator, type InvalidToolSchema, type Service as ValidatorSer
 import { DriftGate, type Verdict } from "./DriftGate.js"
 import type * as Compensation from "./Compensation.js"
 import * as Errors from "./Errors.js"
+import * as Decode from "./Decode.js"
 import { StructuredOutputInvalid, StructuredOutputUnsupported } from "./Errors.js"
 import { safeString } from "./internal/json.js"
 import { type Env, makeState } from "./internal/sessionState.js"
@@ -87,8 +88,8 @@ const SendSettings = Schema.Struct({
   sampling: Schema.optionalWith(Provider.Sampling, { exact: true, default: () => ({}) })
 })
 
-const decodeSettings = Errors.decodeOptions("AgentSession", Settings)
-const decodeSend = Errors.decodeOptions("AgentSession.send", SendSettings)
+const decodeSettings = Decode.options("AgentSession", Settings)
+const decodeSend = Decode.options("AgentSession.send", SendSettings)
 
 /**
  * `TOOLGATE_NO_STRICT` set to `1`, `true` or `yes` (any case, trimmed): no tool goes out with a strict flag

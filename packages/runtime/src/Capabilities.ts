@@ -23,11 +23,11 @@ import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as Errors from "./Errors.js"
+import * as Decode from "./Decode.js"
 import { CapabilitiesContractError, transportCause } from "./Errors.js"
 import { classify, Envelope, malformed } from "./internal/capabilitiesWire.js"
 
@@ -98,28 +98,15 @@ const parseJson = (text: string, status: number): Effect.Effect<unknown, Capabil
 /** The path of the capabilities endpoint under the base URL. */
 export const path = "/v1/agent/capabilities"
 
-/** A `Duration.DurationInput` decoded into a `Duration`; `positive` refuses zero (a zero timeout would degrade every probe). */
-const durationInput = (positive: boolean) =>
-  Schema.transformOrFail(Schema.Unknown, Schema.DurationFromSelf, {
-    strict: true,
-    decode: (u, _, ast) => {
-      const d = durationOf(u)
-      return d === undefined || (positive && Duration.isZero(d))
-        ? ParseResult.fail(new ParseResult.Type(ast, u, positive ? "a positive duration" : "a duration"))
-        : ParseResult.succeed(d)
-    },
-    encode: ParseResult.succeed
-  })
-
 /** The options as a Schema (defaults filled in): an http(s) base URL, durations that are durations, a positive byte limit. */
 const Settings = Schema.Struct({
-  baseUrl: Schema.String.pipe(Schema.filter(isHttpUrl, { message: () => "an absolute http: or https: URL" })),
-  timeout: Schema.optionalWith(durationInput(true), { exact: true, default: () => Duration.seconds(5) }),
-  timeToLive: Schema.optionalWith(durationInput(false), { exact: true, default: () => Duration.minutes(5) }),
+  baseUrl: Decode.HttpUrl,
+  timeout: Schema.optionalWith(Decode.PositiveDuration, { exact: true, default: () => Duration.seconds(5) }),
+  timeToLive: Schema.optionalWith(Decode.DurationInput, { exact: true, default: () => Duration.minutes(5) }),
   maxBodyBytes: Schema.optionalWith(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)), { exact: true, default: () => defaultMaxBodyBytes })
 })
 
-const decodeSettings = Errors.decodeOptions("Capabilities", Settings)
+const decodeSettings = Decode.options("Capabilities", Settings)
 
 /** Builds the service; its cached probe lives in the surrounding scope (the layer's). Options that are not valid fail with `InvalidOptions`. */
 export const make = (options: Options): Effect.Effect<Service, Errors.InvalidOptions, HttpClient.HttpClient | Scope.Scope> =>
@@ -229,23 +216,3 @@ const responseFailure = (e: HttpClientError.ResponseError): Effect.Effect<Probe,
   return Effect.fail(new CapabilitiesContractError({ reason: "malformed", detail: `HTTP ${status} instead of the capabilities envelope` }))
 }
 
-/** A duration from what a caller gave, `undefined` when it is not one (`Duration.decode` throws on those). */
-function durationOf(input: unknown): Duration.Duration | undefined {
-  if (typeof input === "number" && Number.isNaN(input)) return undefined
-  try {
-    return Duration.decode(input as Duration.DurationInput)
-  } catch {
-    return undefined
-  }
-}
-
-/** Whether `u` parses as an absolute http: or https: URL. */
-function isHttpUrl(u: unknown): boolean {
-  if (typeof u !== "string") return false
-  try {
-    const { protocol } = new URL(u)
-    return protocol === "http:" || protocol === "https:"
-  } catch {
-    return false
-  }
-}

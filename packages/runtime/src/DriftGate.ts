@@ -15,6 +15,7 @@ import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import { Capabilities } from "./Capabilities.js"
 import * as Errors from "./Errors.js"
+import * as Decode from "./Decode.js"
 import { type CapabilitiesContractError, CapabilitiesUnreachable, SchemaDriftError, UnsupportedCloudToolSchema } from "./Errors.js"
 
 /** What the gate reads of a toolkit (a `Toolkit.Toolkit<R>` fits): its tools by name with their local JSON Schemas. */
@@ -158,7 +159,7 @@ const Settings = Schema.Struct({
   onUnreachable: Schema.optionalWith(Schema.Literal("degrade", "fail"), { exact: true, default: () => "degrade" as const })
 })
 
-const decodeSettings = Errors.decodeOptions("DriftGate", Settings)
+const decodeSettings = Decode.options("DriftGate", Settings)
 
 /**
  * Builds the gate over `Capabilities`, with its own verdict cache (shared by every session of the layer);

@@ -6,8 +6,6 @@
  * @since 0.1.0
  */
 import type * as HttpClientError from "@effect/platform/HttpClientError"
-import * as Effect from "effect/Effect"
-import * as ParseResult from "effect/ParseResult"
 import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
 import type * as ArgumentValidator from "./ArgumentValidator.js"
@@ -157,13 +155,6 @@ export class InvalidOptions extends Schema.TaggedError<InvalidOptions>()("Invali
   override get message(): string {
     return sentence(`Invalid ${this.of} options: ${this.detail}`)
   }
-}
-
-/** Decodes options with `schema` once, where they are given; what fails is an `InvalidOptions` of `of`. */
-export const decodeOptions = <A, I>(of: string, schema: Schema.Schema<A, I>) => {
-  const decode = Schema.decodeUnknown(schema, { errors: "all", onExcessProperty: "ignore" })
-  return (options: unknown): Effect.Effect<A, InvalidOptions> =>
-    Effect.mapError(decode(options), (e) => new InvalidOptions({ of, detail: ParseResult.TreeFormatter.formatErrorSync(e) }))
 }
 
 /** The rule an event stream broke (each is explained at `EventContract.Rule`). */

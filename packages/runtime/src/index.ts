@@ -37,6 +37,9 @@ export * as DriftGate from "./DriftGate.js"
 /** The events of a provider's stream as one Schema union (app-driven and provider-driven lifecycle). */
 export * as StreamEvent from "./StreamEvent.js"
 
+/** Decoding at the edge: `options(of, schema)` (invalid options are `Errors.InvalidOptions`), `HttpUrl`, `PositiveDuration`, `DurationInput`. */
+export * as Decode from "./Decode.js"
+
 /** The conversation as data: user text, assistant turns with their tool calls, tool results as envelopes. */
 export * as Message from "./Message.js"
 
