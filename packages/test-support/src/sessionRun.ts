@@ -1,10 +1,11 @@
 /**
- * Runs a `SessionPlan` on one real session over the `Scripted` provider and checks every send
+ * Runs a `SessionPlan` on one real session over the `Scripted` provider (or another model of the script, e.g.
+ * Gemini's wire over loopback) and checks every send
  * (sessionOracle.ts) and every undo the plan asks for between sends, then unwinds the undo log. Local mode, or cloud-profile mode over a drift gate
  * the caller provides (the gate's verdict must not change what the turns do).
  */
 import { assert } from "@effect/vitest"
-import { Chunk, Effect, Either, Layer, Option, Queue, Stream } from "effect"
+import { Chunk, Effect, Either, Layer, Option, Queue, type Scope, Stream } from "effect"
 import { AgentSession, ArgumentValidator, type DriftGate, Errors, type Message, type Provider } from "@toolgate/runtime"
 import * as Script from "@toolgate/providers/Script"
 import * as Scripted from "@toolgate/providers/Scripted"
@@ -102,14 +103,24 @@ const preTransmit = (plan: SessionPlan) => {
 /** How the session is made: local, or cloud-profile over `gate` (checked: the gate runs on the first send only, as it proves). */
 export type Mode = { readonly mode: "local" } | { readonly mode: "cloudProfile"; readonly gate: Layer.Layer<DriftGate.DriftGate> }
 
-/** Runs every send of `plan` on one session and checks each. */
-export const runSession = (plan: SessionPlan, how: Mode = { mode: "local" }) =>
+/** A provider playing `script` (whose turns the run sets before each send), and the requests it received. */
+export type Model = (
+  script: Script.Script,
+  capabilities: Partial<Provider.ProviderCapabilities>
+) => Effect.Effect<{ readonly provider: Provider.AgentProvider; readonly requests: Effect.Effect<ReadonlyArray<Provider.CompletionRequest>> }, never, Scope.Scope>
+
+/** The `Scripted` provider as a `Model`. */
+export const scripted: Model = (script, capabilities) =>
+  Effect.map(Scripted.make(script, capabilities), (provider) => ({ provider, requests: provider.requests }))
+
+/** Runs every send of `plan` on one session over `model` and checks each. */
+export const runSession = (plan: SessionPlan, how: Mode = { mode: "local" }, model: Model = scripted) =>
   Effect.gen(function*() {
     const sim = simulate(plan)
     // The script's turns are set just before each send: an undo takes a User message out of history, so a later
     // send plays a turn index an earlier one played (the model's `scriptIndex`).
     const turns: Array<Script.Round[]> = []
-    const provider = yield* Scripted.make({ turns }, {
+    const { provider, requests } = yield* model({ turns }, {
       supportsParallelToolCalls: plan.parallel,
       supportsToolChoice: plan.supportsToolChoice,
       schemaDialect: plan.dialect,
@@ -136,18 +147,18 @@ export const runSession = (plan: SessionPlan, how: Mode = { mode: "local" }) =>
         turns.push(yield* Script.decode({ turns: [sim.rounds[i]] }).pipe(Effect.map((s) => [...s.turns[0]!])))
       }
       const before = yield* session.history
-      const requestsBefore = (yield* provider.requests).length
+      const requestsBefore = (yield* requests).length
       const receivedBefore = tools.received.length
       const text = `send ${i + 1}`
       const traced = RecordingTracer.make()
-      const exit = yield* session.send(text, { toolChoice: expected.choice }).pipe(Effect.timeout("10 seconds"), Effect.withTracer(traced.tracer), Effect.exit)
+      const exit = yield* session.send(text, { toolChoice: expected.choice }).pipe(Effect.timeout("20 seconds"), Effect.withTracer(traced.tracer), Effect.exit)
       const observed: Observed = {
         index: i + 1,
         text,
         exit,
         before,
         after: yield* session.history,
-        requests: (yield* provider.requests).slice(requestsBefore),
+        requests: (yield* requests).slice(requestsBefore),
         received: tools.received.slice(receivedBefore),
         events: Chunk.toReadonlyArray(yield* Queue.takeAll(events)),
         spans: traced.spans.filter((s) => s.name === "AgentSession.toolCall").map((s) => s.attributes)
