@@ -18,7 +18,7 @@ import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import type { JsonSchema, JsonValue as J } from "@toolgate/json-schema"
-import { ArgumentValidator, type InvalidToolSchema, type Service as ValidatorService } from "./ArgumentValidator.js"
+import { ArgumentValidator, type InvalidToolSchema } from "./ArgumentValidator.js"
 import { DriftGate, type Verdict } from "./DriftGate.js"
 import type * as Compensation from "./Compensation.js"
 import * as Errors from "./Errors.js"
@@ -26,6 +26,7 @@ import * as Decode from "./Decode.js"
 import { StructuredOutputInvalid, StructuredOutputUnsupported } from "./Errors.js"
 import { safeString } from "./internal/json.js"
 import { type Env, makeState } from "./internal/sessionState.js"
+import { registry } from "./internal/registry.js"
 import * as SessionTurn from "./internal/sessionTurn.js"
 import * as ToolDiscovery from "./internal/toolDiscovery.js"
 import { undoLast } from "./internal/sessionUndo.js"
@@ -35,8 +36,7 @@ import type * as RepairBudget from "./RepairBudget.js"
 import * as RunLimits from "./RunLimits.js"
 import type * as SessionEvent from "./SessionEvent.js"
 import type * as ToolChain from "./ToolChain.js"
-import * as ToolEnvelope from "./ToolEnvelope.js"
-import * as Tool from "./Tool.js"
+import type * as ToolEnvelope from "./ToolEnvelope.js"
 import * as Toolkit from "./Toolkit.js"
 
 /** `cloudProfile`: a relay owns the tool schemas, so the drift gate runs before the first request; `local`: no gate. */
@@ -240,43 +240,6 @@ const methods = (env: Env, serialized: <A, E>(effect: Effect.Effect<A, E>) => Ef
   }
 }
 
-/** The session's tools for a provider that runs them itself: each call goes through layer 2, every outcome an envelope. */
-const registryOf = (toolkit: Toolkit.Toolkit<never>, validator: ValidatorService): Provider.Registry => {
-  const tools = Array.from(toolkit.tools.values(), (tool): Provider.RegistryTool => ({
-    name: tool.name,
-    description: tool.description,
-    parameters: tool.jsonSchema,
-    execute: (args, callId) =>
-      validator.prepare(tool, args, { callId }).pipe(
-        Effect.flatMap((prepared) =>
-          prepared._tag === "Referencing"
-            ? Effect.succeed(ToolEnvelope.failure("invalid_args", "Refs to earlier calls are not resolved for calls the provider runs.", { tool: tool.name }))
-            : Tool.run(tool, prepared)
-        ),
-        Effect.catchTags({
-          InvalidToolArguments: (e) => Effect.succeed<ToolEnvelope.Envelope>(e.envelope),
-          InvalidToolSchema: (e) => Effect.succeed(ToolEnvelope.failure("unavailable", e.message, { tool: tool.name, retryable: false }))
-        })
-      )
-  }))
-  const byName = new Map(tools.map((t) => [t.name, t] as const))
-  return { tools, get: (name) => byName.get(name) }
-}
-
-/** The toolkit with the discovery tools of the provider's `toolDiscovery` (none for eager discovery). */
-const withDiscovery = (
-  toolkit: Toolkit.Toolkit<never>,
-  capabilities: Provider.ProviderCapabilities,
-  discovery: Ref.Ref<ToolDiscovery.State>
-): Effect.Effect<Toolkit.Toolkit<never>, Errors.InvalidOptions> => {
-  const meta = ToolDiscovery.tools(toolkit, capabilities, discovery)
-  const taken = meta.find((t) => toolkit.tools.has(t.name))
-  if (taken !== undefined) {
-    return new Errors.InvalidOptions({ of: "AgentSession", detail: `the toolkit has a tool named \`${taken.name}\`, the name of a discovery tool` })
-  }
-  return Effect.succeed(meta.length === 0 ? toolkit : { ...toolkit, tools: new Map([...meta.map((t) => [t.name, t] as const), ...toolkit.tools]) })
-}
-
 /** What a session made with `options` needs from context besides the toolkit's requirements. */
 export type Requirements<O> =
   | ArgumentValidator
@@ -299,10 +262,10 @@ export function make(options: Options<unknown>): Effect.Effect<AgentSession, Err
     const context = yield* Effect.context<unknown>()
     const validator = yield* ArgumentValidator
     const scoped = Toolkit.provideContext(options.toolkit, context)
-    const provider = "_tag" in given ? given.make(registryOf(scoped, validator)) : given
+    const provider = "_tag" in given ? given.make(registry(scoped, validator)) : given
     const gate = settings.mode === "cloudProfile" ? yield* DriftGate : undefined
     const state = yield* makeState(settings.eventCapacity, ToolDiscovery.initial(options.toolkit, provider.capabilities))
-    const toolkit = yield* withDiscovery(scoped, provider.capabilities, state.discovery)
+    const toolkit = yield* ToolDiscovery.withTools(scoped, provider.capabilities, state.discovery)
     const env: Env = {
       ...state,
       id: settings.id ?? crypto.randomUUID(),

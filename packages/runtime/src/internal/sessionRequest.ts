@@ -1,7 +1,8 @@
 /**
- * What one request of a session carries besides the tool choice: the toolkit's tools in the provider's
- * dialect (`definitions`) and the messages, cut for a managed conversation and a context window
- * (`messages`). Plain functions, no services: the session calls them once per send and once per round.
+ * What one request of a session carries: the toolkit's tools in the provider's dialect (`definitions`), the
+ * messages, cut for a managed conversation and a context window (`messages`), the system prompt, sampling,
+ * and for a model without native tool calling the tools as text; `build` puts one request together. Plain
+ * functions, no services: the session calls them once per send and once per round.
  *
  * @internal
  */
@@ -10,6 +11,7 @@ import type * as Message from "../Message.js"
 import * as Provider from "../Provider.js"
 import type * as Tool from "../Tool.js"
 import type * as Toolkit from "../Toolkit.js"
+import * as TextTools from "./textTools.js"
 
 /** The tool definitions of a send and which of them went out strict. */
 export interface Definitions {
@@ -142,7 +144,7 @@ export const messages = (
 }
 
 /** Where a send's words go: the request's system prompt, and a preamble of its user message. */
-export interface Prompt {
+interface Prompt {
   readonly systemPrompt: string | undefined
   readonly preamble: string | undefined
 }
@@ -153,7 +155,7 @@ export interface Prompt {
  * (`backendManagedSystemPrompt`), the persona and the tools, the directives becoming a preamble of the user
  * message. Empty parts are left out.
  */
-export const prompt = (
+const prompt = (
   capabilities: Provider.ProviderCapabilities,
   persona: string | undefined,
   directives: string | undefined,
@@ -169,7 +171,7 @@ export const prompt = (
 }
 
 /** `messages` with `user` (the turn's own message, when the request carries it) preceded by `preamble`. */
-export const withPreamble = (
+const withPreamble = (
   messages: ReadonlyArray<Message.Message>,
   user: Message.Message | undefined,
   preamble: string | undefined
@@ -191,5 +193,49 @@ export const sampling = (
   return {
     sampling: undefined,
     warnings: [`${capabilities.name} declares no sampling support: ${keys.join(", ")} left out of the requests`]
+  }
+}
+
+/** What one request is made of. */
+export interface Parts {
+  readonly capabilities: Provider.ProviderCapabilities
+  /** History and the turn's messages so far. */
+  readonly all: ReadonlyArray<Message.Message>
+  /** Where the turn's User message is in `all`. */
+  readonly turnStart: number
+  /** How many leading messages a managed conversation's backend has seen. */
+  readonly seen: number
+  readonly definitions: Definitions
+  /** The tools the request carries (tool discovery's choice). */
+  readonly active: ReadonlySet<string>
+  /** Tools go through text: listed in the system prompt, history shown as the model wrote it. */
+  readonly textRouted: boolean
+  readonly persona: string | undefined
+  readonly directives: string | undefined
+  readonly toolChoice: Provider.ToolChoice
+  readonly structuredOutput: JsonSchema.JsonSchema | undefined
+  readonly sampling: Provider.Sampling | undefined
+  readonly maxToolCallsPerTurn: number | undefined
+}
+
+/** One request: messages cut and prompted, the active tools (natively, or in the system prompt as text), sampling. */
+export const build = (parts: Parts): Provider.CompletionRequest => {
+  const { capabilities, textRouted } = parts
+  const tools = parts.definitions.tools.filter((t) => parts.active.has(t.name))
+  const { preamble, systemPrompt } = prompt(
+    capabilities,
+    parts.persona,
+    parts.directives,
+    textRouted && tools.length > 0 ? TextTools.instructions(tools) : undefined
+  )
+  const prompted = withPreamble(messages(capabilities, parts.all, parts.turnStart, parts.seen), parts.all[parts.turnStart], preamble)
+  return {
+    messages: textRouted ? TextTools.transcript(prompted) : prompted,
+    tools: capabilities.supportsToolCalling === true ? tools : [],
+    toolChoice: parts.toolChoice,
+    ...(parts.structuredOutput === undefined ? {} : { structuredOutput: parts.structuredOutput }),
+    ...(systemPrompt === undefined ? {} : { systemPrompt }),
+    ...(parts.sampling === undefined ? {} : { sampling: parts.sampling }),
+    ...(parts.maxToolCallsPerTurn === undefined ? {} : { maxToolCallsPerTurn: parts.maxToolCallsPerTurn })
   }
 }

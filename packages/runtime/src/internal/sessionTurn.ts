@@ -150,26 +150,23 @@ const roundTrip = Effect.fnUntraced(function*<A, X>(env: Env, current: Current, 
   yield* publish(env, { _tag: "RoundStarted", turn: current.number, round })
   const capabilities = env.provider.capabilities
   const all = [...(yield* Ref.get(env.history)), ...current.progress.messages]
-  const messages = SessionRequest.messages(capabilities, all, current.start, yield* Ref.get(env.seen))
   const active = ToolDiscovery.requestTools(env.toolkit, capabilities, yield* Ref.get(env.discovery)).names
-  const tools = current.definitions.tools.filter((t) => active.has(t.name))
-  const { preamble, systemPrompt } = SessionRequest.prompt(
-    capabilities,
-    env.persona,
-    options.directives,
-    current.textRouted && tools.length > 0 ? TextTools.instructions(tools) : undefined
-  )
-  const prompted = SessionRequest.withPreamble(messages, all[current.start], preamble)
   const maxToolCalls = capabilities.executionModel === "providerDriven" ? env.limits.maxToolCallsPerTurn : undefined
-  let request: Provider.CompletionRequest = {
-    messages: current.textRouted ? TextTools.transcript(prompted) : prompted,
-    tools: capabilities.supportsToolCalling === true ? tools : [],
+  let request = SessionRequest.build({
+    capabilities,
+    all,
+    turnStart: current.start,
+    seen: yield* Ref.get(env.seen),
+    definitions: current.definitions,
+    active,
+    textRouted: current.textRouted,
+    persona: env.persona,
+    directives: options.directives,
     toolChoice: options.toolChoice,
-    ...(options.structuredOutput === undefined ? {} : { structuredOutput: options.structuredOutput }),
-    ...(systemPrompt === undefined ? {} : { systemPrompt }),
-    ...(current.sampling === undefined ? {} : { sampling: current.sampling }),
-    ...(maxToolCalls === undefined ? {} : { maxToolCallsPerTurn: maxToolCalls })
-  }
+    structuredOutput: options.structuredOutput,
+    sampling: current.sampling,
+    maxToolCallsPerTurn: maxToolCalls
+  })
   if (capabilities.requiresNetworking && env.preTransmit !== undefined) request = yield* env.preTransmit(request)
   const limit = env.maxEventsPerRound
   const events = yield* env.provider.stream(request).pipe(

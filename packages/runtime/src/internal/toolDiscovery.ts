@@ -9,6 +9,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
+import * as Errors from "../Errors.js"
 import type * as Provider from "../Provider.js"
 import * as Tool from "../Tool.js"
 import type * as Toolkit from "../Toolkit.js"
@@ -147,4 +148,18 @@ export const tools = (
       }))
   })
   return [list, activate]
+}
+
+/** The toolkit with the discovery tools of the provider's `toolDiscovery` (none for eager discovery). */
+export const withTools = (
+  toolkit: Toolkit.Toolkit<never>,
+  capabilities: Provider.ProviderCapabilities,
+  discovery: Ref.Ref<State>
+): Effect.Effect<Toolkit.Toolkit<never>, Errors.InvalidOptions> => {
+  const meta = tools(toolkit, capabilities, discovery)
+  const taken = meta.find((t) => toolkit.tools.has(t.name))
+  if (taken !== undefined) {
+    return new Errors.InvalidOptions({ of: "AgentSession", detail: `the toolkit has a tool named \`${taken.name}\`, the name of a discovery tool` })
+  }
+  return Effect.succeed(meta.length === 0 ? toolkit : { ...toolkit, tools: new Map([...meta.map((t) => [t.name, t] as const), ...toolkit.tools]) })
 }
