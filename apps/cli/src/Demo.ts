@@ -95,7 +95,8 @@ const relayUrl = (given: Option.Option<string>) =>
     const started = yield* withProgress(
       "starting the relay",
       // The relay's own warnings go to stderr, so stdout stays the trace (and valid JSON lines with --json).
-      Relay.start(Demo.config).pipe(
+      // Fault headers on, as the tests' relays have them (`toolgate serve` only with --faults).
+      Relay.start({ ...Demo.config, faultHeaders: true }).pipe(
         Logger.withMinimumLogLevel(LogLevel.Warning),
         Effect.locally(FiberRef.currentLoggers, HashSet.make(Logger.prettyLogger({ stderr: true, colors: false })))
       )

@@ -1,9 +1,10 @@
 /**
- * `toolgate serve [--port N] [--profile FILE] [--scenario FILE] [--json]`: runs the reference relay on loopback
- * until interrupted (Ctrl-C: a clean shutdown, exit 0). Without files it serves the demo: every demo
+ * `toolgate serve [--port N] [--profile FILE] [--scenario FILE] [--faults] [--json]`: runs the reference relay on
+ * loopback until interrupted (Ctrl-C: a clean shutdown, exit 0). Without files it serves the demo: every demo
  * scenario under `/scenarios/<name>` and the first one at the root; a profile or scenario file replaces
- * what the root serves. One line says where it listens, then one line per request (with `--json`, JSON
- * objects). A file that cannot be used (a profile must decode as a `ProfileFile`), a bad port or a port in
+ * what the root serves. The fault switch headers are honoured only with `--faults` (anything on the machine
+ * can reach a loopback port); a profile's `faults` apply either way. One line says where it listens and
+ * whether fault headers are on, then one line per request (with `--json`, JSON objects). A file that cannot be used (a profile must decode as a `ProfileFile`), a bad port or a port in
  * use: one line on stderr, exit 2.
  *
  * @since 0.1.0
@@ -77,27 +78,38 @@ const loadProfile = (path: string) =>
   })
 
 /** The config: the demo's, with the root's profile and script replaced by the files given. */
-export const served = (profile: Option.Option<string>, scenario: Option.Option<string>) =>
+export const served = (profile: Option.Option<string>, scenario: Option.Option<string>, faultHeaders = false) =>
   Effect.gen(function*() {
     const loadedProfile = Option.isSome(profile) ? yield* loadProfile(profile.value) : Demo.config.profile
     const loadedScript = Option.isSome(scenario) ? yield* Effect.flatMap(Lazy.relay, (Relay) => Relay.loadScript(scenario.value)) : Demo.config.script
     return {
-      config: { ...Demo.config, profile: loadedProfile, script: loadedScript },
+      config: { ...Demo.config, profile: loadedProfile, script: loadedScript, faultHeaders },
       profile: Option.getOrElse(profile, () => demoRoot),
       scenario: Option.getOrElse(scenario, () => demoRoot)
     } satisfies Served
   }).pipe(Effect.mapError((e) => new BadInput({ message: oneLine(e._tag === "RelayFileError" ? `Cannot serve ${e.message}` : e.message) })))
 
-/** The start line: where the relay listens and what it serves. */
+/** Whether the served config honours the fault switch headers. */
+const faultsOn = (what: Served): boolean => what.config.faultHeaders === true
+
+/** The start line: where the relay listens, what it serves, and whether fault headers are on. */
 export const startLine = (url: string, what: Served): string => {
   const names = Array.from(what.config.scenarios?.keys() ?? [])
   const scenarios = names.length === 0 ? "none" : `${names.join(", ")} under /scenarios/<name>`
-  return `toolgate relay listening on ${url} (profile: ${what.profile}, scenario: ${what.scenario}, scenarios: ${scenarios})`
+  const faults = faultsOn(what) ? "on (x-toolgate-fault, x-toolgate-delay-ms)" : "off (--faults turns them on)"
+  return `toolgate relay listening on ${url} (profile: ${what.profile}, scenario: ${what.scenario}, scenarios: ${scenarios}; fault headers: ${faults})`
 }
 
-/** The start line with `--json`: `{ "_tag": "Listening", url, profile, scenario, scenarios }`. */
+/** The start line with `--json`: `{ "_tag": "Listening", url, profile, scenario, scenarios, faultHeaders }`. */
 const startJson = (url: string, what: Served): string =>
-  jsonLine({ _tag: "Listening", url, profile: what.profile, scenario: what.scenario, scenarios: Array.from(what.config.scenarios?.keys() ?? []) })
+  jsonLine({
+    _tag: "Listening",
+    url,
+    profile: what.profile,
+    scenario: what.scenario,
+    scenarios: Array.from(what.config.scenarios?.keys() ?? []),
+    faultHeaders: faultsOn(what)
+  })
 
 /** Why the server could not listen, in one line. */
 const listenError = (port: number, error: HttpServerError.ServeError): BadInput => {
@@ -139,17 +151,24 @@ const scenarioOption = Options.file("scenario").pipe(
   Options.withDescription("a scenario JSON file: a script { \"turns\": [[round, …], …] } the root's turns and chat completions answer from. Default: the demo's.")
 )
 
+const faultsOption = Options.boolean("faults").pipe(
+  Options.withDescription(
+    "honour the fault switch headers x-toolgate-fault and x-toolgate-delay-ms (for testing clients). Default: off, " +
+      "and a request carrying one is a 400. A profile's faults apply either way."
+  )
+)
+
 /** The `serve` subcommand. */
 export const command = Command.make(
   "serve",
-  { port: portOption, profile: profileOption, scenario: scenarioOption, json },
+  { port: portOption, profile: profileOption, scenario: scenarioOption, faults: faultsOption, json },
   (options) =>
     Effect.gen(function*() {
       const port = options.port
       if (!(Number.isSafeInteger(port) && port >= 0 && port <= 65_535)) {
         return yield* new BadInput({ message: `--port must be 0 to 65535, got ${port}.` })
       }
-      const what = yield* served(options.profile, options.scenario)
+      const what = yield* served(options.profile, options.scenario, options.faults)
       yield* Effect.scoped(Effect.gen(function*() {
         const Relay = yield* Lazy.relay
         const { url } = yield* Relay.start(what.config, { port }).pipe(Effect.mapError((e) => listenError(port, e)))
@@ -160,7 +179,7 @@ export const command = Command.make(
     }).pipe(withRequestLog(options.json), Effect.catchTag("BadInput", badInput(options, 2)))
 ).pipe(Command.withDescription(
   "Run the reference relay on 127.0.0.1 until Ctrl-C: capabilities, streamed turns and Chat Completions from a scripted model, " +
-    "with fault switches (header x-toolgate-fault). Without files it serves the demo's scenarios under /scenarios/<name>. " +
+    "with fault switches (profile faults; header x-toolgate-fault only with --faults). Without files it serves the demo's scenarios under /scenarios/<name>. " +
     "Exit 2: a file that cannot be used, or the port is taken. " +
-    "Example: toolgate serve --port 8787 --profile profile.json --scenario script.json, then curl -s 127.0.0.1:8787/v1/agent/capabilities"
+    "Example: toolgate serve --port 8787 --profile profile.json --scenario script.json --faults, then curl -s 127.0.0.1:8787/v1/agent/capabilities"
 ))

@@ -60,7 +60,7 @@ const get = async (url: string) => {
   return { status: response.status, text: await response.text() }
 }
 const post = async (url: string, body: unknown) => {
-  const response = await fetch(url, { method: "POST", body: JSON.stringify(body), signal: AbortSignal.timeout(5_000) })
+  const response = await fetch(url, { method: "POST", body: JSON.stringify(body), headers: { "content-type": "application/json" }, signal: AbortSignal.timeout(5_000) })
   return { status: response.status, text: await response.text() }
 }
 const dataOf = (sse: string) =>
@@ -111,12 +111,12 @@ describe("toolgate serve (the process)", () => {
   it("--help names the options and gives an example", async () => {
     const help = await within(toolgateAsync("serve", "--help"), 60_000, "--help")
     assert.strictEqual(help.code, 0)
-    for (const option of ["--port", "--profile", "--scenario", "Example: toolgate serve", "/scenarios/<name>"]) assert.include(help.stdout, option)
+    for (const option of ["--port", "--profile", "--scenario", "--faults", "Example: toolgate serve", "/scenarios/<name>"]) assert.include(help.stdout, option)
   })
 
   it("serves the demo on a free port, logs each request, and exits 0 on SIGINT", async () => {
     await withServe(["--port", "0"], async (url, serving) => {
-      assert.match(await within(serving.firstLine, 1_000, "line"), /^toolgate relay listening on http:\/\/127\.0\.0\.1:\d+ \(profile: demo "matches", .*scenarios: matches, drift, .*chaining/)
+      assert.match(await within(serving.firstLine, 1_000, "line"), /^toolgate relay listening on http:\/\/127\.0\.0\.1:\d+ \(profile: demo "matches", .*scenarios: matches, drift, .*chaining.*; fault headers: off/)
       const capabilities = await get(`${url}/v1/agent/capabilities`)
       assert.strictEqual(capabilities.status, 200)
       assert.nestedProperty(JSON.parse(capabilities.text), "tool_schemas.get_weather")
@@ -161,8 +161,23 @@ describe("toolgate serve (the process)", () => {
     })
   })
 
+  it("--faults: the start line says fault headers are on, and they are honoured (without it: a 400)", async () => {
+    await withServe(["--port", "0", "--faults"], async (url, serving) => {
+      assert.match(await serving.firstLine, /; fault headers: on \(x-toolgate-fault, x-toolgate-delay-ms\)\)$/)
+      const failing = await fetch(`${url}/v1/agent/capabilities`, { headers: { "x-toolgate-fault": "fail" }, signal: AbortSignal.timeout(5_000) })
+      assert.strictEqual(failing.status, 500)
+    })
+    await withServe(["--port", "0"], async (url) => {
+      const refused = await fetch(`${url}/v1/agent/capabilities`, { headers: { "x-toolgate-fault": "fail" }, signal: AbortSignal.timeout(5_000) })
+      assert.strictEqual(refused.status, 400)
+      assert.match(((await refused.json()) as { error: { message: string } }).error.message, /--faults/)
+      const plain = await fetch(`${url}/v1/agent/turns`, { method: "POST", body: JSON.stringify(turn), signal: AbortSignal.timeout(5_000) })
+      assert.strictEqual(plain.status, 415, "a text/plain POST (a web page's simple request) is refused")
+    })
+  })
+
   it("SIGINT with a request still open (a slow fault) shuts down without waiting for it, exit 0", async () => {
-    await withServe(["--port", "0"], async (url, serving) => {
+    await withServe(["--port", "0", "--faults"], async (url, serving) => {
       const open = fetch(`${url}/v1/agent/capabilities`, {
         headers: { "x-toolgate-fault": "slow", "x-toolgate-delay-ms": "600000" },
         signal: AbortSignal.timeout(30_000)
@@ -227,7 +242,7 @@ describe("toolgate serve (the process)", () => {
     const serving = serve("--port", "0", "--json")
     try {
       const start = JSON.parse(await within(serving.firstLine, 30_000, "the start line"))
-      assert.deepInclude(start, { _tag: "Listening", profile: 'demo "matches"' })
+      assert.deepInclude(start, { _tag: "Listening", profile: 'demo "matches"', faultHeaders: false })
       assert.includeMembers(start.scenarios, ["matches", "drift"])
       assert.strictEqual((await get(`${start.url}/v1/agent/capabilities`)).status, 200)
       await eventually(() => serving.stdout().trim().split("\n").length >= 2, "the request's line")

@@ -12,9 +12,12 @@
  * `/scenarios/drift/v1/agent/turns`), each with its own profile, script and profile faults; a client picks
  * one by its base URL. An unknown name is a 404.
  *
- * Faults (see `Faults`) apply per request header or per profile. Bad requests get a 4xx JSON error
- * `{ error: { message, type } }`, bodies over `maxBodyBytes` a 413, unknown paths a 404, a known path with
- * the wrong method a 405; every request is logged on one line (method, path, status, milliseconds).
+ * Faults (see `Faults`) apply per profile, and per request header when the config turns `faultHeaders` on
+ * (off, a fault header is a 400). Bad requests get a 4xx JSON error `{ error: { message, type } }`: a POST
+ * that is not `application/json` a 415, a body over `maxBodyBytes` a 413, one slower than `bodyTimeoutMs` a
+ * 408, one nested deeper than `maxBodyDepth` a 400; unknown paths a 404, a known path with the wrong method a
+ * 405. At most `maxConnections` connections are open at once. Every request is logged on one line (method,
+ * path, status, milliseconds).
  *
  * @since 0.1.0
  */
@@ -47,7 +50,7 @@ export interface Scenario {
   readonly script: Script.Script
 }
 
-/** What a relay serves: a profile (raw JSON) and a script at the root, named scenarios, and the largest request body it reads. */
+/** What a relay serves: a profile (raw JSON) and a script at the root, named scenarios, its request limits, and whether fault headers are honoured. */
 export interface Config {
   readonly profile: unknown
   readonly script: Script.Script
@@ -55,10 +58,30 @@ export interface Config {
   readonly scenarios?: ReadonlyMap<string, Scenario>
   /** Default 1 MiB, for every scenario. */
   readonly maxBodyBytes?: number
+  /** The deepest nesting of arrays and objects a JSON body may have (default 256); deeper is a 400, found before parsing. */
+  readonly maxBodyDepth?: number
+  /** How long a request body may take to arrive once its headers have (default 10 000 ms); slower is a 408 and a closed connection. */
+  readonly bodyTimeoutMs?: number
+  /** The most connections open at once (default 512); past it a new connection is closed as it is accepted. */
+  readonly maxConnections?: number
+  /**
+   * Honour the `x-toolgate-fault` and `x-toolgate-delay-ms` request headers (default `false`: a request
+   * carrying one is a 400, so nothing else on the machine can switch faults on). Profile `faults` apply either way.
+   */
+  readonly faultHeaders?: boolean
 }
 
 /** The request body limit when the config gives none. */
 export const defaultMaxBodyBytes = Checked.defaultMaxBodyBytes
+
+/** The body nesting limit when the config gives none. */
+export const defaultMaxBodyDepth = Checked.defaultMaxBodyDepth
+
+/** The body time limit when the config gives none. */
+export const defaultBodyTimeoutMs = Checked.defaultBodyTimeoutMs
+
+/** The connection cap when the config gives none. */
+export const defaultMaxConnections = Checked.defaultMaxConnections
 
 /** The Chat Completions path (under the served root, as `…/v1` base URLs expect). */
 export const chatCompletionsPath = Routes.chatCompletionsPath
@@ -111,11 +134,28 @@ const served = (config: Config) =>
     () => HttpServer.serve(router(config), logger)
   ))
 
+/**
+ * The Node server under the relay: at most `maxConnections` open (Node closes the next as it is accepted),
+ * headers within the body time limit, and the whole request within twice it (a backstop: a slow body is
+ * answered 408 by the relay itself first). A config that is not valid gets the defaults: `served` dies on it.
+ */
+const server = (config: Config) => {
+  const checked = Checked.check(config)
+  const bodyTimeoutMs = Either.isRight(checked) ? checked.right.root.bodyTimeoutMs : Checked.defaultBodyTimeoutMs
+  const node = createServer({
+    headersTimeout: bodyTimeoutMs,
+    requestTimeout: bodyTimeoutMs * 2,
+    connectionsCheckingInterval: Math.min(1_000, bodyTimeoutMs)
+  })
+  node.maxConnections = Either.isRight(checked) ? checked.right.maxConnections : Checked.defaultMaxConnections
+  return node
+}
+
 /** Serves `config` on `127.0.0.1:port` for the scope; open connections are cut when it closes (so shutdown never waits on a client). */
 const listen = (config: Config, port: number) =>
   Effect.gen(function*() {
     if (!Number.isSafeInteger(port) || port < 0 || port > 65_535) return yield* Effect.dieMessage(`Relay: not a port: ${String(port)}`)
-    const node = createServer()
+    const node = server(config)
     const context = yield* Layer.build(
       served(config).pipe(Layer.provideMerge(NodeHttpServer.layer(() => node, { port, host: "127.0.0.1" })))
     )

@@ -78,7 +78,7 @@ describe("fault switches on every endpoint", () => {
         request(`${url}/v1/chat/completions`, {
           method: "POST",
           body: JSON.stringify({ model: "m", messages: [{ role: "user", content: "hi" }], stream }),
-          headers: { "x-toolgate-fault": "drop" }
+          headers: { "content-type": "application/json", "x-toolgate-fault": "drop" }
         })
       const streamed = yield* readAll(yield* chat(true))
       assert.isTrue(streamed.failed)

@@ -25,7 +25,7 @@ describe("hostile requests", () => {
       assert.isFalse(polluted())
     }))
 
-  it.scopedLive("a 10,000-level JSON body is a 400, not a crash; deep values inside a message are data", () =>
+  it.scopedLive("a 10,000-level JSON body is a 400, not a crash, even where the wire allows any JSON (call arguments)", () =>
     Effect.gen(function*() {
       const { url } = yield* start({ profile, script })
       for (const body of [deep(10_000), deepObject(10_000), `{"messages":[{"_tag":"User","text":${deep(10_000)}}],"tools":[],"toolChoice":"auto"}`]) {
@@ -37,13 +37,17 @@ describe("hostile requests", () => {
       }
       const chatDeep = `{"model":"m","messages":[{"role":"user","content":${deep(10_000, "{\"type\":\"text\"}")}}]}`
       assert.strictEqual((yield* post(`${url}/v1/chat/completions`, chatDeep)).status, 400)
-      // a JSON value 10,000 levels deep where the wire allows any JSON (call arguments) is accepted as data
+      // a JSON value 10,000 levels deep where the wire allows any JSON (call arguments): past the depth limit
       const messages = [
         ...afterTool.slice(0, 1),
         { _tag: "Assistant", text: "", toolCalls: [{ id: "call_1", name: "get_weather", arguments: "x" }] }
       ]
       const withDeep = turnBody(messages).replace("\"arguments\":\"x\"", `"arguments":${deepObject(10_000)}`)
-      const accepted = yield* post(`${url}/v1/agent/turns`, withDeep)
+      const refused = yield* post(`${url}/v1/agent/turns`, withDeep)
+      assert.strictEqual(refused.status, 400)
+      assert.match(JSON.parse(refused.text).error.message, /more than 256 levels deep/)
+      // 200 levels there is data
+      const accepted = yield* post(`${url}/v1/agent/turns`, turnBody(messages).replace("\"arguments\":\"x\"", `"arguments":${deepObject(200)}`))
       assert.strictEqual(accepted.status, 200)
       assert.strictEqual(JSON.parse(blocks(accepted.text)[0]!.data).text, "It is sunny ")
     }))

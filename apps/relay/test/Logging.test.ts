@@ -10,9 +10,9 @@ describe("request log", () => {
       const capture = Logger.replace(Logger.defaultLogger, Logger.make(({ message }) => {
         lines.push((Array.isArray(message) ? message : [message]).map(String).join(" "))
       }))
-      const { url } = yield* Relay.start({ profile, script }).pipe(Effect.provide(capture))
+      const { url } = yield* Relay.start({ profile, script, faultHeaders: true }).pipe(Effect.provide(capture))
       yield* requestText(`${url}/v1/agent/capabilities?secret=1`)
-      yield* requestText(`${url}/v1/agent/turns`, { method: "POST", body: turnBody(firstTurn) })
+      yield* requestText(`${url}/v1/agent/turns`, { method: "POST", body: turnBody(firstTurn), headers: { "content-type": "application/json" } })
       yield* requestText(`${url}/nowhere/%0a`)
       // a client that gives up before the answer: 499
       yield* Effect.either(Effect.tryPromise(() =>

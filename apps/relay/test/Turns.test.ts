@@ -3,6 +3,8 @@ import { RelayWire } from "@toolgate/providers"
 import { Chunk, Effect, Stream } from "effect"
 import { afterTool, blocks, firstTurn, parisArguments, post, profile, request, requestText, script, start, turnBody } from "./fixtures.js"
 
+const json = { "content-type": "application/json" }
+
 const turnsPath = "/v1/agent/turns"
 
 /** The body's events as the providers' own decoder reads them. */
@@ -80,7 +82,7 @@ describe("POST /v1/agent/turns", () => {
         assert.strictEqual(error.type, "invalid_request_error")
         assert.isString(error.message)
       }
-      const notUtf8 = yield* requestText(`${url}${turnsPath}`, { method: "POST", body: new Uint8Array([0x7b, 0xff, 0xfe, 0x7d]) })
+      const notUtf8 = yield* requestText(`${url}${turnsPath}`, { method: "POST", body: new Uint8Array([0x7b, 0xff, 0xfe, 0x7d]), headers: json })
       assert.strictEqual(notUtf8.status, 400)
     }))
 
@@ -99,7 +101,8 @@ describe("POST /v1/agent/turns", () => {
             controller.close()
           }
         }),
-        duplex: "half"
+        duplex: "half",
+        headers: json
       } as RequestInit)
       assert.strictEqual(streamed.status, 413)
       const fits = yield* post(`${url}${turnsPath}`, turnBody(firstTurn))
@@ -113,7 +116,7 @@ describe("POST /v1/agent/turns", () => {
       for (let attempt = 0; attempt < 3; attempt++) {
         const abort = new AbortController()
         const response = yield* Effect.promise(() =>
-          fetch(`${url}${turnsPath}`, { method: "POST", body: turnBody(firstTurn), signal: AbortSignal.any([abort.signal, AbortSignal.timeout(5_000)]) })
+          fetch(`${url}${turnsPath}`, { method: "POST", body: turnBody(firstTurn), headers: json, signal: AbortSignal.any([abort.signal, AbortSignal.timeout(5_000)]) })
         )
         const reader = response.body!.getReader()
         const first = yield* Effect.promise(() => reader.read())
@@ -123,7 +126,7 @@ describe("POST /v1/agent/turns", () => {
       }
       const after = yield* requestText(`${url}/v1/agent/capabilities`)
       assert.strictEqual(after.status, 200)
-      const response = yield* request(`${url}${turnsPath}`, { method: "POST", body: turnBody(firstTurn), timeoutMs: 10_000 })
+      const response = yield* request(`${url}${turnsPath}`, { method: "POST", body: turnBody(firstTurn), headers: json, timeoutMs: 10_000 })
       const text = yield* Effect.promise(() => response.text())
       assert.strictEqual(blocks(text).length, 4_000)
     }))

@@ -6,8 +6,8 @@ import type { Script } from "@toolgate/providers"
 import { Effect, Logger, LogLevel } from "effect"
 import { Relay } from "../src/index.js"
 
-/** `Relay.start` without its request log lines (the log itself is tested in Logging.test.ts). */
-export const start = (config: Relay.Config) => Relay.start(config).pipe(Logger.withMinimumLogLevel(LogLevel.Warning))
+/** `Relay.start` without its request log lines (the log itself is tested in Logging.test.ts), fault headers on unless the config says. */
+export const start = (config: Relay.Config) => Relay.start({ faultHeaders: true, ...config }).pipe(Logger.withMinimumLogLevel(LogLevel.Warning))
 
 /** The weather tool's arguments in turn 1 (long enough to stream in several pieces, with a `__proto__` key). */
 export const parisArguments = {

@@ -1,6 +1,7 @@
 /**
- * A relay's config checked once, before anything is served: the body limit, each profile's faults, and
- * the scenario names (url-safe, so `/scenarios/<name>` needs no escaping).
+ * A relay's config checked once, before anything is served: the request limits (body bytes, body time,
+ * nesting depth, connections), whether fault headers are honoured, each profile's faults, and the scenario
+ * names (url-safe, so `/scenarios/<name>` needs no escaping).
  *
  * @internal
  */
@@ -16,16 +17,42 @@ export interface Input {
   readonly script: Script.Script
   readonly scenarios?: ReadonlyMap<string, { readonly profile: unknown; readonly script: Script.Script }>
   readonly maxBodyBytes?: number
+  readonly maxBodyDepth?: number
+  readonly bodyTimeoutMs?: number
+  readonly maxConnections?: number
+  readonly faultHeaders?: boolean
+}
+
+/** What every endpoint of every scenario shares: the request limits and whether fault headers are honoured. */
+export interface Limits {
+  readonly maxBodyBytes: number
+  /** The deepest nesting of arrays and objects a JSON body may have. */
+  readonly maxBodyDepth: number
+  /** How long a request body may take to arrive, from the end of its headers. */
+  readonly bodyTimeoutMs: number
+  /** `x-toolgate-fault` / `x-toolgate-delay-ms` are honoured (else a request carrying one is a 400). */
+  readonly faultHeaders: boolean
 }
 
 /** The config checked: what the root serves and what each named scenario serves. */
 export interface Checked {
   readonly root: Resolved
   readonly scenarios: ReadonlyMap<string, Resolved>
+  /** The most connections open at once; past it a connection is closed as it is accepted. */
+  readonly maxConnections: number
 }
 
 /** The request body limit when the config gives none. */
 export const defaultMaxBodyBytes = 1024 * 1024
+
+/** The body nesting limit when the config gives none: far above any real request, far below what costs CPU. */
+export const defaultMaxBodyDepth = 256
+
+/** The body time limit when the config gives none (a loopback client sends 1 MiB in milliseconds). */
+export const defaultBodyTimeoutMs = 10_000
+
+/** The connection cap when the config gives none. */
+export const defaultMaxConnections = 512
 
 /** A scenario name: letters, digits, `-` and `_`, starting with a letter or digit, at most 64 characters. */
 export const scenarioName = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/
@@ -34,10 +61,10 @@ export const scenarioName = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/
 export const isScenarioName = (name: unknown): name is string => typeof name === "string" && scenarioName.test(name)
 
 /** One profile and script with the body limit, or why the profile's faults are not valid. */
-const one = (profile: unknown, script: Script.Script, maxBodyBytes: number): Either.Either<Resolved, string> => {
+const one = (profile: unknown, script: Script.Script, limits: Limits): Either.Either<Resolved, string> => {
   const faults = Profile.faults(profile)
   if (Either.isLeft(faults)) return Either.left(`the profile's ${faults.left}`)
-  return Either.right({ profile, profileFaults: faults.right, script, maxBodyBytes })
+  return Either.right({ profile, profileFaults: faults.right, script, ...limits })
 }
 
 /** The named scenarios as entries, or why they are not (a value that is not a map, or one that throws when read). */
@@ -52,7 +79,7 @@ const entriesOf = (scenarios: unknown): Either.Either<ReadonlyArray<readonly [un
 }
 
 /** A named scenario checked, or why not. */
-const scenario = (name: unknown, value: unknown, maxBodyBytes: number): Either.Either<Resolved, string> => {
+const scenario = (name: unknown, value: unknown, limits: Limits): Either.Either<Resolved, string> => {
   if (!isScenarioName(name)) {
     return Either.left(`scenario name ${Http.clean(JSON.stringify(String(name)))} is not url-safe (letters, digits, - and _, at most 64 characters)`)
   }
@@ -62,7 +89,7 @@ const scenario = (name: unknown, value: unknown, maxBodyBytes: number): Either.E
       return Either.left(shape)
     }
     const { profile, script } = value as { readonly profile: unknown; readonly script: Script.Script }
-    return Either.mapLeft(one(profile, script, maxBodyBytes), (reason) => `scenario "${name}": ${reason}`)
+    return Either.mapLeft(one(profile, script, limits), (reason) => `scenario "${name}": ${reason}`)
   } catch {
     return Either.left(shape)
   }
@@ -70,17 +97,38 @@ const scenario = (name: unknown, value: unknown, maxBodyBytes: number): Either.E
 
 /** The config checked, or the first reason it is not valid. */
 export const check = (config: Input): Either.Either<Checked, string> => {
-  const max = config.maxBodyBytes ?? defaultMaxBodyBytes
-  if (!Number.isSafeInteger(max) || max <= 0) return Either.left(`maxBodyBytes must be a positive whole number, got ${String(max)}`)
-  const root = one(config.profile, config.script, max)
+  const numbers = positive(config)
+  if (Either.isLeft(numbers)) return Either.left(numbers.left)
+  const { maxConnections, ...sizes } = numbers.right
+  if (config.faultHeaders !== undefined && typeof config.faultHeaders !== "boolean") return Either.left("faultHeaders must be a boolean")
+  const limits: Limits = { ...sizes, faultHeaders: config.faultHeaders === true }
+  const root = one(config.profile, config.script, limits)
   if (Either.isLeft(root)) return Either.left(root.left)
   const entries = entriesOf(config.scenarios)
   if (Either.isLeft(entries)) return Either.left(entries.left)
   const scenarios = new Map<string, Resolved>()
   for (const [name, value] of entries.right) {
-    const checked = scenario(name, value, max)
+    const checked = scenario(name, value, limits)
     if (Either.isLeft(checked)) return Either.left(checked.left)
     scenarios.set(name as string, checked.right)
   }
-  return Either.right({ root: root.right, scenarios })
+  return Either.right({ root: root.right, scenarios, maxConnections })
+}
+
+const numeric = {
+  maxBodyBytes: defaultMaxBodyBytes,
+  maxBodyDepth: defaultMaxBodyDepth,
+  bodyTimeoutMs: defaultBodyTimeoutMs,
+  maxConnections: defaultMaxConnections
+} as const
+
+/** The numeric limits with their defaults, or the first that is not a positive whole number. */
+const positive = (config: Input): Either.Either<{ readonly [K in keyof typeof numeric]: number }, string> => {
+  const out: Record<string, number> = {}
+  for (const [key, fallback] of Object.entries(numeric)) {
+    const value = config[key as keyof typeof numeric] ?? fallback
+    if (!Number.isSafeInteger(value) || value <= 0) return Either.left(`${key} must be a positive whole number, got ${String(value)}`)
+    out[key] = value
+  }
+  return Either.right(out as { readonly [K in keyof typeof numeric]: number })
 }

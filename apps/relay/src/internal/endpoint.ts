@@ -1,6 +1,7 @@
 /**
  * The frame every endpoint runs in: the request's faults are read, the body (when the endpoint takes one)
- * is read within the size limit and parsed, the endpoint builds its answer, and the faults are applied.
+ * is checked to be JSON by its content type, read within the size and time limits and parsed within the
+ * depth limit (see `body.ts`), the endpoint builds its answer, and the faults are applied.
  * A refusal becomes its JSON error; a defect becomes a 500, never a crashed server.
  *
  * @internal
@@ -10,14 +11,15 @@ import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import type { Script } from "@toolgate/providers"
 import * as Effect from "effect/Effect"
 import type * as Faults from "../Faults.js"
+import * as Body from "./body.js"
+import type { Limits } from "./config.js"
 import * as Http from "./http.js"
 
-/** A relay's configuration, checked once. */
-export interface Resolved {
+/** A relay's configuration, checked once: one profile and script with the relay's request limits. */
+export interface Resolved extends Limits {
   readonly profile: unknown
   readonly profileFaults: ReadonlyArray<Faults.Fault>
   readonly script: Script.Script
-  readonly maxBodyBytes: number
 }
 
 /** Runs one endpoint: `answer` gets the plan and the parsed JSON body (`undefined` for an endpoint without one). */
@@ -28,8 +30,8 @@ export const endpoint = (
 ): Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest> =>
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
-    const plan = yield* Http.plan(request, resolved.profileFaults)
-    const body = takesBody ? yield* Effect.flatMap(Http.readBody(request, resolved.maxBodyBytes), Http.parseJson) : undefined
+    const plan = yield* Http.plan(request, resolved.profileFaults, resolved.faultHeaders)
+    const body = takesBody ? yield* Body.json(request, resolved) : undefined
     const built = yield* answer(plan, body)
     return yield* Http.respond(request, plan, built)
   }).pipe(

@@ -1,7 +1,7 @@
 /**
- * What every endpoint of the relay shares: JSON errors, a request body read within a size limit, JSON and
- * Schema decoding that never throws (not even on 10,000-level values), and the fault switches applied to
- * an answer (slow, fail, garbage, drop).
+ * What every endpoint of the relay shares: JSON errors, JSON and Schema decoding that never throws (not even
+ * on 10,000-level values), and the fault switches read from a request (its headers only when the relay
+ * honours them) and applied to an answer (slow, fail, garbage, drop). Request bodies: `body.ts`.
  *
  * @internal
  */
@@ -20,6 +20,8 @@ export class Rejection extends Data.TaggedError("Rejection")<{
   readonly status: number
   readonly message: string
   readonly type: string
+  /** Answer with `connection: close` (a body left unread: the client may still be sending it). */
+  readonly close?: boolean
 }> {}
 
 /** A 400 for a request that does not say what the endpoint needs. */
@@ -34,43 +36,8 @@ export const errorResponse = (status: number, message: string, type: string, hea
   })
 
 /** A rejection as its response. */
-export const reject = (rejection: Rejection) => errorResponse(rejection.status, rejection.message, rejection.type)
-
-/** How much of a refused oversized body is still read (and discarded) so the client gets the 413, not a reset. */
-const drainLimit = (maxBytes: number): number => Math.max(maxBytes * 4, 8 * 1024 * 1024)
-
-/**
- * The body as UTF-8 text. Over `maxBytes` → 413: the rest is read and discarded up to a bound, so a client
- * still sending gets the answer rather than a reset; a body declared past that bound is refused unread, and
- * one that grows past it has its connection closed. (Not `HttpIncomingMessage.withMaxBodySize`: past its
- * limit the platform closes the request stream, so a client still sending gets a reset instead of the 413.)
- */
-export const readBody = (request: HttpServerRequest.HttpServerRequest, maxBytes: number): Effect.Effect<string, Rejection> =>
-  Effect.gen(function*() {
-    const tooLarge = new Rejection({ status: 413, message: `the request body is larger than ${maxBytes} bytes`, type: "invalid_request_error" })
-    const drain = drainLimit(maxBytes)
-    // A body declared past the drain bound is refused unread (Node discards it after the answer).
-    if (Number(request.headers["content-length"]) > drain) return yield* tooLarge
-    const chunks: Array<Uint8Array> = []
-    let size = 0
-    yield* request.stream.pipe(
-      Stream.runForEachWhile((chunk) =>
-        Effect.sync(() => {
-          size += chunk.byteLength
-          if (size <= maxBytes) chunks.push(chunk)
-          return size <= drain
-        })
-      ),
-      Effect.mapError(() => invalid("the request body could not be read"))
-    )
-    if (size > maxBytes) return yield* tooLarge
-    const bytes = Buffer.concat(chunks)
-    try {
-      return new TextDecoder("utf-8", { fatal: true }).decode(bytes)
-    } catch {
-      return yield* invalid("the request body is not UTF-8 text")
-    }
-  })
+export const reject = (rejection: Rejection) =>
+  errorResponse(rejection.status, rejection.message, rejection.type, rejection.close === true ? { connection: "close" } : undefined)
 
 /** JSON text to a value, or a 400. */
 export const parseJson = (text: string): Either.Either<unknown, Rejection> => {
@@ -106,9 +73,21 @@ export interface Plan {
   readonly delayMs: number
 }
 
-/** The request's faults (its header, plus the profile's) and delay, or a 400 for an unknown fault or a bad delay. */
-export const plan = (request: HttpServerRequest.HttpServerRequest, profileFaults: ReadonlyArray<Faults.Fault>): Either.Either<Plan, Rejection> => {
+/**
+ * The request's faults (its header, when `headers` are honoured, plus the profile's) and delay, or a 400 for
+ * an unknown fault, a bad delay, or a fault header sent to a relay that does not honour them.
+ */
+export const plan = (
+  request: HttpServerRequest.HttpServerRequest,
+  profileFaults: ReadonlyArray<Faults.Fault>,
+  headers: boolean
+): Either.Either<Plan, Rejection> => {
   const header = request.headers[Faults.header]
+  if (!headers) {
+    const sent = [Faults.header, Faults.delayHeader].filter((name) => request.headers[name] !== undefined)
+    if (sent.length > 0) return Either.left(invalid(`${sent.join(", ")}: ${disabled}`))
+    return Either.right({ faults: new Set(profileFaults), delayMs: Faults.defaultDelayMs })
+  }
   const listed = Faults.parse(typeof header === "string" ? header : "")
   if (Either.isLeft(listed)) {
     return Either.left(invalid(`${Faults.header}: unknown ${listed.left.map((name) => JSON.stringify(clip(name, 40))).join(", ")} (faults: ${Faults.all.join(", ")})`))
@@ -117,6 +96,8 @@ export const plan = (request: HttpServerRequest.HttpServerRequest, profileFaults
   if (Either.isLeft(delay)) return Either.left(invalid(delay.left))
   return Either.right({ faults: new Set([...profileFaults, ...listed.right]), delayMs: delay.right })
 }
+
+const disabled = "this relay does not honour fault switch headers (start it with them on: `toolgate serve --faults`, or `faultHeaders: true`)"
 
 /** An answer before faults: a status, a content type and the body in pieces (server-sent events, or one JSON text). */
 export interface Answer {
