@@ -11,6 +11,7 @@ import { fromEntries, isObject } from "../JsonValue.js"
 import type { Ctx, Node, Outcome } from "./subschemaModel.js"
 import { all, child, cloudAt, counter, isSchemaValue, kw, mapWitnesses, num, proven, regex, sameText, strings, unknown, where } from "./subschemaModel.js"
 import { declares, forKey, named, patterns } from "./subschemaParts.js"
+import * as Automata from "./patternAutomata.js"
 import { matching } from "./subschemaPatterns.js"
 import { keyView, objectWith, requiredKeys, sample } from "./subschemaWitness.js"
 
@@ -114,7 +115,8 @@ const unnamed = (ctx: Ctx, nodes: ReadonlyArray<Node>, local: Node, names: Reado
       if (o._tag !== "Counter") return o
       // a key of this class that reaches the target: one the local pattern matches, or one no local pattern or name does
       const target = localPats.find((lp) => lp.node === t)?.source
-      const keys = [...(target === undefined ? [] : [matching(target), matching(target, 3)]), ...fresh].filter((s): s is string => s !== undefined)
+      const drawn = Automata.strings([...(c.pattern === undefined ? [] : [c.pattern]), ...(target === undefined ? [] : [target])], [...(c.pattern === undefined ? cloudPats : []), ...(target === undefined ? lpats : [])])
+      const keys = [...(target === undefined ? [] : [matching(target), matching(target, 3)]), ...drawn, ...fresh].filter((s): s is string => s !== undefined)
       const key = keys.find((s) => !names.includes(s) && keyMatches(s, c.pattern, nodes) && reaches(s, target, lpats))
       if (key === undefined) return unknown("patternProperties (no key to show)", where(t))
       const w = mapWitnesses(o, (v) => objectWith(ctx, nodes, key, v))
@@ -184,7 +186,13 @@ const propertyNames = (ctx: Ctx, nodes: ReadonlyArray<Node>, local: Node, names:
     return o._tag !== "Counter" ? o : counter({ cloudPath: cloudAt(nodes), localPath: where(target), message: `the cloud schema allows the property name \`${k}\`, which the local propertyNames rejects` }, [objectWith(ctx, nodes, k, sample(ctx, keyView(nodes, k)) ?? null)])
   })
   const o = all(steps)
-  return o._tag === "Proven" && !closed ? unknown("propertyNames (cloud allows any name)", where(target)) : o
+  if (o._tag !== "Proven" || closed) return o
+  // the cloud allows any name: every string, or a string the local propertyNames rejects (verified later)
+  const any = prove([{ schema: { type: "string" }, ptr: undefined }], target)
+  if (any._tag === "Proven") return proven
+  if (any._tag === "Unknown") return unknown("propertyNames (cloud allows any name)", where(target))
+  const reason = { cloudPath: cloudAt(nodes), localPath: where(target), message: "the cloud schema allows any property name; the local propertyNames rejects some" }
+  return counter(reason, any.witnesses.flatMap((k) => typeof k === "string" && !names.includes(k) ? [objectWith(ctx, nodes, k, sample(ctx, keyView(nodes, k)) ?? null)] : []))
 }
 
 const dependencies = (ctx: Ctx, nodes: ReadonlyArray<Node>, local: Node, cloudReq: ReadonlySet<string>, possible: (k: string) => boolean, prove: Prove): Outcome => {

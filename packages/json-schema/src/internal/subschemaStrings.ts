@@ -1,7 +1,7 @@
 /**
- * Strings: lengths (code points, as the validator counts them), `pattern` (equal patterns prove; a few
- * patterns every string matches prove; nothing is ever sampled to claim inclusion) and `format` as
- * ajv-formats enforces it.
+ * Strings: lengths (code points, as the validator counts them), `pattern` (inclusion decided on automata,
+ * with the cloud's lengths; witnesses drawn from the difference; nothing is ever sampled to claim
+ * inclusion) and `format` as ajv-formats enforces it.
  *
  * @internal
  */
@@ -9,6 +9,7 @@ import type { JsonValue } from "../JsonValue.js"
 import { numberFormats, stringFormats, universalFormats } from "./subschemaKeywords.js"
 import type { Node, Outcome } from "./subschemaModel.js"
 import { all, cloudAt, counter, kw, num, proven, regex, unknown, where } from "./subschemaModel.js"
+import * as Automata from "./patternAutomata.js"
 import { matching } from "./subschemaPatterns.js"
 
 /** What a cloud conjunction says about strings. */
@@ -58,6 +59,7 @@ export const candidates = (s: Shape): ReadonlyArray<string> => {
     const m = matching(p, s.min)
     return m === undefined ? [] : [m]
   })
+  if (s.patterns.length > 0) generated.push(...Automata.strings(s.patterns, [], s.min, s.max, 2))
   const base = s.formats.length > 0 ? [formatSamples[s.formats[0]!] ?? "x", ...generated] : [...generated, ...plain]
   const out: Array<string> = []
   for (const b of base) {
@@ -102,9 +104,12 @@ const pattern = (s: Shape, pool: ReadonlyArray<string>, cloudPath: string, local
   const r = regex(p)
   if (r === undefined) return unknown("pattern (not a valid regular expression)", at)
   if (universal.has(p) || s.patterns.includes(p)) return proven
-  if (irregular.test(p)) return unknown("pattern with lookaround or backreference (local)", at)
-  const ws = pool.filter((v) => !r.test(v))
-  if (ws.length === 0) return unknown(s.patterns.length > 0 ? "pattern inclusion (different patterns)" : "pattern", at)
+  const decided = Automata.includes(s.patterns, p, s.min, s.max)
+  if (decided._tag === "Included") return proven
+  const found = decided._tag === "Excluded" ? decided.witnesses : []
+  if (found.length === 0 && irregular.test(p)) return unknown("pattern with lookaround or backreference (local)", at)
+  const ws = [...found, ...pool.filter((v) => !r.test(v))]
+  if (ws.length === 0) return unknown(decided._tag === "Unsupported" ? decided.reason : "pattern (no string to show)", at)
   return counter({ cloudPath, localPath: at, message: `the local schema requires pattern ${JSON.stringify(p)}; the cloud schema allows ${JSON.stringify(ws[0])}` }, ws)
 }
 
