@@ -3,7 +3,8 @@
  * Each round trip POSTs the conversation and the tool NAMES to `{baseUrl}/v1/agent/turns` and streams the
  * relay's `StreamEvent`s back (server-sent events, `RelayWire`). A relay that fails, hangs or breaks off
  * ends the stream with a `ProviderError` saying whether trying again may help; it never hangs the turn:
- * the answer must start within `timeout` and the body may not go quiet for longer than `idleTimeout`.
+ * the answer must start within `timeout`, the body may not go quiet for longer than `idleTimeout`, and a round
+ * is bounded in time and bytes (`Bounded.Options`).
  *
  * `layerWith` also provides the relay's `Capabilities` probe (same base URL), so `DriftGate.layer` can
  * sit on top and prove the relay's schemas against the local tools before the first round trip.
@@ -14,7 +15,7 @@ import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpBody from "@effect/platform/HttpBody"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
-import { Capabilities, Provider } from "@toolgate/runtime"
+import { Capabilities, Decode, Provider } from "@toolgate/runtime"
 import type { Errors, StreamEvent } from "@toolgate/runtime"
 import * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
@@ -22,27 +23,48 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
-import { isHttpUrl, positiveDuration } from "./internal/httpOptions.js"
+import * as Bounded from "./internal/boundedStream.js"
 import * as Http from "./internal/relayHttp.js"
 import * as RelayWire from "./RelayWire.js"
 
-/** Where the relay is and how long to wait for it. */
-export interface Options {
+/** Where the relay is, how long to wait for it and how much to take from it (see `Bounded.Options` for the round's bounds). */
+export interface Options extends Bounded.Options {
   /** The relay's base URL (http or https; a path prefix is kept): `http://127.0.0.1:8787`. */
   readonly baseUrl: string
   /** Per request, to the answer's first byte (its status and headers); default 30 seconds. */
   readonly timeout?: Duration.DurationInput
   /**
-   * The longest wait for the first event and between events; default 60 seconds. Only events count: keep-alive
-   * comments and bytes trickled without completing an event do not hold a round open.
+   * The largest request body the relay accepts; default 1 MiB (the reference relay's limit). The history is
+   * trimmed to fit (the context window is derived from it unless `capabilities` sets one), and a request still
+   * larger is not sent: the round fails with `code: "request_too_large"`, as a 413 from the relay does.
    */
-  readonly idleTimeout?: Duration.DurationInput
-  /** The longest one round's stream may last, however lively; default 5 minutes. */
-  readonly roundTimeout?: Duration.DurationInput
+  readonly maxRequestBytes?: number
   /** What this relay's model does beyond the defaults below, e.g. a relay whose model runs tools itself (`providerDriven`). */
   readonly capabilities?: Partial<Provider.ProviderCapabilities>
 }
+
+/** The reference relay's request body limit, and the default `maxRequestBytes`. */
+export const defaultMaxRequestBytes = 1024 * 1024
+
+/** The options as a Schema (defaults filled in). */
+const OptionsSchema = Schema.Struct({
+  baseUrl: Decode.HttpUrl,
+  timeout: Schema.optionalWith(Decode.PositiveDuration, { default: () => Duration.seconds(30) }),
+  ...Bounded.fields({ idleTimeout: "60 seconds", roundTimeout: "5 minutes" }),
+  maxRequestBytes: Schema.optionalWith(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1024)), { default: () => defaultMaxRequestBytes }),
+  capabilities: Schema.optional(Schema.Object)
+})
+
+const decodeOptions = Decode.options("CloudRelay", OptionsSchema)
+
+/**
+ * The context window (in the session's estimate: characters / 4) that keeps a request's messages within
+ * three quarters of `maxRequestBytes`, leaving the rest for the tool names, the system prompt and text that
+ * takes more than a byte per character.
+ */
+export const contextWindowFor = (maxRequestBytes: number): number => Math.floor((maxRequestBytes * 3) / 16)
 
 /** What the cloud relay can do, as far as its wire carries it. */
 export const capabilities: Provider.ProviderCapabilities = {
@@ -61,7 +83,7 @@ export const capabilities: Provider.ProviderCapabilities = {
   schemaDialect: "none",
   /** The relay states no tool limit on the wire. */
   maxTools: undefined,
-  /** The relay states no context window on the wire; it trims on its side if it must. */
+  /** The relay states none on the wire; `make` derives one from `maxRequestBytes`, so a history fits the relay's body limit. */
   contextWindow: undefined,
   /** The relay is stateless per request: every request carries the whole conversation. */
   managedConversation: false,
@@ -71,18 +93,12 @@ export const capabilities: Provider.ProviderCapabilities = {
   supportsSamplingConfig: true
 }
 
-/** The provider for `options`, over the `HttpClient` in context (dies at build on a base URL or timeout that cannot work). */
-export const make = (options: Options): Effect.Effect<Provider.AgentProvider, never, HttpClient.HttpClient> =>
+/** The provider for `options`, over the `HttpClient` in context; options that cannot work fail as `InvalidOptions`. */
+export const make = (options: Options): Effect.Effect<Provider.AgentProvider, Errors.InvalidOptions, HttpClient.HttpClient> =>
   Effect.gen(function*() {
-    // Wiring bugs no caller can handle are defects at build, not a relay that seems down on every request.
-    if (!isHttpUrl(options?.baseUrl)) return yield* Effect.dieMessage(`CloudRelay: not an http(s) base URL: ${String(options?.baseUrl)}`)
-    const timeout = positiveDuration(options.timeout ?? "30 seconds")
-    const idleTimeout = positiveDuration(options.idleTimeout ?? "60 seconds")
-    const roundTimeout = positiveDuration(options.roundTimeout ?? "5 minutes")
-    if (roundTimeout === undefined) return yield* Effect.dieMessage(`CloudRelay: not a positive round timeout: ${String(options.roundTimeout)}`)
-    if (timeout === undefined) return yield* Effect.dieMessage(`CloudRelay: not a positive timeout: ${String(options.timeout)}`)
-    if (idleTimeout === undefined) return yield* Effect.dieMessage(`CloudRelay: not a positive idle timeout: ${String(options.idleTimeout)}`)
-    const baseUrl = options.baseUrl.replace(/\/+$/, "")
+    const settings = yield* decodeOptions(options)
+    const { maxRequestBytes, timeout } = settings
+    const baseUrl = settings.baseUrl.replace(/\/+$/, "")
     // No `filterStatusOk`: a failing status is read here, so its error carries the relay's own message.
     const client = (yield* HttpClient.HttpClient).pipe(
       HttpClient.mapRequest((request) =>
@@ -101,18 +117,14 @@ export const make = (options: Options): Effect.Effect<Provider.AgentProvider, ne
       )
     const stream = (request: Provider.CompletionRequest): Stream.Stream<StreamEvent.StreamEvent, Errors.ProviderError> =>
       Stream.unwrap(Effect.gen(function*() {
-        const body = Http.requestBody(request)
+        const body = Http.requestBody(request, maxRequestBytes)
         if (Either.isLeft(body)) return Stream.fail(body.left)
         const response = yield* open(body.right)
         const bytes = response.stream.pipe(Stream.catchTag("ResponseError", (e) => Stream.fail(Http.bodyFailure(e))))
-        // the idle timer watches decoded events (comments and trickled bytes emit none); the round has a total too
-        return RelayWire.decodeEvents(bytes).pipe(
-          Stream.timeoutFail(() => Http.idle(idleTimeout), idleTimeout),
-          Stream.interruptWhen(Effect.delay(Effect.fail(Http.roundTooLong(roundTimeout)), roundTimeout))
-        )
-      })).pipe(Stream.withSpan("CloudRelay.stream", { attributes: { "http.url": `${baseUrl}${RelayWire.turnsPath}` } }))
+        return RelayWire.decodeBlocks(Bounded.events(bytes, settings, Http.failure)).pipe(Bounded.timed(settings, Http.failure))
+      })).pipe(Stream.withSpan("CloudRelay.stream", { attributes: { "url.full": `${baseUrl}${RelayWire.turnsPath}` } }))
     return Provider.Provider.of({
-      capabilities: options.capabilities === undefined ? capabilities : { ...capabilities, ...options.capabilities },
+      capabilities: { ...capabilities, contextWindow: contextWindowFor(maxRequestBytes), ...settings.capabilities as Partial<Provider.ProviderCapabilities> },
       stream,
       // The relay owns the schemas and receives names only: there is nothing here to warn about or refuse.
       validateTools: () => Effect.succeed([])

@@ -21,7 +21,7 @@
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
-import { Errors, Provider } from "@toolgate/runtime"
+import { Decode, Errors, Provider } from "@toolgate/runtime"
 import type { StreamEvent } from "@toolgate/runtime"
 import * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
@@ -31,17 +31,15 @@ import * as Either from "effect/Either"
 import { identity } from "effect/Function"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as ParseResult from "effect/ParseResult"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { bodyMessage, scrubber } from "./internal/geminiErrors.js"
 import { events } from "./internal/geminiEvents.js"
-import { limitBytes, signatures } from "./internal/geminiHttp.js"
-import { statusRetryable } from "./internal/transport.js"
+import { signatures } from "./internal/geminiSignatures.js"
+import { statusCode, statusRetryable } from "./internal/transport.js"
 import { body, type Dialect, parameters, requiresSignatures } from "./internal/geminiRequest.js"
-import { isHttpUrl, positiveDuration } from "./internal/httpOptions.js"
-import * as Sse from "./internal/sse.js"
+import * as Bounded from "./internal/boundedStream.js"
 
 /** Which backend serves the model. */
 export const Endpoint = Schema.Literal("gemini", "cloudCodeAssist")
@@ -62,31 +60,45 @@ export const GenerationConfig = Schema.Struct({
 })
 export type GenerationConfig = typeof GenerationConfig.Type
 
-/** The options, as a Schema: decoded once when the provider is built (a value that fails is a wiring bug). */
-export const Options = Schema.Struct({
-  /** The model id: `gemini-2.5-flash`; on Cloud Code Assist also `claude-sonnet-4-5` and the like. */
+/** The options, as a Schema: decoded once when the provider is built (what fails is `Errors.InvalidOptions`). */
+export const OptionsSchema = Schema.Struct({
   model: Schema.NonEmptyTrimmedString,
-  endpoint: Schema.optional(Endpoint),
-  /** The API root (default `https://generativelanguage.googleapis.com/v1beta`, or `https://cloudcode-pa.googleapis.com`). */
-  baseUrl: Schema.optional(Schema.String.pipe(Schema.filter(isHttpUrl, { message: () => "an absolute http(s) URL" }))),
-  /** Gemini API key, sent as `x-goog-api-key`. */
+  endpoint: Schema.optionalWith(Endpoint, { default: () => "gemini" as const }),
+  baseUrl: Schema.optional(Decode.HttpUrl),
   apiKey: Schema.optional(Schema.RedactedFromSelf(Schema.String)),
-  /** OAuth access token, sent as a bearer token (Cloud Code Assist, Vertex). */
   accessToken: Schema.optional(Schema.RedactedFromSelf(Schema.String)),
-  /** The Google Cloud project Cloud Code Assist bills (sent in the body). */
   project: Schema.optional(Schema.NonEmptyTrimmedString),
-  /** The wait for the response, and then the longest silence between body bytes (default 2 minutes). */
-  timeout: Schema.optional(Schema.Union(Schema.String, Schema.Number, Schema.BigIntFromSelf, Schema.DurationFromSelf, Schema.Tuple(Schema.Number, Schema.Number))),
-  /** A system instruction sent with every request (the conversation itself has no system message). */
+  timeout: Schema.optionalWith(Decode.PositiveDuration, { default: () => Duration.minutes(2) }),
   systemInstruction: Schema.optional(Schema.String),
   generationConfig: Schema.optional(GenerationConfig),
-  /** The most bytes one response body may have (default 32 MiB); past it the round fails. */
-  maxResponseBytes: Schema.optional(Schema.Int.pipe(Schema.positive())),
-  /** What this model does differently (`contextWindow`, `requiresNetworking: false` for a loopback double). */
+  ...Bounded.fields({ idleTimeout: "2 minutes", roundTimeout: "10 minutes" }),
   capabilities: Schema.optional(Schema.Object)
 })
-export interface Options extends Omit<Schema.Schema.Type<typeof Options>, "capabilities" | "timeout"> {
+
+/**
+ * The model, where it is served, credentials, waits and capability overrides. The round's bounds
+ * (`Bounded.Options`): `idleTimeout` 2 minutes, `roundTimeout` 10 minutes, 8 Mi characters per event, 32 MiB
+ * per round (past either size: not retryable).
+ */
+export interface Options extends Bounded.Options {
+  /** The model id: `gemini-2.5-flash`; on Cloud Code Assist also `claude-sonnet-4-5` and the like. */
+  readonly model: string
+  /** Which backend serves the model (default `gemini`). */
+  readonly endpoint?: Endpoint
+  /** The API root (default `https://generativelanguage.googleapis.com/v1beta`, or `https://cloudcode-pa.googleapis.com`). */
+  readonly baseUrl?: string
+  /** Gemini API key, sent as `x-goog-api-key`. */
+  readonly apiKey?: Redacted.Redacted<string>
+  /** OAuth access token, sent as a bearer token (Cloud Code Assist, Vertex). */
+  readonly accessToken?: Redacted.Redacted<string>
+  /** The Google Cloud project Cloud Code Assist bills (sent in the body). */
+  readonly project?: string
+  /** The wait for the response's status and headers (default 2 minutes). */
   readonly timeout?: Duration.DurationInput
+  /** A system instruction sent with every request (the conversation itself has no system message). */
+  readonly systemInstruction?: string
+  readonly generationConfig?: GenerationConfig
+  /** What this model does differently (`contextWindow`, `requiresNetworking: false` for a loopback double). */
   readonly capabilities?: Partial<Provider.ProviderCapabilities>
 }
 
@@ -131,28 +143,23 @@ export const path = (endpoint: Endpoint, model: string): string =>
 export const dialect = (endpoint: Endpoint, model: string): Dialect =>
   endpoint === "cloudCodeAssist" && model.startsWith("claude-") ? "cca" : "google"
 
-const decodeOptions = Schema.decodeUnknownEither(Options, { errors: "all" })
+const decodeOptions = Decode.options("Gemini", OptionsSchema)
 
-/** Builds the provider over the `HttpClient` in context; options that fail `Options` are a wiring bug (dies). */
-export const make = (options: Options): Effect.Effect<Provider.AgentProvider, never, HttpClient.HttpClient> =>
+/** Builds the provider over the `HttpClient` in context; options that fail `OptionsSchema` fail as `InvalidOptions`. */
+export const make = (options: Options): Effect.Effect<Provider.AgentProvider, Errors.InvalidOptions, HttpClient.HttpClient> =>
   Effect.gen(function*() {
-    const decoded = decodeOptions(options)
-    if (Either.isLeft(decoded)) return yield* Effect.dieMessage(`Gemini: invalid options: ${ParseResult.TreeFormatter.formatErrorSync(decoded.left)}`)
-    const o = decoded.right
-    const timeout = positiveDuration(o.timeout ?? "2 minutes")
-    if (timeout === undefined) return yield* Effect.dieMessage(`Gemini: not a positive timeout: ${String(o.timeout)}`)
-    const endpoint = o.endpoint ?? "gemini"
+    const o = yield* decodeOptions(options)
+    const { endpoint, timeout } = o
     const model = o.model.replace(/^models\//, "")
     const target = dialect(endpoint, model)
     const caps: Provider.ProviderCapabilities = {
       ...capabilities,
       supportsStructuredOutput: target === "google",
-      ...options.capabilities
+      ...o.capabilities as Partial<Provider.ProviderCapabilities>
     }
     const provider = caps.name
     const url = `${(o.baseUrl ?? defaultBaseUrl[endpoint]).replace(/\/+$/, "")}${path(endpoint, model)}`
     const scrub = scrubber([o.apiKey, o.accessToken].flatMap((r) => r === undefined ? [] : [Redacted.value(r)]))
-    const maxBytes = o.maxResponseBytes ?? 32 * 1024 * 1024
     const client = (yield* HttpClient.HttpClient).pipe(
       HttpClient.mapRequest((request) =>
         request.pipe(
@@ -162,8 +169,8 @@ export const make = (options: Options): Effect.Effect<Provider.AgentProvider, ne
         )
       )
     )
-    const failure = (reason: string, retryable: boolean, cause?: string) =>
-      new Errors.ProviderError({ provider, reason, retryable, ...(cause === undefined ? {} : { cause: scrub(cause) }) })
+    const failure = (reason: string, retryable: boolean, cause?: string, code?: Errors.ProviderErrorCode) =>
+      new Errors.ProviderError({ provider, reason, retryable, ...(cause === undefined ? {} : { cause: scrub(cause) }), ...(code === undefined ? {} : { code }) })
 
     const tools = parameters(target)
     const thoughts = signatures(4096)
@@ -182,13 +189,13 @@ export const make = (options: Options): Effect.Effect<Provider.AgentProvider, ne
     const reading = { provider, wrapped: settings.wrapped, remember: thoughts.remember, scrub, freshId: () => `gemini_${Date.now().toString(36)}_${ids++}` }
 
     /** A response that is not a stream (a non-2xx status, a JSON answer): what it is, then the server's message. */
-    const statusFailure = (response: HttpClientResponse.HttpClientResponse, what: string, retryable: boolean) =>
+    const statusFailure = (response: HttpClientResponse.HttpClientResponse, what: string, retryable: boolean, code?: Errors.ProviderErrorCode) =>
       response.stream.pipe(
         Stream.decodeText(),
         Stream.runFoldWhile("", (s) => s.length < 65_536, (s, piece) => s + piece),
         Effect.timeout(timeout),
         Effect.orElseSucceed(() => ""),
-        Effect.flatMap((text) => Effect.fail(failure(`${what}: ${bodyMessage(text, scrub)}`, retryable)))
+        Effect.flatMap((text) => Effect.fail(failure(`${what}: ${bodyMessage(text, scrub)}`, retryable, undefined, code)))
       )
 
     const respond = Effect.fnUntraced(function*(request: Provider.CompletionRequest) {
@@ -201,17 +208,16 @@ export const make = (options: Options): Effect.Effect<Provider.AgentProvider, ne
           ResponseError: (e) => Effect.fail(failure("the response could not be read", true, Errors.transportCause(e)))
         })
       )
-      if (response.status < 200 || response.status >= 300) return yield* statusFailure(response, `HTTP ${response.status}`, statusRetryable(response.status))
+      if (response.status < 200 || response.status >= 300) {
+        return yield* statusFailure(response, `HTTP ${response.status}`, statusRetryable(response.status), statusCode(response.status))
+      }
       if (/^application\/json/i.test(response.headers["content-type"] ?? "")) {
         return yield* statusFailure(response, "the server answered JSON instead of an event stream (is `alt=sse` lost on the way?)", false)
       }
-      return response.stream.pipe(
-        Stream.timeoutFail(() => failure(`no data for ${Duration.format(timeout)}`, true), timeout),
-        Stream.catchTag("ResponseError", (e) => Stream.fail(failure("the response body broke off", true, Errors.transportCause(e)))),
-        limitBytes(maxBytes, () => failure(`the response exceeded ${maxBytes} bytes`, false)),
-        Sse.parse,
-        events(reading)
+      const bytes = response.stream.pipe(
+        Stream.catchTag("ResponseError", (e) => Stream.fail(failure("the response body broke off", true, Errors.transportCause(e))))
       )
+      return Bounded.events(bytes, o, failure).pipe(events(reading), Bounded.timed(o, failure))
     })
 
     const stream = (request: Provider.CompletionRequest): Stream.Stream<StreamEvent.StreamEvent, Errors.ProviderError> =>
@@ -227,7 +233,7 @@ export const make = (options: Options): Effect.Effect<Provider.AgentProvider, ne
   })
 
 /** The provider for `options` as the application's `Provider`. */
-export const layerWith = (options: Options): Layer.Layer<Provider.Provider, never, HttpClient.HttpClient> =>
+export const layerWith = (options: Options): Layer.Layer<Provider.Provider, Errors.InvalidOptions, HttpClient.HttpClient> =>
   Layer.effect(Provider.Provider, make(options))
 
 /**
@@ -252,7 +258,7 @@ export const config: Config.Config<Options> = Config.all({
 })))
 
 /** The provider with its options read from `config` while the layer is built. */
-export const layerConfig: Layer.Layer<Provider.Provider, ConfigError.ConfigError, HttpClient.HttpClient> = Layer.effect(
+export const layerConfig: Layer.Layer<Provider.Provider, ConfigError.ConfigError | Errors.InvalidOptions, HttpClient.HttpClient> = Layer.effect(
   Provider.Provider,
   Effect.flatMap(config, make)
 )

@@ -13,7 +13,7 @@
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
-import { Errors, Provider } from "@toolgate/runtime"
+import { Decode, Errors, Provider } from "@toolgate/runtime"
 import type { StreamEvent } from "@toolgate/runtime"
 import * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
@@ -24,31 +24,41 @@ import { identity } from "effect/Function"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
+import * as Bounded from "./internal/boundedStream.js"
 import { bodyMessage, scrubber } from "./internal/chatCompletionsErrors.js"
 import { events } from "./internal/chatCompletionsEvents.js"
-import { isHttpUrl, positiveDuration } from "./internal/httpOptions.js"
-import { nonEmptyChunks } from "./internal/nonEmpty.js"
 import { body } from "./internal/chatCompletionsRequest.js"
-import * as Sse from "./internal/sse.js"
-import { statusRetryable } from "./internal/transport.js"
+import { statusCode, statusRetryable } from "./internal/transport.js"
 
-/** Where the endpoint is, which model answers, the key, how long to wait, and capability overrides. */
-export interface Options {
+/**
+ * Where the endpoint is, which model answers, the key, how long to wait, and capability overrides. The round's
+ * bounds (`Bounded.Options`): `idleTimeout` 2 minutes, `roundTimeout` 10 minutes, 8 Mi characters per event,
+ * 32 MiB per round.
+ */
+export interface Options extends Bounded.Options {
   /** The API root that `/chat/completions` hangs off, e.g. `http://127.0.0.1:8080/v1`. */
   readonly baseUrl: string
   readonly model: string
   readonly apiKey?: Redacted.Redacted
-  /**
-   * The wait for the response, and then the longest wait for the first event and between events (default 2
-   * minutes): keep-alive comments and bytes that complete no event do not count.
-   */
+  /** The wait for the response's status and headers (default 2 minutes). */
   readonly timeout?: Duration.DurationInput
-  /** The longest one round's stream may last, however lively (default 10 minutes). */
-  readonly roundTimeout?: Duration.DurationInput
   /** What this backend does differently (a loopback server: `requiresNetworking: false`; a model's `contextWindow`). */
   readonly capabilities?: Partial<Provider.ProviderCapabilities>
 }
+
+/** The options as a Schema (defaults filled in). */
+const OptionsSchema = Schema.Struct({
+  baseUrl: Decode.HttpUrl,
+  model: Schema.NonEmptyTrimmedString,
+  apiKey: Schema.optional(Schema.RedactedFromSelf(Schema.String)),
+  timeout: Schema.optionalWith(Decode.PositiveDuration, { default: () => Duration.minutes(2) }),
+  ...Bounded.fields({ idleTimeout: "2 minutes", roundTimeout: "10 minutes" }),
+  capabilities: Schema.optional(Schema.Object)
+})
+
+const decodeOptions = Decode.options("OpenAiCompatible", OptionsSchema)
 
 /**
  * What the Chat Completions API offers; override per backend through `Options.capabilities`:
@@ -83,19 +93,16 @@ export const path = "/chat/completions"
 /** The tool names OpenAI accepts; other servers may be laxer, so a name outside it is a warning. */
 const toolName = /^[A-Za-z0-9_-]{1,64}$/
 
-/** Builds the provider over the `HttpClient` in context; a base URL or timeout that is not one is a wiring bug (dies). */
-export const make = (options: Options): Effect.Effect<Provider.AgentProvider, never, HttpClient.HttpClient> =>
+/** Builds the provider over the `HttpClient` in context; options that cannot work fail as `InvalidOptions`. */
+export const make = (options: Options): Effect.Effect<Provider.AgentProvider, Errors.InvalidOptions, HttpClient.HttpClient> =>
   Effect.gen(function*() {
-    if (!isHttpUrl(options.baseUrl)) return yield* Effect.dieMessage(`OpenAiCompatible: not an http(s) base URL: ${String(options.baseUrl)}`)
-    const timeout = positiveDuration(options.timeout ?? "2 minutes")
-    if (timeout === undefined) return yield* Effect.dieMessage(`OpenAiCompatible: not a positive timeout: ${String(options.timeout)}`)
-    const roundTimeout = positiveDuration(options.roundTimeout ?? "10 minutes")
-    if (roundTimeout === undefined) return yield* Effect.dieMessage(`OpenAiCompatible: not a positive round timeout: ${String(options.roundTimeout)}`)
-    const caps: Provider.ProviderCapabilities = { ...capabilities, ...options.capabilities }
+    const o = yield* decodeOptions(options)
+    const timeout = o.timeout
+    const caps: Provider.ProviderCapabilities = { ...capabilities, ...o.capabilities as Partial<Provider.ProviderCapabilities> }
     const provider = caps.name
-    const baseUrl = options.baseUrl.replace(/\/+$/, "")
-    const scrub = scrubber(options.apiKey === undefined ? undefined : Redacted.value(options.apiKey))
-    const apiKey = options.apiKey
+    const baseUrl = o.baseUrl.replace(/\/+$/, "")
+    const scrub = scrubber(o.apiKey === undefined ? undefined : Redacted.value(o.apiKey))
+    const apiKey = o.apiKey
     const client = (yield* HttpClient.HttpClient).pipe(
       HttpClient.mapRequest((request) =>
         request.pipe(
@@ -105,9 +112,9 @@ export const make = (options: Options): Effect.Effect<Provider.AgentProvider, ne
         )
       )
     )
-    const failure = (reason: string, retryable: boolean, cause?: string) =>
-      new Errors.ProviderError({ provider, reason, retryable, ...(cause === undefined ? {} : { cause: scrub(cause) }) })
-    const settings = { model: options.model, parallelToolCalls: caps.supportsParallelToolCalls }
+    const failure = (reason: string, retryable: boolean, cause?: string, code?: Errors.ProviderErrorCode) =>
+      new Errors.ProviderError({ provider, reason, retryable, ...(cause === undefined ? {} : { cause: scrub(cause) }), ...(code === undefined ? {} : { code }) })
+    const settings = { model: o.model, parallelToolCalls: caps.supportsParallelToolCalls }
 
     const respond = Effect.fnUntraced(function*(request: Provider.CompletionRequest) {
       const text = body(settings, request)
@@ -119,35 +126,32 @@ export const make = (options: Options): Effect.Effect<Provider.AgentProvider, ne
           ResponseError: (e) => Effect.fail(failure("the response could not be read", true, Errors.transportCause(e)))
         })
       )
-      if (response.status < 200 || response.status >= 300) return yield* statusFailure(response, `HTTP ${response.status}`, statusRetryable(response.status))
+      if (response.status < 200 || response.status >= 300) {
+        return yield* statusFailure(response, `HTTP ${response.status}`, statusRetryable(response.status), statusCode(response.status))
+      }
       // A server that ignores `stream` answers one JSON document (or an error in a 200): say so, not `missing_done`.
       if (/^application\/json/i.test(response.headers["content-type"] ?? "")) {
         return yield* statusFailure(response, "the server answered JSON instead of an event stream", false)
       }
-      return response.stream.pipe(
-        Stream.catchTag("ResponseError", (e) => Stream.fail(failure("the response body broke off", true, Errors.transportCause(e)))),
-        Sse.parse,
-        events({ provider, scrub }),
-        // the timers watch events: comments and trickled bytes emit none, and the round has a total
-        nonEmptyChunks,
-        Stream.timeoutFail(() => failure(`no event for ${Duration.format(timeout)}`, true), timeout),
-        Stream.interruptWhen(Effect.delay(Effect.fail(failure(`the round lasted longer than ${Duration.format(roundTimeout)}`, true)), roundTimeout))
+      const bytes = response.stream.pipe(
+        Stream.catchTag("ResponseError", (e) => Stream.fail(failure("the response body broke off", true, Errors.transportCause(e))))
       )
+      return Bounded.events(bytes, o, failure).pipe(events({ provider, scrub }), Bounded.timed(o, failure))
     })
 
     /** A response that is not a stream (a non-2xx status, a JSON answer): what it is, then the server's message (scrubbed, clipped). */
-    const statusFailure = (response: HttpClientResponse.HttpClientResponse, what: string, retryable: boolean) =>
+    const statusFailure = (response: HttpClientResponse.HttpClientResponse, what: string, retryable: boolean, code?: Errors.ProviderErrorCode) =>
       response.stream.pipe(
         Stream.decodeText(),
         Stream.runFoldWhile("", (s) => s.length < 65_536, (s, piece) => s + piece),
         Effect.timeout(timeout),
         Effect.orElseSucceed(() => ""),
-        Effect.flatMap((text) => Effect.fail(failure(`${what}: ${bodyMessage(text, scrub)}`, retryable)))
+        Effect.flatMap((text) => Effect.fail(failure(`${what}: ${bodyMessage(text, scrub)}`, retryable, undefined, code)))
       )
 
     const stream = (request: Provider.CompletionRequest): Stream.Stream<StreamEvent.StreamEvent, Errors.ProviderError> =>
       Stream.unwrap(respond(request)).pipe(
-        Stream.withSpan("OpenAiCompatible.stream", { attributes: { "provider.name": provider, "provider.model": options.model, "http.url": `${baseUrl}${path}` } })
+        Stream.withSpan("OpenAiCompatible.stream", { attributes: { "gen_ai.operation.name": "chat", "gen_ai.provider.name": provider, "gen_ai.request.model": o.model, "url.full": `${baseUrl}${path}` } })
       )
 
     const validateTools = (tools: ReadonlyArray<Provider.ToolDefinition>) =>
@@ -162,7 +166,7 @@ export const make = (options: Options): Effect.Effect<Provider.AgentProvider, ne
   })
 
 /** The provider for `options` as the application's `Provider`. */
-export const layerWith = (options: Options): Layer.Layer<Provider.Provider, never, HttpClient.HttpClient> =>
+export const layerWith = (options: Options): Layer.Layer<Provider.Provider, Errors.InvalidOptions, HttpClient.HttpClient> =>
   Layer.effect(Provider.Provider, make(options))
 
 /** The options from config: `TOOLGATE_OPENAI_BASE_URL`, `TOOLGATE_OPENAI_MODEL`, `TOOLGATE_OPENAI_API_KEY` (optional, redacted). */
@@ -173,7 +177,7 @@ export const config: Config.Config<Options> = Config.all({
 }).pipe(Config.map(({ apiKey, baseUrl, model }) => Option.isSome(apiKey) ? { baseUrl, model, apiKey: apiKey.value } : { baseUrl, model }))
 
 /** The provider with its options read from `config` while the layer is built. */
-export const layerConfig: Layer.Layer<Provider.Provider, ConfigError.ConfigError, HttpClient.HttpClient> = Layer.effect(
+export const layerConfig: Layer.Layer<Provider.Provider, ConfigError.ConfigError | Errors.InvalidOptions, HttpClient.HttpClient> = Layer.effect(
   Provider.Provider,
   Effect.flatMap(config, make)
 )

@@ -68,8 +68,13 @@ export const encodeError = (reason: string, retryable: boolean): string =>
  */
 export const decodeEvents = <E, R>(
   body: Stream.Stream<Uint8Array, E, R>
+): Stream.Stream<StreamEvent.StreamEvent, E | Errors.ProviderError, R> => decodeBlocks(Sse.parse(body))
+
+/** `decodeEvents` on a body already split into server-sent events (`{ event, data }`), e.g. by a bounded reader. */
+export const decodeBlocks = <E, R>(
+  blocks: Stream.Stream<Sse.ServerSentEvent, E, R>
 ): Stream.Stream<StreamEvent.StreamEvent, E | Errors.ProviderError, R> =>
-  Sse.parse(body).pipe(
+  blocks.pipe(
     Stream.chunks,
     Stream.flatMap((chunk) => {
       const { events, failure } = decodeChunk(chunk)

@@ -7,7 +7,7 @@ describe("CloudRelay capabilities", () => {
   it.effect("declares the defaults, and a relay whose model runs tools itself can say so", () =>
     Effect.gen(function*() {
       const plain = yield* CloudRelay.make({ baseUrl: "http://127.0.0.1:1" })
-      assert.deepStrictEqual(plain.capabilities, CloudRelay.capabilities)
+      assert.deepStrictEqual(plain.capabilities, { ...CloudRelay.capabilities, contextWindow: CloudRelay.contextWindowFor(CloudRelay.defaultMaxRequestBytes) })
       const driven = yield* CloudRelay.make({ baseUrl: "http://127.0.0.1:1", capabilities: { executionModel: "providerDriven" } })
       assert.strictEqual(driven.capabilities.executionModel, "providerDriven")
       assert.strictEqual(driven.capabilities.schemaDialect, "none")

@@ -7,8 +7,8 @@ import * as RelayWire from "../src/RelayWire.js"
 import { events, httpClient, start, stream } from "./support/loopback.js"
 import { assistant, result, user } from "./support/messages.js"
 
-const provider = (baseUrl: string) =>
-  CloudRelay.make({ baseUrl, timeout: "20 seconds", idleTimeout: "20 seconds" }).pipe(Effect.provide(httpClient))
+const provider = (baseUrl: string, options: Partial<CloudRelay.Options> = {}) =>
+  CloudRelay.make({ baseUrl, timeout: "20 seconds", idleTimeout: "20 seconds", ...options }).pipe(Effect.provide(httpClient))
 
 const request = (messages: ReadonlyArray<Message.Message> = [user("go")]): Provider.CompletionRequest => ({
   messages,
@@ -61,7 +61,7 @@ describe("CloudRelay: hostile relays and requests", () => {
       assert.isUndefined(({} as Record<string, unknown>)["polluted"])
     }), 20_000)
 
-  it.scopedLive("a huge message list (100,000 messages, a 10,000-level argument) reaches the relay whole", () =>
+  it.scopedLive("a huge message list (100,000 messages, a 10,000-level argument) reaches a relay that takes it whole", () =>
     Effect.gen(function*() {
       let deep: J.JsonValue = "leaf"
       for (let i = 0; i < 10_000; i++) deep = [deep]
@@ -69,7 +69,7 @@ describe("CloudRelay: hostile relays and requests", () => {
       for (let i = 0; i < 50_000; i++) messages.push(assistant(`round ${i}`, 0), result(`call_${i}`))
       messages.push({ _tag: "Assistant", text: "", toolCalls: [{ id: "deep", name: "t", arguments: deep }] }, user("end"))
       const server = yield* start(stream(RelayWire.encodeEvent({ _tag: "Done" })))
-      const outcome = yield* collect(yield* provider(server.url), request(messages))
+      const outcome = yield* collect(yield* provider(server.url, { maxRequestBytes: 64 * 1024 * 1024 }), request(messages))
       assert.deepStrictEqual(outcome, Either.right([{ _tag: "Done" }]))
       const body = JSON.parse(server.received[0]!.body) as { readonly messages: ReadonlyArray<Message.Message> }
       assert.strictEqual(body.messages.length, messages.length)

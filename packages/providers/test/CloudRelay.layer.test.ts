@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Capabilities, Provider } from "@toolgate/runtime"
-import { Cause, ConfigProvider, Effect, Either, Exit, Layer, Stream } from "effect"
+import { ConfigProvider, Effect, Either, Exit, Layer, Stream } from "effect"
 import * as CloudRelay from "../src/CloudRelay.js"
 import * as RelayWire from "../src/RelayWire.js"
 import type { Handler } from "./support/loopback.js"
@@ -61,12 +61,12 @@ describe("CloudRelay layers", () => {
       }
     }), 20_000)
 
-  it.effect("layerWith on a base URL that cannot work dies while the layer is built", () =>
+  it.effect("layerWith on a base URL that cannot work fails as InvalidOptions while the layer is built", () =>
     Effect.gen(function*() {
       for (const baseUrl of ["ftp://relay", "relay:80", ""]) {
         const layer = CloudRelay.layerWith({ baseUrl }).pipe(Layer.provide(httpClient))
-        const exit = yield* Effect.exit(Effect.provide(Provider.Provider, layer))
-        assert.isTrue(Exit.isFailure(exit) && Cause.isDie(exit.cause), baseUrl)
+        const error = yield* Effect.flip(Effect.provide(Provider.Provider, layer))
+        assert.strictEqual(error._tag, "InvalidOptions", baseUrl)
       }
     }))
 })

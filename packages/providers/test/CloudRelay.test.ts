@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Cause, Effect, Either, Exit, Schema, Stream } from "effect"
+import { Effect, Either, Schema, Stream } from "effect"
 import type { Errors, Provider, StreamEvent } from "@toolgate/runtime"
 import * as CloudRelay from "../src/CloudRelay.js"
 import * as RelayWire from "../src/RelayWire.js"
@@ -171,7 +171,7 @@ describe("CloudRelay: failures are ProviderErrors that say whether to retry", ()
       assert.deepStrictEqual(seen, [turn[0]])
       const e = failed(error)
       assert.isTrue(e.retryable)
-      assert.strictEqual(e.reason, "the relay's stream sent no event for 300ms")
+      assert.strictEqual(e.reason, "no event for 300ms")
     }), 20_000)
 
   // Node answers a stream with chunked transfer encoding; a socket closed before the last (empty) chunk is
@@ -232,7 +232,7 @@ describe("CloudRelay: failures are ProviderErrors that say whether to retry", ()
 })
 
 describe("CloudRelay: construction", () => {
-  it.effect("a base URL or timeout that cannot work dies at build (a wiring bug, not a relay outage)", () =>
+  it.effect("a base URL, timeout or limit that cannot work fails at build as InvalidOptions (not a relay outage)", () =>
     Effect.gen(function*() {
       const bad: ReadonlyArray<unknown> = [
         { baseUrl: "ftp://relay" },
@@ -243,18 +243,23 @@ describe("CloudRelay: construction", () => {
         { baseUrl: "http://127.0.0.1:1", timeout: 0 },
         { baseUrl: "http://127.0.0.1:1", timeout: Number.NaN },
         { baseUrl: "http://127.0.0.1:1", idleTimeout: "banana" },
-        { baseUrl: "http://127.0.0.1:1", idleTimeout: "0 millis" }
+        { baseUrl: "http://127.0.0.1:1", idleTimeout: "0 millis" },
+        { baseUrl: "http://127.0.0.1:1", maxRoundBytes: 0 },
+        { baseUrl: "http://127.0.0.1:1", maxEventLength: 1.5 },
+        { baseUrl: "http://127.0.0.1:1", maxRequestBytes: 100 }
       ]
       for (const options of bad) {
-        const exit = yield* Effect.exit(CloudRelay.make(options as CloudRelay.Options).pipe(Effect.provide(httpClient)))
-        assert.isTrue(Exit.isFailure(exit) && Cause.isDie(exit.cause), JSON.stringify(options))
+        const error = yield* Effect.flip(CloudRelay.make(options as CloudRelay.Options).pipe(Effect.provide(httpClient)))
+        assert.strictEqual(error._tag, "InvalidOptions", JSON.stringify(options))
+        assert.strictEqual(error.of, "CloudRelay")
       }
     }))
 
   it.effect("declares its capabilities honestly: app-driven, names only, networked, no structured output", () =>
     Effect.gen(function*() {
       const relay = yield* CloudRelay.make({ baseUrl: "http://127.0.0.1:1" }).pipe(Effect.provide(httpClient))
-      assert.strictEqual(relay.capabilities, CloudRelay.capabilities)
+      // the context window keeps a history's messages within 3/4 of the relay's default 1 MiB body limit
+      assert.deepStrictEqual(relay.capabilities, { ...CloudRelay.capabilities, contextWindow: 196_608 })
       assert.deepStrictEqual(
         { ...CloudRelay.capabilities },
         {

@@ -65,17 +65,17 @@ describe("Gemini errors", () => {
     Effect.gen(function*() {
       const first = `${fixture("gemini-text.txt").split("\r\n\r\n")[0]!}\r\n\r\n`
       const server = yield* start(replay(first, { end: false }))
-      const error = yield* Effect.flip(collect(yield* provider(server, { timeout: "400 millis" })))
-      assert.deepStrictEqual(typeof error === "object" && [error.reason, error.retryable], ["no data for 400ms", true])
+      const error = yield* Effect.flip(collect(yield* provider(server, { idleTimeout: "400 millis" })))
+      assert.deepStrictEqual(typeof error === "object" && [error.reason, error.retryable], ["no event for 400ms", true])
     }))
 
-  it.scopedLive("a body past maxResponseBytes fails the round, not retryable, and is not read further", () =>
+  it.scopedLive("a body past maxRoundBytes fails the round, not retryable, and is not read further", () =>
     Effect.gen(function*() {
       const first = `${fixture("gemini-text.txt").split("\r\n\r\n")[0]!}\r\n\r\n`
       const server = yield* start(replay(first.repeat(200) + data({ candidates: [{ content: { parts: [] }, finishReason: "STOP" }] }), { max: 2048 }))
-      const error = yield* Effect.flip(collect(yield* provider(server, { maxResponseBytes: 4096 })))
-      assert.deepStrictEqual(typeof error === "object" && [error.reason, error.retryable], ["the response exceeded 4096 bytes", false])
-      const fine = yield* collect(yield* provider(server, { maxResponseBytes: 1024 * 1024 }))
+      const error = yield* Effect.flip(collect(yield* provider(server, { maxRoundBytes: 4096 })))
+      assert.deepStrictEqual(typeof error === "object" && [error.reason, error.retryable], ["the round's body exceeded 4096 bytes", false])
+      const fine = yield* collect(yield* provider(server, { maxRoundBytes: 1024 * 1024 }))
       assert.strictEqual(fine.at(-1)?._tag, "Done")
     }))
 })

@@ -6,6 +6,7 @@
  * tool choice and structured output; and the capabilities and options it is built with.
  */
 import { assert, describe, it } from "@effect/vitest"
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import { Effect, Exit, Redacted } from "effect"
 import { Normalize } from "@toolgate/json-schema"
 import type { Message, Provider } from "@toolgate/runtime"
@@ -219,9 +220,11 @@ describe("Gemini request", () => {
       assert.strictEqual(gemini.capabilities.contextWindow, 1_048_576)
       const warnings = yield* gemini.validateTools!([{ ...weather, name: "9lives" }, weather])
       assert.deepStrictEqual(warnings.map((w) => w.tool), ["9lives"])
-      for (const bad of [{ model: "" }, { baseUrl: "ftp://example.com" }, { timeout: "soon" }, { maxResponseBytes: 0 }] as const) {
-        const exit = yield* Effect.exit(provider(server, bad as never))
-        assert.isTrue(Exit.isFailure(exit) && !Exit.isInterrupted(exit), JSON.stringify(bad))
+      for (const bad of [{ model: "" }, { baseUrl: "ftp://example.com" }, { timeout: "soon" }, { maxRoundBytes: 0 }, { endpoint: "vertex" }] as const) {
+        const made = Gemini.make({ baseUrl: server.baseUrl, model: "gemini-2.5-flash", ...bad } as Gemini.Options)
+        const error = yield* Effect.flip(made.pipe(Effect.provide(FetchHttpClient.layer)))
+        assert.strictEqual(error._tag, "InvalidOptions", JSON.stringify(bad))
+        assert.strictEqual(error.of, "Gemini")
       }
     }))
 })

@@ -14,10 +14,11 @@ export { answer, data, fixture, hang, type Reply, replay, start } from "./OpenAi
 /** The key the tests send (and look for in errors). */
 export const apiKey = "AIzaSy-test-key-0123456789"
 
-/** The provider for `server` on the Gemini API, over `fetch` (real loopback sockets). */
+/** The provider for `server` on the Gemini API, over `fetch` (real loopback sockets); options a test knows are valid. */
 export const provider = (server: Server, options: Partial<Gemini.Options> = {}): Effect.Effect<Provider.AgentProvider> =>
   Gemini.make({ baseUrl: server.baseUrl, model: "gemini-2.5-flash", apiKey: Redacted.make(apiKey), timeout: "5 seconds", ...options }).pipe(
-    Effect.provide(FetchHttpClient.layer)
+    Effect.provide(FetchHttpClient.layer),
+    Effect.orDie // the tests' options are valid
   )
 
 export { collect, request } from "./support/roundTrip.js"

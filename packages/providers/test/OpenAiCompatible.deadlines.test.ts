@@ -36,16 +36,16 @@ const content = data({ choices: [{ index: 0, delta: { content: "more " }, finish
 describe("OpenAiCompatible deadlines over loopback, through AgentSession", () => {
   it.scopedLive("keep-alive comments for ever end the round at the timeout", () =>
     Effect.gen(function*() {
-      assert.strictEqual(yield* send(forever(": keep-alive\n\n"), { timeout: "400 millis" }), "no event for 400ms")
+      assert.strictEqual(yield* send(forever(": keep-alive\n\n"), { idleTimeout: "400 millis" }), "no event for 400ms")
     }), 20_000)
 
   it.scopedLive("a chunk trickled a byte at a time, never completed, ends the round at the timeout", () =>
     Effect.gen(function*() {
-      assert.strictEqual(yield* send(forever("x", "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\""), { timeout: "400 millis" }), "no event for 400ms")
+      assert.strictEqual(yield* send(forever("x", "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\""), { idleTimeout: "400 millis" }), "no event for 400ms")
     }), 20_000)
 
   it.scopedLive("content for ever ends at the round timeout", () =>
     Effect.gen(function*() {
-      assert.strictEqual(yield* send(forever(content), { timeout: "400 millis", roundTimeout: "1 second" }), "the round lasted longer than 1s")
+      assert.strictEqual(yield* send(forever(content), { idleTimeout: "400 millis", roundTimeout: "1 second" }), "the round lasted longer than 1s")
     }), 20_000)
 })

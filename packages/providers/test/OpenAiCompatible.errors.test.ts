@@ -13,7 +13,7 @@ const key = "sk-proj-Zx81KqWv3nTq0aLr9YcE"
 const outcome = (reply: Reply, timeout: Duration.DurationInput = "5 seconds") =>
   Effect.gen(function*() {
     const server = yield* start(reply)
-    const result = yield* Effect.either(collect(yield* provider(server, { apiKey: Redacted.make(key), timeout })))
+    const result = yield* Effect.either(collect(yield* provider(server, { apiKey: Redacted.make(key), timeout, idleTimeout: timeout })))
     if (Either.isLeft(result) && typeof result.left === "string") return assert.fail(result.left)
     return result as Either.Either<ReadonlyArray<StreamEvent.StreamEvent>, Errors.ProviderError>
   })

@@ -193,11 +193,15 @@ describe("OpenAiCompatible: capabilities, tools and wiring", () => {
       assert.deepStrictEqual(warnings.map((w) => w.tool), ["web.search", "x".repeat(65)])
     }))
 
-  it.effect("a base URL or timeout that is not one dies while building", () =>
+  it.effect("a base URL, timeout or limit that is not one fails as InvalidOptions while building", () =>
     Effect.gen(function*() {
-      for (const options of [{ baseUrl: "not a url" }, { baseUrl: "file:///etc/passwd" }, { baseUrl: 42 as any }, { timeout: 0 }, { timeout: Number.NaN }, { timeout: "soon" as any }]) {
-        const exit = yield* Effect.exit(OpenAiCompatible.make({ baseUrl: "http://127.0.0.1:1/v1", model: "m", ...options }).pipe(Effect.provide(FetchHttpClient.layer)))
-        assert.isTrue(Exit.isFailure(exit) && Exit.isFailure(exit) && String(exit.cause).includes("OpenAiCompatible"), JSON.stringify(options))
+      const bad = [{ baseUrl: "not a url" }, { baseUrl: "file:///etc/passwd" }, { baseUrl: 42 as any }, { timeout: 0 }, { timeout: Number.NaN }, {
+        timeout: "soon" as any
+      }, { model: "" }, { idleTimeout: -1 }, { maxRoundBytes: -5 }]
+      for (const options of bad) {
+        const error = yield* Effect.flip(OpenAiCompatible.make({ baseUrl: "http://127.0.0.1:1/v1", model: "m", ...options }).pipe(Effect.provide(FetchHttpClient.layer)))
+        assert.strictEqual(error._tag, "InvalidOptions", JSON.stringify(options))
+        assert.strictEqual(error.of, "OpenAiCompatible")
       }
     }))
 

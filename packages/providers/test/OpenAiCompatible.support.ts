@@ -111,13 +111,14 @@ export const hang: Reply = () => {}
 /** One SSE `data:` event carrying `payload` (JSON unless a string). */
 export const data = (payload: unknown): string => `data: ${typeof payload === "string" ? payload : JSON.stringify(payload)}\n\n`
 
-/** The provider for `server`, over `fetch` (real loopback sockets). */
+/** The provider for `server`, over `fetch` (real loopback sockets); the test's options are valid (else it dies). */
 export const provider = (
   server: Server,
   options: Partial<OpenAiCompatible.Options> = {}
 ): Effect.Effect<Provider.AgentProvider> =>
   OpenAiCompatible.make({ baseUrl: server.baseUrl, model: "test-model", timeout: "5 seconds", ...options }).pipe(
-    Effect.provide(FetchHttpClient.layer)
+    Effect.provide(FetchHttpClient.layer),
+    Effect.orDie
   )
 
 export { collect, request } from "./support/roundTrip.js"

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Chunk, Effect, Stream } from "effect"
+import { Chunk, Effect, Either, Stream } from "effect"
 import * as Sse from "../src/internal/sse.js"
 
 const read = (...pieces: ReadonlyArray<string>) =>
@@ -39,6 +39,22 @@ describe("sse", () => {
       assert.strictEqual((yield* read(`data: ${big}\n\n`))[0]?.data.length, big.length)
       const many = yield* read("data: 1\n\n".repeat(10_000))
       assert.strictEqual(many.length, 10_000)
+    }))
+})
+
+describe("sse within a limit", () => {
+  const limited = (max: number, ...pieces: ReadonlyArray<string>) =>
+    Stream.fromIterable(pieces).pipe((text) => Sse.parseText(text, { maxEventLength: max, onExceed: () => "too large" }), Stream.runCollect, Effect.map(Chunk.toReadonlyArray), Effect.either)
+
+  it.effect("events up to the limit pass; one past it fails, counted over its data lines or one unfinished line", () =>
+    Effect.gen(function*() {
+      assert.deepStrictEqual(yield* limited(10, "data: 12345\ndata: 12345\n\n"), Either.right([{ event: "message", data: "12345\n12345" }]))
+      assert.deepStrictEqual(yield* limited(10, "data: 12345\ndata: 123456\n\n"), Either.left("too large"))
+      // a line that never ends (data or a comment) is cut off as soon as it is past the limit
+      assert.deepStrictEqual(yield* limited(10, "data: 1", "234567", "89012345"), Either.left("too large"))
+      assert.deepStrictEqual(yield* limited(10, ": a keep-alive comment that goes on"), Either.left("too large"))
+      // the count starts again with each event
+      assert.deepStrictEqual((yield* limited(10, "data: 1234567890\n\n".repeat(100))).pipe(Either.map((e) => e.length)), Either.right(100))
     }))
 })
 

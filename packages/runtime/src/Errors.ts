@@ -242,12 +242,21 @@ export class StructuredOutputInvalid extends Schema.TaggedError<StructuredOutput
   }
 }
 
-/** A provider failed (transport, status, decoding); `retryable` says whether trying again may help. */
+/**
+ * What a caller can act on in a `ProviderError`, when the provider knows it: `request_too_large` (the endpoint
+ * refused the request's size, HTTP 413, or the provider would not send a body past its endpoint's limit:
+ * shorten the history or lower the context window), `rate_limited` (HTTP 429: wait, then try again).
+ */
+export const ProviderErrorCode = Schema.Literal("request_too_large", "rate_limited")
+export type ProviderErrorCode = typeof ProviderErrorCode.Type
+
+/** A provider failed (transport, status, decoding); `retryable` says whether trying again may help, `code` what to do when known. */
 export class ProviderError extends Schema.TaggedError<ProviderError>()("ProviderError", {
   provider: Schema.String,
   reason: Schema.String,
   retryable: Schema.Boolean,
-  cause: Schema.optionalWith(Schema.String, { exact: true })
+  cause: Schema.optionalWith(Schema.String, { exact: true }),
+  code: Schema.optionalWith(ProviderErrorCode, { exact: true })
 }) {
   readonly [TypeId]: TypeId = TypeId
   /** The provider, the reason and the cause when known. */

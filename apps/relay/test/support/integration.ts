@@ -6,7 +6,7 @@
  */
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { CloudRelay, OpenAiCompatible, type Script } from "@toolgate/providers"
-import { AgentSession, ArgumentValidator, Capabilities, DriftGate, type Message, Provider, type SessionEvent, Tool, Toolkit } from "@toolgate/runtime"
+import { AgentSession, ArgumentValidator, Capabilities, DriftGate, type Errors, type Message, Provider, type SessionEvent, Tool, Toolkit } from "@toolgate/runtime"
 import type { JsonSchema } from "@toolgate/json-schema"
 import type * as HttpClient from "@effect/platform/HttpClient"
 import { type Cause, type Duration, Effect, Either, HashMap, Layer, Logger, LogLevel, Option, Queue } from "effect"
@@ -141,9 +141,9 @@ export const cloudLayer = (baseUrl: string, timeouts: Timeouts = {}, client: Cli
   )
 }
 
-/** What a local-mode session over one provider needs: the provider and the argument validator, over undici. */
-export const localLayer = (provider: Layer.Layer<Provider.Provider, never, HttpClient.HttpClient>, validator: ArgumentValidator.Options = {}) =>
-  Layer.mergeAll(ArgumentValidator.layerWith(validator), provider).pipe(Layer.provide(NodeHttpClient.layerUndici))
+/** What a local-mode session over one provider needs: the provider and the argument validator, over undici (the tests' options are valid). */
+export const localLayer = (provider: Layer.Layer<Provider.Provider, Errors.InvalidOptions, HttpClient.HttpClient>, validator: ArgumentValidator.Options = {}) =>
+  Layer.mergeAll(ArgumentValidator.layerWith(validator), Layer.orDie(provider)).pipe(Layer.provide(NodeHttpClient.layerUndici))
 
 /** `OpenAiCompatible` against the relay's Chat Completions (`baseUrl` is the relay root or a scenario's base). */
 export const openAiLayer = (baseUrl: string, timeout: Duration.DurationInput = "5 seconds", validator: ArgumentValidator.Options = {}) =>

@@ -1,6 +1,7 @@
 /**
  * The HTTP side of `CloudRelay`: the request body, and every way a turns request can fail mapped to a
- * `ProviderError` (transport and timeouts retryable, 5xx/408/429 retryable, other statuses not).
+ * `ProviderError` (transport and timeouts retryable, 5xx/408/429 retryable, other statuses not; 413 and 429
+ * carry their `code`).
  *
  * @internal
  */
@@ -14,20 +15,28 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import * as RelayWire from "../RelayWire.js"
+import { statusCode, statusRetryable } from "./transport.js"
 
 /** The provider name in every error. */
 export const name = "cloud-relay"
 
 /** A `ProviderError` of this provider. */
-export const failure = (reason: string, retryable: boolean, cause?: string): Errors.ProviderError =>
-  new Errors.ProviderError(
-    cause === undefined ? { provider: name, reason, retryable } : { provider: name, reason, retryable, cause: clip(cause, 300) }
-  )
+export const failure = (reason: string, retryable: boolean, cause?: string, code?: Errors.ProviderErrorCode): Errors.ProviderError =>
+  new Errors.ProviderError({
+    provider: name,
+    reason,
+    retryable,
+    ...(cause === undefined ? {} : { cause: clip(cause, 300) }),
+    ...(code === undefined ? {} : { code })
+  })
 
 const encodeTurnRequest = Schema.encodeEither(RelayWire.TurnRequest, { errors: "all" })
 
-/** The JSON body of a turns request: the conversation, the tools by NAME only, the tool choice, the system prompt and sampling. */
-export const requestBody = (request: Provider.CompletionRequest): Either.Either<string, Errors.ProviderError> => {
+/**
+ * The JSON body of a turns request: the conversation, the tools by NAME only, the tool choice, the system
+ * prompt and sampling; a body past `maxBytes` is not sent (the relay would answer 413).
+ */
+export const requestBody = (request: Provider.CompletionRequest, maxBytes: number): Either.Either<string, Errors.ProviderError> => {
   const tools = Array.isArray(request?.tools) ? request.tools.map((tool) => tool?.name) : request?.tools
   const encoded = encodeTurnRequest({
     messages: request?.messages,
@@ -42,19 +51,24 @@ export const requestBody = (request: Provider.CompletionRequest): Either.Either<
   }
   // The deep-safe writer: tool arguments in history may nest deeper than `JSON.stringify` recurses.
   const json = J.stringify(encoded.right)
-  return json === undefined ? Either.left(failure("the request is not JSON", false)) : Either.right(json)
+  if (json === undefined) return Either.left(failure("the request is not JSON", false))
+  const bytes = Buffer.byteLength(json)
+  return bytes <= maxBytes ? Either.right(json) : Either.left(tooLarge(`the request is ${bytes} bytes, more than the relay's ${maxBytes}`))
 }
 
-/** Whether trying the same request again may help after this status. */
-const retryableStatus = (status: number): boolean => status >= 500 || status === 429 || status === 408
+/** A request the relay will not take for its size: not retryable as it is; the history must shrink. */
+const tooLarge = (cause: string | undefined): Errors.ProviderError =>
+  failure("the request is too large for the relay (shorten the history or the current turn)", false, cause, "request_too_large")
 
 /** A non-2xx answer as a `ProviderError`, with the relay's own message (`{ error: { message } }`) when it sent one. */
 export const statusFailure = (response: HttpClientResponse.HttpClientResponse): Effect.Effect<never, Errors.ProviderError> =>
   response.text.pipe(
     Effect.orElseSucceed(() => ""),
-    Effect.flatMap((text) =>
-      Effect.fail(failure(`the relay answered HTTP ${response.status}`, retryableStatus(response.status), relayMessage(text)))
-    )
+    Effect.flatMap((text) => {
+      const message = relayMessage(text)
+      if (response.status === 413) return Effect.fail(tooLarge(message))
+      return Effect.fail(failure(`the relay answered HTTP ${response.status}`, statusRetryable(response.status), message, statusCode(response.status)))
+    })
   )
 
 /** The message of a relay's JSON error body, else the body's first characters (`undefined` when empty). */
@@ -87,14 +101,6 @@ export const bodyFailure = (e: HttpClientError.ResponseError): Errors.ProviderEr
 /** No answer headers within the timeout. */
 export const noAnswer = (timeout: Duration.Duration): Errors.ProviderError =>
   failure(`the relay did not answer within ${Duration.format(timeout)}`, true)
-
-/** No event for the idle timeout (comments and partial events do not count). */
-export const idle = (timeout: Duration.Duration): Errors.ProviderError =>
-  failure(`the relay's stream sent no event for ${Duration.format(timeout)}`, true)
-
-/** The round's stream lasted longer than the round timeout. */
-export const roundTooLong = (timeout: Duration.Duration): Errors.ProviderError =>
-  failure(`the relay's round lasted longer than ${Duration.format(timeout)}`, true)
 
 /** An own property of an object, never a prototype's, never a throw (a getter may throw). */
 const pick = (u: unknown, key: string): unknown => {
