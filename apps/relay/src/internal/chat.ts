@@ -1,6 +1,6 @@
 /**
  * `POST /v1/chat/completions`: an OpenAI Chat Completions request in, the scripted round out in the same
- * wire format, streamed (`stream: true`) or not. A `Failure` round answers with an OpenAI-style error:
+ * wire format, streamed (`stream: true`) or not, its text placeholders filled from the request (see `ModelView`). A `Failure` round answers with an OpenAI-style error:
  * 503 when it is retryable, else 400; so does a request the script has no round for (400).
  *
  * @internal
@@ -13,6 +13,7 @@ import * as ChatAnswer from "./chatAnswer.js"
 import * as ChatWire from "./chatWire.js"
 import { attempt, type Resolved } from "./endpoint.js"
 import * as Http from "./http.js"
+import * as ModelView from "./modelView.js"
 import { noRound } from "./turns.js"
 
 const error = (status: number, message: string, type: string): Http.Answer =>
@@ -24,7 +25,7 @@ export const answer = (resolved: Resolved, body: unknown, next: () => number): E
     const decoded = ChatWire.decode(body)
     if (Either.isLeft(decoded)) return yield* Http.decodeFailure("not a chat completions request", decoded.left)
     const request = decoded.right
-    const messages = ChatWire.toMessages(request.messages)
+    const messages = ModelView.conversation(ChatWire.toMessages(request.messages))
     const round = Script.select(resolved.script, messages)
     if (round === undefined) return error(400, noRound(messages), "invalid_request_error")
     if (!Array.isArray(round)) {
@@ -37,7 +38,8 @@ export const answer = (resolved: Resolved, body: unknown, next: () => number): E
       model: request.model,
       includeUsage: request.stream_options?.include_usage === true
     }
+    const seen = ChatWire.seen(request)
     return request.stream === true
-      ? Http.eventsAnswer(yield* attempt("encode the scripted round", () => ChatAnswer.chunks(reply, round)))
-      : Http.jsonAnswer(200, yield* attempt("encode the scripted round", () => ChatAnswer.completion(reply, round)))
+      ? Http.eventsAnswer(yield* attempt("encode the scripted round", () => ChatAnswer.chunks(reply, ModelView.fill(round, seen))))
+      : Http.jsonAnswer(200, yield* attempt("encode the scripted round", () => ChatAnswer.completion(reply, ModelView.fill(round, seen))))
   })

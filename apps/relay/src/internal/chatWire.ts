@@ -1,13 +1,15 @@
 /**
  * The OpenAI Chat Completions request as the relay reads it (only what a scripted model needs; other keys
- * are accepted and ignored), and its messages mapped to the runtime's `Message`s, so `Script.select`
- * picks the round exactly as it does for the turns endpoint.
+ * are accepted and ignored), its messages mapped to the runtime's `Message`s, so `Script.select`
+ * picks the round exactly as it does for the turns endpoint, and what else the model is told (`seen`: the
+ * system messages, `temperature` / `top_p` / `max_tokens`, the tool names).
  *
  * @internal
  */
 import { Message, ToolEnvelope } from "@toolgate/runtime"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
+import type * as ModelView from "./modelView.js"
 
 /** Message content: a string, or a list of parts whose text parts are joined. */
 const Content = Schema.Union(
@@ -34,10 +36,18 @@ const Assistant = Schema.Struct({
 
 const Tool = Schema.Struct({ role: Schema.Literal("tool"), tool_call_id: Schema.String, content: Content })
 
+/** A tool as a request declares it (only its name is read). */
+const ToolIn = Schema.Struct({ function: Schema.Struct({ name: Schema.String }) })
+
 /** A Chat Completions request body. */
 export const Request = Schema.Struct({
   model: Schema.String,
   messages: Schema.Array(Schema.Union(System, User, Assistant, Tool)),
+  tools: Schema.optional(Schema.NullOr(Schema.Array(ToolIn))),
+  temperature: Schema.optional(Schema.NullOr(Schema.Number)),
+  top_p: Schema.optional(Schema.NullOr(Schema.Number)),
+  max_tokens: Schema.optional(Schema.NullOr(Schema.Number)),
+  max_completion_tokens: Schema.optional(Schema.NullOr(Schema.Number)),
   stream: Schema.optional(Schema.NullOr(Schema.Boolean)),
   stream_options: Schema.optional(Schema.NullOr(Schema.Struct({
     include_usage: Schema.optional(Schema.NullOr(Schema.Boolean))
@@ -59,6 +69,18 @@ const textOf = (content: Content | null | undefined): string => {
 const envelopeOf = (text: string): ToolEnvelope.Envelope => {
   const decoded = ToolEnvelope.decode(text)
   return Either.isRight(decoded) ? decoded.right : ToolEnvelope.text(text)
+}
+
+/** What the request tells the model besides its messages: the system messages joined, the sampling, the tool names. */
+export const seen = (request: Request): ModelView.Seen => {
+  const system = request.messages.flatMap((m) => m.role === "system" || m.role === "developer" ? [textOf(m.content)] : [])
+  const maxTokens = request.max_completion_tokens ?? request.max_tokens ?? undefined
+  const sampling = { temperature: request.temperature ?? undefined, topP: request.top_p ?? undefined, maxTokens }
+  return {
+    systemPrompt: system.length === 0 ? undefined : system.join("\n\n"),
+    sampling,
+    tools: (request.tools ?? []).map((tool) => tool.function.name)
+  }
 }
 
 /** The conversation as the runtime's messages: system messages left out, tool results named by their call. */

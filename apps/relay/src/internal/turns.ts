@@ -1,6 +1,8 @@
 /**
  * `POST /v1/agent/turns`: a `RelayWire.TurnRequest` in, the scripted round's `StreamEvent`s out as
  * server-sent events; a `Failure` round, or a request the script has no round for, is an `event: error`.
+ * The round is picked from the conversation as `ModelView` counts it, and its text placeholders are filled
+ * from the request's `systemPrompt`, `sampling`, `maxToolCallsPerTurn` and tool names.
  *
  * @internal
  */
@@ -11,6 +13,7 @@ import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import { attempt, type Resolved } from "./endpoint.js"
 import * as Http from "./http.js"
+import * as ModelView from "./modelView.js"
 
 const decodeTurn = Schema.decodeUnknownEither(RelayWire.TurnRequest, { errors: "all" })
 
@@ -22,15 +25,15 @@ export const noRound = (messages: ReadonlyArray<Message.Message>): string => {
     : `no scripted round ${round + 1} of turn ${turn + 1} (turns[${turn}][${round}])`
 }
 
-/** The server-sent events that answer `messages` from `script`. */
-const events = (script: Script.Script, messages: ReadonlyArray<Message.Message>): ReadonlyArray<string> => {
+/** The server-sent events that answer `messages` (as `ModelView.conversation` gives them) from `script`, placeholders filled from `seen`. */
+const events = (script: Script.Script, messages: ReadonlyArray<Message.Message>, seen: ModelView.Seen): ReadonlyArray<string> => {
   const round = Script.select(script, messages)
   if (round === undefined) return [RelayWire.encodeError(noRound(messages), false)]
   if (!Array.isArray(round)) {
     const failure = round as Script.Failure
     return [RelayWire.encodeError(failure.fail.reason, failure.fail.retryable)]
   }
-  return round.map((event) => RelayWire.encodeEvent(event))
+  return ModelView.fill(round, seen).map((event) => RelayWire.encodeEvent(event))
 }
 
 /** The answer to a turn request body. */
@@ -38,6 +41,8 @@ export const answer = (resolved: Resolved, body: unknown): Effect.Effect<Http.An
   Effect.gen(function*() {
     const turn = decodeTurn(body)
     if (Either.isLeft(turn)) return yield* Http.decodeFailure("not a turn request", turn.left)
-    const messages = turn.right.messages
-    return Http.eventsAnswer(yield* attempt("encode the scripted round", () => events(resolved.script, messages)))
+    const { maxToolCallsPerTurn, sampling, systemPrompt, tools } = turn.right
+    const messages = ModelView.conversation(turn.right.messages)
+    const seen: ModelView.Seen = { systemPrompt, sampling, maxToolCallsPerTurn, tools }
+    return Http.eventsAnswer(yield* attempt("encode the scripted round", () => events(resolved.script, messages, seen)))
   })

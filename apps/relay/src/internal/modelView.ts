@@ -1,0 +1,83 @@
+/**
+ * What the scripted model reads of a request besides the round it answers: the system prompt, the sampling,
+ * the tool-call cap and the tool names (`Seen`), which a script's text can name through placeholders; and
+ * the conversation as the script counts it, where a user message made only of `<tool_response>` blocks (how
+ * a text-routed session returns tool results) is a tool result, not a new turn.
+ *
+ * | placeholder in a `TextDelta` | becomes |
+ * |---|---|
+ * | `{{systemPrompt}}` | the request's system prompt |
+ * | `{{sampling}}` | `temperature=0.2, topP=0.9, maxTokens=200` (the keys the request set, in that order) |
+ * | `{{maxToolCallsPerTurn}}` | the cap the request carries |
+ * | `{{tools}}` | the request's tool names, comma-separated |
+ *
+ * A field the request does not carry is `(none)`. Other text, `{{unknown}}` included, is left as it is.
+ *
+ * @internal
+ */
+import type { Message, StreamEvent } from "@toolgate/runtime"
+
+/** What a request told the model besides its messages. */
+export interface Seen {
+  readonly systemPrompt?: string | undefined
+  readonly sampling?: {
+    readonly temperature?: number | undefined
+    readonly topP?: number | undefined
+    readonly maxTokens?: number | undefined
+  } | undefined
+  readonly maxToolCallsPerTurn?: number | undefined
+  readonly tools: ReadonlyArray<string>
+}
+
+const none = "(none)"
+
+/** The sampling as `key=value` pairs, or `(none)`. */
+const samplingText = (sampling: Seen["sampling"]): string => {
+  if (sampling === undefined) return none
+  const pairs = (["temperature", "topP", "maxTokens"] as const)
+    .filter((key) => sampling[key] !== undefined)
+    .map((key) => `${key}=${String(sampling[key])}`)
+  return pairs.length === 0 ? none : pairs.join(", ")
+}
+
+/** Each placeholder's text for one request. */
+const values = (seen: Seen): Readonly<Record<string, string>> => ({
+  systemPrompt: seen.systemPrompt ?? none,
+  sampling: samplingText(seen.sampling),
+  maxToolCallsPerTurn: seen.maxToolCallsPerTurn === undefined ? none : String(seen.maxToolCallsPerTurn),
+  tools: seen.tools.length === 0 ? none : seen.tools.join(", ")
+})
+
+const placeholder = /\{\{(systemPrompt|sampling|maxToolCallsPerTurn|tools)\}\}/g
+
+/** A round with the placeholders of its text filled from `seen` (other events as they are). */
+export const fill = (round: ReadonlyArray<StreamEvent.StreamEvent>, seen: Seen): ReadonlyArray<StreamEvent.StreamEvent> => {
+  let filled: Readonly<Record<string, string>> | undefined
+  return round.map((event) => {
+    if (event._tag !== "TextDelta" || typeof event.text !== "string" || !event.text.includes("{{")) return event
+    filled ??= values(seen)
+    return { ...event, text: event.text.replace(placeholder, (_, name: string) => filled![name]!) }
+  })
+}
+
+const open = "<tool_response>"
+const close = "</tool_response>"
+
+/** Whether `text` is one or more `<tool_response>` blocks and whitespace, nothing else (one pass, no regex backtracking). */
+export const isToolResponses = (text: string): boolean => {
+  let at = 0
+  let blocks = 0
+  for (;;) {
+    while (at < text.length && /\s/.test(text[at]!)) at++
+    if (at === text.length) return blocks > 0
+    if (!text.startsWith(open, at)) return false
+    const end = text.indexOf(close, at + open.length)
+    if (end < 0) return false
+    at = end + close.length
+    blocks++
+  }
+}
+
+/** The conversation as the script counts it: text-routed tool results (user messages of `<tool_response>` blocks) left out. */
+export const conversation = (messages: ReadonlyArray<Message.Message>): ReadonlyArray<Message.Message> =>
+  messages.filter((message) => !(message._tag === "User" && typeof message.text === "string" && isToolResponses(message.text)))
