@@ -73,4 +73,38 @@ describe("OpenAiCompatible through AgentSession: the provider contract on the wi
       assert.deepStrictEqual(second.messages.slice(1).map((m: { role: string }) => m.role), ["user", "assistant", "user"])
       assert.include(second.messages[3].content, `<tool_response>\n{"name":"double","content":{"ok":true,"tool":"double","result":42}}`)
     }), 30_000)
+
+  it.scopedLive("strict mode end to end: the enforced schema goes out with strict: true, and a null for an optional property comes back as absent", () =>
+    Effect.gen(function*() {
+      const seen: Array<unknown> = []
+      const weather = Tool.make("get_weather", {
+        description: "Weather for a city.",
+        parameters: Schema.Struct({ city: Schema.String, unit: Schema.optional(Schema.Literal("c", "f")) }),
+        execute: (args) => Effect.sync(() => (seen.push(args), "sunny"))
+      })
+      let n = 0
+      const server = yield* start((_req, res) => {
+        res.writeHead(200, { "content-type": "text/event-stream" })
+        // round 1: the model, bound by the strict schema, must send every property: the optional one as null
+        const call = { index: 0, id: "call_1", type: "function", function: { name: "get_weather", arguments: "{\"city\":\"Paris\",\"unit\":null}" } }
+        res.end(
+          (n++ === 0
+            ? data({ choices: [{ index: 0, delta: { role: "assistant", tool_calls: [call] }, finish_reason: null }] }) +
+              data({ choices: [{ index: 0, delta: {}, finish_reason: "tool_calls" }] })
+            : data({ choices: [{ index: 0, delta: { content: "Sunny." }, finish_reason: "stop" }] })) + data("[DONE]")
+        )
+      })
+      const s = yield* AgentSession.make({ provider: yield* provider(server), toolkit: Either.getOrThrow(Toolkit.make(weather)), mode: "local" })
+        .pipe(Effect.provide(ArgumentValidator.layer))
+      const turn = yield* s.send("Weather in Paris?")
+      assert.strictEqual(turn.text, "Sunny.")
+      const sent = JSON.parse(server.requests[0]!.body).tools[0].function
+      assert.strictEqual(sent.strict, true)
+      assert.deepStrictEqual(sent.parameters.required, ["city", "unit"])
+      assert.strictEqual(sent.parameters.additionalProperties, false)
+      assert.deepStrictEqual(sent.parameters.properties.unit, { anyOf: [{ type: "string", enum: ["c", "f"] }, { type: "null" }] })
+      // the executor got the value its own schema accepts: the null stripped, not rejected
+      assert.deepStrictEqual(seen, [{ city: "Paris" }])
+      assert.deepStrictEqual(turn.calls.map((c) => c.envelope.ok), [true])
+    }), 30_000)
 })
