@@ -121,8 +121,9 @@ const run = (cloud: JsonSchema.JsonSchema, local: JsonSchema.JsonSchema, budget:
   }
   // running out of budget is reported as that, not as whichever construct was being proven then
   const exhausted = ctx.budget < 0
+  const spent = `work budget exhausted (${budget} steps)`
   const doubt = untrusted(cloud, ctx.cloudDialect) ?? untrusted(local, ctx.localDialect)
-  if (doubt !== undefined) return { _tag: "Unsupported", construct: o._tag === "Unknown" ? o.construct : doubt.construct, path: o._tag === "Unknown" ? o.path : doubt.path }
+  if (doubt !== undefined) return { _tag: "Unsupported", construct: exhausted ? spent : o._tag === "Unknown" ? o.construct : doubt.construct, path: o._tag === "Unknown" ? o.path : doubt.path }
   if (o._tag === "Counter") {
     for (const c of [o, ...(o.more ?? [])]) {
       const w = verified(cloud, local, c.witnesses)
@@ -141,9 +142,9 @@ const run = (cloud: JsonSchema.JsonSchema, local: JsonSchema.JsonSchema, budget:
   }
   if (o._tag === "Counter") {
     const r = o.reasons[0]
-    return { _tag: "Unsupported", construct: `no verified witness for: ${r?.message ?? "a difference"}`, path: r?.localPath ?? "" }
+    return { _tag: "Unsupported", construct: exhausted ? spent : `no verified witness for: ${r?.message ?? "a difference"}`, path: r?.localPath ?? "" }
   }
-  return { _tag: "Unsupported", construct: exhausted ? `work budget exhausted (${budget} steps)` : o.construct, path: o.path }
+  return { _tag: "Unsupported", construct: exhausted ? spent : o.construct, path: o.path }
 }
 
 /**

@@ -107,11 +107,11 @@ describe("Subschema over the tool corpus", () => {
     assert.deepStrictEqual(wrong, [])
     assert.deepStrictEqual(tally, {
       self: { Subtype: 8031 },
-      narrowed: { Subtype: 8028, Unsupported: 3 },
+      narrowed: { Subtype: 8029, Unsupported: 2 },
       "required made optional": { Drift: 6769, Unsupported: 3 },
       "type widened": { Drift: 6962, Unsupported: 3 },
       "enum value added": { Drift: 1478 },
-      "extra property under a closed object": { Drift: 8026, Unsupported: 5 }
+      "extra property under a closed object": { Drift: 8028, Unsupported: 3 }
     })
     // every "no verified witness" here is a tool whose object cannot be satisfied (a required property typed
     // `array` or `integer` with a string `enum`): the cloud is empty, so neither a proof nor a witness exists
@@ -119,9 +119,8 @@ describe("Subschema over the tool corpus", () => {
       "required made optional: no verified witness for: `…` is required locally but optional in the c": 3,
       "type widened: no verified witness for: the cloud schema allows a null here; the loca": 3,
       "extra property under a closed object: no verified witness for: `…` is allowed by the cloud schema but the lo": 3,
-      // push_flex_message and broadcast_flex_message: 79 $refs, a recursive anyOf of flex components
-      "narrowed: work budget exhausted (20000 steps)": 1,
-      "extra property under a closed object: work budget exhausted (20000 steps)": 2,
+      // push_flex_message and broadcast_flex_message (79 $refs, a recursive anyOf of flex components) decide
+      // within the default budget: each pair of subschemas is proven once per check
       "narrowed: no verified witness for: a value the cloud schema allows matches no br": 1,
       "narrowed: no verified witness for: a value the cloud schema allows matches more ": 1
     })

@@ -4,10 +4,13 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Either } from "effect"
-import type * as JsonSchema from "../src/JsonSchema.js"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import * as JsonSchema from "../src/JsonSchema.js"
 import type { JsonValue } from "../src/JsonValue.js"
 import * as Subschema from "../src/Subschema.js"
 import * as Validator from "../src/Validator.js"
+import { corpus } from "./suite.js"
 
 type Row = readonly [cloud: unknown, local: unknown, value: JsonValue | undefined, verdict: "Drift" | "Subtype" | "not Subtype"]
 
@@ -86,5 +89,20 @@ describe("Subschema regressions (issue 12)", () => {
       [{ type: "object" }, { anyOf: [{ type: "object" }, { enum: [{ a: 1 }] }] }, { valueOf: 1 }, "Subtype"]
     ]
     rows.forEach(pinned)
+  })
+
+  it("a $ref-heavy real tool decides within the default budget (push_flex_message: 79 $refs, a recursive anyOf)", { timeout: 120_000 }, () => {
+    const line = fs.readFileSync(path.join(corpus, "tools.jsonl"), "utf8").split("\n").find((l) => l.includes("\"name\": \"push_flex_message\""))!
+    const local = JsonSchema.upgrade((JSON.parse(line) as { parameters: unknown }).parameters).schema as JsonSchema.JsonSchemaObject
+    const described = { ...structuredClone(local), description: "the same tool, described" }
+    const props = local["properties"] as Record<string, JsonSchema.JsonSchema>
+    const narrowed = { ...structuredClone(local), required: Object.keys(props), additionalProperties: false }
+    const closed = { ...structuredClone(local), additionalProperties: false }
+    const wider = { ...structuredClone(closed), properties: { ...structuredClone(props), toolgate_extra: { type: "string" } } }
+    assert.strictEqual(Subschema.check(described, local)._tag, "Subtype")
+    assert.strictEqual(Subschema.check(narrowed, local)._tag, "Subtype")
+    const v = Subschema.check(wider, closed)
+    assert.strictEqual(v._tag, "Drift", JSON.stringify(v))
+    if (v._tag === "Drift") assert.isTrue(valid(wider, v.witness) && !valid(closed, v.witness))
   })
 })

@@ -134,11 +134,21 @@ export const essence = (root: JsonSchema.JsonSchema, s: JsonSchema.JsonSchema): 
   return cur
 }
 
-/** A stable key of a conjunction for the co-inductive assumption set. */
+/** Keywords that never constrain a value (`nullable` and `$id` do, so they are not here). */
+const annotations: ReadonlySet<string> = new Set(["$comment", "$anchor", "$defs", "definitions", "title", "description", "default", "examples", "deprecated", "readOnly", "writeOnly", "contentEncoding", "contentMediaType", "contentSchema"])
+
+/** Whether a node, with its handled keywords skipped, says nothing about values (`{$ref, description}` once the `$ref` is followed). */
+const annotationOnly = (n: Node): boolean =>
+  typeof n.schema === "object" && Object.keys(n.schema).every((k) => n.skip?.has(k) === true || annotations.has(k))
+
+/**
+ * A stable key of a conjunction for the co-inductive assumption set and the pair memo: nodes that say
+ * nothing about values are left out, so one `$ref` target reached from many annotated places is one key.
+ */
 export const viewKey = (nodes: ReadonlyArray<Node>): string => {
   const parts: Array<string> = []
   for (const n of nodes) {
-    if (n.standIn === true) continue
+    if (n.standIn === true || annotationOnly(n)) continue
     const at = n.ptr ?? `~${JSON.stringify(n.schema)}`
     parts.push(n.skip === undefined ? at : `${at}!${[...n.skip].sort().join(",")}`)
   }

@@ -97,7 +97,12 @@ export interface Ctx {
   readonly refs: boolean
   /** Descents into properties/items so far on the current path; an assumption only holds behind one. */
   guard: number
-  readonly assumptions: Map<string, number>
+  /** The pairs on the current path: the guard when each was entered, and its depth on the path. */
+  readonly assumptions: Map<string, { readonly guard: number; readonly depth: number }>
+  /** Outcomes of pairs already decided in this check that relied on no assumption above them. */
+  memo?: Map<string, Outcome>
+  /** The shallowest assumption an obligation relied on so far (Infinity: none). */
+  used?: number
   /** Whether this is a proof with the roles swapped (a local subschema inside a cloud one, for `not`); never nested. */
   readonly swapped?: boolean
   /** The local schema's first construct whose validator semantics are not trusted (`null`: none), once computed. */

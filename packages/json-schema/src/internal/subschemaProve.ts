@@ -34,14 +34,34 @@ export const prove = (ctx: Ctx, view: ReadonlyArray<Node>, local: Node): Outcome
   const types = cloudTypes(nodes)
   if (types.size === 0) return proven
   if (!ctx.refs) return decide(ctx, nodes, types, local)
-  const key = `${viewKey(nodes)}=>${viewKey([local])}`
+  return memoized(ctx, `${viewKey(nodes)}=>${viewKey([local])}`, () => decide(ctx, nodes, types, local), local)
+}
+
+/**
+ * Co-induction and reuse for one pair: a pair met again on the current path holds when a property or item
+ * lies between; a pair decided without relying on a pair above it on the path is kept for the rest of the
+ * check (its outcome is the same wherever it is met again), so a `$ref`-heavy schema is proven once per pair.
+ */
+const memoized = (ctx: Ctx, key: string, run: () => Outcome, local: Node): Outcome => {
   const seen = ctx.assumptions.get(key)
-  if (seen !== undefined) return ctx.guard > seen ? proven : unknown("unguarded recursive $ref", where(local))
-  ctx.assumptions.set(key, ctx.guard)
+  if (seen !== undefined) {
+    ctx.used = Math.min(ctx.used ?? Infinity, seen.depth)
+    return ctx.guard > seen.guard ? proven : unknown("unguarded recursive $ref", where(local))
+  }
+  const memo = (ctx.memo ??= new Map())
+  const known = memo.get(key)
+  if (known !== undefined) return known
+  const depth = ctx.assumptions.size
+  const outer = ctx.used ?? Infinity
+  ctx.used = Infinity
+  ctx.assumptions.set(key, { guard: ctx.guard, depth })
   try {
-    return decide(ctx, nodes, types, local)
+    const o = run()
+    if (ctx.used >= depth && ctx.budget >= 0) memo.set(key, o)
+    return o
   } finally {
     ctx.assumptions.delete(key)
+    ctx.used = Math.min(outer, ctx.used ?? Infinity)
   }
 }
 
