@@ -144,8 +144,8 @@ export const command = Command.make("demo", { relay: relayOption, json }, (optio
     Effect.catchTag("NoRelay", reportNoRelay(options)),
     Effect.catchTag("BadInput", badInput(options, exitCodes.badInput))
   )).pipe(Command.withDescription(
-  "The main job: eight scenarios, one per contract (drift gate proven / drifted / old relay, coercion, repair, " +
-    "repair exhausted, provider event contract, tool chaining), each a real session over a real relay on loopback, " +
+  "The main job: ten scenarios, one per contract (drift gate proven / drifted / old relay, coercion, repair, " +
+    "repair exhausted, provider event contract, tool chaining, text-routed tool calls, tool discovery past maxTools), each a real session over a real relay on loopback, " +
     "with a trace and a summary table. Exit 0 every scenario as expected, 1 some not, 2 bad input, 3 relay unreachable " +
     "or not serving the demo scenarios. Example: toolgate demo   (or: toolgate serve --port 8787 & toolgate demo --relay http://127.0.0.1:8787)"
 ))

@@ -23,6 +23,9 @@ const refusedPort = (): Promise<number> =>
     })
   })
 
+/** The demo's scenarios: the eight of issue 7 and the two of issue 15. */
+const total = 10
+
 const parseLines = (stdout: string): Array<Record<string, unknown>> =>
   stdout.trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>)
 
@@ -30,17 +33,17 @@ const parseLines = (stdout: string): Array<Record<string, unknown>> =>
 const assertAllPassed = (run: { code: number | null; stdout: string; stderr: string }) => {
   assert.strictEqual(run.code, 0, run.stderr + run.stdout)
   for (const [i, s] of Demo.scenarios.entries()) {
-    assert.include(run.stdout, `━━ ${i + 1}/8 ${s.name}: ${s.title}`)
-    assert.match(run.stdout, new RegExp(`✔  ${i + 1}  ${s.name}\\s+${s.expect}\\s+${s.expect}`))
+    assert.include(run.stdout, `━━ ${i + 1}/${total} ${s.name}: ${s.title}`)
+    assert.match(run.stdout, new RegExp(`✔ +${i + 1}  ${s.name}\\s+${s.expect}\\s+${s.expect}`))
   }
-  assert.strictEqual(run.stdout.match(/^✔ {2}\d/gm)?.length, 8)
-  assert.include(run.stdout, "8 of 8 scenarios ended as expected.")
+  assert.strictEqual(run.stdout.match(/^✔ +\d+  /gm)?.length, total)
+  assert.include(run.stdout, `${total} of ${total} scenarios ended as expected.`)
   assert.notMatch(run.stdout + run.stderr, /\n\s+at /)
   assert.notInclude(run.stdout, "WARN")
 }
 
 describe("toolgate demo (the process)", () => {
-  it("runs the eight scenarios against an in-process relay and exits 0", { timeout: 120_000 }, async () => {
+  it("runs the ten scenarios against an in-process relay and exits 0", { timeout: 120_000 }, async () => {
     const run = await toolgate("demo")
     assertAllPassed(run)
     assert.include(run.stdout, "(started in-process)")
@@ -52,9 +55,17 @@ describe("toolgate demo (the process)", () => {
     assert.include(run.stdout, "layer 3   repair 1 of 1 spent")
     assert.include(run.stdout, "resolved city: {\"$tool\":\"call_1\",\"$path\":\"result.city\"} → \"Lisbon\"")
     assert.include(run.stdout, "ProviderEventContractViolation: The provider's event stream broke the contract: start_without_terminal (call call_1).")
+    // text-routed tools: calls parsed from the reply text, repaired, coerced; the relay's model saw the sampling
+    assert.include(run.stdout, "request 1 carried no native tools; the system prompt lists get_weather, locate_user and asks for <tool_call> blocks")
+    assert.include(run.stdout, "calls get_weather (text_call_2_1)")
+    assert.include(run.stdout, "coerced days: \"3\" → 3 [string-to-integer]")
+    assert.include(run.stdout, "sampled with temperature=0.2; native tools: (none)")
+    // tool discovery: the meta-tools first, then the activated domain's tools, never more than maxTools
+    assert.include(run.stdout, "request 1 offered 2 tools: toolgate_list_domains, toolgate_activate_domain")
+    assert.include(run.stdout, "request 3 offered 4 tools: toolgate_list_domains, toolgate_activate_domain, get_weather, get_air_quality")
   })
 
-  it("--json prints JSON lines only: steps, one result per scenario, a summary with 8 passed", { timeout: 120_000 }, async () => {
+  it("--json prints JSON lines only: steps, one result per scenario, a summary with all passed", { timeout: 120_000 }, async () => {
     const run = await toolgate("demo", "--json")
     assert.strictEqual(run.code, 0, run.stderr)
     const lines = parseLines(run.stdout)
@@ -62,7 +73,7 @@ describe("toolgate demo (the process)", () => {
     assert.deepStrictEqual(results.map((r) => [r["scenario"], r["expected"], r["got"], r["passed"]]), Demo.scenarios.map((s) => [s.name, s.expect, s.expect, true]))
     const summary = lines.at(-1)!
     assert.strictEqual(summary["type"], "summary")
-    assert.strictEqual(summary["passed"], 8)
+    assert.strictEqual(summary["passed"], total)
     assert.deepStrictEqual(summary["failed"], [])
     const steps = lines.filter((l) => l["type"] === "step")
     const drift = steps.find((s) => s["scenario"] === "drift" && s["step"] === "error")!
@@ -96,7 +107,7 @@ describe("toolgate demo (the process)", () => {
       const run = yield* Effect.promise(() => toolgate("demo", "--relay", url, "--json"))
       assert.strictEqual(run.code, 1, run.stderr)
       const summary = parseLines(run.stdout).at(-1)!
-      assert.strictEqual(summary["passed"], 6)
+      assert.strictEqual(summary["passed"], total - 2)
       assert.deepStrictEqual(summary["failed"], ["drift", "repair"])
     }), { timeout: 120_000 })
 
@@ -209,11 +220,15 @@ describe("the demo's trace, checks and rendering (hostile input)", () => {
     assert.deepInclude(printed.at(-1), { type: "result", scenario: "__proto__", expected: "committed", got: "Defect", passed: false })
     assert.include(DemoRender.summaryText([result]), "0 of 1 scenarios ended as expected.")
     assert.deepStrictEqual(JSON.parse(DemoRender.summaryJson([result], "http://x")), { type: "summary", relay: "http://x", total: 1, passed: 0, failed: ["__proto__"] })
-    const observed = { outcome: { _tag: "Failed", error: "X", message: "", fields: {} }, ran, history: [], requests: 0, trace: steps } as const
+    const observed = { outcome: { _tag: "Failed", error: "X", message: "", fields: {} }, ran, history: [], requests: 0, offered: [], trace: steps } as const
     for (const name of ["__proto__", "constructor", "toString"]) {
       assert.deepStrictEqual(DemoChecks.checks({ ...Demo.scenarios[0]!, name }, observed), [])
     }
     assert.isTrue(DemoChecks.checks(Demo.scenarios[1]!, observed).some((c) => !c.ok))
+    for (const name of ["text-tools", "discovery"]) {
+      const checks = DemoChecks.checks(Demo.scenarios.find((s) => s.name === name)!, observed)
+      assert.isTrue(checks.length > 0 && checks.every((c) => !c.ok), `${name}: nothing happened, so no claim holds`)
+    }
     assert.isUndefined(({} as Record<string, unknown>)["polluted"])
   })
 

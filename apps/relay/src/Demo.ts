@@ -1,47 +1,36 @@
 /**
- * The demo's data: the app's local tools (as JSON Schemas), and eight scenarios, each a scripted model and
- * the capabilities profile the relay serves for it. `config` serves every scenario under
+ * The demo's data: the app's local tools (as JSON Schemas), and ten scenarios, each a scripted model, the
+ * capabilities profile the relay serves for it, and how the demo's client differs from a plain one (a model
+ * without native tool calling; a `maxTools` smaller than the toolkit). `config` serves every scenario under
  * `/scenarios/<name>` (and "matches" at the root), so one relay backs the whole `toolgate demo`.
  *
  * @since 0.1.0
  */
-import type { JsonSchema } from "@toolgate/json-schema"
 import type { Script } from "@toolgate/providers"
+import * as DemoTools from "./internal/demoTools.js"
 import type * as Relay from "./Relay.js"
 
 /** A local tool of the demo app: its name, what it does, and its parameter schema. */
-export interface LocalTool {
-  readonly name: string
-  readonly description: string
-  readonly parameters: JsonSchema.JsonSchema
-}
-
-const getWeather: LocalTool = {
-  name: "get_weather",
-  description: "The weather in a city for the next few days.",
-  parameters: {
-    type: "object",
-    properties: {
-      city: { type: "string", minLength: 1 },
-      units: { enum: ["metric", "imperial"] },
-      days: { type: "integer", minimum: 1, maximum: 16 }
-    },
-    required: ["city"],
-    additionalProperties: false
-  }
-}
-
-const locateUser: LocalTool = {
-  name: "locate_user",
-  description: "The city the user is in.",
-  parameters: { type: "object", properties: {}, additionalProperties: false }
-}
+export type LocalTool = DemoTools.LocalTool
 
 /** The local tools of the demo app, as JSON Schemas (the CLI adds executors). */
-export const localTools: ReadonlyArray<LocalTool> = [getWeather, locateUser]
+export const localTools: ReadonlyArray<LocalTool> = [DemoTools.getWeather, DemoTools.locateUser]
+
+/** The demo app's larger toolkit, by domain (eight tools, `localTools` among them), for the tool discovery scenario. */
+export const domainTools: Readonly<Record<string, ReadonlyArray<LocalTool>>> = DemoTools.domainTools
 
 /** What a scenario's turn should end with: committed, or the typed error it demonstrates. */
 export type Expect = "committed" | "SchemaDriftError" | "ToolArgumentRepairExhausted" | "ProviderEventContractViolation"
+
+/** How a scenario's client differs from a plain `CloudRelay` session over `localTools`. */
+export interface Client {
+  /** The provider declares `supportsToolCalling: false`: tools ride the system prompt, calls come back as `<tool_call>` text. */
+  readonly textTools?: boolean
+  /** The provider's `maxTools`, with `dynamicPerRequest` tool discovery over `domainTools` (the meta-tools first). */
+  readonly maxTools?: number
+  /** The session's sampling (the relay's model names it back through `{{sampling}}`). */
+  readonly sampling?: { readonly temperature?: number; readonly topP?: number; readonly maxTokens?: number }
+}
 
 /** One demo scenario: what it shows, how a session runs it, what the relay serves for it. */
 export interface Scenario {
@@ -57,6 +46,8 @@ export interface Scenario {
   /** The capabilities served for it (raw; "old-relay" has neither key). */
   readonly profile: unknown
   readonly script: Script.Script
+  /** Absent: a plain session over `localTools`. */
+  readonly client?: Client
 }
 
 /** The relay exports exactly the local schemas. */
@@ -78,7 +69,7 @@ const driftedProfile = {
       },
       additionalProperties: false
     },
-    locate_user: locateUser.parameters
+    locate_user: DemoTools.locateUser.parameters
   }
 }
 
@@ -88,7 +79,11 @@ const text = (t: string) => ({ _tag: "TextDelta" as const, text: t })
 const usage = (inputTokens: number, outputTokens: number) => ({ _tag: "Usage" as const, inputTokens, outputTokens })
 const done = { _tag: "Done" as const }
 
-/** The eight scenarios of issue 7, in order. */
+/** A reply text carrying `<tool_call>` blocks, as a model without native tool calling writes them. */
+const textCall = (before: string, name: string, args: unknown) =>
+  text(`${before}<tool_call>\n${JSON.stringify({ name, arguments: args })}\n</tool_call>`)
+
+/** The eight scenarios of issue 7, in order, then the two of issue 15 (text-routed tools, tool discovery). */
 export const scenarios: ReadonlyArray<Scenario> = [
   {
     name: "matches",
@@ -223,6 +218,43 @@ export const scenarios: ReadonlyArray<Scenario> = [
         [call("call_1", "locate_user", {}), usage(40, 8), done],
         [call("call_2", "get_weather", { city: { $tool: "call_1", $path: "result.city" } }), usage(70, 15), done],
         [text("You are in Lisbon: 21 °C and breezy."), usage(110, 10), done]
+      ]]
+    }
+  },
+  {
+    name: "text-tools",
+    title: "A model without native tool calling: <tool_call> text is parsed, repaired, coerced and run",
+    mode: "cloudProfile",
+    executionModel: "appDriven",
+    toolChaining: false,
+    prompt: "What is the weather in Berlin for the next 3 days, in kelvin?",
+    expect: "committed",
+    profile: matchingProfile,
+    client: { textTools: true, sampling: { temperature: 0.2 } },
+    script: {
+      turns: [[
+        [textCall("Let me check. ", "get_weather", { city: "Berlin", units: "kelvin" }), usage(180, 20), done],
+        [textCall("Kelvin is not offered; using metric. ", "get_weather", { city: "Berlin", units: "metric", days: "3" }), usage(240, 24), done],
+        [text("Berlin for the next 3 days: 12 °C, light rain. (The relay's model was sampled with {{sampling}}; native tools: {{tools}}.)"), usage(300, 20), done]
+      ]]
+    }
+  },
+  {
+    name: "discovery",
+    title: "Eight tools, maxTools 4: the model lists the domains, activates one, and calls its tool",
+    mode: "local",
+    executionModel: "appDriven",
+    toolChaining: false,
+    prompt: "What is the weather in Paris?",
+    expect: "committed",
+    profile: matchingProfile,
+    client: { maxTools: 4 },
+    script: {
+      turns: [[
+        [call("call_1", "toolgate_list_domains", {}), usage(60, 8), done],
+        [call("call_2", "toolgate_activate_domain", { domain: "weather" }), usage(90, 10), done],
+        [call("call_3", "get_weather", { city: "Paris" }), usage(120, 12), done],
+        [text("It is 18 °C and sunny in Paris. (Offered this round: {{tools}}.)"), usage(150, 14), done]
       ]]
     }
   }

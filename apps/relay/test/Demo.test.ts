@@ -22,9 +22,9 @@ const toolSchemas = (profile: unknown): Record<string, JsonSchema.JsonSchema> =>
 const events = (script: Script.Script) => script.turns.flat().flatMap((round) => Script.isFailure(round) ? [] : [...round])
 
 describe("Demo", () => {
-  it("has the eight scenarios of issue 7, in order, with unique url-safe names", () => {
+  it("has the eight scenarios of issue 7 and the two of issue 15, in order, with unique url-safe names", () => {
     assert.deepStrictEqual(Demo.scenarios.map((s) => s.name), [
-      "matches", "drift", "old-relay", "near-miss", "repair", "exhausted", "provider-contract", "chaining"
+      "matches", "drift", "old-relay", "near-miss", "repair", "exhausted", "provider-contract", "chaining", "text-tools", "discovery"
     ])
     for (const s of Demo.scenarios) {
       assert.match(s.name, /^[a-z0-9][a-z0-9-]*$/, s.name)
@@ -84,6 +84,31 @@ describe("Demo", () => {
     assert.deepStrictEqual(chained.map((l) => l.ref), [{ $tool: "call_1", $path: "result.city" }])
     assert.isTrue(scenario("chaining").toolChaining)
     for (const s of Demo.scenarios.filter((s) => s.name !== "chaining")) assert.isFalse(s.toolChaining, s.name)
+  })
+
+  it("text-tools: a text-routed client; its calls are <tool_call> blocks of JSON in the reply text, the first one invalid, the second a near miss", () => {
+    const s = scenario("text-tools")
+    assert.isTrue(s.client?.textTools)
+    assert.isFalse(events(s.script).some((e) => e._tag === "ToolCallComplete"), "no native calls")
+    const blocks = events(s.script).flatMap((e) => e._tag === "TextDelta" ? Array.from(e.text.matchAll(/<tool_call>([\s\S]*?)<\/tool_call>/g), (m) => JSON.parse(m[1]!)) : [])
+    assert.deepStrictEqual(blocks, [
+      { name: "get_weather", arguments: { city: "Berlin", units: "kelvin" } },
+      { name: "get_weather", arguments: { city: "Berlin", units: "metric", days: "3" } }
+    ])
+    assert.include(JSON.stringify(s.script), "{{sampling}}")
+  })
+
+  it("discovery: the toolkit by domain is larger than the client's maxTools, each domain fits beside the two meta-tools", () => {
+    const s = scenario("discovery")
+    const maxTools = s.client?.maxTools ?? 0
+    const all = Object.values(Demo.domainTools).flat()
+    assert.isAbove(all.length, maxTools)
+    assert.strictEqual(new Set(all.map((t) => t.name)).size, all.length)
+    for (const local of Demo.localTools) assert.include(all, local)
+    for (const [domain, tools] of Object.entries(Demo.domainTools)) assert.isAtMost(tools.length, maxTools - 2, domain)
+    for (const t of all) assert.isTrue(JsonSchema.isSchema(t.parameters), t.name)
+    const calls = events(s.script).flatMap((e) => e._tag === "ToolCallComplete" ? [e.name] : [])
+    assert.deepStrictEqual(calls, ["toolgate_list_domains", "toolgate_activate_domain", "get_weather"])
   })
 
   it("config serves every scenario by name and matches at the root", () => {

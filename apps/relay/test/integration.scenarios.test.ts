@@ -8,12 +8,12 @@
  * message only) and the requests the relay served for that scenario.
  */
 import { assert, describe, it } from "@effect/vitest"
-import type { Message } from "@toolgate/runtime"
+import { type Message, Provider } from "@toolgate/runtime"
 import { Effect, Either } from "effect"
 import * as Demo from "../src/Demo.js"
 import { Relay } from "../src/index.js"
 import * as I from "./support/integration.js"
-import { demoCloudSession, demoLocalSession, type Ran } from "./support/integrationDemo.js"
+import { demoCloudSession, demoLocalSession, demoOptions, type Ran } from "./support/integrationDemo.js"
 
 /** What one scenario's send left, with the executor runs and the relay's counts for this scenario. */
 interface Seen {
@@ -80,6 +80,23 @@ const checks: Readonly<Record<string, (seen: Seen, via: "cloud" | "openai") => v
     ], "the ref resolved to locate_user's result.city")
     assert.strictEqual(turnOf(outcome).text, "You are in Lisbon: 21 °C and breezy.")
     assert.strictEqual(rounds, 3)
+  },
+  "text-tools": ({ outcome, ran, rounds }) => {
+    const calls = turnOf(outcome).calls
+    assert.deepStrictEqual(calls.map((call) => [call.callId, call.envelope.ok ? "ok" : call.envelope.kind]), [["text_call_1_1", "invalid_args"], ["text_call_2_1", "ok"]])
+    assert.deepStrictEqual(ran, [{ tool: "get_weather", callId: "text_call_2_1", args: { city: "Berlin", units: "metric", days: 3 } }], "parsed from text, repaired, coerced")
+    assert.include(turnOf(outcome).text, "sampled with temperature=0.2; native tools: (none).")
+    assert.strictEqual(rounds, 3, "the <tool_response> user messages did not start new turns")
+  },
+  discovery: ({ outcome, ran, rounds }) => {
+    assert.deepStrictEqual(turnOf(outcome).calls.map((call) => [call.tool, call.envelope.ok]), [
+      ["toolgate_list_domains", true],
+      ["toolgate_activate_domain", true],
+      ["get_weather", true]
+    ])
+    assert.deepStrictEqual(ran, [{ tool: "get_weather", callId: "call_3", args: { city: "Paris" } }])
+    assert.include(turnOf(outcome).text, "Offered this round: toolgate_list_domains, toolgate_activate_domain, get_weather, get_air_quality.")
+    assert.strictEqual(rounds, 4)
   }
 }
 
@@ -101,19 +118,25 @@ const assertExpected = (scenario: Demo.Scenario, outcome: I.Outcome) => {
 /** Runs `scenario` once through the client its mode and execution model call for. */
 const runCloud = (scenario: Demo.Scenario, base: string) => {
   const validator = { toolChaining: scenario.toolChaining }
+  const client = scenario.client ?? {}
+  const capabilities: Partial<Provider.ProviderCapabilities> = {
+    executionModel: scenario.executionModel,
+    ...(client.textTools === true ? { supportsToolCalling: false } : {}),
+    ...(client.maxTools === undefined ? {} : { maxTools: client.maxTools, toolDiscovery: Provider.dynamicPerRequest })
+  }
+  const options = demoOptions(scenario)
   if (scenario.mode === "cloudProfile") {
-    return Effect.flatMap(demoCloudSession(), (s) => Effect.map(s.turn(scenario.prompt), (outcome) => ({ outcome, ran: s.ran }))).pipe(
-      Effect.provide(I.cloudLayer(base, {}, { validator }))
+    return Effect.flatMap(demoCloudSession(undefined, options), (s) => Effect.map(s.turn(scenario.prompt), (outcome) => ({ outcome, ran: s.ran }))).pipe(
+      Effect.provide(I.cloudLayer(base, {}, { validator, capabilities }))
     )
   }
-  const capabilities = { executionModel: scenario.executionModel }
-  return Effect.flatMap(demoLocalSession(), (s) => Effect.map(s.turn(scenario.prompt), (outcome) => ({ outcome, ran: s.ran }))).pipe(
+  return Effect.flatMap(demoLocalSession(undefined, options), (s) => Effect.map(s.turn(scenario.prompt), (outcome) => ({ outcome, ran: s.ran }))).pipe(
     Effect.provide(I.cloudStreamLayer(base, {}, { validator, capabilities }))
   )
 }
 
-/** The app-driven scenarios whose outcome does not come from the gate: they hold without one. */
-const gateless = Demo.scenarios.filter((s) => s.executionModel === "appDriven" && s.expect !== "SchemaDriftError")
+/** The app-driven scenarios whose outcome does not come from the gate: they hold without one (a scenario with its own client is declared to CloudRelay only). */
+const gateless = Demo.scenarios.filter((s) => s.executionModel === "appDriven" && s.expect !== "SchemaDriftError" && s.client === undefined)
 
 describe("demo scenarios through the relay's /scenarios/<name>", () => {
   it("every scenario has its checks (a new scenario needs a test)", () => {

@@ -7,6 +7,7 @@
 import type { AgentSession, Message } from "@toolgate/runtime"
 import type { Demo } from "@toolgate/relay"
 import type { Step } from "./demoTrace.js"
+import type { Offered } from "./demoRequests.js"
 import type { Ran } from "./demoTools.js"
 
 /** How the send ended. */
@@ -26,6 +27,8 @@ export interface Observed {
   readonly ran: ReadonlyArray<Ran>
   readonly history: ReadonlyArray<Message.Message>
   readonly requests: number
+  /** What each stream request offered the model. */
+  readonly offered: ReadonlyArray<Offered>
   readonly trace: ReadonlyArray<Step>
 }
 
@@ -81,8 +84,33 @@ const byScenario: Readonly<Record<string, (o: Observed) => ReadonlyArray<Check>>
     check("call_2's city resolved from call_1's result", o.trace.some((s) => s.step === "resolved" && s.callId === "call_2" && s.value === "Lisbon")),
     check("locate_user ran before get_weather", o.ran.map((r) => r.tool).join(",") === "locate_user,get_weather"),
     ranWith(o, "get_weather", "city", "Lisbon")
+  ],
+  "text-tools": (o) => [
+    check("no request carried native tools; each system prompt listed get_weather", o.offered.length > 0 && o.offered.every((r) => r.tools.length === 0 && r.promptTools.includes("get_weather"))),
+    check("the calls were parsed from the reply text", callIds(o).length > 0 && callIds(o).every((id) => id.startsWith("text_call_"))),
+    check("units \"kelvin\" was fed back as invalid_args and one repair spent", o.trace.filter((s) => s.step === "repair").length === 1 &&
+      o.trace.some((s) => s.step === "fed_back" && !s.envelope.ok && s.envelope.kind === "invalid_args")),
+    check("\"3\" was coerced to an integer", o.trace.some((s) => s.step === "coerced" && s.from === "3" && s.to === 3)),
+    check("the tool ran once, with the repaired arguments", o.ran.length === 1 && ranWith(o, "get_weather", "days", 3).ok),
+    check("the relay's model saw the session's sampling (temperature=0.2)", answer(o).includes("sampled with temperature=0.2"))
+  ],
+  discovery: (o) => [
+    check("no request carried more than maxTools (4) of the 8 tools", o.offered.length > 0 && o.offered.every((r) => r.tools.length <= 4)),
+    check("the first request offered only the meta-tools", sameList(o.offered[0]?.tools, ["toolgate_list_domains", "toolgate_activate_domain"])),
+    check("the model listed the domains, activated weather, then called get_weather", sameList(callsOf(o), ["toolgate_list_domains", "toolgate_activate_domain", "get_weather"])),
+    check("after the activation the requests offered get_weather", o.offered.length > 2 && o.offered.slice(2).every((r) => r.tools.includes("get_weather"))),
+    ranWith(o, "get_weather", "city", "Paris")
   ]
 }
+
+const answer = (o: Observed): string => o.outcome._tag === "Committed" ? o.outcome.turn.text : ""
+
+const callIds = (o: Observed): ReadonlyArray<string> => o.trace.flatMap((s) => s.step === "call" ? [s.callId] : [])
+
+const callsOf = (o: Observed): ReadonlyArray<string> => o.trace.flatMap((s) => s.step === "call" ? [s.tool] : [])
+
+const sameList = (a: ReadonlyArray<string> | undefined, b: ReadonlyArray<string>): boolean =>
+  a !== undefined && a.length === b.length && a.every((x, i) => x === b[i])
 
 /** The scenario's claims, checked (none for a scenario the demo does not know). */
 export const checks = (scenario: Demo.Scenario, observed: Observed): ReadonlyArray<Check> =>

@@ -96,10 +96,13 @@ export const scenarioText = (result: Result, total: number): string =>
 export const summaryText = (results: ReadonlyArray<Result>): string => {
   const width = Math.max(8, ...results.map((r) => r.scenario.length))
   const expectedWidth = Math.max(8, ...results.map((r) => r.expected.length))
+  const indexWidth = Math.max(1, ...results.map((r) => String(r.index).length))
   const passed = results.filter((r) => r.passed).length
   return [
-    `   #  ${"scenario".padEnd(width)}  ${"expected".padEnd(expectedWidth)}  got`,
-    ...results.map((r) => `${r.passed ? "✔" : "✘"}  ${r.index}  ${r.scenario.padEnd(width)}  ${r.expected.padEnd(expectedWidth)}  ${r.got}`),
+    `   ${"#".padStart(indexWidth)}  ${"scenario".padEnd(width)}  ${"expected".padEnd(expectedWidth)}  got`,
+    ...results.map((r) =>
+      `${r.passed ? "✔" : "✘"}  ${String(r.index).padStart(indexWidth)}  ${r.scenario.padEnd(width)}  ${r.expected.padEnd(expectedWidth)}  ${r.got}`
+    ),
     `${passed} of ${results.length} scenarios ended as expected.`
   ].join("\n")
 }

@@ -17,9 +17,9 @@ import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
-import * as Stream from "effect/Stream"
 import type { Demo } from "@toolgate/relay"
 import { checks, type Check, type Outcome } from "./demoChecks.js"
+import * as DemoRequests from "./demoRequests.js"
 import * as DemoTools from "./demoTools.js"
 import * as DemoTrace from "./demoTrace.js"
 
@@ -39,19 +39,6 @@ export interface Result {
 /** Where warnings logged during a turn go (the demo's logger writes into the current scenario's list). */
 export interface WarningSink {
   current: Array<string>
-}
-
-/** The provider, counting the stream requests it is asked for. */
-const counted = (provider: Provider.AgentProvider) => {
-  let requests = 0
-  const wrapped: Provider.AgentProvider = {
-    ...provider,
-    stream: (request) => Stream.suspend(() => {
-      requests++
-      return provider.stream(request)
-    })
-  }
-  return { provider: wrapped, requests: () => requests }
 }
 
 /** The error's key fields (its tag and message aside), for the trace. */
@@ -91,21 +78,29 @@ const gateDetail = (outcome: Extract<Outcome, { _tag: "Failed" }>): string => {
  * The relay client of a scenario: its timeouts fail a hung relay within seconds (never hanging the demo), and
  * it declares the scenario's execution model (a relay whose model runs tools itself is provider-driven).
  */
-const relayOptions = (baseUrl: string, executionModel: Provider.ExecutionModel) => ({
+const relayOptions = (baseUrl: string, scenario: Demo.Scenario): CloudRelay.Options => ({
   baseUrl,
   timeout: Duration.seconds(10),
   idleTimeout: Duration.seconds(10),
-  capabilities: { executionModel }
+  capabilities: { executionModel: scenario.executionModel, ...clientCapabilities(scenario.client ?? {}) }
+})
+
+/** What a scenario's client declares beyond the relay's defaults: no native tool calling; a `maxTools` with dynamic discovery. */
+const clientCapabilities = (client: Demo.Client): Partial<Provider.ProviderCapabilities> => ({
+  ...(client.textTools === true ? { supportsToolCalling: false } : {}),
+  ...(client.maxTools === undefined ? {} : { maxTools: client.maxTools, toolDiscovery: Provider.dynamicPerRequest })
 })
 
 /** Makes the session the scenario asks for, sends its prompt, and collects everything the trace shows. */
 const session = (scenario: Demo.Scenario, baseUrl: string, sink: WarningSink) =>
   Effect.gen(function*() {
-    const { ran, toolkit } = yield* DemoTools.make()
-    const cloud = counted(yield* Provider.Provider)
+    const client = scenario.client ?? {}
+    const { ran, toolkit } = yield* DemoTools.make({ domains: client.maxTools !== undefined })
+    const cloud = DemoRequests.recorded(yield* Provider.Provider)
+    const options = { provider: cloud.provider, toolkit, ...(client.sampling === undefined ? {} : { sampling: client.sampling }) }
     const made = scenario.mode === "cloudProfile"
-      ? yield* AgentSession.make({ provider: cloud.provider, toolkit, mode: "cloudProfile" })
-      : yield* AgentSession.make({ provider: cloud.provider, toolkit, mode: "local" })
+      ? yield* AgentSession.make({ ...options, mode: "cloudProfile" })
+      : yield* AgentSession.make({ ...options, mode: "local" })
     const events = yield* made.subscribe
     const warnings: Array<string> = []
     sink.current = warnings
@@ -113,12 +108,14 @@ const session = (scenario: Demo.Scenario, baseUrl: string, sink: WarningSink) =>
     sink.current = []
     const outcome = outcomeOf(exit)
     const gateError = outcome._tag === "Failed" && gateErrors.has(outcome.error) ? gateDetail(outcome) : undefined
-    const trace = DemoTrace.build(scenario.prompt, Chunk.toReadonlyArray(yield* Queue.takeAll(events)), ran, warnings, gateError)
-    return { outcome, trace, ran, history: yield* made.history, requests: cloud.requests() }
+    const built = DemoTrace.build(scenario.prompt, Chunk.toReadonlyArray(yield* Queue.takeAll(events)), ran, warnings, gateError)
+    // Only the scenarios whose point is what a request offers show it (the others' traces stay as documented).
+    const trace = scenario.client === undefined ? built : DemoRequests.annotate(built, cloud.offered)
+    return { outcome, trace, ran, history: yield* made.history, offered: cloud.offered }
   }).pipe(
     Effect.scoped,
     Effect.provide(Layer.mergeAll(
-      DriftGate.layer.pipe(Layer.provideMerge(CloudRelay.layerWith(relayOptions(baseUrl, scenario.executionModel)))),
+      DriftGate.layer.pipe(Layer.provideMerge(CloudRelay.layerWith(relayOptions(baseUrl, scenario)))),
       ArgumentValidator.layerWith({ toolChaining: scenario.toolChaining })
     ))
   )
@@ -139,9 +136,10 @@ export const run = (
       const message = Cause.pretty(attempt.cause).split("\n")[0] ?? "the session could not be built"
       return { ...base, got: "Defect", passed: false, steps: [{ step: "note", text: message }], checks: [] } satisfies Result
     }
-    const { history, outcome, ran, requests, trace } = attempt.value
+    const { history, offered, outcome, ran, trace } = attempt.value
+    const requests = offered.length
     const got = outcome._tag === "Committed" ? "committed" : outcome.error
-    const verdicts = checks(scenario, { outcome, ran, history, requests, trace })
+    const verdicts = checks(scenario, { outcome, ran, history, requests, offered, trace })
     const notes: Array<DemoTrace.Step> = scenario.executionModel === "providerDriven"
       ? [{ step: "note", text: "this relay's model runs the tools itself: the client is declared provider-driven, so layers 1–3 are skipped and the event contract is checked" }]
       : []

@@ -1,6 +1,7 @@
 /**
- * The demo app's executors over `Demo.localTools`: `get_weather` answers from a small in-memory table,
- * `locate_user` says where the user is. Each run is recorded (call id, the arguments the executor got,
+ * The demo app's executors over `Demo.localTools` (or, for the tool discovery scenario, the eight tools of
+ * `Demo.domainTools`, grouped by domain): `get_weather` answers from a small in-memory table, `locate_user`
+ * says where the user is, and the others are never meant to run. Each run is recorded (call id, the arguments the executor got,
  * the raw arguments, the preflight's coercions), so a trace can show what ran and a scenario that must
  * run nothing can prove it.
  *
@@ -60,13 +61,13 @@ const executors: Readonly<Record<string, (args: J.JsonValue) => Effect.Effect<J.
   locate_user: () => Effect.succeed({ ...here })
 }
 
-/** The demo toolkit with a fresh run log (read it after the turn). */
-export const make = (): Either.Either<
+/** The demo toolkit with a fresh run log (read it after the turn): the local tools, or with `domains` the larger toolkit by domain. */
+export const make = (options: { readonly domains?: boolean } = {}): Either.Either<
   { readonly toolkit: Toolkit.Toolkit<never>; readonly ran: ReadonlyArray<Ran> },
   Toolkit.DuplicateToolName | Toolkit.NotATool
 > => {
   const ran: Array<Ran> = []
-  const tools = Demo.localTools.map((local) =>
+  const tool = (local: Demo.LocalTool) =>
     Tool.make(local.name, {
       description: local.description,
       parameters: local.parameters,
@@ -79,6 +80,8 @@ export const make = (): Either.Either<
           return result
         })
     })
-  )
-  return Toolkit.make(...tools).pipe(Either.map((toolkit) => ({ toolkit, ran })))
+  const toolkit = options.domains === true
+    ? Toolkit.domains(Object.fromEntries(Object.entries(Demo.domainTools).map(([domain, tools]) => [domain, tools.map(tool)])))
+    : Toolkit.make(...Demo.localTools.map(tool))
+  return toolkit.pipe(Either.map((toolkit) => ({ toolkit, ran })))
 }

@@ -24,10 +24,22 @@ const cityOf = (args: J.JsonValue): J.JsonValue =>
     ? (args as J.JsonObject)["city"] ?? null
     : null
 
-/** The demo's tools with recording executors: `get_weather` answers for any city, `locate_user` with `here`. */
-export const demoToolkit = () => {
+/** How a scenario's session differs from a plain one: the larger toolkit by domain, the session's sampling. */
+export interface DemoOptions {
+  readonly domains?: boolean
+  readonly sampling?: Provider.Sampling
+}
+
+/** The options a scenario's `client` asks for. */
+export const demoOptions = (scenario: Demo.Scenario): DemoOptions => ({
+  domains: scenario.client?.maxTools !== undefined,
+  ...(scenario.client?.sampling === undefined ? {} : { sampling: scenario.client.sampling })
+})
+
+/** The demo's tools (with `domains`, the larger toolkit) with recording executors: `get_weather` answers for any city, `locate_user` with `here`. */
+export const demoToolkit = (domains = false) => {
   const ran: Array<Ran> = []
-  const tools = Demo.localTools.map((local) =>
+  const tool = (local: Demo.LocalTool) =>
     Tool.make(local.name, {
       description: local.description,
       parameters: local.parameters,
@@ -37,23 +49,28 @@ export const demoToolkit = () => {
           return local.name === "locate_user" ? { ...here } : { city: cityOf(args), sky: "sunny" }
         })
     })
+  const toolkit = Either.getOrThrow(
+    domains
+      ? Toolkit.domains(Object.fromEntries(Object.entries(Demo.domainTools).map(([domain, tools]) => [domain, tools.map(tool)])))
+      : Toolkit.make(...Demo.localTools.map(tool))
   )
-  const toolkit = Either.getOrThrow(Toolkit.make(...tools))
   return { toolkit, ran, runs: { get count() { return ran.length } } }
 }
 
 /** A cloud-profile session over the provider, gate and validator in context, with the demo's tools. */
-export const demoCloudSession = (bound: Duration.DurationInput = sendBound) =>
+export const demoCloudSession = (bound: Duration.DurationInput = sendBound, options: DemoOptions = {}) =>
   Effect.gen(function*() {
     const provider = yield* Provider.Provider
-    const { ran, runs, toolkit } = demoToolkit()
-    return { ...withTurn(yield* AgentSession.make({ provider, toolkit, mode: "cloudProfile" }), runs, bound), ran }
+    const { ran, runs, toolkit } = demoToolkit(options.domains)
+    const sampling = options.sampling === undefined ? {} : { sampling: options.sampling }
+    return { ...withTurn(yield* AgentSession.make({ provider, toolkit, mode: "cloudProfile", ...sampling }), runs, bound), ran }
   })
 
 /** A local-mode session (no gate) over the provider and validator in context, with the demo's tools. */
-export const demoLocalSession = (bound: Duration.DurationInput = sendBound) =>
+export const demoLocalSession = (bound: Duration.DurationInput = sendBound, options: DemoOptions = {}) =>
   Effect.gen(function*() {
     const provider = yield* Provider.Provider
-    const { ran, runs, toolkit } = demoToolkit()
-    return { ...withTurn(yield* AgentSession.make({ provider, toolkit, mode: "local" }), runs, bound), ran }
+    const { ran, runs, toolkit } = demoToolkit(options.domains)
+    const sampling = options.sampling === undefined ? {} : { sampling: options.sampling }
+    return { ...withTurn(yield* AgentSession.make({ provider, toolkit, mode: "local", ...sampling }), runs, bound), ran }
   })
