@@ -108,6 +108,16 @@ describe("relay hardening", () => {
       assert.strictEqual((yield* post(`${url}/v1/agent/turns`, turnBody(firstTurn))).status, 200)
     }))
 
+  it.scopedLive("headers trickled past the body time limit: Node cuts the connection (headersTimeout)", () =>
+    Effect.gen(function*() {
+      const { url } = yield* start({ profile, script, bodyTimeoutMs: 300 })
+      const pieces = ["GET /v1/agent/capabilities HTTP/1.1\r\n", ...Array.from({ length: 30 }, (_, i) => `x-slow-${i}: 1\r\n`)]
+      const answer = yield* raw(url, pieces, 100)
+      assert.isTrue(answer.closed, "the connection was closed before the headers ended")
+      assert.notMatch(answer.text, /HTTP\/1\.1 200/)
+      assert.isBelow(answer.ms, 2_500)
+    }))
+
   it.scopedLive("past maxConnections a new connection is closed as it is accepted; one frees, the next is served", () =>
     Effect.gen(function*() {
       const { url } = yield* start({ profile, script, maxConnections: 2 })

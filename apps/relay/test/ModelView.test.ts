@@ -97,6 +97,27 @@ describe("the scripted model sees the request's other fields", () => {
     }))
 })
 
+describe("text-routed over Chat Completions", () => {
+  it.scopedLive("OpenAiCompatible declared without tool calling: no tools field, the <tool_response> user message does not start a turn", () =>
+    Effect.gen(function*() {
+      ran.length = 0
+      const script: Script.Script = {
+        turns: [[
+          [text("<tool_call>{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Rome\"}}</tool_call>"), done],
+          [text("Rome is sunny. (tools field: {{tools}})"), done]
+        ]]
+      }
+      const { url } = yield* start({ profile, script })
+      const openai = Layer.effect(
+        Provider.Provider,
+        OpenAiCompatible.make({ baseUrl: `${url}/v1`, model: "scripted", timeout: "5 seconds", capabilities: { supportsToolCalling: false } })
+      ).pipe(Layer.orDie, Layer.provide(NodeHttpClient.layerUndici))
+      const committed = yield* turn(openai, {}, "Weather in Rome?")
+      assert.deepStrictEqual(ran, [{ city: "Rome" }])
+      assert.strictEqual(committed.text, "Rome is sunny. (tools field: (none))")
+    }))
+})
+
 describe("ModelView", () => {
   it("isToolResponses: one or more blocks and whitespace only; linear on hostile text", () => {
     assert.isTrue(ModelView.isToolResponses("<tool_response>\n{}\n</tool_response>\n<tool_response>x</tool_response> "))
