@@ -108,6 +108,16 @@ describe("relay hardening", () => {
       assert.strictEqual((yield* post(`${url}/v1/agent/turns`, turnBody(firstTurn))).status, 200)
     }))
 
+  it.scopedLive("the time limits bound only the request: a slow answer (the slow fault) past them still arrives", () =>
+    Effect.gen(function*() {
+      const { url } = yield* start({ profile, script, bodyTimeoutMs: 200 })
+      const capabilities = yield* requestText(`${url}/v1/agent/capabilities`, { headers: { "x-toolgate-fault": "slow", "x-toolgate-delay-ms": "1200" } })
+      assert.strictEqual(capabilities.status, 200)
+      const turn = yield* post(`${url}/v1/agent/turns`, turnBody(firstTurn), { "x-toolgate-fault": "slow", "x-toolgate-delay-ms": "1200" })
+      assert.strictEqual(turn.status, 200)
+      assert.strictEqual(blocks(turn.text).length, 4)
+    }))
+
   it.scopedLive("headers trickled past the body time limit: Node cuts the connection (headersTimeout)", () =>
     Effect.gen(function*() {
       const { url } = yield* start({ profile, script, bodyTimeoutMs: 300 })
