@@ -1,7 +1,8 @@
 /**
  * The relay's fault switches: ways to make it behave like an old, broken, slow or failing relay, so a
- * client's handling of each can be seen and tested. They are switched on per request with the
- * `x-toolgate-fault` header (a comma list) or for every request by a profile's `faults` key.
+ * client's handling of each can be seen and tested. They are switched on for every request by a profile's
+ * `faults` key, or per request with the `x-toolgate-fault` header (a comma list) when the relay was started
+ * with `faultHeaders: true` (`toolgate serve --faults`; otherwise the header is a 400).
  *
  * | fault         | effect |
  * |---------------|--------|
