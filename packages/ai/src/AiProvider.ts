@@ -11,7 +11,7 @@ import * as LanguageModel from "@effect/ai/LanguageModel"
 import * as AiTool from "@effect/ai/Tool"
 import type * as AiToolkit from "@effect/ai/Toolkit"
 import type { JsonSchema } from "@toolgate/json-schema"
-import { Provider } from "@toolgate/runtime"
+import { Provider, Telemetry } from "@toolgate/runtime"
 import type { Errors, StreamEvent } from "@toolgate/runtime"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -84,9 +84,7 @@ export const fromLanguageModel = (model: LanguageModel.Service, options?: Option
 
   const stream = (request: Provider.CompletionRequest): Stream.Stream<StreamEvent.StreamEvent, Errors.ProviderError> =>
     (request.structuredOutput === undefined ? streamed(model, request, failure) : structured(model, request, request.structuredOutput, failure)).pipe(
-      Stream.withSpan("AiProvider.stream", {
-        attributes: { "gen_ai.operation.name": "chat", "gen_ai.provider.name": caps.name }
-      })
+      Stream.withSpan("AiProvider.stream", { attributes: Telemetry.chat(caps.name) })
     )
 
   const validateTools = (tools: ReadonlyArray<Provider.ToolDefinition>) => {

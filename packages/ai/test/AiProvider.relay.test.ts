@@ -34,7 +34,7 @@ const script: Script.Script = {
 /** A relay for the surrounding scope (request log lines off) and a session over the bridge to its `/v1`. */
 const setup = (faults?: string) =>
   Effect.gen(function*() {
-    const { url } = yield* Relay.start({ profile, script }).pipe(Logger.withMinimumLogLevel(LogLevel.Warning))
+    const { url } = yield* Relay.start({ profile, script, faultHeaders: true }).pipe(Logger.withMinimumLogLevel(LogLevel.Warning))
     const model = yield* languageModel(ChatCompletions.layer(`${url}/v1`, faults))
     const provider = AiProvider.fromLanguageModel(model, { capabilities: { name: "relay" } })
     const { ran, toolkit } = forecastTool()

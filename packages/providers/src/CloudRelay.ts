@@ -15,7 +15,7 @@ import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpBody from "@effect/platform/HttpBody"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
-import { Capabilities, Decode, Provider } from "@toolgate/runtime"
+import { Capabilities, Decode, Provider, Telemetry } from "@toolgate/runtime"
 import type { Errors, StreamEvent } from "@toolgate/runtime"
 import * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
@@ -122,7 +122,7 @@ export const make = (options: Options): Effect.Effect<Provider.AgentProvider, Er
         const response = yield* open(body.right)
         const bytes = response.stream.pipe(Stream.catchTag("ResponseError", (e) => Stream.fail(Http.bodyFailure(e))))
         return RelayWire.decodeBlocks(Bounded.events(bytes, settings, Http.failure)).pipe(Bounded.timed(settings, Http.failure))
-      })).pipe(Stream.withSpan("CloudRelay.stream", { attributes: { "url.full": `${baseUrl}${RelayWire.turnsPath}` } }))
+      })).pipe(Stream.withSpan("CloudRelay.stream", { attributes: Telemetry.chat(Http.name, { url: `${baseUrl}${RelayWire.turnsPath}` }) }))
     return Provider.Provider.of({
       capabilities: { ...capabilities, contextWindow: contextWindowFor(maxRequestBytes), ...settings.capabilities as Partial<Provider.ProviderCapabilities> },
       stream,

@@ -21,7 +21,7 @@
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
-import { Decode, Errors, Provider } from "@toolgate/runtime"
+import { Decode, Errors, Provider, Telemetry } from "@toolgate/runtime"
 import type { StreamEvent } from "@toolgate/runtime"
 import * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
@@ -222,9 +222,7 @@ export const make = (options: Options): Effect.Effect<Provider.AgentProvider, Er
 
     const stream = (request: Provider.CompletionRequest): Stream.Stream<StreamEvent.StreamEvent, Errors.ProviderError> =>
       Stream.unwrap(respond(request)).pipe(
-        Stream.withSpan("Gemini.stream", {
-          attributes: { "gen_ai.operation.name": "chat", "gen_ai.provider.name": provider, "gen_ai.request.model": model, "url.full": url }
-        })
+        Stream.withSpan("Gemini.stream", { attributes: Telemetry.chat(provider, { model, url }) })
       )
 
     const validateTools = (definitions: ReadonlyArray<Provider.ToolDefinition>) => Effect.succeed(definitions.flatMap(tools.warnings))

@@ -9,7 +9,7 @@
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
-import { Errors } from "@toolgate/runtime"
+import { Errors, Telemetry } from "@toolgate/runtime"
 import type { Provider, StreamEvent } from "@toolgate/runtime"
 import * as Script from "./Script.js"
 
@@ -52,7 +52,7 @@ export const make = (
       Stream.suspend(() => {
         received.push(request)
         return play(declared.name, script, request.messages)
-      })
+      }).pipe(Stream.withSpan("Scripted.stream", { attributes: Telemetry.chat(declared.name) }))
     return {
       capabilities: declared,
       stream,

@@ -35,6 +35,7 @@ import * as Provider from "./Provider.js"
 import type * as RepairBudget from "./RepairBudget.js"
 import * as RunLimits from "./RunLimits.js"
 import type * as SessionEvent from "./SessionEvent.js"
+import * as Telemetry from "./Telemetry.js"
 import type * as ToolChain from "./ToolChain.js"
 import type * as ToolEnvelope from "./ToolEnvelope.js"
 import * as Toolkit from "./Toolkit.js"
@@ -205,13 +206,17 @@ const jsonSchemaOf = <A, I>(schema: Schema.Schema<A, I>): Either.Either<JsonSche
 /** The session's methods over its environment. */
 const methods = (env: Env, serialized: <A, E>(effect: Effect.Effect<A, E>) => Effect.Effect<A, E>): AgentSession => {
   const accept = (_text: string) => Effect.void
+  const agent = Telemetry.invokeAgent(env.provider.capabilities.name, env.id)
   const send = Effect.fn("AgentSession.send")(function*(text: string, options?: SendOptions) {
+    yield* Effect.annotateCurrentSpan(agent)
     const { directives, sampling } = yield* decodeSend(options ?? {})
     const toolChoice = options?.toolChoice ?? "auto"
     const [turn] = yield* serialized(SessionTurn.run(env, safeString(text), { toolChoice, accept, sampling, ...(directives === undefined ? {} : { directives }) }))
+    yield* Effect.annotateCurrentSpan(Telemetry.usage(turn.turn, turn.usage.inputTokens, turn.usage.outputTokens))
     return turn
   })
   const generate = Effect.fn("AgentSession.generate")(function*<A, I>(schema: Schema.Schema<A, I>, text: string) {
+    yield* Effect.annotateCurrentSpan(agent)
     const capabilities = env.provider.capabilities
     if (!capabilities.supportsStructuredOutput) return yield* new StructuredOutputUnsupported({ provider: capabilities.name })
     const structuredOutput = yield* jsonSchemaOf(schema)

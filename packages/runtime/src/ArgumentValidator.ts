@@ -129,7 +129,7 @@ export const make = (options: Options = {}): Effect.Effect<Service> =>
         const name = text(tool.name, "")
         const callId = text(prepareOptions?.callId, "")
         const policy = policyFor(name)
-        yield* Effect.annotateCurrentSpan({ tool: name, callId, policy })
+        yield* Effect.annotateCurrentSpan({ "gen_ai.tool.name": name, "gen_ai.tool.call.id": callId, "toolgate.argument_policy": policy })
         if (tool.schemaError !== undefined) {
           return yield* new InvalidToolSchema({ tool: name, path: "", detail: tool.schemaError })
         }

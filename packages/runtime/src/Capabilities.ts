@@ -131,7 +131,7 @@ export const make = (options: Options): Effect.Effect<Service, Errors.InvalidOpt
         ResponseError: responseFailure,
         ParseError: (e) => Effect.fail(malformed(e))
       }),
-      Effect.withSpan("Capabilities.fetch", { attributes: { "http.url": `${baseUrl}${path}` } })
+      Effect.withSpan("Capabilities.fetch", { attributes: { "url.full": `${baseUrl}${path}` } })
     )
     const scope = yield* Effect.scope
     const [cached, invalidate] = yield* Effect.cachedInvalidateWithTTL(

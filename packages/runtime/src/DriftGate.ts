@@ -184,7 +184,7 @@ export const makeWith = (options: Options = {}): Effect.Effect<Service, Errors.I
         ).pipe(Effect.annotateLogs({ "drift_gate.reason": verdict.reason }))
         return verdict
       }
-      yield* Effect.annotateCurrentSpan({ "drift_gate.tools": probe.toolSchemas.size, "capabilities.version": probe.version })
+      yield* Effect.annotateCurrentSpan({ "toolgate.drift_gate.tools": probe.toolSchemas.size, "toolgate.capabilities.version": probe.version })
       const local = new Map(Array.from(toolkit.tools, ([name, tool]) => [name, tool.jsonSchema]))
       return yield* fold(verdicts(probe.toolSchemas, local, prove))
     })

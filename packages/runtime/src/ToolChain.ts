@@ -197,7 +197,7 @@ export const resolve: <A>(
     options?: ResolveOptions
   ) {
     const name = tool.name
-    yield* Effect.annotateCurrentSpan({ tool: name, callId: call.callId, refs: call.refs.length })
+    yield* Effect.annotateCurrentSpan({ "gen_ai.tool.name": name, "gen_ai.tool.call.id": call.callId, "toolgate.tool_chain.refs": call.refs.length })
     const replacements: Array<Replacement> = []
     const issues: Array<Validator.Issue> = []
     for (const located of call.refs) {

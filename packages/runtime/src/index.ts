@@ -40,6 +40,9 @@ export * as StreamEvent from "./StreamEvent.js"
 /** Decoding at the edge: `options(of, schema)` (invalid options are `Errors.InvalidOptions`), `HttpUrl`, `PositiveDuration`, `DurationInput`. */
 export * as Decode from "./Decode.js"
 
+/** The span attributes toolgate sets: the OpenTelemetry GenAI conventions (`gen_ai.*`), `url.full`, `toolgate.*`. */
+export * as Telemetry from "./Telemetry.js"
+
 /** The conversation as data: user text, assistant turns with their tool calls, tool results as envelopes. */
 export * as Message from "./Message.js"
 

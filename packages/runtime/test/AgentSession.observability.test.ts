@@ -136,10 +136,10 @@ describe("AgentSession (observability)", () => {
       yield* s.send("sum").pipe(Effect.withTracer(tracer))
       const calls = spans.filter((span) => span.name === "AgentSession.toolCall")
       assert.deepStrictEqual(calls.map((span) => [
-        span.attributes.get("tool.name"),
-        span.attributes.get("tool.call_id"),
-        span.attributes.get("tool.outcome"),
-        span.attributes.get("tool.issue_count")
+        span.attributes.get("gen_ai.tool.name"),
+        span.attributes.get("gen_ai.tool.call.id"),
+        span.attributes.get("toolgate.tool.outcome"),
+        span.attributes.get("toolgate.tool.issue_count")
       ]), [
         ["add", "c1", "invalid", 1],
         ["add", "c2", "skipped", 0],
@@ -157,8 +157,8 @@ describe("AgentSession (observability)", () => {
       const s = yield* session(make([[call("c1", "add", {}), done], [call("c2", "add", { a: 1 }), done]]), toolkit)
       yield* Effect.flip(s.send("sum").pipe(Effect.withTracer(tracer)))
       const calls = spans.filter((span) => span.name === "AgentSession.toolCall")
-      assert.deepStrictEqual(calls.map((span) => [span.attributes.get("tool.call_id"), span.attributes.get("tool.outcome")]), [["c1", "invalid"], ["c2", "invalid"]])
-      assert.deepStrictEqual(calls.map((span) => span.attributes.get("tool.issue_count")), [2, 1])
+      assert.deepStrictEqual(calls.map((span) => [span.attributes.get("gen_ai.tool.call.id"), span.attributes.get("toolgate.tool.outcome")]), [["c1", "invalid"], ["c2", "invalid"]])
+      assert.deepStrictEqual(calls.map((span) => span.attributes.get("toolgate.tool.issue_count")), [2, 1])
     }))
 
   it.effect("a provider-driven call gets its span too: outcome provider, with what it ended with", () =>
@@ -175,10 +175,10 @@ describe("AgentSession (observability)", () => {
       yield* s.send("sum").pipe(Effect.withTracer(tracer))
       const calls = spans.filter((span) => span.name === "AgentSession.toolCall")
       assert.deepStrictEqual(calls.map((span) => [
-        span.attributes.get("tool.name"),
-        span.attributes.get("tool.call_id"),
-        span.attributes.get("tool.outcome"),
-        span.attributes.get("tool.result")
+        span.attributes.get("gen_ai.tool.name"),
+        span.attributes.get("gen_ai.tool.call.id"),
+        span.attributes.get("toolgate.tool.outcome"),
+        span.attributes.get("toolgate.tool.result")
       ]), [["add", "p1", "provider", "success"], ["rm", "p2", "provider", "user_denied"]])
       assert.isTrue(calls.every((span) => span.ended))
     }))

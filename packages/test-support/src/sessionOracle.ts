@@ -221,8 +221,8 @@ const checkSpans = (o: Observed, expected: ExpectedTurn): void => {
     for (const call of round.calls) {
       const called = o.events.find((e): e is SessionEvent.ToolCalled => e._tag === "ToolCalled" && e.callId === call.id && e.round === round.round)
       const at = pool.findIndex((s) =>
-        s.get("tool.call_id") === call.id && s.get("tool.name") === call.name && s.get("tool.outcome") === called?.outcome &&
-        s.get("tool.issue_count") === called?.issues.length)
+        s.get("gen_ai.tool.call.id") === call.id && s.get("gen_ai.tool.name") === call.name && s.get("toolgate.tool.outcome") === called?.outcome &&
+        s.get("toolgate.tool.issue_count") === called?.issues.length)
       check(o.index, `a toolCall span for ${call.id} (${called?.outcome})`, at >= 0, () => o.spans.map((s) => Object.fromEntries(s)))
       pool.splice(at, 1)
     }

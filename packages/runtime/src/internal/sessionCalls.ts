@@ -16,6 +16,7 @@ import type * as Message from "../Message.js"
 import type * as RepairBudget from "../RepairBudget.js"
 import * as Tool from "../Tool.js"
 import * as ToolChain from "../ToolChain.js"
+import * as Telemetry from "../Telemetry.js"
 import * as ToolEnvelope from "../ToolEnvelope.js"
 import { clip } from "./json.js"
 import * as ToolDiscovery from "./toolDiscovery.js"
@@ -120,12 +121,12 @@ export const reportCall = <E>(
     const where = { ...at, callId: call.id, tool: call.name }
     yield* publish(env, { _tag: "ToolCalled", ...where, ...args, outcome: outcome === "provider" ? "valid" : outcome, issues })
     const envelope = yield* answer
-    yield* Effect.annotateCurrentSpan("tool.result", envelope.ok ? "success" : envelope.kind)
+    yield* Effect.annotateCurrentSpan("toolgate.tool.result", envelope.ok ? "success" : envelope.kind)
     yield* publish(env, { _tag: "ToolAnswered", ...where, envelope })
     return { callId: call.id, tool: call.name, ...args, envelope }
   }).pipe(
     Effect.withSpan("AgentSession.toolCall", {
-      attributes: { "tool.name": call.name, "tool.call_id": call.id, "tool.outcome": outcome, "tool.issue_count": issues.length }
+      attributes: { ...Telemetry.toolCall(call.name, call.id), "toolgate.tool.outcome": outcome, "toolgate.tool.issue_count": issues.length }
     })
   )
 
@@ -164,7 +165,7 @@ const execute = Effect.fnUntraced(function*(env: Env, input: RoundInput, c: Chec
   input.executions.push(execution)
   const ctx = Tool.contextOf(c.tool, c.prepared, { idempotencyKey: key, onArtifact: (name, value) => execution.artifacts.set(name, value) })
   const { envelope, timedOut } = yield* timed(c.tool, c.call.id, Effect.suspend(() => c.tool.execute(c.prepared.args, ctx))).pipe(
-    Effect.withSpan("Tool.run", { attributes: { tool: c.tool.name, callId: c.call.id } })
+    Effect.withSpan("Tool.run", { attributes: Telemetry.toolCall(c.tool.name, c.call.id) })
   )
   execution.envelope = envelope
   execution.timedOut = timedOut

@@ -86,7 +86,7 @@ export const compensate = (env: Env, turn: number, executions: ReadonlyArray<Exe
     const executed = executions.map(executedCall)
     yield* publish(env, { _tag: "TurnCompensated", turn, executed: executed.map((e) => e.callId), compensated, notCompensated })
     return { executed, compensated, notCompensated, messages: messagesOf(turn, left) }
-  }).pipe(Effect.withSpan("AgentSession.compensate", { attributes: { "turn": turn, "tool.executed": executions.length } }))
+  }).pipe(Effect.withSpan("AgentSession.compensate", { attributes: { "toolgate.turn": turn, "toolgate.tool.executed": executions.length } }))
 
 /** A failed turn's event: the typed error's tag and message, an interruption, or a defect. */
 const rolledBack = (env: Env, turn: number, cause: Cause.Cause<{ readonly _tag: string; readonly message: string }>) => {
