@@ -9,10 +9,11 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
-import { type Coercion, type JsonSchema, JsonValue as J, type Validator } from "@toolgate/json-schema"
+import { type Coercion, JsonSchema, JsonValue as J, type Validator } from "@toolgate/json-schema"
 import * as Errors from "./Errors.js"
 import { timed } from "./internal/toolOutcome.js"
 import { parametersOf } from "./internal/toolParameters.js"
+import * as Telemetry from "./Telemetry.js"
 import * as ToolEnvelope from "./ToolEnvelope.js"
 
 /** Brands a value built by `make`. */
@@ -106,11 +107,40 @@ export type Execute<A, R> = (args: A, ctx: CallContext) => Effect.Effect<unknown
 /** Reverses an executed call, given its arguments, context and the result it answered with. */
 export type Undo<A, R> = (args: A, ctx: CallContext & { readonly result: J.JsonValue }) => Effect.Effect<void, ToolFailure, R>
 
+/**
+ * Something the local parameter schema says that the validator will not enforce: a keyword it does not know
+ * (`maxLenght`, the other dialect's keywords) or a format ajv-formats does not define. Calls are not checked
+ * against it, so the app should know. Shaped like `Provider.ToolSchemaWarning`, with where and what.
+ */
+export interface SchemaWarning {
+  readonly tool: string
+  /** A JSON pointer to the keyword in the local schema. */
+  readonly path: string
+  readonly kind: "keyword" | "format"
+  /** The keyword, or the format's name. */
+  readonly name: string
+  readonly message: string
+}
+
+/** The warnings of a tool's local schema (annotations, `x-*` and the corpus's `optional`/`example_value` stay silent). */
+export const warningsOf = (tool: string, schema: JsonSchema.JsonSchema): ReadonlyArray<SchemaWarning> =>
+  JsonSchema.unenforced(schema).map(({ kind, name, path }) => ({
+    tool,
+    path,
+    kind,
+    name,
+    message: kind === "keyword"
+      ? `Tool \`${tool}\`: \`${name}\` (at ${path}) is not a keyword the validator knows; it is not enforced.`
+      : `Tool \`${tool}\`: format \`${name}\` (at ${path}) is not one the validator defines; it is not enforced.`
+  }))
+
 /** A tool whose executor takes `A` and needs `R`. */
 export interface Tool<A, R = never> extends Any {
   readonly [TypeId]: TypeId
   /** What `JsonSchema.upgrade` changed in the declared schema. */
   readonly changes: ReadonlyArray<JsonSchema.Change>
+  /** What the local schema says that the validator will not enforce (see `SchemaWarning`). */
+  readonly warnings: ReadonlyArray<SchemaWarning>
   /** Why the parameters have no usable JSON Schema (then `jsonSchema` is `false`); `undefined` normally. */
   readonly schemaError: string | undefined
   /** Valid JSON arguments to `A`: the identity for a JSON Schema tool, the Effect Schema's decoder otherwise. */
@@ -172,6 +202,7 @@ export function make(name: string, options: SchemaOptions<any, any, any> | JsonS
     description: options.description,
     jsonSchema: parameters.jsonSchema,
     changes: parameters.changes,
+    warnings: warningsOf(name, parameters.jsonSchema),
     schemaError: parameters.schemaError,
     decode: parameters.decode,
     execute: options.execute,
@@ -216,7 +247,7 @@ export const contextOf = <A, R>(tool: Tool<A, R>, prepared: Prepared<A>, options
  * → `execution_error` and an `Effect.logError` with the cause. Interruption stays interruption.
  */
 export const run = Effect.fn("Tool.run")(function*<A, R>(tool: Tool<A, R>, prepared: Prepared<A>, options?: RunOptions) {
-  yield* Effect.annotateCurrentSpan({ tool: tool.name, callId: prepared.callId })
+  yield* Effect.annotateCurrentSpan(Telemetry.toolCall(tool.name, prepared.callId))
   const ctx = contextOf(tool, prepared, options)
   const { envelope } = yield* timed(tool, prepared.callId, Effect.suspend(() => tool.execute(prepared.args, ctx)))
   return envelope

@@ -28,6 +28,8 @@ export interface Toolkit<R> {
   readonly tools: ReadonlyMap<string, Tool.Tool<any, R>>
   /** The tools' names by domain, in the order given (`make` puts every tool in `defaultDomain`). */
   readonly domains: ReadonlyMap<string, ReadonlyArray<string>>
+  /** What the tools' local schemas say that the validator will not enforce, tool by tool (`logWarnings` logs them). */
+  readonly warnings: ReadonlyArray<Tool.SchemaWarning>
 }
 
 /** The domain of the tools of a toolkit built by `make`. */
@@ -61,7 +63,8 @@ export type Requirements<T> = T extends Toolkit<infer R> ? R : never
 const fromMap = <R>(tools: ReadonlyMap<string, Tool.Tool<any, R>>, domains: ReadonlyMap<string, ReadonlyArray<string>>): Toolkit<R> => ({
   [TypeId]: TypeId,
   tools,
-  domains
+  domains,
+  warnings: Array.from(tools.values()).flatMap((t) => t.warnings)
 })
 
 /** The tools by name, or the first reason they cannot make a toolkit. */
@@ -120,3 +123,14 @@ export const provide = <R, E, RIn>(
   layer: Layer.Layer<R, E, RIn>
 ): Effect.Effect<Toolkit<never>, E, RIn | Scope.Scope> =>
   Effect.map(Layer.build(layer), (context) => provideContext(toolkit, context))
+
+/**
+ * Logs each of the toolkit's schema warnings once, with `Effect.logWarning` (annotated with the tool, the
+ * pointer and the keyword or format): `make` is pure, so the app logs them where it builds its layers.
+ */
+export const logWarnings = <R>(toolkit: Toolkit<R>): Effect.Effect<void> =>
+  Effect.forEach(
+    toolkit.warnings,
+    (w) => Effect.logWarning(w.message).pipe(Effect.annotateLogs({ tool: w.tool, path: w.path, unenforced: w.name })),
+    { discard: true }
+  )
