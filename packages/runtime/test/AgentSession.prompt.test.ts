@@ -55,6 +55,54 @@ describe("AgentSession system prompt", () => {
     }))
 })
 
+describe("AgentSession context summary", () => {
+  it.effect("turns the context window leaves out are summarized in the system prompt: what was asked, which tools answered how, what was answered", () =>
+    Effect.gen(function*() {
+      // a window of 40 estimated tokens (160 characters of messages) holds about one turn
+      const provider = make([[call("c1", "echo", { word: "alpha" }), done], answer("Echoed alpha."), answer("Second."), answer("Third.")], {
+        contextWindow: 40
+      })
+      const s = yield* sessionOver(provider, { persona: "Persona." })
+      yield* s.send("first: echo alpha please, and some padding to take room in the window")
+      yield* s.send("second question, padded to take room in the window as well")
+      yield* s.send("third")
+      const first = provider.requests[0]!
+      assert.strictEqual(first.systemPrompt, "Persona.")
+      const last = provider.requests.at(-1)!
+      assert.deepStrictEqual(last.messages.at(-1), { _tag: "User", text: "third" })
+      assert.isTrue(last.messages.every((m) => m._tag !== "User" || !m.text.startsWith("first")))
+      assert.strictEqual(
+        last.systemPrompt,
+        "Persona.\n\nContext summary: the 2 earliest turns of this conversation are left out of the messages to fit the context window. In order:\n" +
+          "- the user said \"first: echo alpha please, and some padding to take room in the window\"; tools: echo (ok); you answered \"Echoed alpha.\"\n" +
+          "- the user said \"second question, padded to take room in the window as well\"; you answered \"Second.\""
+      )
+    }))
+
+  it.effect("backendManagedSystemPrompt: the summary rides the user message's preamble, before the directives", () =>
+    Effect.gen(function*() {
+      const provider = make([answer("One."), answer("Two.")], { contextWindow: 20, backendManagedSystemPrompt: true })
+      const s = yield* sessionOver(provider)
+      yield* s.send("a first question long enough to be left out next time")
+      yield* s.send("next", { directives: "Be brief." })
+      const last = provider.requests.at(-1)!
+      assert.isUndefined(last.systemPrompt)
+      const user = last.messages.at(-1)
+      assert.isTrue(user?._tag === "User" && user.text.startsWith("Context summary: the earliest turn"), JSON.stringify(user))
+      assert.isTrue(user?._tag === "User" && user.text.endsWith("Be brief.\n\nnext"))
+    }))
+
+  it.effect("a huge history: the summary stays bounded (recent turns listed, older ones counted, quotes clipped)", () =>
+    Effect.gen(function*() {
+      const provider = make(Array.from({ length: 60 }, (_, i) => answer(`answer ${i} ${"z".repeat(5_000)}`)), { contextWindow: 1_000 })
+      const s = yield* sessionOver(provider)
+      for (let i = 0; i < 60; i++) yield* s.send(`question ${i} ${"q".repeat(5_000)}`)
+      const prompt = provider.requests.at(-1)!.systemPrompt ?? ""
+      assert.include(prompt, "earlier turns not listed")
+      assert.isBelow(prompt.length, 12 * 400 + 400)
+    }))
+})
+
 describe("AgentSession sampling", () => {
   it.effect("a provider that supports sampling gets the session's keys with the send's over them", () =>
     Effect.gen(function*() {

@@ -1,6 +1,7 @@
 /**
  * What one request of a session carries: the toolkit's tools in the provider's dialect (`definitions`), the
- * messages, cut for a managed conversation and a context window (`messages`), the system prompt, sampling,
+ * messages, cut for a managed conversation and a context window (`messages`), the system prompt (with a
+ * summary of what the window left out), sampling,
  * and for a model without native tool calling the tools as text; `build` puts one request together. Plain
  * functions, no services: the session calls them once per send and once per round.
  *
@@ -11,6 +12,7 @@ import type * as Message from "../Message.js"
 import * as Provider from "../Provider.js"
 import type * as Tool from "../Tool.js"
 import type * as Toolkit from "../Toolkit.js"
+import * as ContextSummary from "./contextSummary.js"
 import * as TextTools from "./textTools.js"
 
 /** The tool definitions of a send and which of them went out strict. */
@@ -124,10 +126,18 @@ export const messages = (
   history: ReadonlyArray<Message.Message>,
   turnStart: number,
   seen: number
-): ReadonlyArray<Message.Message> => {
+): ReadonlyArray<Message.Message> => history.slice(cut(capabilities, history, turnStart, seen).from)
+
+/** Where `messages` cuts: `start` (what a managed backend has not seen), `from` (where the window lets the request begin). */
+export const cut = (
+  capabilities: Provider.ProviderCapabilities,
+  history: ReadonlyArray<Message.Message>,
+  turnStart: number,
+  seen: number
+): { readonly start: number; readonly from: number } => {
   const start = capabilities.managedConversation === true ? clamp(seen, history.length) : 0
   const window = capabilities.contextWindow
-  if (window === undefined) return history.slice(start)
+  if (window === undefined) return { start, from: start }
   const current = Math.max(start, clamp(turnStart, history.length))
   const size = sizes(history.slice(start))
   // the JSON text of an array: brackets, the members and a comma between each two
@@ -140,7 +150,7 @@ export const messages = (
     for (let i = starts[t]!; i < next; i++) chars -= size[i - start]! + 1
     from = next
   }
-  return history.slice(from)
+  return { start, from }
 }
 
 /** Where a send's words go: the request's system prompt, and a preamble of its user message. */
@@ -150,14 +160,15 @@ interface Prompt {
 }
 
 /**
- * The persona, then the send's directives, then the text tool-calling instructions (`tools`, for a provider
- * without native tool calling), as the system prompt; for a provider that manages the system prompt itself
- * (`backendManagedSystemPrompt`), the persona and the tools, the directives becoming a preamble of the user
- * message. Empty parts are left out.
+ * The persona, then the summary of the turns the window left out, then the send's directives, then the text
+ * tool-calling instructions (`tools`, for a provider without native tool calling), as the system prompt; for
+ * a provider that manages the system prompt itself (`backendManagedSystemPrompt`), the persona and the tools,
+ * the summary and the directives becoming a preamble of the user message. Empty parts are left out.
  */
 const prompt = (
   capabilities: Provider.ProviderCapabilities,
   persona: string | undefined,
+  summary: string | undefined,
   directives: string | undefined,
   tools: string | undefined
 ): Prompt => {
@@ -166,8 +177,8 @@ const prompt = (
     return text === "" ? undefined : text
   }
   return capabilities.backendManagedSystemPrompt === true
-    ? { systemPrompt: join(persona, tools), preamble: join(directives) }
-    : { systemPrompt: join(persona, directives, tools), preamble: undefined }
+    ? { systemPrompt: join(persona, tools), preamble: join(summary, directives) }
+    : { systemPrompt: join(persona, summary, directives, tools), preamble: undefined }
 }
 
 /** `messages` with `user` (the turn's own message, when the request carries it) preceded by `preamble`. */
@@ -222,13 +233,15 @@ export interface Parts {
 export const build = (parts: Parts): Provider.CompletionRequest => {
   const { capabilities, textRouted } = parts
   const tools = parts.definitions.tools.filter((t) => parts.active.has(t.name))
+  const { from, start } = cut(capabilities, parts.all, parts.turnStart, parts.seen)
   const { preamble, systemPrompt } = prompt(
     capabilities,
     parts.persona,
+    ContextSummary.summarize(parts.all.slice(start, from)),
     parts.directives,
     textRouted && tools.length > 0 ? TextTools.instructions(tools) : undefined
   )
-  const prompted = withPreamble(messages(capabilities, parts.all, parts.turnStart, parts.seen), parts.all[parts.turnStart], preamble)
+  const prompted = withPreamble(parts.all.slice(from), parts.all[parts.turnStart], preamble)
   return {
     messages: textRouted ? TextTools.transcript(prompted) : prompted,
     tools: capabilities.supportsToolCalling === true ? tools : [],
