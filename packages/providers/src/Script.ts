@@ -4,7 +4,9 @@
  * scenario files, which the relay serves, so a script works in-process (`Scripted`) and over HTTP alike.
  *
  * A request finds its round by counting messages (`position`): every User message starts a turn, every
- * Assistant message after the last User is a round already answered. A rolled-back turn keeps its User
+ * Assistant message after the last User is a round already answered. A User message made only of
+ * `<tool_response>` blocks is not the user speaking: it carries tool results to a model without native tool
+ * calling (text-routed), so it starts no turn. A rolled-back turn keeps its User
  * message in history, so it still counts as a turn: a script for "fail, then succeed on the next send"
  * puts the failing rounds under turn 0 and the next send's rounds under turn 1.
  *
@@ -46,7 +48,7 @@ export const position = (messages: ReadonlyArray<Message.Message>): Position => 
   const list: ReadonlyArray<unknown> = Array.isArray(messages) ? messages : []
   for (let i = 0; i < list.length; i++) {
     const tag = tagOf(list[i])
-    if (tag === "User") {
+    if (tag === "User" && !isToolResponses((list[i] as { readonly text?: unknown }).text)) {
       turn++
       round = 0
     } else if (tag === "Assistant" && turn >= 0) {
@@ -61,6 +63,28 @@ export const select = (script: Script, messages: ReadonlyArray<Message.Message>)
   const { round, turn } = position(messages)
   return at(at(script?.turns, turn), round)
 }
+
+const open = "<tool_response>"
+const close = "</tool_response>"
+
+/** Whether `text` is one or more `<tool_response>` blocks and whitespace, nothing else (one pass, no regex backtracking). */
+export const isToolResponses = (text: unknown): boolean => {
+  if (typeof text !== "string") return false
+  let at = 0
+  let blocks = 0
+  for (;;) {
+    while (at < text.length && isSpace(text.charCodeAt(at))) at++
+    if (at === text.length) return blocks > 0
+    if (!text.startsWith(open, at)) return false
+    const end = text.indexOf(close, at + open.length)
+    if (end < 0) return false
+    at = end + close.length
+    blocks++
+  }
+}
+
+/** Space, tab, line feed, carriage return (what the session puts between blocks). */
+const isSpace = (c: number): boolean => c === 32 || c === 9 || c === 10 || c === 13
 
 /** Validates a script read from JSON (every error, not just the first). */
 export const decode = (u: unknown): Either.Either<Script, ParseResult.ParseError> => decodeScript(u)

@@ -27,6 +27,19 @@ describe("Script.position", () => {
     assert.deepStrictEqual(Script.position([...committed, user("again"), assistant("", 1), result("call_1")]), { turn: 1, round: 1 })
   })
 
+  it("a User message made only of <tool_response> blocks (text-routed tool results) starts no turn", () => {
+    const responses = user("<tool_response>\n{\"name\":\"t\",\"content\":{\"ok\":true}}\n</tool_response>\n\n<tool_response>\n{}\n</tool_response>\n")
+    const textRouted = [user("hi"), assistant("<tool_call>{\"name\":\"t\",\"arguments\":{}}</tool_call>"), responses]
+    assert.deepStrictEqual(Script.position(textRouted), { turn: 0, round: 1 })
+    assert.deepStrictEqual(Script.position([...textRouted, assistant("done"), user("next")]), { turn: 1, round: 0 })
+    // text around the blocks, an unclosed block, or no block: the user speaking
+    for (const text of ["see <tool_response>x</tool_response>", "<tool_response>x", "", "  ", "<tool_response>x</tool_response> and more"]) {
+      assert.isFalse(Script.isToolResponses(text), text)
+    }
+    assert.isTrue(Script.isToolResponses(" <tool_response></tool_response>\r\n"))
+    assert.isFalse(Script.isToolResponses(42))
+  })
+
   it("a rolled-back turn keeps its User message, so the next send is the next turn", () => {
     // Turn 1 failed: the session kept only its user message; turn 2 follows it directly.
     const history = [user("first"), user("second")]

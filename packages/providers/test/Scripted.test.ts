@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Chunk, Effect, Either, Stream } from "effect"
+import { Chunk, Effect, Either, Schema, Stream } from "effect"
 import type { JsonValue } from "@toolgate/json-schema"
-import type { Provider, StreamEvent } from "@toolgate/runtime"
+import { AgentSession, ArgumentValidator, type Provider, type StreamEvent, Tool, Toolkit } from "@toolgate/runtime"
 import type * as Script from "../src/Script.js"
 import * as Scripted from "../src/Scripted.js"
 import { assistant, result, user } from "./support/messages.js"
@@ -143,5 +143,25 @@ describe("Scripted", () => {
       assert.strictEqual(provider.capabilities.name, "scripted")
       assert.strictEqual(Object.getPrototypeOf(provider.capabilities), Object.prototype)
       assert.isUndefined(({} as Record<string, unknown>)["polluted"])
+    }))
+
+  it.effect("a text-routed session (no native tool calling) plays its script round by round: tool results in <tool_response> user messages start no turn", () =>
+    Effect.gen(function*() {
+      const ran: Array<number> = []
+      const double = Tool.make("double", {
+        description: "Doubles n.",
+        parameters: Schema.Struct({ n: Schema.Int }),
+        execute: ({ n }) => Effect.sync(() => (ran.push(n), n * 2))
+      })
+      const text = (t: string): ReadonlyArray<StreamEvent.StreamEvent> => [{ _tag: "TextDelta", text: t }, { _tag: "Done" }]
+      const provider = yield* Scripted.make(
+        { turns: [[text(`<tool_call>{"name": "double", "arguments": {"n": "21"}}</tool_call>`), text("It is 42.")], [text("Second turn.")]] },
+        { supportsToolCalling: false }
+      )
+      const session = yield* AgentSession.make({ provider, toolkit: Either.getOrThrow(Toolkit.make(double)), mode: "local" })
+        .pipe(Effect.provide(ArgumentValidator.layer))
+      assert.strictEqual((yield* session.send("double 21")).text, "It is 42.")
+      assert.strictEqual((yield* session.send("and now?")).text, "Second turn.")
+      assert.deepStrictEqual(ran, [21])
     }))
 })
