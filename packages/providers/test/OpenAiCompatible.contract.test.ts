@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Either, Schema } from "effect"
-import { AgentSession, ArgumentValidator, Tool, Toolkit } from "@toolgate/runtime"
+import { AgentSession, ArgumentValidator, Provider, Tool, Toolkit } from "@toolgate/runtime"
 import { data, provider, type Reply, start } from "./OpenAiCompatible.support.js"
 
 /** A reply per request, in order: each streams `text` as one content delta and stops. */
@@ -106,5 +106,41 @@ describe("OpenAiCompatible through AgentSession: the provider contract on the wi
       // the executor got the value its own schema accepts: the null stripped, not rejected
       assert.deepStrictEqual(seen, [{ city: "Paris" }])
       assert.deepStrictEqual(turn.calls.map((c) => c.envelope.ok), [true])
+    }), 30_000)
+
+  it.scopedLive("tool discovery on the wire: 130 tools in 13 domains behind OpenAI's 128-tool cap; requests carry the meta-tools, then the activated domain", () =>
+    Effect.gen(function*() {
+      const ran: Array<string> = []
+      const domains = Object.fromEntries(Array.from({ length: 13 }, (_, d) => [
+        `d${d}`,
+        Array.from({ length: 10 }, (_, t) =>
+          Tool.make(`d${d}_t${t}`, { description: `Tool ${t} of ${d}.`, parameters: { type: "object" }, execute: () => Effect.sync(() => (ran.push(`d${d}_t${t}`), "ran")) }))
+      ]))
+      const call = (id: string, name: string, args: unknown) =>
+        data({ choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id, type: "function", function: { name, arguments: JSON.stringify(args) } }] }, finish_reason: null }] }) +
+        data({ choices: [{ index: 0, delta: {}, finish_reason: "tool_calls" }] })
+      const rounds = [
+        call("l", "toolgate_list_domains", {}),
+        call("a", "toolgate_activate_domain", { domain: "d12" }),
+        call("c", "d12_t3", {}),
+        data({ choices: [{ index: 0, delta: { content: "Done." }, finish_reason: "stop" }] })
+      ]
+      let n = 0
+      const server = yield* start((_req, res) => {
+        res.writeHead(200, { "content-type": "text/event-stream" })
+        res.end(rounds[Math.min(n++, rounds.length - 1)]! + data("[DONE]"))
+      })
+      const s = yield* AgentSession.make({
+        provider: yield* provider(server, { capabilities: { toolDiscovery: Provider.dynamicPerRequest } }),
+        toolkit: Either.getOrThrow(Toolkit.domains(domains)),
+        mode: "local"
+      }).pipe(Effect.provide(ArgumentValidator.layer))
+      const turn = yield* s.send("Use d12's fourth tool.")
+      assert.strictEqual(turn.text, "Done.")
+      assert.deepStrictEqual(ran, ["d12_t3"])
+      const offered = server.requests.map((r) => JSON.parse(r.body).tools.map((t: { function: { name: string } }) => t.function.name))
+      assert.deepStrictEqual(offered.slice(0, 2), [["toolgate_list_domains", "toolgate_activate_domain"], ["toolgate_list_domains", "toolgate_activate_domain"]])
+      assert.deepStrictEqual(offered[2], ["toolgate_list_domains", "toolgate_activate_domain", ...Array.from({ length: 10 }, (_, t) => `d12_t${t}`)])
+      for (const tools of offered) assert.isAtMost(tools.length, 128)
     }), 30_000)
 })
