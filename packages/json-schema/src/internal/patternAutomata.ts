@@ -194,6 +194,23 @@ export const includes = (cloud: ReadonlyArray<string>, local: string, min = 0, m
 
 const samples = new Map<string, ReadonlyArray<string>>()
 
+const empties = new Map<string, boolean>()
+
+/** Whether no string matches every pattern with `min`..`max` code points (false whenever it cannot tell). */
+export const isEmpty = (patterns: ReadonlyArray<string>, min = 0, max = Infinity): boolean => {
+  const key = JSON.stringify([patterns, min, max === Infinity ? -1 : max])
+  const known = empties.get(key)
+  if (known !== undefined) return known
+  const found = guarded(() => {
+    const l = cloudLanguage(patterns, min, max)
+    return "_tag" in l ? l : { empty: l.isEmpty }
+  })
+  const empty = "empty" in found && found.empty
+  if (empties.size > 5_000) empties.clear()
+  empties.set(key, empty)
+  return empty
+}
+
 /**
  * Up to `count` strings that match every `include` pattern and no `exclude` pattern, with `min`..`max`
  * code points (witness candidates: property names and string values), re-tested with the real regexes.
@@ -231,8 +248,13 @@ const words = (sets: Iterable<ReadonlyArray<CharSet>>, ok: (s: string) => boolea
   let seen = 0
   for (const set of sets) {
     if (++seen > 64 || out.length >= count) break
-    const s = Words.fromUnicodeToString(Words.pickMostReadableWord(set))
-    if (ok(s) && !out.includes(s)) out.push(s)
+    // the most readable word of the set, then a few others of it (`^[ab]` has the one set {a, b})
+    const picks = [Words.pickMostReadableWord(set)]
+    for (const w of Words.wordSetToWords(set)) if (picks.push(w) > 3) break
+    for (const w of picks) {
+      const s = Words.fromUnicodeToString(w)
+      if (out.length < count && ok(s) && !out.includes(s)) out.push(s)
+    }
   }
   return out
 }

@@ -71,6 +71,13 @@ export const candidates = (s: Shape): ReadonlyArray<string> => {
   return out.filter((v) => regs.every((r) => r === undefined || r.test(v)))
 }
 
+/** Up to `count` distinct strings the cloud shape allows by its lengths and patterns (witness candidates). */
+export const variety = (nodes: ReadonlyArray<Node>, count: number): ReadonlyArray<string> => {
+  const s = shape(nodes)
+  const drawn = s.patterns.length > 0 ? Automata.strings(s.patterns, [], s.min, s.max, count) : []
+  return [...new Set([...drawn, ...candidates(s)])].slice(0, count)
+}
+
 /** A string the cloud shape probably allows. */
 export const pick = (nodes: ReadonlyArray<Node>): string | undefined => candidates(shape(nodes))[0]
 

@@ -7,6 +7,7 @@
 import type { JsonValue } from "../JsonValue.js"
 import { typeOf } from "../JsonValue.js"
 import type { Node } from "./subschemaModel.js"
+import { emptyTypes } from "./subschemaEmpty.js"
 import { kw } from "./subschemaModel.js"
 
 /** A base type: JSON's types with numbers split into whole and fractional ones. */
@@ -54,7 +55,10 @@ export const declaredTypes = (n: Node): ReadonlySet<Base> | undefined | "invalid
   return t !== undefined && t !== "invalid" && kw(n, "nullable") === true && !t.has("null") ? new Set([...t, "null" as const]) : t
 }
 
-/** The base types a conjunction of cloud nodes allows (malformed `type` keywords are dropped: over-approximation). */
+/**
+ * The base types a conjunction of cloud nodes allows (malformed `type` keywords are dropped:
+ * over-approximation), less those its own bounds leave empty (`minLength` above `maxLength`, …).
+ */
 export const cloudTypes = (nodes: ReadonlyArray<Node>): Set<Base> => {
   const out = new Set<Base>(allBases)
   for (const n of nodes) {
@@ -69,6 +73,7 @@ export const cloudTypes = (nodes: ReadonlyArray<Node>): Set<Base> => {
       if (nt !== undefined && nt !== "invalid") for (const b of nt) out.delete(b)
     }
   }
+  for (const b of emptyTypes(nodes, out)) out.delete(b)
   return out
 }
 

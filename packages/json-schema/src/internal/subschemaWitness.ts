@@ -13,7 +13,7 @@ import { cloudAt, kw, num, strings } from "./subschemaModel.js"
 import * as P from "./pointer.js"
 import { pickFraction, pickInteger } from "./subschemaNumbers.js"
 import { forIndex, forKey } from "./subschemaParts.js"
-import { pick as pickString } from "./subschemaStrings.js"
+import { pick as pickString, variety } from "./subschemaStrings.js"
 import type { Base } from "./subschemaTypes.js"
 import { allBases, baseOf, cloudTypes } from "./subschemaTypes.js"
 
@@ -131,6 +131,11 @@ export const arrayWith = (ctx: Ctx, nodes: ReadonlyArray<Node>, i: number, value
 export const variants = (ctx: Ctx, nodes: ReadonlyArray<Node>, b: Base, count: number): ReadonlyArray<JsonValue> => {
   const first = sample(ctx, nodes, b)
   const out: Array<JsonValue> = first === undefined ? [] : [first]
+  if (b === "string") {
+    // strings the cloud's own lengths and patterns allow come first, then longer copies of the first
+    const e = ctx.budget > 0 ? expand(ctx, nodes) : undefined
+    if (e?._tag === "Flat") for (const v of variety(e.nodes, count)) if (!out.includes(v)) out.push(v)
+  }
   for (let j = 1; j <= count; j++) {
     if (b === "integer" && typeof first === "number") out.push(first + j)
     else if (b === "fraction" && typeof first === "number") out.push(first + j)
