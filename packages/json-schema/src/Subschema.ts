@@ -123,7 +123,10 @@ const run = (cloud: JsonSchema.JsonSchema, local: JsonSchema.JsonSchema, budget:
   const exhausted = ctx.budget < 0
   const spent = `work budget exhausted (${budget} steps)`
   const doubt = untrusted(cloud, ctx.cloudDialect) ?? untrusted(local, ctx.localDialect)
-  if (doubt !== undefined) return { _tag: "Unsupported", construct: exhausted ? spent : o._tag === "Unknown" ? o.construct : doubt.construct, path: o._tag === "Unknown" ? o.path : doubt.path }
+  const doubted: Verdict | undefined = doubt === undefined ? undefined : { _tag: "Unsupported", construct: exhausted ? spent : o._tag === "Unknown" ? o.construct : doubt.construct, path: o._tag === "Unknown" ? o.path : doubt.path }
+  // Ajv applies a draft-07 `$ref`'s siblings: stricter than the specification on the cloud side, the
+  // executor's own rule on the local side, so a witness both real validators agree on is drift either way
+  if (doubted !== undefined && doubt?.construct !== "draft-07 $ref with sibling keywords") return doubted
   if (o._tag === "Counter") {
     for (const c of [o, ...(o.more ?? [])]) {
       const w = verified(cloud, local, c.witnesses)
@@ -140,6 +143,7 @@ const run = (cloud: JsonSchema.JsonSchema, local: JsonSchema.JsonSchema, budget:
     const message = `the cloud schema allows ${JSON.stringify(w).slice(0, 60)}; the local schema rejects it${issue === undefined ? "" : ` (${issue.message})`}`
     return { _tag: "Drift", reasons: [{ cloudPath: "", localPath: o._tag === "Counter" ? o.reasons[0]?.localPath ?? "" : o.path, message }], witness: w }
   }
+  if (doubted !== undefined) return doubted
   if (o._tag === "Counter") {
     const r = o.reasons[0]
     return { _tag: "Unsupported", construct: exhausted ? spent : `no verified witness for: ${r?.message ?? "a difference"}`, path: r?.localPath ?? "" }

@@ -92,6 +92,6 @@ describe("Subschema containment suite", () => {
     const { tally, unsound } = run("draft7")
     console.log("containment draft7", tally, `decided ${(100 * tally.decided / tally.total).toFixed(1)}%`)
     assert.deepStrictEqual(unsound, [])
-    assert.deepStrictEqual(tally, { total: 3418, decided: 3312, unsupported: 44, deviations: 62, unsound: 0 })
+    assert.deepStrictEqual(tally, { total: 3418, decided: 3315, unsupported: 38, deviations: 65, unsound: 0 })
   })
 })

@@ -117,7 +117,8 @@ const cloudRejects = (ctx: Ctx, n: Node, v: JsonValue): boolean => {
 export const decide = (ctx: Ctx, nodes: ReadonlyArray<Node>, values: ReadonlyArray<JsonValue>, local: Node): Outcome | undefined => {
   if (local.ptr === undefined) return undefined
   if (ctx.untrusted === undefined) ctx.untrusted = untrusted(ctx.localRoot, ctx.localDialect) ?? null
-  if (ctx.untrusted !== null) return unknown(ctx.untrusted.construct, ctx.untrusted.path)
+  // a local draft-07 `$ref` with siblings is compiled here as the executor compiles it (Ajv applies the siblings)
+  if (ctx.untrusted !== null && ctx.untrusted.construct !== "draft-07 $ref with sibling keywords") return unknown(ctx.untrusted.construct, ctx.untrusted.path)
   const anchor = nodes.find((n) => kw(n, "enum") !== undefined || kw(n, "const") !== undefined) ?? nodes[0]
   let compiled: Either.Either<Validator.Compiled, Validator.SchemaError> | undefined
   for (const v of values) {
