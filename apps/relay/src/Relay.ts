@@ -1,12 +1,13 @@
 /**
  * The reference relay: an HTTP server that serves a profile's capabilities, streams a scripted model's
- * turns as server-sent events, and speaks the OpenAI Chat Completions wire format over the same script.
+ * turns as server-sent events, and speaks the OpenAI Chat Completions and Responses wire formats over the same script.
  *
  * | route | answers |
  * |---|---|
  * | `GET /v1/agent/capabilities` | the profile (see `Profile`), after capability faults |
  * | `POST /v1/agent/turns` | a `RelayWire.TurnRequest` → the scripted round's events (`RelayWire.encodeEvent`), or `event: error` |
  * | `POST /v1/chat/completions` | Chat Completions, `stream: true` (chunks, `data: [DONE]`) or not (`chat.completion`) |
+ * | `POST /v1/responses` | the Responses API (`@effect/ai-openai`'s `OpenAiLanguageModel`), `stream: true` (typed events up to `response.completed`) or not (`response`) |
  *
  * Named scenarios (`Config.scenarios`) are served the same way under `/scenarios/<name>` (so
  * `/scenarios/drift/v1/agent/turns`), each with its own profile, script and profile faults; a client picks
@@ -85,6 +86,9 @@ export const defaultMaxConnections = Checked.defaultMaxConnections
 
 /** The Chat Completions path (under the served root, as `…/v1` base URLs expect). */
 export const chatCompletionsPath = Routes.chatCompletionsPath
+
+/** The Responses API path (under the served root, as `…/v1` base URLs expect). */
+export const responsesPath = Routes.responsesPath
 
 /** Whether a name can name a scenario: letters, digits, `-` and `_`, starting with a letter or digit, at most 64 characters. */
 export const isScenarioName: (name: unknown) => name is string = Checked.isScenarioName

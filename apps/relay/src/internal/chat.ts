@@ -16,7 +16,8 @@ import * as Http from "./http.js"
 import * as ModelView from "./modelView.js"
 import { noRound } from "./turns.js"
 
-const error = (status: number, message: string, type: string): Http.Answer =>
+/** An OpenAI-style JSON error answer (Chat Completions and Responses share it). */
+export const error = (status: number, message: string, type: string): Http.Answer =>
   Http.jsonAnswer(status, JSON.stringify({ error: { message, type } }))
 
 /** The answer to a Chat Completions body; `next` numbers the completion ids. */

@@ -1,5 +1,5 @@
 /**
- * The relay's routing: the three endpoints over one profile and script, at the root or mounted under
+ * The relay's routing: the four endpoints over one profile and script, at the root or mounted under
  * `/scenarios/<name>` (an unknown name is a 404).
  *
  * @internal
@@ -15,10 +15,14 @@ import * as Profile from "../Profile.js"
 import * as Chat from "./chat.js"
 import { attempt, endpoint, type Resolved } from "./endpoint.js"
 import * as Http from "./http.js"
+import * as Responses from "./responses.js"
 import * as Turns from "./turns.js"
 
 /** The Chat Completions path (under the served root, as `…/v1` base URLs expect). */
 export const chatCompletionsPath = "/v1/chat/completions"
+
+/** The Responses API path (under the served root, as `…/v1` base URLs expect). */
+export const responsesPath = "/v1/responses"
 
 /** Where the named scenarios are served: `/scenarios/<name>/v1/agent/turns`, … */
 export const scenariosPrefix = "/scenarios/"
@@ -26,7 +30,8 @@ export const scenariosPrefix = "/scenarios/"
 const allowed: Readonly<Record<string, string>> = {
   [Capabilities.path]: "GET, HEAD",
   [RelayWire.turnsPath]: "POST",
-  [chatCompletionsPath]: "POST"
+  [chatCompletionsPath]: "POST",
+  [responsesPath]: "POST"
 }
 
 /** 404 for an unknown path, 405 (with `allow`) for a known path and another method; `base` is where these routes are served. */
@@ -51,7 +56,7 @@ const capabilitiesBodies = (resolved: Resolved) => {
   }
 }
 
-/** The three endpoints over one profile and script, and the JSON 404/405 for anything else; `base` names them in errors. */
+/** The four endpoints over one profile and script, and the JSON 404/405 for anything else; `base` names them in errors. */
 export const served = (relay: Resolved, base: string): HttpRouter.HttpRouter => {
   const capabilities = capabilitiesBodies(relay)
   let completions = 0
@@ -67,6 +72,7 @@ export const served = (relay: Resolved, base: string): HttpRouter.HttpRouter => 
     HttpRouter.head(Capabilities.path, profile),
     HttpRouter.post(RelayWire.turnsPath, endpoint(relay, true, (_, body) => Turns.answer(relay, body))),
     HttpRouter.post(chatCompletionsPath, endpoint(relay, true, (_, body) => Chat.answer(relay, body, next))),
+    HttpRouter.post(responsesPath, endpoint(relay, true, (_, body) => Responses.answer(relay, body, next))),
     HttpRouter.all("*", fallback(base))
   )
 }
