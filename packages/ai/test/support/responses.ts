@@ -1,16 +1,25 @@
 /**
  * Recorded OpenAI Responses API streams (`POST /v1/responses`, the wire `@effect/ai-openai`'s
- * `OpenAiLanguageModel` speaks) and the model over a loopback server speaking them.
+ * `OpenAiLanguageModel` speaks) and the model over a server speaking them (a loopback replay or the relay).
  */
 import { OpenAiClient, OpenAiLanguageModel } from "@effect/ai-openai"
+import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { NodeHttpClient } from "@effect/platform-node"
 import { Layer } from "effect"
 import type { Event } from "./loopback.js"
 
-/** `OpenAiLanguageModel` (strict tools, its default) against the loopback server's `/v1`. */
-export const model = (url: string) =>
-  OpenAiLanguageModel.layer({ model: "gpt-4.1" }).pipe(
-    Layer.provide(OpenAiClient.layer({ apiUrl: `${url}/v1` })),
+/**
+ * `OpenAiLanguageModel` (strict tools, its default) against the server's `/v1`; `faults` go out as the
+ * relay's `x-toolgate-fault` header.
+ */
+export const model = (url: string, options?: { readonly model?: string; readonly faults?: string }) =>
+  OpenAiLanguageModel.layer({ model: options?.model ?? "gpt-4.1" }).pipe(
+    Layer.provide(OpenAiClient.layer({
+      apiUrl: `${url}/v1`,
+      ...(options?.faults === undefined ? {} : {
+        transformClient: HttpClient.mapRequest(HttpClientRequest.setHeader("x-toolgate-fault", options.faults))
+      })
+    })),
     Layer.provide(NodeHttpClient.layerUndici)
   )
 
