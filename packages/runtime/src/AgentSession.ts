@@ -12,7 +12,6 @@ import * as Either from "effect/Either"
 import * as JSONSchema from "effect/JSONSchema"
 import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
-import * as PubSub from "effect/PubSub"
 import type * as Queue from "effect/Queue"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
@@ -25,7 +24,7 @@ import * as Errors from "./Errors.js"
 import * as Decode from "./Decode.js"
 import { StructuredOutputInvalid, StructuredOutputUnsupported } from "./Errors.js"
 import { safeString } from "./internal/json.js"
-import { type Env, makeState } from "./internal/sessionState.js"
+import { type Env, makeState, subscribe } from "./internal/sessionState.js"
 import { registry } from "./internal/registry.js"
 import * as SessionTurn from "./internal/sessionTurn.js"
 import * as ToolDiscovery from "./internal/toolDiscovery.js"
@@ -94,7 +93,8 @@ const decodeSend = Decode.options("AgentSession.send", SendSettings)
 
 /**
  * `TOOLGATE_NO_STRICT` set to `1`, `true` or `yes` (any case, trimmed): no tool goes out with a strict flag
- * (a provider with the `openai-strict` dialect gets the schemas unchanged). Read when a session is made.
+ * (a provider with the `openai-strict` dialect gets the schemas unchanged). Read when a session over such a
+ * provider is made.
  */
 export const strictDisabled: Config.Config<boolean> = Config.string("TOOLGATE_NO_STRICT").pipe(
   Config.map((v) => ["1", "true", "yes"].includes(v.trim().toLowerCase())),
@@ -203,29 +203,44 @@ const jsonSchemaOf = <A, I>(schema: Schema.Schema<A, I>): Either.Either<JsonSche
     catch: (e) => new StructuredOutputInvalid({ detail: `the schema has no JSON Schema form (${safeString(e instanceof Error ? e.message : e)})` })
   })
 
+/** What a session's `send` and `generate` run in: its environment, its one-turn-at-a-time lock, its span attributes. */
+interface Running {
+  readonly env: Env
+  readonly serialized: <A, E>(effect: Effect.Effect<A, E>) => Effect.Effect<A, E>
+  readonly agent: Record<string, string>
+}
+
+const acceptAny = (_text: string) => Effect.void
+
+// Built once for every session (a traced function captures a stack trace where it is made).
+const sendIn = Effect.fn("AgentSession.send")(function*(s: Running, text: string, options?: SendOptions) {
+  yield* Effect.annotateCurrentSpan(s.agent)
+  const { directives, sampling } = yield* decodeSend(options ?? {})
+  const toolChoice = options?.toolChoice ?? "auto"
+  const [turn] = yield* s.serialized(
+    SessionTurn.run(s.env, safeString(text), { toolChoice, accept: acceptAny, sampling, ...(directives === undefined ? {} : { directives }) })
+  )
+  yield* Effect.annotateCurrentSpan(Telemetry.usage(turn.turn, turn.usage.inputTokens, turn.usage.outputTokens))
+  return turn
+})
+
+const generateIn = Effect.fn("AgentSession.generate")(function*<A, I>(s: Running, schema: Schema.Schema<A, I>, text: string) {
+  yield* Effect.annotateCurrentSpan(s.agent)
+  const capabilities = s.env.provider.capabilities
+  if (!capabilities.supportsStructuredOutput) return yield* new StructuredOutputUnsupported({ provider: capabilities.name })
+  const structuredOutput = yield* jsonSchemaOf(schema)
+  const decode = Schema.decodeUnknown(Schema.parseJson(schema), { errors: "all" })
+  const accept = (answer: string) =>
+    Effect.mapError(decode(answer), (e) => new StructuredOutputInvalid({ detail: ParseResult.TreeFormatter.formatErrorSync(e) }))
+  const [, value] = yield* s.serialized(SessionTurn.run(s.env, text, { toolChoice: "auto", structuredOutput, accept, sampling: {} }))
+  return value
+})
+
+const undoSpan = Effect.withSpan("AgentSession.undoLastTurn", { captureStackTrace: false })
+
 /** The session's methods over its environment. */
 const methods = (env: Env, serialized: <A, E>(effect: Effect.Effect<A, E>) => Effect.Effect<A, E>): AgentSession => {
-  const accept = (_text: string) => Effect.void
-  const agent = Telemetry.invokeAgent(env.provider.capabilities.name, env.id)
-  const send = Effect.fn("AgentSession.send")(function*(text: string, options?: SendOptions) {
-    yield* Effect.annotateCurrentSpan(agent)
-    const { directives, sampling } = yield* decodeSend(options ?? {})
-    const toolChoice = options?.toolChoice ?? "auto"
-    const [turn] = yield* serialized(SessionTurn.run(env, safeString(text), { toolChoice, accept, sampling, ...(directives === undefined ? {} : { directives }) }))
-    yield* Effect.annotateCurrentSpan(Telemetry.usage(turn.turn, turn.usage.inputTokens, turn.usage.outputTokens))
-    return turn
-  })
-  const generate = Effect.fn("AgentSession.generate")(function*<A, I>(schema: Schema.Schema<A, I>, text: string) {
-    yield* Effect.annotateCurrentSpan(agent)
-    const capabilities = env.provider.capabilities
-    if (!capabilities.supportsStructuredOutput) return yield* new StructuredOutputUnsupported({ provider: capabilities.name })
-    const structuredOutput = yield* jsonSchemaOf(schema)
-    const decode = Schema.decodeUnknown(Schema.parseJson(schema), { errors: "all" })
-    const accept = (answer: string) =>
-      Effect.mapError(decode(answer), (e) => new StructuredOutputInvalid({ detail: ParseResult.TreeFormatter.formatErrorSync(e) }))
-    const [, value] = yield* serialized(SessionTurn.run(env, text, { toolChoice: "auto", structuredOutput, accept, sampling: {} }))
-    return value
-  })
+  const running: Running = { env, serialized, agent: Telemetry.invokeAgent(env.provider.capabilities.name, env.id) }
   const reconcile = (keys: ReadonlyArray<string>) =>
     Ref.modify(env.outstanding, (all) => {
       const wanted = new Set(keys)
@@ -233,15 +248,15 @@ const methods = (env: Env, serialized: <A, E>(effect: Effect.Effect<A, E>) => Ef
     })
   return {
     id: env.id,
-    send,
-    generate,
+    send: (text, options) => sendIn(running, text, options),
+    generate: (schema, text) => generateIn(running, schema, text),
     outstanding: Ref.get(env.outstanding),
     reconcile,
     history: Ref.get(env.history),
     lastUsageReport: Ref.get(env.lastUsage),
     lastSchemaWarnings: Ref.get(env.lastSchemaWarnings),
-    undoLastTurn: serialized(undoLast(env)).pipe(Effect.withSpan("AgentSession.undoLastTurn")),
-    subscribe: PubSub.subscribe(env.events)
+    undoLastTurn: undoSpan(serialized(undoLast(env))),
+    subscribe: subscribe(env.events)
   }
 }
 
@@ -282,7 +297,8 @@ export function make(options: Options<unknown>): Effect.Effect<AgentSession, Err
       chainScope: settings.chainScope,
       preTransmit: options.preTransmit,
       maxEventsPerRound: settings.maxEventsPerRound,
-      strictDisabled: yield* Effect.orElseSucceed(strictDisabled, () => false),
+      // only strict-mode schemas have a flag to turn off, so only their sessions read it
+      strictDisabled: provider.capabilities.schemaDialect === "openai-strict" && (yield* Effect.orElseSucceed(strictDisabled, () => false)),
       persona: settings.persona,
       sampling: settings.sampling
     }

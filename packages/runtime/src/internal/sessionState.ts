@@ -8,7 +8,9 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as PubSub from "effect/PubSub"
+import type * as Queue from "effect/Queue"
 import * as Ref from "effect/Ref"
+import type * as Scope from "effect/Scope"
 import type { JsonValue as J } from "@toolgate/json-schema"
 import type * as AgentSession from "../AgentSession.js"
 import type * as ArgumentValidator from "../ArgumentValidator.js"
@@ -88,9 +90,18 @@ export interface Config {
   readonly sampling: Provider.Sampling
 }
 
+/**
+ * The session's events hub, made when the first subscriber comes: events published before it had no one to
+ * reach, so a session nobody watches allocates no hub and publishes nothing.
+ */
+export interface Events {
+  readonly capacity: number
+  hub: PubSub.PubSub<SessionEvent.SessionEvent> | undefined
+}
+
 /** The session's state across turns. */
 export interface State {
-  readonly events: PubSub.PubSub<SessionEvent.SessionEvent>
+  readonly events: Events
   readonly history: Ref.Ref<ReadonlyArray<Message.Message>>
   readonly undoLog: Ref.Ref<ReadonlyArray<UndoEntry>>
   /** The envelopes of committed turns' calls, by call id (kept only with chain scope "session"). */
@@ -116,26 +127,32 @@ export interface State {
 /** A session: its configuration and its state. */
 export interface Env extends Config, State {}
 
-/** Fresh state with an events hub of `capacity` (sliding: a slow subscriber loses the oldest events). */
+/** Fresh state; its events hub (sliding, of `capacity`: a slow subscriber loses the oldest events) comes with the first subscriber. */
 export const makeState = (capacity: number, discovery: ToolDiscovery.State): Effect.Effect<State> =>
-  Effect.all({
-    events: PubSub.sliding<SessionEvent.SessionEvent>(capacity),
-    history: Ref.make<ReadonlyArray<Message.Message>>([]),
-    undoLog: Ref.make<ReadonlyArray<UndoEntry>>([]),
-    results: Ref.make<ReadonlyMap<string, ToolEnvelope.Envelope>>(new Map()),
-    artifacts: Ref.make<ToolChain.Artifacts>(new Map()),
-    seen: Ref.make(0),
-    proven: Ref.make(false),
-    turns: Ref.make(0),
-    outstanding: Ref.make<ReadonlyArray<Compensation.OutstandingEffect>>([]),
-    lastUsage: Ref.make(Option.none<AgentSession.UsageReport>()),
-    lastSchemaWarnings: Ref.make<ReadonlyArray<Provider.ToolSchemaWarning>>([]),
-    discovery: Ref.make(discovery)
-  })
+  Effect.sync(() => ({
+    events: { capacity, hub: undefined },
+    history: Ref.unsafeMake<ReadonlyArray<Message.Message>>([]),
+    undoLog: Ref.unsafeMake<ReadonlyArray<UndoEntry>>([]),
+    results: Ref.unsafeMake<ReadonlyMap<string, ToolEnvelope.Envelope>>(new Map()),
+    artifacts: Ref.unsafeMake<ToolChain.Artifacts>(new Map()),
+    seen: Ref.unsafeMake(0),
+    proven: Ref.unsafeMake(false),
+    turns: Ref.unsafeMake(0),
+    outstanding: Ref.unsafeMake<ReadonlyArray<Compensation.OutstandingEffect>>([]),
+    lastUsage: Ref.unsafeMake(Option.none<AgentSession.UsageReport>()),
+    lastSchemaWarnings: Ref.unsafeMake<ReadonlyArray<Provider.ToolSchemaWarning>>([]),
+    discovery: Ref.unsafeMake(discovery)
+  }))
+
+/** A subscription to the session's events, the hub made now if this is the first (a second one made concurrently is dropped). */
+export const subscribe = (events: Events): Effect.Effect<Queue.Dequeue<SessionEvent.SessionEvent>, never, Scope.Scope> =>
+  Effect.suspend(() =>
+    events.hub !== undefined ? Effect.succeed(events.hub) : Effect.map(PubSub.sliding<SessionEvent.SessionEvent>(events.capacity), (hub) => (events.hub ??= hub))
+  ).pipe(Effect.flatMap(PubSub.subscribe))
 
 /** The idempotency key of a call: `<session id>:<turn>:<call id>`. */
 export const idempotencyKey = (env: Config, turn: number, callId: string): string => `${env.id}:${turn}:${callId}`
 
-/** Publishes a session event (a sliding hub never blocks the turn). */
+/** Publishes a session event when someone subscribed (a sliding hub never blocks the turn). */
 export const publish = (env: Env, event: SessionEvent.SessionEvent): Effect.Effect<void> =>
-  Effect.asVoid(PubSub.publish(env.events, event))
+  Effect.suspend(() => env.events.hub === undefined ? Effect.void : Effect.asVoid(PubSub.publish(env.events.hub, event)))
