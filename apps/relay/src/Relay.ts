@@ -1,6 +1,7 @@
 /**
  * The reference relay: an HTTP server that serves a profile's capabilities, streams a scripted model's
- * turns as server-sent events, and speaks the OpenAI Chat Completions and Responses wire formats over the same script.
+ * turns as server-sent events, and speaks the OpenAI Chat Completions and Responses wire formats and the Gemini
+ * API's `streamGenerateContent` over the same script.
  *
  * | route | answers |
  * |---|---|
@@ -8,6 +9,7 @@
  * | `POST /v1/agent/turns` | a `RelayWire.TurnRequest` → the scripted round's events (`RelayWire.encodeEvent`), or `event: error` |
  * | `POST /v1/chat/completions` | Chat Completions, `stream: true` (chunks, `data: [DONE]`) or not (`chat.completion`) |
  * | `POST /v1/responses` | the Responses API (`@effect/ai-openai`'s `OpenAiLanguageModel`), `stream: true` (typed events up to `response.completed`) or not (`response`) |
+ * | `POST /v1beta/models/{model}:streamGenerateContent` | the Gemini API (`Gemini.make({ baseUrl: url + "/v1beta" })`): `GenerateContentResponse` chunks, as `data:` events with `?alt=sse`, else one JSON array |
  *
  * Named scenarios (`Config.scenarios`) are served the same way under `/scenarios/<name>` (so
  * `/scenarios/drift/v1/agent/turns`), each with its own profile, script and profile faults; a client picks

@@ -1,5 +1,6 @@
 /**
- * The relay's routing: the four endpoints over one profile and script, at the root or mounted under
+ * The relay's routing: the five endpoints (capabilities, turns, Chat Completions, Responses, Gemini's
+ * `streamGenerateContent`) over one profile and script, at the root or mounted under
  * `/scenarios/<name>` (an unknown name is a 404).
  *
  * @internal
@@ -10,10 +11,12 @@ import { JsonValue as J } from "@toolgate/json-schema"
 import { RelayWire } from "@toolgate/providers"
 import { Capabilities } from "@toolgate/runtime"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Faults from "../Faults.js"
 import * as Profile from "../Profile.js"
 import * as Chat from "./chat.js"
 import { attempt, endpoint, type Resolved } from "./endpoint.js"
+import * as Gemini from "./gemini.js"
 import * as Http from "./http.js"
 import * as Responses from "./responses.js"
 import * as Turns from "./turns.js"
@@ -39,7 +42,7 @@ const fallback = (base: string) =>
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const path = Http.pathOf(request.url)
-    const allow = Object.hasOwn(allowed, path) ? allowed[path] : undefined
+    const allow = Object.hasOwn(allowed, path) ? allowed[path] : path.startsWith(Gemini.modelsPrefix) ? "POST" : undefined
     return allow === undefined
       ? Http.errorResponse(404, `no route ${Http.clean(base + path)}`, "not_found")
       : Http.errorResponse(405, `${Http.clean(request.method)} is not allowed on ${base}${path} (allowed: ${allow})`, "method_not_allowed", { allow })
@@ -56,7 +59,7 @@ const capabilitiesBodies = (resolved: Resolved) => {
   }
 }
 
-/** The four endpoints over one profile and script, and the JSON 404/405 for anything else; `base` names them in errors. */
+/** The five endpoints over one profile and script, and the JSON 404/405 for anything else; `base` names them in errors. */
 export const served = (relay: Resolved, base: string): HttpRouter.HttpRouter => {
   const capabilities = capabilitiesBodies(relay)
   let completions = 0
@@ -73,9 +76,18 @@ export const served = (relay: Resolved, base: string): HttpRouter.HttpRouter => 
     HttpRouter.post(RelayWire.turnsPath, endpoint(relay, true, (_, body) => Turns.answer(relay, body))),
     HttpRouter.post(chatCompletionsPath, endpoint(relay, true, (_, body) => Chat.answer(relay, body, next))),
     HttpRouter.post(responsesPath, endpoint(relay, true, (_, body) => Responses.answer(relay, body, next))),
+    HttpRouter.post(`${Gemini.modelsPrefix}*` as HttpRouter.PathInput, gemini(relay, next)),
     HttpRouter.all("*", fallback(base))
   )
 }
+
+/** Gemini's model paths: the method and model read from the path (an unknown method a 404), then the endpoint. */
+const gemini = (relay: Resolved, next: () => number) =>
+  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+    Either.match(Gemini.targetOf(request), {
+      onLeft: (rejection) => Effect.succeed(Http.reject(rejection)),
+      onRight: (to) => endpoint(relay, true, (_, body) => Gemini.answer(relay, body, to, next))
+    }))
 
 /**
  * The routes of the named scenarios: each scenario's routes mounted at `/scenarios/<name>` (matched on the

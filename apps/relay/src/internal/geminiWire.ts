@@ -1,0 +1,109 @@
+/**
+ * The Gemini API's `GenerateContentRequest` as the relay reads it (only what a scripted model needs; other
+ * keys, and parts it has no use for such as `inlineData`, are accepted and ignored), its `contents` mapped
+ * to the runtime's `Message`s so `Script.select` picks the round exactly as it does for the turns endpoint,
+ * and what else the model is told (`seen`: the `systemInstruction`, `generationConfig`'s `temperature` /
+ * `topP` / `maxOutputTokens`, the function declarations' names).
+ *
+ * | content | becomes |
+ * |---|---|
+ * | `user`: a `text` part | a `User` message per part (toolgate's `Gemini` merges adjacent user messages into one content) |
+ * | `user`: a `functionResponse` part | a `ToolResult` (`response` an envelope, else a text success of its JSON) |
+ * | `model`: its text and `functionCall` parts | one `Assistant` message (thought summaries left out) |
+ *
+ * @internal
+ */
+import { JsonValue as J } from "@toolgate/json-schema"
+import { type Message, ToolEnvelope } from "@toolgate/runtime"
+import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
+import type * as ModelView from "./modelView.js"
+
+const optional = <S extends Schema.Schema.Any>(schema: S) => Schema.optional(Schema.NullOr(schema))
+
+/**
+ * A JSON object, kept as `JSON.parse` made it (Gemini's `args` and `response` are objects). Not a
+ * `Schema.Record`, whose decoding copies keys into a fresh object, where an own `__proto__` key would become a prototype.
+ */
+const JsonObject = Schema.declare((u: unknown): u is J.JsonObject => J.isObject(u), { identifier: "JsonObject" })
+
+const FunctionCall = Schema.Struct({ id: optional(Schema.String), name: Schema.String, args: optional(JsonObject) })
+
+const FunctionResponse = Schema.Struct({ id: optional(Schema.String), name: Schema.String, response: JsonObject })
+
+const Part = Schema.Struct({
+  text: optional(Schema.String),
+  thought: optional(Schema.Boolean),
+  functionCall: optional(FunctionCall),
+  functionResponse: optional(FunctionResponse)
+})
+type Part = typeof Part.Type
+
+const Content = Schema.Struct({ role: optional(Schema.Literal("user", "model")), parts: Schema.Array(Part) })
+
+const Tool = Schema.Struct({ functionDeclarations: optional(Schema.Array(Schema.Struct({ name: Schema.String }))) })
+
+/** A `streamGenerateContent` request body. */
+export const Request = Schema.Struct({
+  contents: Schema.Array(Content),
+  systemInstruction: optional(Schema.Struct({ parts: Schema.Array(Part) })),
+  tools: optional(Schema.Array(Tool)),
+  generationConfig: optional(Schema.Struct({
+    temperature: optional(Schema.Number),
+    topP: optional(Schema.Number),
+    maxOutputTokens: optional(Schema.Number)
+  }))
+})
+export type Request = typeof Request.Type
+
+/** Decodes a parsed body (every error). */
+export const decode = Schema.decodeUnknownEither(Request, { errors: "all" })
+
+/** The answer text of parts: text parts joined, thought summaries left out. */
+const textOf = (parts: ReadonlyArray<Part>): string =>
+  parts.map((part) => part.thought !== true && typeof part.text === "string" ? part.text : "").join("")
+
+/** A function response as an envelope: the envelope it is, else a text success of its JSON. */
+const envelopeOf = (response: J.JsonObject): ToolEnvelope.Envelope => {
+  const decoded = ToolEnvelope.decode(response)
+  return Either.isRight(decoded) ? decoded.right : ToolEnvelope.text(J.stringify(response) ?? "null")
+}
+
+/** What the request tells the model besides its contents. */
+export const seen = (request: Request): ModelView.Seen => {
+  const system = request.systemInstruction == null ? "" : textOf(request.systemInstruction.parts)
+  const config = request.generationConfig ?? {}
+  return {
+    systemPrompt: system === "" ? undefined : system,
+    sampling: { temperature: config.temperature ?? undefined, topP: config.topP ?? undefined, maxTokens: config.maxOutputTokens ?? undefined },
+    tools: (request.tools ?? []).flatMap((tool) => (tool.functionDeclarations ?? []).map((declaration) => declaration.name))
+  }
+}
+
+/** A model content as one assistant message: its text and calls (arguments as sent, ids as sent or empty). */
+const assistant = (parts: ReadonlyArray<Part>): Message.Message => ({
+  _tag: "Assistant",
+  text: textOf(parts),
+  toolCalls: parts.flatMap((part): Array<Message.ToolCall> => {
+    const call = part.functionCall
+    if (call == null) return []
+    return [call.args == null ? { id: call.id ?? "", name: call.name } : { id: call.id ?? "", name: call.name, arguments: call.args }]
+  })
+})
+
+/** The conversation as the runtime's messages. */
+export const toMessages = (contents: Request["contents"]): ReadonlyArray<Message.Message> => {
+  const out: Array<Message.Message> = []
+  for (const content of contents) {
+    if (content.role === "model") {
+      out.push(assistant(content.parts))
+      continue
+    }
+    for (const part of content.parts) {
+      const response = part.functionResponse
+      if (response != null) out.push({ _tag: "ToolResult", callId: response.id ?? "", name: response.name, envelope: envelopeOf(response.response) })
+      else if (part.thought !== true && typeof part.text === "string") out.push({ _tag: "User", text: part.text })
+    }
+  }
+  return out
+}
