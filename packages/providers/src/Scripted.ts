@@ -52,7 +52,7 @@ export const make = (
       Stream.suspend(() => {
         received.push(request)
         return play(declared.name, script, request.messages)
-      }).pipe(Stream.withSpan("Scripted.stream", { attributes: Telemetry.chat(declared.name) }))
+      }).pipe(Stream.withSpan("Scripted.stream", { captureStackTrace: false, attributes: Telemetry.chat(declared.name) }))
     return {
       capabilities: declared,
       stream,

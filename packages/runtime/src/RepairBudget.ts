@@ -59,30 +59,40 @@ const charge = (state: State, issues: ReadonlyArray<Validator.Issue>, limit: num
   }]
 }
 
-/** A fresh budget for one turn, within `limits` (as `RunLimits.make` decodes them). */
-export const make = (limits: Limits): Effect.Effect<RepairBudget> =>
-  Effect.gen(function*() {
-    const state = yield* Ref.make<State>({ roundTrips: 0, repairs: 0, invalidRounds: 0, chargedRound: -1, exhausted: false, lastIssues: [] })
-    const roundTrip = Effect.fn("RepairBudget.roundTrip")(function*() {
-      const spent = yield* Ref.modify(state, (s) =>
-        s.roundTrips < limits.maxProviderRoundTrips ? [true, { ...s, roundTrips: s.roundTrips + 1 }] as const : [false, s] as const)
-      if (!spent) return yield* new RoundTripLimitExceeded({ limit: limits.maxProviderRoundTrips })
-    })
-    const repair = Effect.fn("RepairBudget.repair")(function*(issues: ReadonlyArray<Validator.Issue>) {
-      const [held, after] = yield* Ref.modify(state, (s) => {
-        const [ok, next] = charge(s, issues, limits.maxToolArgumentRepairs)
-        return [[ok, next] as const, next]
+/** One round trip from `state`, or `RoundTripLimitExceeded` when none is left. */
+const spendRoundTrip = (state: Ref.Ref<State>, limits: Limits): Effect.Effect<void, RoundTripLimitExceeded> =>
+  Effect.flatMap(
+    Ref.modify(state, (s) => s.roundTrips < limits.maxProviderRoundTrips ? [true, { ...s, roundTrips: s.roundTrips + 1 }] as const : [false, s] as const),
+    (spent) => spent ? Effect.void : new RoundTripLimitExceeded({ limit: limits.maxProviderRoundTrips })
+  )
+
+/** One invalid round charged to `state` (see `charge`), or `ToolArgumentRepairExhausted` when no repair is left. */
+const spendRepair = (state: Ref.Ref<State>, limits: Limits, issues: ReadonlyArray<Validator.Issue>): Effect.Effect<void, ToolArgumentRepairExhausted> =>
+  Effect.flatMap(
+    Ref.modify(state, (s) => {
+      const [ok, next] = charge(s, issues, limits.maxToolArgumentRepairs)
+      return [[ok, next] as const, next]
+    }),
+    ([held, after]) =>
+      held ? Effect.void : new ToolArgumentRepairExhausted({
+        limit: limits.maxToolArgumentRepairs,
+        attempts: after.invalidRounds,
+        lastIssues: after.lastIssues
       })
-      if (!held) {
-        return yield* new ToolArgumentRepairExhausted({
-          limit: limits.maxToolArgumentRepairs,
-          attempts: after.invalidRounds,
-          lastIssues: after.lastIssues
-        })
-      }
-    })
-    const usage = () => Effect.map(Ref.get(state), ({ invalidRounds, repairs, roundTrips }): Usage => ({ roundTrips, repairs, invalidRounds }))
-    return { roundTrip, repair, usage }
+  )
+
+/**
+ * A fresh budget for one turn, within `limits` (as `RunLimits.make` decodes them). Plain effects, no spans of
+ * their own: a budget is spent inside the session's round-trip and tool-call spans, once per turn or round.
+ */
+export const make = (limits: Limits): Effect.Effect<RepairBudget> =>
+  Effect.sync(() => {
+    const state = Ref.unsafeMake<State>({ roundTrips: 0, repairs: 0, invalidRounds: 0, chargedRound: -1, exhausted: false, lastIssues: [] })
+    return {
+      roundTrip: () => spendRoundTrip(state, limits),
+      repair: (issues: ReadonlyArray<Validator.Issue>) => spendRepair(state, limits, issues),
+      usage: () => Effect.map(Ref.get(state), ({ invalidRounds, repairs, roundTrips }): Usage => ({ roundTrips, repairs, invalidRounds }))
+    }
   })
 
 /** A fresh budget for one turn, from the application's `RunLimits`. */

@@ -126,6 +126,7 @@ export const reportCall = <E>(
     return { callId: call.id, tool: call.name, ...args, envelope }
   }).pipe(
     Effect.withSpan("AgentSession.toolCall", {
+      captureStackTrace: false,
       attributes: { ...Telemetry.toolCall(call.name, call.id), "toolgate.tool.outcome": outcome, "toolgate.tool.issue_count": issues.length }
     })
   )
@@ -165,7 +166,7 @@ const execute = Effect.fnUntraced(function*(env: Env, input: RoundInput, c: Chec
   input.executions.push(execution)
   const ctx = Tool.contextOf(c.tool, c.prepared, { idempotencyKey: key, onArtifact: (name, value) => execution.artifacts.set(name, value) })
   const { envelope, timedOut } = yield* timed(c.tool, c.call.id, Effect.suspend(() => c.tool.execute(c.prepared.args, ctx))).pipe(
-    Effect.withSpan("Tool.run", { attributes: Telemetry.toolCall(c.tool.name, c.call.id) })
+    Effect.withSpan("Tool.run", { captureStackTrace: false, attributes: Telemetry.toolCall(c.tool.name, c.call.id) })
   )
   execution.envelope = envelope
   execution.timedOut = timedOut
