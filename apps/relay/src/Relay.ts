@@ -133,11 +133,18 @@ export const logger = HttpMiddleware.make((app) =>
   })
 )
 
+/**
+ * The routes as the server's app. Every path reaches a catch-all route, except one the router cannot match
+ * at all (not valid percent-encoding, `/%E0%A4%A`): that is a JSON 404 too, not the platform's empty one.
+ */
+const app = (config: Config) =>
+  Effect.catchTag(router(config), "RouteNotFound", () => Effect.succeed(Http.errorResponse(404, "no route: the path is not valid percent-encoding", "not_found")))
+
 /** The served relay on a server's `HttpServer`, dying at build on a config that is not valid. */
 const served = (config: Config) =>
   Layer.unwrapEffect(Effect.map(
     Effect.mapError(Checked.check(config), (reason) => new Error(`Relay: ${reason}`)).pipe(Effect.orDie),
-    () => HttpServer.serve(router(config), logger)
+    () => HttpServer.serve(app(config), logger)
   ))
 
 /**
