@@ -7,6 +7,7 @@
  * @since 0.1.0
  */
 import * as Config from "effect/Config"
+import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as JSONSchema from "effect/JSONSchema"
@@ -279,18 +280,19 @@ export function make(options: Options<unknown>): Effect.Effect<AgentSession, Err
     const settings = yield* decodeSettings(options)
     const given = options.provider ?? (yield* Provider.Provider)
     const limits = settings.limits ?? Option.getOrElse(yield* Effect.serviceOption(RunLimits.RunLimits), () => RunLimits.defaults)
-    const context = yield* Effect.context<unknown>()
+    // the toolkit's requirements are captured here and given to each executor when it runs (no per-tool copies)
+    const context = (yield* Effect.context<unknown>()) as Context.Context<never>
     const validator = yield* ArgumentValidator
-    const scoped = Toolkit.provideContext(options.toolkit, context)
-    const provider = "_tag" in given ? given.make(registry(scoped, validator)) : given
+    const provider = "_tag" in given ? given.make(registry(Toolkit.provideContext(options.toolkit, context as Context.Context<unknown>), validator)) : given
     const gate = settings.mode === "cloudProfile" ? yield* DriftGate : undefined
     const state = yield* makeState(settings.eventCapacity, ToolDiscovery.initial(options.toolkit, provider.capabilities))
-    const toolkit = yield* ToolDiscovery.withTools(scoped, provider.capabilities, state.discovery)
+    const toolkit = yield* ToolDiscovery.withTools(options.toolkit as Toolkit.Toolkit<never>, provider.capabilities, state.discovery)
     const env: Env = {
       ...state,
       id: settings.id ?? crypto.randomUUID(),
       provider,
       toolkit,
+      context,
       validator,
       gate,
       limits,

@@ -132,12 +132,12 @@ export const reportCall = <E>(
   )
 
 /** How to undo a call that ran and succeeded (`undefined`: its tool has no undo, or it failed). */
-const undoOf = (checked: Checked & { readonly _tag: "Valid" }, envelope: ToolEnvelope.Envelope, key: string): UndoStep | undefined => {
+const undoOf = (env: Env, checked: Checked & { readonly _tag: "Valid" }, envelope: ToolEnvelope.Envelope, key: string): UndoStep | undefined => {
   const { prepared, tool } = checked
   if (tool.undo === undefined || !envelope.ok) return undefined
   const ctx = { ...Tool.contextOf(tool, prepared, { idempotencyKey: key }), result: envelope.result as J.JsonValue }
   const budget = budgetOf(tool)
-  const run = Effect.suspend(() => tool.undo!(prepared.args, ctx))
+  const run = Effect.provide(Effect.suspend(() => tool.undo!(prepared.args, ctx)), env.context)
   return {
     callId: prepared.callId,
     tool: tool.name,
@@ -165,12 +165,12 @@ const execute = Effect.fnUntraced(function*(env: Env, input: RoundInput, c: Chec
   }
   input.executions.push(execution)
   const ctx = Tool.contextOf(c.tool, c.prepared, { idempotencyKey: key, onArtifact: (name, value) => execution.artifacts.set(name, value) })
-  const { envelope, timedOut } = yield* timed(c.tool, c.call.id, Effect.suspend(() => c.tool.execute(c.prepared.args, ctx))).pipe(
+  const { envelope, timedOut } = yield* timed(c.tool, c.call.id, Effect.provide(Effect.suspend(() => c.tool.execute(c.prepared.args, ctx)), env.context)).pipe(
     Effect.withSpan("Tool.run", { captureStackTrace: false, attributes: Telemetry.toolCall(c.tool.name, c.call.id) })
   )
   execution.envelope = envelope
   execution.timedOut = timedOut
-  execution.undo = undoOf(c, envelope, key)
+  execution.undo = undoOf(env, c, envelope, key)
   return envelope
 })
 

@@ -5,6 +5,7 @@
  *
  * @internal
  */
+import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as PubSub from "effect/PubSub"
@@ -72,8 +73,10 @@ export interface Config {
   /** The session's id: the first part of every idempotency key. */
   readonly id: string
   readonly provider: Provider.AgentProvider
-  /** The toolkit with its executors' requirements provided. */
+  /** The toolkit (its executors' requirements come from `context` at each call). */
   readonly toolkit: Toolkit.Toolkit<never>
+  /** The context the session was made in: what every executor and undo is given when it runs. */
+  readonly context: Context.Context<never>
   readonly validator: ArgumentValidator.Service
   /** The drift gate (cloud-profile mode only). */
   readonly gate: DriftGate.Service | undefined
