@@ -119,17 +119,6 @@ describe("text-routed over Chat Completions", () => {
 })
 
 describe("ModelView", () => {
-  it("isToolResponses: one or more blocks and whitespace only; linear on hostile text", () => {
-    assert.isTrue(ModelView.isToolResponses("<tool_response>\n{}\n</tool_response>\n<tool_response>x</tool_response> "))
-    for (const no of ["", "  ", "hi <tool_response>x</tool_response>", "<tool_response>x</tool_response> hi", "<tool_response>unclosed"]) {
-      assert.isFalse(ModelView.isToolResponses(no), no)
-    }
-    const hostile = "<tool_response>".repeat(100_000)
-    const started = Date.now()
-    assert.isFalse(ModelView.isToolResponses(hostile))
-    assert.isBelow(Date.now() - started, 500)
-  })
-
   it("fill: only the four placeholders of TextDelta events; other events untouched", () => {
     const round = [text("{{tools}} {{sampling}} {{{{tools}}}}"), { _tag: "ToolCallComplete" as const, id: "c", name: "{{tools}}", arguments: {} }, done]
     const filled = ModelView.fill(round, { tools: ["a", "b"], sampling: {} })

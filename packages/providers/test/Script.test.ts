@@ -38,6 +38,8 @@ describe("Script.position", () => {
     }
     assert.isTrue(Script.isToolResponses(" <tool_response></tool_response>\r\n"))
     assert.isFalse(Script.isToolResponses(42))
+    // one pass: 100,000 unclosed openings are refused after a single search for the closing tag
+    assert.isFalse(Script.isToolResponses("<tool_response>".repeat(100_000)))
   })
 
   it("a rolled-back turn keeps its User message, so the next send is the next turn", () => {

@@ -26,7 +26,7 @@ export const answer = (resolved: Resolved, body: unknown, next: () => number): E
     const decoded = ChatWire.decode(body)
     if (Either.isLeft(decoded)) return yield* Http.decodeFailure("not a chat completions request", decoded.left)
     const request = decoded.right
-    const messages = ModelView.conversation(ChatWire.toMessages(request.messages))
+    const messages = ChatWire.toMessages(request.messages)
     const round = Script.select(resolved.script, messages)
     if (round === undefined) return error(400, noRound(messages), "invalid_request_error")
     if (!Array.isArray(round)) {

@@ -54,7 +54,7 @@ export const answer = (resolved: Resolved, body: unknown, to: Target, next: () =
   Effect.gen(function*() {
     const decoded = GeminiWire.decode(body)
     if (Either.isLeft(decoded)) return yield* Http.decodeFailure("not a generateContent request", decoded.left)
-    const messages = ModelView.conversation(GeminiWire.toMessages(decoded.right.contents))
+    const messages = GeminiWire.toMessages(decoded.right.contents)
     const round = Script.select(resolved.script, messages)
     if (round === undefined) return googleError(400, noRound(messages), "INVALID_ARGUMENT")
     if (!Array.isArray(round)) {

@@ -1,8 +1,8 @@
 /**
  * What the scripted model reads of a request besides the round it answers: the system prompt, the sampling,
- * the tool-call cap and the tool names (`Seen`), which a script's text can name through placeholders; and
- * the conversation as the script counts it, where a user message made only of `<tool_response>` blocks (how
- * a text-routed session returns tool results) is a tool result, not a new turn.
+ * the tool-call cap and the tool names (`Seen`), which a script's text can name through placeholders. (Which
+ * round a request gets is `Script.select`'s, which counts a user message made only of `<tool_response>`
+ * blocks as tool results, not a new turn.)
  *
  * | placeholder in a `TextDelta` | becomes |
  * |---|---|
@@ -15,7 +15,7 @@
  *
  * @internal
  */
-import type { Message, StreamEvent } from "@toolgate/runtime"
+import type { StreamEvent } from "@toolgate/runtime"
 
 /** What a request told the model besides its messages. */
 export interface Seen {
@@ -59,25 +59,3 @@ export const fill = (round: ReadonlyArray<StreamEvent.StreamEvent>, seen: Seen):
     return { ...event, text: event.text.replace(placeholder, (_, name: string) => filled![name]!) }
   })
 }
-
-const open = "<tool_response>"
-const close = "</tool_response>"
-
-/** Whether `text` is one or more `<tool_response>` blocks and whitespace, nothing else (one pass, no regex backtracking). */
-export const isToolResponses = (text: string): boolean => {
-  let at = 0
-  let blocks = 0
-  for (;;) {
-    while (at < text.length && /\s/.test(text[at]!)) at++
-    if (at === text.length) return blocks > 0
-    if (!text.startsWith(open, at)) return false
-    const end = text.indexOf(close, at + open.length)
-    if (end < 0) return false
-    at = end + close.length
-    blocks++
-  }
-}
-
-/** The conversation as the script counts it: text-routed tool results (user messages of `<tool_response>` blocks) left out. */
-export const conversation = (messages: ReadonlyArray<Message.Message>): ReadonlyArray<Message.Message> =>
-  messages.filter((message) => !(message._tag === "User" && typeof message.text === "string" && isToolResponses(message.text)))

@@ -25,7 +25,7 @@ export const answer = (resolved: Resolved, body: unknown, next: () => number): E
     const decoded = ResponsesWire.decode(body)
     if (Either.isLeft(decoded)) return yield* Http.decodeFailure("not a responses request", decoded.left)
     const request = decoded.right
-    const messages = ModelView.conversation(ResponsesWire.toMessages(request.input))
+    const messages = ResponsesWire.toMessages(request.input)
     const round = Script.select(resolved.script, messages)
     if (round === undefined) return error(400, noRound(messages), "invalid_request_error")
     if (!Array.isArray(round)) {

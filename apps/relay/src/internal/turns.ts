@@ -42,7 +42,7 @@ export const answer = (resolved: Resolved, body: unknown): Effect.Effect<Http.An
     const turn = decodeTurn(body)
     if (Either.isLeft(turn)) return yield* Http.decodeFailure("not a turn request", turn.left)
     const { maxToolCallsPerTurn, sampling, systemPrompt, tools } = turn.right
-    const messages = ModelView.conversation(turn.right.messages)
+    const messages = turn.right.messages
     const seen: ModelView.Seen = { systemPrompt, sampling, maxToolCallsPerTurn, tools }
     return Http.eventsAnswer(yield* attempt("encode the scripted round", () => events(resolved.script, messages, seen)))
   })
