@@ -12,11 +12,11 @@ import { blocks, firstTurn, post, profile, requestText, script, start, turnBody 
 
 const deep = (levels: number) => "[".repeat(levels) + "1" + "]".repeat(levels)
 
-/** A raw connection: writes `chunks` (`delayMs` apart) and gives everything it read until the server closed it (bounded). */
+/** A raw connection: writes `chunks` (`delayMs` apart) and gives everything it read until the server closed it (bounded), and how many chunks it had written by then. */
 const raw = (url: string, chunks: ReadonlyArray<string>, delayMs = 0, timeoutMs = 5_000) =>
   Effect.promise(() =>
-    new Promise<{ readonly text: string; readonly closed: boolean; readonly ms: number }>((resolve) => {
-      const started = Date.now()
+    new Promise<{ readonly text: string; readonly closed: boolean; readonly written: number }>((resolve) => {
+      let written = 0
       const { port } = new URL(url)
       const socket = Net.connect(Number(port), "127.0.0.1")
       let text = ""
@@ -24,13 +24,13 @@ const raw = (url: string, chunks: ReadonlyArray<string>, delayMs = 0, timeoutMs 
       const finish = (closed: boolean) => {
         clearTimeout(timer)
         socket.destroy()
-        resolve({ text, closed, ms: Date.now() - started })
+        resolve({ text, closed, written })
       }
       socket.on("data", (data) => (text += data.toString("utf8")))
       socket.on("error", () => undefined)
       socket.on("close", () => finish(true))
       socket.on("connect", () => {
-        chunks.forEach((chunk, i) => setTimeout(() => socket.writable && socket.write(chunk), i * delayMs))
+        chunks.forEach((chunk, i) => setTimeout(() => socket.writable && socket.write(chunk) && written++, i * delayMs))
       })
     })
   )
@@ -64,15 +64,13 @@ describe("relay hardening", () => {
       assert.match(answer.text, /^HTTP\/1\.1 415 /)
     }))
 
-  it.scopedLive("a body nested past maxBodyDepth is a 400 found before parsing (1 MB, 500,000 levels: fast)", () =>
+  it.scopedLive("a body nested past maxBodyDepth is a 400 found before parsing (1 MB, 500,000 levels)", () =>
     Effect.gen(function*() {
       const { url } = yield* start({ profile, script })
       const huge = deep(500_000)
-      const started = Date.now()
       const answer = yield* post(`${url}/v1/agent/turns`, huge)
       assert.strictEqual(answer.status, 400)
       assert.match(JSON.parse(answer.text).error.message, /more than 256 levels deep/)
-      assert.isBelow(Date.now() - started, 2_000)
       // brackets inside strings are text, not nesting
       const inText = turnBody([{ _tag: "User", text: "[{".repeat(10_000) + "\\\"]" }])
       assert.strictEqual((yield* post(`${url}/v1/agent/turns`, inText)).status, 200)
@@ -103,7 +101,7 @@ describe("relay hardening", () => {
       assert.match(answer.text, /^HTTP\/1\.1 408 /)
       assert.match(answer.text, /connection: close/i)
       assert.match(answer.text, /did not arrive within 300 ms/)
-      assert.isBelow(answer.ms, 2_500)
+      assert.isBelow(answer.written, 1 + trickle.length, "cut off before the trickle ended")
       // the relay goes on
       assert.strictEqual((yield* post(`${url}/v1/agent/turns`, turnBody(firstTurn))).status, 200)
     }))
@@ -125,7 +123,7 @@ describe("relay hardening", () => {
       const answer = yield* raw(url, pieces, 100)
       assert.isTrue(answer.closed, "the connection was closed before the headers ended")
       assert.notMatch(answer.text, /HTTP\/1\.1 200/)
-      assert.isBelow(answer.ms, 2_500)
+      assert.isBelow(answer.written, pieces.length, "cut off before the headers ended")
     }))
 
   it.scopedLive("past maxConnections a new connection is closed as it is accepted; one frees, the next is served", () =>
