@@ -1,6 +1,6 @@
 /**
  * The scripted model sees what a request carries besides its messages (system prompt, sampling, the
- * tool-call cap, the tool names) through placeholders in its text, and counts a text-routed session's
+ * tool-call cap, the tool names) as `{{fields}}` in its text, and counts a text-routed session's
  * `<tool_response>` messages as tool results, not turns: each through a real `AgentSession` over a real relay.
  */
 import { NodeHttpClient } from "@effect/platform-node"
@@ -119,7 +119,7 @@ describe("text-routed over Chat Completions", () => {
 })
 
 describe("ModelView", () => {
-  it("fill: only the four placeholders of TextDelta events; other events untouched", () => {
+  it("fill: only the four {{fields}} of TextDelta events; other events untouched", () => {
     const round = [text("{{tools}} {{sampling}} {{{{tools}}}}"), { _tag: "ToolCallComplete" as const, id: "c", name: "{{tools}}", arguments: {} }, done]
     const filled = ModelView.fill(round, { tools: ["a", "b"], sampling: {} })
     assert.deepStrictEqual(filled[0], text("a, b (none) {{a, b}}"))

@@ -1,7 +1,7 @@
 /**
  * `POST /v1/responses` with the official openai client (its `responses.stream` accumulator checks the event
  * order: `response.created` first, an item added before its deltas, a content part before its text) and
- * with raw requests: the same script and placeholders as the other endpoints, the input items mapped to
+ * with raw requests: the same script and `{{fields}}` as the other endpoints, the input items mapped to
  * the script's rounds, failures as OpenAI errors.
  */
 import { assert, describe, it } from "@effect/vitest"
@@ -107,7 +107,7 @@ describe("POST /v1/responses with the official openai client", () => {
       assert.isFalse(events.some((e) => e.event === "response.completed"))
     }))
 
-  it.scopedLive("placeholders: instructions and developer messages, sampling, max_tool_calls and function tool names", () =>
+  it.scopedLive("{{fields}}: instructions and developer messages, sampling, max_tool_calls and function tool names", () =>
     Effect.gen(function*() {
       const seeing: Script.Script = { turns: [[[{ _tag: "TextDelta", text: "{{systemPrompt}} | {{sampling}} | {{maxToolCallsPerTurn}} | {{tools}}" }, { _tag: "Done" }]]] }
       const { url } = yield* start({ profile, script: seeing })

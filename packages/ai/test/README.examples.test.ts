@@ -2,7 +2,7 @@
  * The examples in packages/ai/README.md run as written (the rule: the runtime's
  * packages/test-support/src/readmeExamples.ts), each against fresh loopback servers replaying recorded streams: the
  * Responses API for `OpenAiLanguageModel` (`OPENAI_API_URL`), the Messages API for `AnthropicLanguageModel`
- * (`ANTHROPIC_API_URL`). The keys are placeholders; the servers do not read them.
+ * (`ANTHROPIC_API_URL`). The keys are stand-ins; the servers do not read them.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"

@@ -22,7 +22,8 @@ import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import { Decode, Errors, Provider, Telemetry } from "@toolgate/runtime"
-import type { StreamEvent } from "@toolgate/runtime"
+import type { Message, StreamEvent } from "@toolgate/runtime"
+import type { JsonValue } from "@toolgate/json-schema"
 import * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
 import * as Duration from "effect/Duration"
@@ -38,7 +39,7 @@ import { bodyMessage, scrubber } from "./internal/geminiErrors.js"
 import { events } from "./internal/geminiEvents.js"
 import { signatures } from "./internal/geminiSignatures.js"
 import { statusCode, statusRetryable } from "./internal/transport.js"
-import { body, type Dialect, parameters, requiresSignatures } from "./internal/geminiRequest.js"
+import { argumentsObject as internalArgumentsObject, body, type Dialect, parameters, requiresSignatures } from "./internal/geminiRequest.js"
 import * as Bounded from "./internal/boundedStream.js"
 
 /** Which backend serves the model. */
@@ -126,6 +127,9 @@ export const capabilities: Provider.ProviderCapabilities = {
   requiresNetworking: true,
   supportsSamplingConfig: true
 }
+
+/** A call's arguments as the object Gemini's `args` must be: an object as is, JSON text of an object parsed, else `{}`. */
+export const argumentsObject: (args: Message.ToolCall["arguments"]) => JsonValue.JsonObject = internalArgumentsObject
 
 /** The default API roots of the two endpoints. */
 export const defaultBaseUrl: Readonly<Record<Endpoint, string>> = {

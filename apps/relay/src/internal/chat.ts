@@ -1,6 +1,6 @@
 /**
  * `POST /v1/chat/completions`: an OpenAI Chat Completions request in, the scripted round out in the same
- * wire format, streamed (`stream: true`) or not, its text placeholders filled from the request (see `ModelView`). A `Failure` round answers with an OpenAI-style error:
+ * wire format, streamed (`stream: true`) or not, its text's `{{fields}}` filled from the request (see `ModelView`). A `Failure` round answers with an OpenAI-style error:
  * 503 when it is retryable, else 400; so does a request the script has no round for (400).
  *
  * @internal

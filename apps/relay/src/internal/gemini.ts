@@ -1,7 +1,7 @@
 /**
  * `POST /v1beta/models/{model}:streamGenerateContent`: a Gemini API `GenerateContentRequest` in, the
  * scripted round out as `GenerateContentResponse` chunks (server-sent events with `?alt=sse`, else one JSON
- * array), its text placeholders filled from the request (see `ModelView`). A `Failure` round answers with a
+ * array), its text's `{{fields}}` filled from the request (see `ModelView`). A `Failure` round answers with a
  * Google API error `{ error: { code, message, status } }`: 503 `UNAVAILABLE` when it is retryable, else 400
  * `INVALID_ARGUMENT`; so does a request the script has no round for (400). Another method on a model path
  * (`:generateContent`, `:countTokens`) is a 404.

@@ -11,28 +11,13 @@
  *
  * @internal
  */
-import { JsonValue as J } from "@toolgate/json-schema"
+import { Gemini } from "@toolgate/providers"
 import type { StreamEvent } from "@toolgate/runtime"
 
 /** What every chunk of one answer repeats. */
 export interface Reply {
   readonly responseId: string
   readonly modelVersion: string
-}
-
-/** A call's arguments as Gemini's `args` (see the module comment), or `undefined` to leave `args` out. */
-export const argsOf = (args: StreamEvent.ToolCallComplete["arguments"]): J.JsonObject | undefined => {
-  if (args === undefined) return undefined
-  if (J.isObject(args)) return args
-  if (typeof args === "string") {
-    try {
-      const parsed: unknown = JSON.parse(args)
-      if (J.isObject(parsed)) return parsed
-    } catch {
-      // text that is not JSON: Gemini cannot carry it
-    }
-  }
-  return {}
 }
 
 /** The round's chunks, as JSON values. */
@@ -55,7 +40,7 @@ export const chunks = (reply: Reply, events: ReadonlyArray<StreamEvent.StreamEve
     }
     if (event._tag === "TextDelta" && event.text !== "") chunk([{ text: event.text }])
     else if (event._tag === "ToolCallComplete") {
-      const args = argsOf(event.arguments)
+      const args = event.arguments === undefined ? undefined : Gemini.argumentsObject(event.arguments)
       chunk([{ functionCall: { id: event.id, name: event.name, ...(args === undefined ? {} : { args }) } }])
     } else if (event._tag === "Usage") {
       input += event.inputTokens

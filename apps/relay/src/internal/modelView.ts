@@ -1,10 +1,10 @@
 /**
  * What the scripted model reads of a request besides the round it answers: the system prompt, the sampling,
- * the tool-call cap and the tool names (`Seen`), which a script's text can name through placeholders. (Which
+ * the tool-call cap and the tool names (`Seen`), which a script's text can name as `{{fields}}`. (Which
  * round a request gets is `Script.select`'s, which counts a user message made only of `<tool_response>`
  * blocks as tool results, not a new turn.)
  *
- * | placeholder in a `TextDelta` | becomes |
+ * | field in a `TextDelta` | becomes |
  * |---|---|
  * | `{{systemPrompt}}` | the request's system prompt |
  * | `{{sampling}}` | `temperature=0.2, topP=0.9, maxTokens=200` (the keys the request set, in that order) |
@@ -40,7 +40,7 @@ const samplingText = (sampling: Seen["sampling"]): string => {
   return pairs.length === 0 ? none : pairs.join(", ")
 }
 
-/** Each placeholder's text for one request. */
+/** Each field's text for one request. */
 const values = (seen: Seen): Readonly<Record<string, string>> => ({
   systemPrompt: seen.systemPrompt ?? none,
   sampling: samplingText(seen.sampling),
@@ -48,14 +48,14 @@ const values = (seen: Seen): Readonly<Record<string, string>> => ({
   tools: seen.tools.length === 0 ? none : seen.tools.join(", ")
 })
 
-const placeholder = /\{\{(systemPrompt|sampling|maxToolCallsPerTurn|tools)\}\}/g
+const field = /\{\{(systemPrompt|sampling|maxToolCallsPerTurn|tools)\}\}/g
 
-/** A round with the placeholders of its text filled from `seen` (other events as they are). */
+/** A round with the `{{fields}}` of its text filled from `seen` (other events as they are). */
 export const fill = (round: ReadonlyArray<StreamEvent.StreamEvent>, seen: Seen): ReadonlyArray<StreamEvent.StreamEvent> => {
   let filled: Readonly<Record<string, string>> | undefined
   return round.map((event) => {
     if (event._tag !== "TextDelta" || typeof event.text !== "string" || !event.text.includes("{{")) return event
     filled ??= values(seen)
-    return { ...event, text: event.text.replace(placeholder, (_, name: string) => filled![name]!) }
+    return { ...event, text: event.text.replace(field, (_, name: string) => filled![name]!) }
   })
 }

@@ -1,7 +1,7 @@
 /**
  * `POST /v1/responses`: an OpenAI Responses API request in, the scripted round out in the same wire format,
  * streamed (`stream: true`: the typed server-sent events `@effect/ai-openai`'s `OpenAiLanguageModel` and
- * the official SDK read) or not (one `response` object), its text placeholders filled from the request (see
+ * the official SDK read) or not (one `response` object), its text's `{{fields}}` filled from the request (see
  * `ModelView`). A `Failure` round answers with an OpenAI-style error: 503 when it is retryable, else 400;
  * so does a request the script has no round for (400).
  *

@@ -1,7 +1,7 @@
 /**
  * `POST /v1/agent/turns`: a `RelayWire.TurnRequest` in, the scripted round's `StreamEvent`s out as
  * server-sent events; a `Failure` round, or a request the script has no round for, is an `event: error`.
- * The round is picked from the conversation as `ModelView` counts it, and its text placeholders are filled
+ * The round is picked by `Script.select`, and its text's `{{fields}}` are filled
  * from the request's `systemPrompt`, `sampling`, `maxToolCallsPerTurn` and tool names.
  *
  * @internal
@@ -25,7 +25,7 @@ export const noRound = (messages: ReadonlyArray<Message.Message>): string => {
     : `no scripted round ${round + 1} of turn ${turn + 1} (turns[${turn}][${round}])`
 }
 
-/** The server-sent events that answer `messages` (as `ModelView.conversation` gives them) from `script`, placeholders filled from `seen`. */
+/** The server-sent events that answer `messages` from `script`, `{{fields}}` filled from `seen`. */
 const events = (script: Script.Script, messages: ReadonlyArray<Message.Message>, seen: ModelView.Seen): ReadonlyArray<string> => {
   const round = Script.select(script, messages)
   if (round === undefined) return [RelayWire.encodeError(noRound(messages), false)]
