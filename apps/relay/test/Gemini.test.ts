@@ -2,7 +2,7 @@
  * `POST /v1beta/models/{model}:streamGenerateContent?alt=sse` with `@toolgate/providers`' `Gemini` through
  * `AgentSession`, over a real socket: a near-miss argument coerced and run, parallel calls answered
  * together (their function responses in one user content) and the next round picked, the system
- * instruction, sampling and declarations seen by the script, failures as Google errors, the relay's faults.
+ * instruction, sampling and declarations (names, and parameters as sent) seen by the script, failures as Google errors, the relay's faults.
  */
 import { NodeHttpClient } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
@@ -88,6 +88,17 @@ describe("Gemini against the relay's streamGenerateContent, through AgentSession
       const { session } = yield* setup({ script: seeing }, { persona: "You are terse.", temperature: 0.2 })
       const turn = yield* session.send("Forecast?")
       assert.strictEqual(turn.text, "[You are terse.] [temperature=0.2] [get_forecast]")
+    }))
+
+  it.scopedLive("the script sees the function declarations as sent: Google's dialect on parametersJsonSchema (bounds as prose, no legacy parameters)", () =>
+    Effect.gen(function*() {
+      const seeing: Script.Script = { turns: [[[{ _tag: "TextDelta", text: "{{functionDeclarations}}" }, { _tag: "Done" }]]] }
+      const { session } = yield* setup({ script: seeing })
+      const declared = JSON.parse((yield* session.send("Forecast?")).text) as Array<Record<string, unknown>>
+      assert.deepStrictEqual(declared.map((d) => [d["name"], Object.keys(d)]), [["get_forecast", ["name", "parametersJsonSchema"]]])
+      const sent = JSON.stringify(declared[0]!["parametersJsonSchema"])
+      assert.notMatch(sent, /"(minimum|maximum|additionalProperties|\$schema)":/, "Normalize.google took them out")
+      assert.include(sent, "maximum: 16", "the bound went into the description")
     }))
 
   it.scopedLive("the relay's garbage fault is a malformed event (not retryable); drop cuts the round (nothing runs)", () =>

@@ -70,6 +70,21 @@ describe("hostile requests on Gemini's model paths", () => {
       }
     }))
 
+  it.scopedLive("{{functionDeclarations}} echoes each declaration's name and parameter fields as sent (__proto__ as data), (none) without tools", () =>
+    Effect.gen(function*() {
+      const echo = { turns: [[[{ _tag: "TextDelta", text: "{{functionDeclarations}}" }, { _tag: "Done" }]]] }
+      const { url } = yield* start({ profile, script: echo as never })
+      const textOf = (answer: { readonly text: string }): string => JSON.parse(answer.text)[0].candidates[0].content.parts[0].text
+      const tools = "[{\"functionDeclarations\":[{\"name\":\"f\",\"description\":\"left out\",\"parameters\":{\"type\":\"OBJECT\",\"__proto__\":{\"polluted\":true}}}," +
+        "{\"name\":\"g\",\"parametersJsonSchema\":true},{\"name\":\"h\"}]},{}]"
+      const declared = yield* post(`${url}${path}`, `{"contents":${JSON.stringify(question.contents)},"tools":${tools}}`)
+      assert.strictEqual(declared.status, 200)
+      assert.strictEqual(textOf(declared), "[{\"name\":\"f\",\"parameters\":{\"type\":\"OBJECT\",\"__proto__\":{\"polluted\":true}}},{\"name\":\"g\",\"parametersJsonSchema\":true},{\"name\":\"h\"}]")
+      assert.strictEqual(textOf(yield* post(`${url}${path}`, JSON.stringify(question))), "(none)")
+      assert.strictEqual(textOf(yield* post(`${url}${path}`, JSON.stringify({ ...question, tools: [] }))), "[]")
+      assert.isFalse(polluted())
+    }))
+
   it.scopedLive("truncated, not JSON, not UTF-8, not application/json, too large, too deep: refused before decoding", () =>
     Effect.gen(function*() {
       const { url } = yield* start({ profile, script, maxBodyBytes: 4_096 })

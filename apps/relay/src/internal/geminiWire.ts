@@ -3,7 +3,7 @@
  * keys, and parts it has no use for such as `inlineData`, are accepted and ignored), its `contents` mapped
  * to the runtime's `Message`s so `Script.select` picks the round exactly as it does for the turns endpoint,
  * and what else the model is told (`seen`: the `systemInstruction`, `generationConfig`'s `temperature` /
- * `topP` / `maxOutputTokens`, the function declarations' names).
+ * `topP` / `maxOutputTokens`, the function declarations' names and parameter schemas as sent).
  *
  * | content | becomes |
  * |---|---|
@@ -27,6 +27,9 @@ const optional = <S extends Schema.Schema.Any>(schema: S) => Schema.optional(Sch
  */
 const JsonObject = Schema.declare((u: unknown): u is J.JsonObject => J.isObject(u), { identifier: "JsonObject" })
 
+/** A JSON value as `JSON.parse` made it (a declaration's parameter schema, shown to the script as sent). */
+const JsonValue = Schema.declare((u: unknown): u is J.JsonValue => J.isJsonValue(u), { identifier: "JsonValue" })
+
 const FunctionCall = Schema.Struct({ id: optional(Schema.String), name: Schema.String, args: optional(JsonObject) })
 
 const FunctionResponse = Schema.Struct({ id: optional(Schema.String), name: Schema.String, response: JsonObject })
@@ -41,7 +44,11 @@ type Part = typeof Part.Type
 
 const Content = Schema.Struct({ role: optional(Schema.Literal("user", "model")), parts: Schema.Array(Part) })
 
-const Tool = Schema.Struct({ functionDeclarations: optional(Schema.Array(Schema.Struct({ name: Schema.String }))) })
+/** A function declaration: its name and its parameters on either field (`parameters` is the legacy OpenAPI-subset one). */
+const Declaration = Schema.Struct({ name: Schema.String, parametersJsonSchema: optional(JsonValue), parameters: optional(JsonValue) })
+type Declaration = typeof Declaration.Type
+
+const Tool = Schema.Struct({ functionDeclarations: optional(Schema.Array(Declaration)) })
 
 /** A `streamGenerateContent` request body. */
 export const Request = Schema.Struct({
@@ -69,14 +76,23 @@ const envelopeOf = (response: J.JsonObject): ToolEnvelope.Envelope => {
   return Either.isRight(decoded) ? decoded.right : ToolEnvelope.text(J.stringify(response) ?? "null")
 }
 
+/** A declaration as the script sees it: its name and whichever parameter fields it carried (no description). */
+const declared = (declaration: Declaration): J.JsonObject => ({
+  name: declaration.name,
+  ...(declaration.parametersJsonSchema == null ? {} : { parametersJsonSchema: declaration.parametersJsonSchema }),
+  ...(declaration.parameters == null ? {} : { parameters: declaration.parameters })
+})
+
 /** What the request tells the model besides its contents. */
 export const seen = (request: Request): ModelView.Seen => {
   const system = request.systemInstruction == null ? "" : textOf(request.systemInstruction.parts)
   const config = request.generationConfig ?? {}
+  const declarations = request.tools == null ? undefined : request.tools.flatMap((tool) => tool.functionDeclarations ?? [])
   return {
     systemPrompt: system === "" ? undefined : system,
     sampling: { temperature: config.temperature ?? undefined, topP: config.topP ?? undefined, maxTokens: config.maxOutputTokens ?? undefined },
-    tools: (request.tools ?? []).flatMap((tool) => (tool.functionDeclarations ?? []).map((declaration) => declaration.name))
+    tools: (declarations ?? []).map((declaration) => declaration.name),
+    declarations: declarations?.map(declared)
   }
 }
 

@@ -10,11 +10,13 @@
  * | `{{sampling}}` | `temperature=0.2, topP=0.9, maxTokens=200` (the keys the request set, in that order) |
  * | `{{maxToolCallsPerTurn}}` | the cap the request carries |
  * | `{{tools}}` | the request's tool names, comma-separated |
+ * | `{{functionDeclarations}}` | Gemini's function declarations as received, JSON: `[{"name", "parametersJsonSchema" or "parameters"}]` (descriptions left out) |
  *
  * A field the request does not carry is `(none)`. Other text, `{{unknown}}` included, is left as it is.
  *
  * @internal
  */
+import { JsonValue as J } from "@toolgate/json-schema"
 import type { StreamEvent } from "@toolgate/runtime"
 
 /** What a request told the model besides its messages. */
@@ -27,6 +29,8 @@ export interface Seen {
   } | undefined
   readonly maxToolCallsPerTurn?: number | undefined
   readonly tools: ReadonlyArray<string>
+  /** The tool declarations with their parameter schemas as the wire carried them (Gemini's `functionDeclarations`). */
+  readonly declarations?: ReadonlyArray<J.JsonObject> | undefined
 }
 
 const none = "(none)"
@@ -45,10 +49,11 @@ const values = (seen: Seen): Readonly<Record<string, string>> => ({
   systemPrompt: seen.systemPrompt ?? none,
   sampling: samplingText(seen.sampling),
   maxToolCallsPerTurn: seen.maxToolCallsPerTurn === undefined ? none : String(seen.maxToolCallsPerTurn),
-  tools: seen.tools.length === 0 ? none : seen.tools.join(", ")
+  tools: seen.tools.length === 0 ? none : seen.tools.join(", "),
+  functionDeclarations: seen.declarations === undefined ? none : J.stringify(seen.declarations) ?? none
 })
 
-const field = /\{\{(systemPrompt|sampling|maxToolCallsPerTurn|tools)\}\}/g
+const field = /\{\{(systemPrompt|sampling|maxToolCallsPerTurn|tools|functionDeclarations)\}\}/g
 
 /** A round with the `{{fields}}` of its text filled from `seen` (other events as they are). */
 export const fill = (round: ReadonlyArray<StreamEvent.StreamEvent>, seen: Seen): ReadonlyArray<StreamEvent.StreamEvent> => {
