@@ -11,6 +11,7 @@ import { metaError } from "./internal/ajv.js"
 import * as Cache from "./internal/compileCache.js"
 import { stableKey } from "./internal/stableKey.js"
 import { untrusted } from "./internal/subschemaKeywords.js"
+import { withoutDynamicRefs } from "./internal/subschemaLower.js"
 import type { Ctx, Outcome } from "./internal/subschemaModel.js"
 import { prove } from "./internal/subschemaProve.js"
 import { allBases } from "./internal/subschemaTypes.js"
@@ -122,21 +123,27 @@ const run = (cloud: JsonSchema.JsonSchema, local: JsonSchema.JsonSchema, budget:
   // running out of budget is reported as that, not as whichever construct was being proven then
   const exhausted = ctx.budget < 0
   const spent = `work budget exhausted (${budget} steps)`
-  const doubt = untrusted(cloud, ctx.cloudDialect) ?? untrusted(local, ctx.localDialect)
+  const cloudDoubt = untrusted(cloud, ctx.cloudDialect)
+  const doubt = cloudDoubt ?? untrusted(local, ctx.localDialect)
   const doubted: Verdict | undefined = doubt === undefined ? undefined : { _tag: "Unsupported", construct: exhausted ? spent : o._tag === "Unknown" ? o.construct : doubt.construct, path: o._tag === "Unknown" ? o.path : doubt.path }
   // Ajv applies a draft-07 `$ref`'s siblings: stricter than the specification on the cloud side, the
-  // executor's own rule on the local side, so a witness both real validators agree on is drift either way
-  if (doubted !== undefined && doubt?.construct !== "draft-07 $ref with sibling keywords") return doubted
+  // executor's own rule on the local side, so a witness both real validators agree on is drift either way.
+  // Ajv's dynamic references are no evidence of what the cloud accepts: a witness must also pass a lower
+  // bound of the cloud that evaluates none. The local validator is the executor's own, whatever it holds.
+  const lower = cloudDoubt?.construct === "$dynamicRef" || cloudDoubt?.construct === "$recursiveRef" ? withoutDynamicRefs(cloud) : undefined
+  if (doubted !== undefined && cloudDoubt !== undefined && cloudDoubt.construct !== "draft-07 $ref with sibling keywords" && lower === undefined) return doubted
   if (o._tag === "Counter") {
     for (const c of [o, ...(o.more ?? [])]) {
-      const w = verified(cloud, local, c.witnesses)
+      const w = verified(cloud, local, c.witnesses, lower)
       if (w !== undefined) return { _tag: "Drift", reasons: c.reasons, witness: w }
     }
   }
-  // no verified witness, or a construct it cannot model: samples of the whole cloud may still show drift
+  // no verified witness, or a construct it cannot model: samples of the whole cloud may still show drift,
+  // and so may one plain value of each type where the cloud cannot be sampled
   ctx.budget = Math.max(ctx.budget, 400)
   const root = [{ schema: cloud, ptr: "", dialect: ctx.cloudDialect }]
-  const w = verified(cloud, local, [sample(ctx, root), ...allBases.flatMap((b) => variants(ctx, root, b, 2))])
+  const sampled = [sample(ctx, root), ...allBases.flatMap((b) => variants(ctx, root, b, 2))]
+  const w = verified(cloud, local, sampled, lower) ?? verified(cloud, local, plain, lower)
   if (w !== undefined) {
     const l = Validator.compile(local)
     const issue = Either.isRight(l) ? l.right.validate(w)[0] : undefined
@@ -238,11 +245,20 @@ const unguardedLoop = (root: JsonSchema.JsonSchema): boolean => {
   return false
 }
 
-/** The first candidate the real cloud validator accepts and the real local validator rejects. */
-const verified = (cloud: JsonSchema.JsonSchema, local: JsonSchema.JsonSchema, ws: ReadonlyArray<JsonValue | undefined>): JsonValue | undefined => {
+/** One plain value of each JSON type, the last witness candidates. */
+const plain: ReadonlyArray<JsonValue> = [null, true, 0, 0.5, "", [], {}]
+
+/**
+ * The first candidate the real cloud validator accepts and the real local validator rejects (and, when
+ * given, the validator of a lower bound of the cloud accepts too).
+ */
+const verified = (cloud: JsonSchema.JsonSchema, local: JsonSchema.JsonSchema, ws: ReadonlyArray<JsonValue | undefined>, lower?: JsonSchema.JsonSchema): JsonValue | undefined => {
   const c = Validator.compile(cloud)
   const l = Validator.compile(local)
   if (Either.isLeft(c) || Either.isLeft(l)) return undefined
+  // on an instance of its own: it shares the cloud's `$id`s, which Ajv will not hold twice with two contents
+  const b = lower === undefined ? undefined : Either.flatMap(Validator.make(), (v) => v.compile(lower))
+  if (b !== undefined && Either.isLeft(b)) return undefined
   const seen = new Set<string>()
   for (const w of ws.slice(0, MAX_WITNESSES * 4)) {
     if (w === undefined || !isJsonValue(w)) continue
@@ -251,7 +267,7 @@ const verified = (cloud: JsonSchema.JsonSchema, local: JsonSchema.JsonSchema, ws
     seen.add(k)
     if (seen.size > MAX_WITNESSES) break
     try {
-      if (c.right.isValid(w) && !l.right.isValid(w) && c.right.validate(w).length === 0 && l.right.validate(w).length > 0) return w
+      if (c.right.isValid(w) && !l.right.isValid(w) && c.right.validate(w).length === 0 && l.right.validate(w).length > 0 && (b === undefined || b.right.isValid(w))) return w
     } catch {
       continue
     }

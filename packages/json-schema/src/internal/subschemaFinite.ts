@@ -103,7 +103,8 @@ export const quick = (n: Node, v: JsonValue): boolean | undefined => {
 const cloudRejects = (ctx: Ctx, n: Node, v: JsonValue): boolean => {
   const q = quick(n, v)
   if (q !== undefined) return !q
-  if (n.ptr === undefined) return false
+  // Ajv's reading of an untrusted cloud construct may reject what the cloud accepts: keep the value then
+  if (n.ptr === undefined || cloudDoubted(ctx)) return false
   const c = Validator.compileAt(ctx.cloudRoot, n.ptr)
   if (Either.isLeft(c)) return false
   try {
@@ -113,12 +114,20 @@ const cloudRejects = (ctx: Ctx, n: Node, v: JsonValue): boolean => {
   }
 }
 
+/** Whether the cloud schema has a construct whose validator semantics are not trusted (computed once per check). */
+const cloudDoubted = (ctx: Ctx): boolean => {
+  if (ctx.cloudUntrusted === undefined) ctx.cloudUntrusted = untrusted(ctx.cloudRoot, ctx.cloudDialect) ?? null
+  return ctx.cloudUntrusted !== null
+}
+
 /** Decides `cloud ⊑ local` over a finite cloud side; undefined when the local node cannot be validated on its own. */
 export const decide = (ctx: Ctx, nodes: ReadonlyArray<Node>, values: ReadonlyArray<JsonValue>, local: Node): Outcome | undefined => {
   if (local.ptr === undefined) return undefined
   if (ctx.untrusted === undefined) ctx.untrusted = untrusted(ctx.localRoot, ctx.localDialect) ?? null
-  // a local draft-07 `$ref` with siblings is compiled here as the executor compiles it (Ajv applies the siblings)
-  if (ctx.untrusted !== null && ctx.untrusted.construct !== "draft-07 $ref with sibling keywords") return unknown(ctx.untrusted.construct, ctx.untrusted.path)
+  // a local draft-07 `$ref` with siblings is compiled here as the executor compiles it (Ajv applies the
+  // siblings); so is the whole local root, whatever it holds: its validator is the executor's own
+  const executor = local.ptr === "" && local.skip === undefined && ctx.swapped !== true
+  if (ctx.untrusted !== null && ctx.untrusted.construct !== "draft-07 $ref with sibling keywords" && !executor) return unknown(ctx.untrusted.construct, ctx.untrusted.path)
   const anchor = nodes.find((n) => kw(n, "enum") !== undefined || kw(n, "const") !== undefined) ?? nodes[0]
   let compiled: Either.Either<Validator.Compiled, Validator.SchemaError> | undefined
   for (const v of values) {

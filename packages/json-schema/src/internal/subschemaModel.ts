@@ -107,6 +107,8 @@ export interface Ctx {
   readonly swapped?: boolean
   /** The local schema's first construct whose validator semantics are not trusted (`null`: none), once computed. */
   untrusted?: { readonly construct: string; readonly path: string } | null
+  /** The same for the cloud schema. */
+  cloudUntrusted?: { readonly construct: string; readonly path: string } | null
 }
 
 /** Spends one step; false when the budget is exhausted. */
