@@ -1,6 +1,6 @@
 /**
  * `toolgate demo [--relay URL] [--json]`: the main job. Walks through every contract with a real
- * `AgentSession` over `CloudRelay` against a real relay on loopback (started in-process unless `--relay`
+ * `AgentSession` over `CloudRelay` (one scenario over `Gemini`, on Gemini's wire) against a real relay on loopback (started in-process unless `--relay`
  * names one started by `toolgate serve`), one scenario per contract, each with a short trace, then a
  * summary table. It is also a self-test: exit 0 only when every scenario ended as expected.
  *
@@ -144,8 +144,9 @@ export const command = Command.make("demo", { relay: relayOption, json }, (optio
     Effect.catchTag("NoRelay", reportNoRelay(options)),
     Effect.catchTag("BadInput", badInput(options, exitCodes.badInput))
   )).pipe(Command.withDescription(
-  "The main job: ten scenarios, one per contract (drift gate proven / drifted / old relay, coercion, repair, " +
-    "repair exhausted, provider event contract, tool chaining, text-routed tool calls, tool discovery past maxTools), each a real session over a real relay on loopback, " +
+  "The main job: eleven scenarios, one per contract (drift gate proven / drifted / old relay, coercion, repair, " +
+    "repair exhausted, provider event contract, tool chaining, text-routed tool calls, tool discovery past maxTools, a provider's schema dialect on Gemini's wire), " +
+    "each a real session over a real relay on loopback, " +
     "with a trace and a summary table. Exit 0 every scenario as expected, 1 some not, 2 bad input, 3 relay unreachable " +
     "or not serving the demo scenarios. Example: toolgate demo   (or: toolgate serve --port 8787 & toolgate demo --relay http://127.0.0.1:8787)"
 ))

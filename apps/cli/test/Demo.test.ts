@@ -1,10 +1,13 @@
 import { assert, describe, it } from "@effect/vitest"
+import { Normalize } from "@toolgate/json-schema"
 import { Demo, Relay } from "@toolgate/relay"
+import type { Message } from "@toolgate/runtime"
 import { Effect, Logger, LogLevel } from "effect"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import * as DemoChecks from "../src/internal/demoChecks.js"
 import * as DemoRender from "../src/internal/demoRender.js"
+import * as DemoRequests from "../src/internal/demoRequests.js"
 import type * as DemoRun from "../src/internal/demoRun.js"
 import * as DemoTools from "../src/internal/demoTools.js"
 import * as DemoTrace from "../src/internal/demoTrace.js"
@@ -23,8 +26,8 @@ const refusedPort = (): Promise<number> =>
     })
   })
 
-/** The demo's scenarios: the eight of issue 7 and the two of issue 15. */
-const total = 10
+/** The demo's scenarios: the eight of issue 7, the two of issue 15 and the one of issue 16. */
+const total = 11
 
 const parseLines = (stdout: string): Array<Record<string, unknown>> =>
   stdout.trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>)
@@ -43,7 +46,7 @@ const assertAllPassed = (run: { code: number | null; stdout: string; stderr: str
 }
 
 describe("toolgate demo (the process)", () => {
-  it("runs the ten scenarios against an in-process relay and exits 0", { timeout: 120_000 }, async () => {
+  it("runs the eleven scenarios against an in-process relay and exits 0", { timeout: 120_000 }, async () => {
     const run = await toolgate("demo")
     assertAllPassed(run)
     assert.include(run.stdout, "(started in-process)")
@@ -63,6 +66,12 @@ describe("toolgate demo (the process)", () => {
     // tool discovery: the meta-tools first, then the activated domain's tools, never more than maxTools
     assert.include(run.stdout, "request 1 offered 2 tools: toolgate_list_domains, toolgate_activate_domain")
     assert.include(run.stdout, "request 3 offered 4 tools: toolgate_list_domains, toolgate_activate_domain, get_weather, get_air_quality")
+    // Gemini's wire: what the relay received is Google's dialect; the arguments were checked against the original
+    const sent = JSON.stringify(Normalize.google(Demo.forecastTool.parameters).schema)
+    assert.include(run.stdout, `note      the relay received get_forecast on parametersJsonSchema ${sent}\n`)
+    assert.include(run.stdout, "fed back  call_1: ✘ invalid_args (days): Argument `days` must be at most 16; got integer 20. [retryable]")
+    assert.include(run.stdout, "coerced days: \"16\" → 16 [string-to-integer]")
+    assert.include(run.stdout, "executor  ran get_forecast({\"city\":\"Paris\",\"days\":16,\"units\":\"imperial\"})")
   })
 
   it("--json prints JSON lines only: steps, one result per scenario, a summary with all passed", { timeout: 120_000 }, async () => {
@@ -220,14 +229,34 @@ describe("the demo's trace, checks and rendering (hostile input)", () => {
     assert.deepInclude(printed.at(-1), { type: "result", scenario: "__proto__", expected: "committed", got: "Defect", passed: false })
     assert.include(DemoRender.summaryText([result]), "0 of 1 scenarios ended as expected.")
     assert.deepStrictEqual(JSON.parse(DemoRender.summaryJson([result], "http://x")), { type: "summary", relay: "http://x", total: 1, passed: 0, failed: ["__proto__"] })
-    const observed = { outcome: { _tag: "Failed", error: "X", message: "", fields: {} }, ran, history: [], requests: 0, offered: [], trace: steps } as const
+    const observed = { outcome: { _tag: "Failed", error: "X", message: "", fields: {} }, ran, history: [], requests: 0, offered: [], trace: steps, declared: [] } as const
     for (const name of ["__proto__", "constructor", "toString"]) {
       assert.deepStrictEqual(DemoChecks.checks({ ...Demo.scenarios[0]!, name }, observed), [])
     }
     assert.isTrue(DemoChecks.checks(Demo.scenarios[1]!, observed).some((c) => !c.ok))
-    for (const name of ["text-tools", "discovery"]) {
+    for (const name of ["text-tools", "discovery", "gemini-dialect"]) {
       const checks = DemoChecks.checks(Demo.scenarios.find((s) => s.name === name)!, observed)
       assert.isTrue(checks.length > 0 && checks.every((c) => !c.ok), `${name}: nothing happened, so no claim holds`)
+    }
+    assert.isUndefined(({} as Record<string, unknown>)["polluted"])
+  })
+
+  it("gemini-dialect's checks read what the relay received: the original schema on the wire, or legacy parameters, is not the dialect", () => {
+    const s = Demo.scenarios.find((x) => x.name === "gemini-dialect")!
+    const echo = (declarations: unknown): Message.Message => ({ _tag: "Assistant", text: `Declared to me: ${JSON.stringify(declarations)}\n`, toolCalls: [] })
+    const original = Demo.forecastTool.parameters
+    const google = Normalize.google(original).schema
+    const claims = (declarations: unknown) =>
+      DemoChecks.checks(s, { outcome: { _tag: "Failed", error: "X", message: "", fields: {} }, ran: [], history: [], requests: 0, offered: [], trace: [], declared: DemoRequests.declared([echo(declarations)]) })
+        .slice(0, 2).map((c) => c.ok)
+    assert.deepStrictEqual(claims([{ name: "get_forecast", parametersJsonSchema: google }]), [true, true])
+    assert.deepStrictEqual(claims([{ name: "get_forecast", parametersJsonSchema: original }]), [true, false], "the app's schema sent as is")
+    assert.deepStrictEqual(claims([{ name: "get_forecast", parameters: google }]), [false, false], "legacy parameters")
+    assert.deepStrictEqual(claims([{ name: "get_forecast", parametersJsonSchema: google }, { name: "other" }]), [false, false], "another tool")
+    for (const text of ["Declared to me: [{\"name\": 5}]", "Declared to me: [{\"__proto__\": {\"polluted\": 1}, \"name\": \"x\"}]", "Declared to me: [", "nothing", `Declared to me: ${"[".repeat(5000)}`]) {
+      const declared = DemoRequests.declared([{ _tag: "Assistant", text, toolCalls: [] }])
+      assert.isTrue(declared.length <= 1, text.slice(0, 40))
+      assert.deepStrictEqual(DemoRequests.annotateDeclared([{ step: "user", text: "hi" }], []), [{ step: "user", text: "hi" }])
     }
     assert.isUndefined(({} as Record<string, unknown>)["polluted"])
   })

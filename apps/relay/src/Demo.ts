@@ -1,7 +1,7 @@
 /**
- * The demo's data: the app's local tools (as JSON Schemas), and ten scenarios, each a scripted model, the
+ * The demo's data: the app's local tools (as JSON Schemas), and eleven scenarios, each a scripted model, the
  * capabilities profile the relay serves for it, and how the demo's client differs from a plain one (a model
- * without native tool calling; a `maxTools` smaller than the toolkit). `config` serves every scenario under
+ * without native tool calling; a `maxTools` smaller than the toolkit; Gemini's wire instead of the turns endpoint). `config` serves every scenario under
  * `/scenarios/<name>` (and "matches" at the root), so one relay backs the whole `toolgate demo`.
  *
  * @since 0.1.0
@@ -30,6 +30,10 @@ export interface Client {
   readonly maxTools?: number
   /** The session's sampling (the relay's model names it back through `{{sampling}}`). */
   readonly sampling?: { readonly temperature?: number; readonly topP?: number; readonly maxTokens?: number }
+  /** The session speaks Gemini's wire: toolgate's `Gemini` provider for `model` at the scenario's `/v1beta` (no drift gate). */
+  readonly gemini?: { readonly model: string }
+  /** The app's tools instead of `localTools`. */
+  readonly tools?: ReadonlyArray<LocalTool>
 }
 
 /** One demo scenario: what it shows, how a session runs it, what the relay serves for it. */
@@ -83,7 +87,13 @@ const done = { _tag: "Done" as const }
 const textCall = (before: string, name: string, args: unknown) =>
   text(`${before}<tool_call>\n${JSON.stringify({ name, arguments: args })}\n</tool_call>`)
 
-/** The eight scenarios of issue 7, in order, then the two of issue 15 (text-routed tools, tool discovery). */
+/** The forecast tool whose schema Google's dialect rewrites (the Gemini-wire scenario's only tool). */
+export const forecastTool: LocalTool = DemoTools.getForecast
+
+/**
+ * The eight scenarios of issue 7, in order, then the two of issue 15 (text-routed tools, tool discovery) and
+ * the one of issue 16 (a provider dialect on Gemini's wire).
+ */
 export const scenarios: ReadonlyArray<Scenario> = [
   {
     name: "matches",
@@ -255,6 +265,25 @@ export const scenarios: ReadonlyArray<Scenario> = [
         [call("call_2", "toolgate_activate_domain", { domain: "weather" }), usage(90, 10), done],
         [call("call_3", "get_weather", { city: "Paris" }), usage(120, 12), done],
         [text("It is 18 °C and sunny in Paris. (Offered this round: {{tools}}.)"), usage(150, 14), done]
+      ]]
+    }
+  },
+  {
+    name: "gemini-dialect",
+    title: "Gemini's wire: the schema goes out in Google's dialect, the arguments are checked against the original",
+    mode: "local",
+    executionModel: "appDriven",
+    toolChaining: false,
+    prompt: "What will the weather be in Paris for the next 20 days, in Fahrenheit?",
+    expect: "committed",
+    profile: { capabilities_version: "1.0", tool_schemas: { [forecastTool.name]: forecastTool.parameters } },
+    client: { gemini: { model: "gemini-2.5-flash" }, tools: [forecastTool] },
+    script: {
+      turns: [[
+        // the model names what the relay received; its 20 days passes that declaration (the bounds are only prose there), not the app's schema
+        [text("Declared to me: {{functionDeclarations}}\n"), call("call_1", "get_forecast", { city: "Paris", days: 20, units: "imperial" }), usage(70, 14), done],
+        [text("16 days is the most I can get. "), call("call_2", "get_forecast", { city: "Paris", days: "16", units: "imperial" }), usage(120, 18), done],
+        [text("Paris for the next 16 days: 64 °F and sunny."), usage(170, 12), done]
       ]]
     }
   }

@@ -13,5 +13,5 @@ export * as Profile from "./Profile.js"
 /** The fault switches (`predates`, `malformed`, `newer-major`, `slow`, `fail`, `drop`, `garbage`). */
 export * as Faults from "./Faults.js"
 
-/** The demo's data: its local tools, the ten scenarios, and the relay config serving them all. */
+/** The demo's data: its local tools, the eleven scenarios, and the relay config serving them all. */
 export * as Demo from "./Demo.js"

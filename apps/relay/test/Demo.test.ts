@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { JsonSchema, RefAware, Subschema } from "@toolgate/json-schema"
+import { JsonSchema, Normalize, RefAware, Subschema, Validator } from "@toolgate/json-schema"
 import { Script } from "@toolgate/providers"
 import { Either } from "effect"
 import { Demo, Profile } from "../src/index.js"
@@ -22,9 +22,9 @@ const toolSchemas = (profile: unknown): Record<string, JsonSchema.JsonSchema> =>
 const events = (script: Script.Script) => script.turns.flat().flatMap((round) => Script.isFailure(round) ? [] : [...round])
 
 describe("Demo", () => {
-  it("has the eight scenarios of issue 7 and the two of issue 15, in order, with unique url-safe names", () => {
+  it("has the eight scenarios of issue 7, the two of issue 15 and the one of issue 16, in order, with unique url-safe names", () => {
     assert.deepStrictEqual(Demo.scenarios.map((s) => s.name), [
-      "matches", "drift", "old-relay", "near-miss", "repair", "exhausted", "provider-contract", "chaining", "text-tools", "discovery"
+      "matches", "drift", "old-relay", "near-miss", "repair", "exhausted", "provider-contract", "chaining", "text-tools", "discovery", "gemini-dialect"
     ])
     for (const s of Demo.scenarios) {
       assert.match(s.name, /^[a-z0-9][a-z0-9-]*$/, s.name)
@@ -109,6 +109,24 @@ describe("Demo", () => {
     for (const t of all) assert.isTrue(JsonSchema.isSchema(t.parameters), t.name)
     const calls = events(s.script).flatMap((e) => e._tag === "ToolCallComplete" ? [e.name] : [])
     assert.deepStrictEqual(calls, ["toolgate_list_domains", "toolgate_activate_domain", "get_weather"])
+  })
+
+  it("gemini-dialect: a local Gemini client; a tool schema Google's dialect rewrites; a first call only the rewrite accepts; the script echoes the declarations", () => {
+    const s = scenario("gemini-dialect")
+    assert.deepStrictEqual([s.mode, s.client?.gemini?.model, s.client?.tools], ["local", "gemini-2.5-flash", [Demo.forecastTool]])
+    const original = Demo.forecastTool.parameters
+    assert.isTrue(JsonSchema.isSchema(original))
+    const google = Normalize.google(original)
+    const changed = google.changes.map((c) => `${c.path} ${c.change}`).join("\n")
+    for (const rewrite of [/\$ref.* inlined/, /const.* became `enum`/, /^\/additionalProperties /m, /^\/properties\/days\/maximum .*kept in `description`/m]) {
+      assert.match(changed, rewrite)
+    }
+    const calls = events(s.script).flatMap((e) => e._tag === "ToolCallComplete" ? [e] : [])
+    assert.deepStrictEqual(calls.map((c) => c.name), ["get_forecast", "get_forecast"])
+    const accepts = (schema: JsonSchema.JsonSchema, value: unknown) => Either.getOrThrow(Validator.compile(schema)).isValid(value)
+    assert.isTrue(accepts(google.schema, calls[0]!.arguments), "Gemini's declaration allows days 20")
+    assert.isFalse(accepts(original, calls[0]!.arguments), "the app's schema does not")
+    assert.include(JSON.stringify(s.script.turns[0]![0]), "Declared to me: {{functionDeclarations}}")
   })
 
   it("config serves every scenario by name and matches at the root", () => {

@@ -2,12 +2,14 @@
  * Every demo scenario end to end: one relay serves `Demo.config`, and a session selects a scenario by base
  * URL (`url + Relay.scenarioPath(name)`). Cloud-profile scenarios run over `CloudRelay.layerWith` with
  * `DriftGate.layer` on top; the provider-driven one over `CloudRelay` declared provider-driven, in local
- * mode. The app-driven scenarios whose outcome is not the gate's run again through `OpenAiCompatible`
+ * mode; the one whose client speaks Gemini's wire over `Gemini` at the scenario's `/v1beta` (local mode, as the
+ * demo runs it), where what the relay received is read back from the model's echo. The app-driven scenarios whose outcome is not the gate's run again through `OpenAiCompatible`
  * (`…/scenarios/<name>/v1`, local mode). Each send is bounded; each asserts `scenario.expect`, the typed
  * error's fields, what the executors received, the gate's verdict, history after a failure (the user's
  * message only) and the requests the relay served for that scenario.
  */
 import { assert, describe, it } from "@effect/vitest"
+import { JsonValue, Normalize } from "@toolgate/json-schema"
 import { type Message, Provider } from "@toolgate/runtime"
 import { Effect, Either } from "effect"
 import * as Demo from "../src/Demo.js"
@@ -24,7 +26,7 @@ interface Seen {
 }
 
 /** The scenario-specific checks (the generic ones, the expected tag and rollback, run for all). */
-const checks: Readonly<Record<string, (seen: Seen, via: "cloud" | "openai") => void>> = {
+const checks: Readonly<Record<string, (seen: Seen, via: "cloud" | "openai" | "gemini") => void>> = {
   matches: ({ outcome, probes, ran, rounds }, via) => {
     if (via === "cloud") {
       assert.deepStrictEqual(turnOf(outcome).gate, { _tag: "Proven", tools: ["get_weather", "locate_user"] })
@@ -97,6 +99,18 @@ const checks: Readonly<Record<string, (seen: Seen, via: "cloud" | "openai") => v
     assert.deepStrictEqual(ran, [{ tool: "get_weather", callId: "call_3", args: { city: "Paris" } }])
     assert.include(turnOf(outcome).text, "Offered this round: toolgate_list_domains, toolgate_activate_domain, get_weather, get_air_quality.")
     assert.strictEqual(rounds, 4)
+  },
+  "gemini-dialect": ({ outcome, probes, ran, rounds }, via) => {
+    assert.strictEqual(via, "gemini")
+    const first = outcome.history.find((m) => m._tag === "Assistant")
+    const echoed = first?._tag === "Assistant" ? /^Declared to me: (.*)$/m.exec(first.text)?.[1] : undefined
+    const declared = { name: Demo.forecastTool.name, parametersJsonSchema: Normalize.google(Demo.forecastTool.parameters).schema }
+    assert.isTrue(echoed !== undefined && JsonValue.equals(JSON.parse(echoed), [declared]), `the relay received Google's dialect: ${echoed}`)
+    const calls = turnOf(outcome).calls
+    assert.deepStrictEqual(calls.map((call) => [call.callId, call.envelope.ok ? "ok" : call.envelope.kind]), [["call_1", "invalid_args"], ["call_2", "ok"]])
+    assert.deepStrictEqual(ran, [{ tool: "get_forecast", callId: "call_2", args: { city: "Paris", days: 16, units: "imperial" } }], "checked against the original schema, repaired, coerced")
+    assert.strictEqual(turnOf(outcome).text, "Paris for the next 16 days: 64 °F and sunny.")
+    assert.deepStrictEqual([probes, rounds], [0, 3])
   }
 }
 
@@ -114,6 +128,12 @@ const assertExpected = (scenario: Demo.Scenario, outcome: I.Outcome) => {
   const last = outcome.events.at(-1)
   assert.strictEqual(last?._tag === "TurnRolledBack" ? last.error : undefined, scenario.expect)
 }
+
+/** Runs `scenario` once over `Gemini` at the scenario's `/v1beta` (local mode: Gemini serves no capabilities profile). */
+const runGemini = (scenario: Demo.Scenario, model: string, base: string) =>
+  Effect.flatMap(demoLocalSession(undefined, demoOptions(scenario)), (s) => Effect.map(s.turn(scenario.prompt), (outcome) => ({ outcome, ran: s.ran }))).pipe(
+    Effect.provide(I.geminiLayer(base, model, { toolChaining: scenario.toolChaining }))
+  )
 
 /** Runs `scenario` once through the client its mode and execution model call for. */
 const runCloud = (scenario: Demo.Scenario, base: string) => {
@@ -143,7 +163,22 @@ describe("demo scenarios through the relay's /scenarios/<name>", () => {
     assert.deepStrictEqual(Object.keys(checks), Demo.scenarios.map((s) => s.name))
   })
 
-  for (const scenario of Demo.scenarios) {
+  for (const scenario of Demo.scenarios.filter((s) => s.client?.gemini !== undefined)) {
+    const model = scenario.client!.gemini!.model
+    it.scopedLive(`${scenario.name} over Gemini (${scenario.mode}, /scenarios/${scenario.name}/v1beta, ${model}) ends ${scenario.expect}`, () =>
+      Effect.gen(function*() {
+        const relay = yield* I.startRelay(Demo.config)
+        const path = Relay.scenarioPath(scenario.name)
+        const { outcome, ran } = yield* runGemini(scenario, model, relay.url + path)
+        assertExpected(scenario, outcome)
+        yield* I.settle(relay, 3)
+        const seen = { outcome, ran, probes: relay.count("GET", I.capabilitiesPath), rounds: relay.count("POST", path + I.geminiPath(model)) }
+        checks[scenario.name]!(seen, "gemini")
+        assert.strictEqual(relay.lines.length, seen.rounds, "every request was a stream request at the scenario's Gemini path")
+      }), 30_000)
+  }
+
+  for (const scenario of Demo.scenarios.filter((s) => s.client?.gemini === undefined)) {
     it.scopedLive(`${scenario.name} over CloudRelay (${scenario.mode}, ${scenario.executionModel}) ends ${scenario.expect}`, () =>
       Effect.gen(function*() {
         const relay = yield* I.startRelay(Demo.config)

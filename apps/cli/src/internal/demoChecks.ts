@@ -4,10 +4,12 @@
  *
  * @internal
  */
+import { JsonSchema, JsonValue, Normalize, Validator } from "@toolgate/json-schema"
 import type { AgentSession, Message } from "@toolgate/runtime"
-import type { Demo } from "@toolgate/relay"
+import * as Demo from "@toolgate/relay/Demo"
+import * as Either from "effect/Either"
 import type { Step } from "./demoTrace.js"
-import type { Offered } from "./demoRequests.js"
+import type { Declaration, Offered } from "./demoRequests.js"
 import type { Ran } from "./demoTools.js"
 
 /** How the send ended. */
@@ -30,6 +32,8 @@ export interface Observed {
   /** What each stream request offered the model. */
   readonly offered: ReadonlyArray<Offered>
   readonly trace: ReadonlyArray<Step>
+  /** The function declarations the relay's model says it received (Gemini's wire; else none). */
+  readonly declared: ReadonlyArray<Declaration>
 }
 
 const check = (claim: string, ok: boolean): Check => ({ claim, ok })
@@ -100,8 +104,31 @@ const byScenario: Readonly<Record<string, (o: Observed) => ReadonlyArray<Check>>
     check("the model listed the domains, activated weather, then called get_weather", sameList(callsOf(o), ["toolgate_list_domains", "toolgate_activate_domain", "get_weather"])),
     check("after the activation the requests offered get_weather", o.offered.length > 2 && o.offered.slice(2).every((r) => r.tools.includes("get_weather"))),
     ranWith(o, "get_weather", "city", "Paris")
-  ]
+  ],
+  "gemini-dialect": (o) => {
+    const declared = o.declared
+    // the relay's echo came through JSON.parse: a schema there is JSON
+    const sent = declared.length === 1 && declared[0]!.name === "get_forecast" ? declared[0]!.parametersJsonSchema : undefined
+    const wire = JsonSchema.isSchema(sent) ? sent : undefined
+    const original = Demo.forecastTool.parameters
+    const first = o.trace.find((s) => s.step === "call")
+    return [
+      check("the relay received get_forecast's schema on parametersJsonSchema (no legacy parameters)", wire !== undefined && declared[0]!.parameters === undefined),
+      check("it is Normalize.google of the app's schema: $ref inlined, const → enum, additionalProperties and bounds gone (bounds kept as prose)",
+        wire !== undefined && JsonValue.equals(wire, Normalize.google(original).schema) && !/"(\$ref|\$defs|const|additionalProperties|minimum|maximum)":/.test(JSON.stringify(wire))),
+      check("days 20 passes the schema Gemini got but not the app's (maximum 16)", first?.step === "call" && first.arguments !== undefined && wire !== undefined &&
+        acceptedBy(wire, first.arguments) === true && acceptedBy(original, first.arguments) === false),
+      check("it was fed back as invalid_args and one repair spent", o.trace.filter((s) => s.step === "repair").length === 1 &&
+        o.trace.some((s) => s.step === "fed_back" && s.callId === "call_1" && !s.envelope.ok && s.envelope.kind === "invalid_args")),
+      check("\"16\" was coerced to an integer", o.trace.some((s) => s.step === "coerced" && s.from === "16" && s.to === 16)),
+      check("the tool ran once, with days = 16", o.ran.length === 1 && ranWith(o, "get_forecast", "days", 16).ok)
+    ]
+  }
 }
+
+/** Whether a schema accepts a value (undefined when it does not compile). */
+const acceptedBy = (schema: JsonSchema.JsonSchema, value: unknown): boolean | undefined =>
+  Either.match(Validator.compile(schema), { onLeft: () => undefined, onRight: (compiled) => compiled.isValid(value) })
 
 const answer = (o: Observed): string => o.outcome._tag === "Committed" ? o.outcome.turn.text : ""
 

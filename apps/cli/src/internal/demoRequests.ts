@@ -2,10 +2,14 @@
  * What each stream request of a demo scenario offered the model: its native tools, or (a text-routed
  * provider) the tools its system prompt lists. The discovery and text-routed scenarios show it in their
  * trace, one note after each round, and their checks read it (no request over `maxTools`; no native tools).
+ * On Gemini's wire, the relay's model also names the function declarations it received (`{{functionDeclarations}}`
+ * in its first reply): what the provider's dialect made of the app's schemas, as the relay read it.
  *
  * @internal
  */
-import type { Provider } from "@toolgate/runtime"
+import type { Message, Provider } from "@toolgate/runtime"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import type { Step } from "./demoTrace.js"
 
@@ -51,4 +55,32 @@ export const annotate = (trace: ReadonlyArray<Step>, offered: ReadonlyArray<Offe
     const request = offered[round++]
     return request === undefined ? [step] : [step, { step: "note", text: `request ${round} ${describe(request)}` }]
   })
+}
+
+/** A function declaration as the relay received it: the name and whichever parameter field came. */
+const Declaration = Schema.Struct({ name: Schema.String, parametersJsonSchema: Schema.optional(Schema.Unknown), parameters: Schema.optional(Schema.Unknown) })
+export type Declaration = typeof Declaration.Type
+
+const decodeDeclarations = Schema.decodeUnknownOption(Schema.parseJson(Schema.Array(Declaration)))
+
+/** What the scripted model's first reply says it was declared ("Declared to me: [...]"), read from the history; empty if it said nothing. */
+export const declared = (history: ReadonlyArray<Message.Message>): ReadonlyArray<Declaration> => {
+  const first = history.find((m) => m._tag === "Assistant")
+  const echoed = first?._tag === "Assistant" ? /^Declared to me: (\[.*\])$/m.exec(first.text) : null
+  return echoed === null ? [] : Option.getOrElse(decodeDeclarations(echoed[1]), () => [])
+}
+
+/** A declaration in a few words: its name, the field its parameters came on, and them. */
+const describeDeclaration = (d: Declaration): string => {
+  const [field, schema] = d.parametersJsonSchema !== undefined ? ["parametersJsonSchema", d.parametersJsonSchema] : d.parameters !== undefined ? ["parameters", d.parameters] : ["no parameters", undefined]
+  return `${d.name} on ${field}${schema === undefined ? "" : ` ${JSON.stringify(schema)}`}`
+}
+
+/** The trace with a note after the first request's step saying what the relay received (nothing added without declarations). */
+export const annotateDeclared = (trace: ReadonlyArray<Step>, declarations: ReadonlyArray<Declaration>): ReadonlyArray<Step> => {
+  if (declarations.length === 0) return trace
+  const at = trace.findIndex((s) => s.step === "round")
+  const after = at >= 0 && trace[at + 1]?.step === "note" ? at + 2 : at + 1
+  const note: Step = { step: "note", text: `the relay received ${declarations.map(describeDeclaration).join("; ")}` }
+  return [...trace.slice(0, after), note, ...trace.slice(after)]
 }

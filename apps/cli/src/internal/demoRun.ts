@@ -1,13 +1,14 @@
 /**
  * Runs one demo scenario: a real `AgentSession` over `CloudRelay` at the scenario's base URL (cloud-profile
- * scenarios with `DriftGate` over the relay's `Capabilities`), one send of the scenario's prompt, and the
- * trace of what happened, with the checks that make the demo a self-test.
+ * scenarios with `DriftGate` over the relay's `Capabilities`), or over `Gemini` at its `/v1beta` for a
+ * scenario on Gemini's wire, one send of the scenario's prompt, and the trace of what happened, with the
+ * checks that make the demo a self-test.
  *
  * @internal
  */
 import type * as HttpClient from "@effect/platform/HttpClient"
-import { CloudRelay } from "@toolgate/providers"
-import { AgentSession, ArgumentValidator, DriftGate, Provider } from "@toolgate/runtime"
+import { CloudRelay, Gemini } from "@toolgate/providers"
+import { AgentSession, ArgumentValidator, DriftGate, type Message, Provider } from "@toolgate/runtime"
 import * as Cause from "effect/Cause"
 import * as Chunk from "effect/Chunk"
 import * as Clock from "effect/Clock"
@@ -91,16 +92,30 @@ const clientCapabilities = (client: Demo.Client): Partial<Provider.ProviderCapab
   ...(client.maxTools === undefined ? {} : { maxTools: client.maxTools, toolDiscovery: Provider.dynamicPerRequest })
 })
 
-/** Makes the session the scenario asks for, sends its prompt, and collects everything the trace shows. */
-const session = (scenario: Demo.Scenario, baseUrl: string, sink: WarningSink) =>
+/** What a session's turn left: how it ended, its trace, the runs, the history and what each request offered. */
+interface Turned {
+  readonly outcome: Outcome
+  readonly trace: ReadonlyArray<DemoTrace.Step>
+  readonly ran: ReadonlyArray<DemoTools.Ran>
+  readonly history: ReadonlyArray<Message.Message>
+  readonly offered: ReadonlyArray<DemoRequests.Offered>
+  readonly declared: ReadonlyArray<DemoRequests.Declaration>
+}
+
+/** What a session of the scenario is made of: its toolkit (and run log), the provider in context (recorded), the sampling. */
+const prepare = (scenario: Demo.Scenario) =>
   Effect.gen(function*() {
     const client = scenario.client ?? {}
-    const { ran, toolkit } = yield* DemoTools.make({ domains: client.maxTools !== undefined })
-    const cloud = DemoRequests.recorded(yield* Provider.Provider)
-    const options = { provider: cloud.provider, toolkit, ...(client.sampling === undefined ? {} : { sampling: client.sampling }) }
-    const made = scenario.mode === "cloudProfile"
-      ? yield* AgentSession.make({ ...options, mode: "cloudProfile" })
-      : yield* AgentSession.make({ ...options, mode: "local" })
+    const { ran, toolkit } = yield* DemoTools.make({ domains: client.maxTools !== undefined, ...(client.tools === undefined ? {} : { tools: client.tools }) })
+    const recorded = DemoRequests.recorded(yield* Provider.Provider)
+    const options = { provider: recorded.provider, toolkit, ...(client.sampling === undefined ? {} : { sampling: client.sampling }) }
+    return { ran, offered: recorded.offered, options }
+  })
+
+/** Sends the scenario's prompt on the session and collects everything the trace shows. */
+const converse = (scenario: Demo.Scenario, sink: WarningSink, made: AgentSession.AgentSession, prepared: Effect.Effect.Success<ReturnType<typeof prepare>>) =>
+  Effect.gen(function*() {
+    const { offered, ran } = prepared
     const events = yield* made.subscribe
     const warnings: Array<string> = []
     sink.current = warnings
@@ -110,8 +125,20 @@ const session = (scenario: Demo.Scenario, baseUrl: string, sink: WarningSink) =>
     const gateError = outcome._tag === "Failed" && gateErrors.has(outcome.error) ? gateDetail(outcome) : undefined
     const built = DemoTrace.build(scenario.prompt, Chunk.toReadonlyArray(yield* Queue.takeAll(events)), ran, warnings, gateError)
     // Only the scenarios whose point is what a request offers show it (the others' traces stay as documented).
-    const trace = scenario.client === undefined ? built : DemoRequests.annotate(built, cloud.offered)
-    return { outcome, trace, ran, history: yield* made.history, offered: cloud.offered }
+    const history = yield* made.history
+    const declared = scenario.client?.gemini === undefined ? [] : DemoRequests.declared(history)
+    const trace = scenario.client === undefined ? built : DemoRequests.annotateDeclared(DemoRequests.annotate(built, offered), declared)
+    return { outcome, trace, ran, history, offered, declared } satisfies Turned
+  })
+
+/** A session over `CloudRelay` at the scenario's base URL (cloud-profile ones behind `DriftGate` over the relay's `Capabilities`). */
+const relaySession = (scenario: Demo.Scenario, baseUrl: string, sink: WarningSink) =>
+  Effect.gen(function*() {
+    const prepared = yield* prepare(scenario)
+    const made = scenario.mode === "cloudProfile"
+      ? yield* AgentSession.make({ ...prepared.options, mode: "cloudProfile" })
+      : yield* AgentSession.make({ ...prepared.options, mode: "local" })
+    return yield* converse(scenario, sink, made, prepared)
   }).pipe(
     Effect.scoped,
     Effect.provide(Layer.mergeAll(
@@ -119,6 +146,34 @@ const session = (scenario: Demo.Scenario, baseUrl: string, sink: WarningSink) =>
       ArgumentValidator.layerWith({ toolChaining: scenario.toolChaining })
     ))
   )
+
+/** The Gemini client of a scenario, at the scenario's `/v1beta` (the relay needs no key), failing a hung relay within seconds. */
+const geminiOptions = (baseUrl: string, model: string): Gemini.Options => ({
+  baseUrl: `${baseUrl}/v1beta`,
+  model,
+  timeout: Duration.seconds(10),
+  idleTimeout: Duration.seconds(10)
+})
+
+/** A local-mode session over toolgate's `Gemini` provider, speaking Gemini's wire to the scenario's relay (Gemini serves no capabilities profile: no gate). */
+const geminiSession = (scenario: Demo.Scenario, model: string, baseUrl: string, sink: WarningSink) =>
+  Effect.gen(function*() {
+    const prepared = yield* prepare(scenario)
+    const made = yield* AgentSession.make({ ...prepared.options, mode: "local" })
+    return yield* converse(scenario, sink, made, prepared)
+  }).pipe(
+    Effect.scoped,
+    Effect.provide(Layer.mergeAll(
+      Gemini.layerWith(geminiOptions(baseUrl, model)),
+      ArgumentValidator.layerWith({ toolChaining: scenario.toolChaining })
+    ))
+  )
+
+/** Makes the session the scenario asks for, sends its prompt, and collects everything the trace shows. */
+const session = (scenario: Demo.Scenario, baseUrl: string, sink: WarningSink) =>
+  scenario.client?.gemini === undefined
+    ? relaySession(scenario, baseUrl, sink)
+    : geminiSession(scenario, scenario.client.gemini.model, baseUrl, sink)
 
 /** Runs scenario number `index` (1-based) against the relay at `baseUrl` (the scenario's own base URL). */
 export const run = (
@@ -136,10 +191,10 @@ export const run = (
       const message = Cause.pretty(attempt.cause).split("\n")[0] ?? "the session could not be built"
       return { ...base, got: "Defect", passed: false, steps: [{ step: "note", text: message }], checks: [] } satisfies Result
     }
-    const { history, offered, outcome, ran, trace } = attempt.value
+    const { declared, history, offered, outcome, ran, trace } = attempt.value
     const requests = offered.length
     const got = outcome._tag === "Committed" ? "committed" : outcome.error
-    const verdicts = checks(scenario, { outcome, ran, history, requests, offered, trace })
+    const verdicts = checks(scenario, { outcome, ran, history, requests, offered, trace, declared })
     const notes: Array<DemoTrace.Step> = scenario.executionModel === "providerDriven"
       ? [{ step: "note", text: "this relay's model runs the tools itself: the client is declared provider-driven, so layers 1–3 are skipped and the event contract is checked" }]
       : []

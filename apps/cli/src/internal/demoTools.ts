@@ -1,7 +1,8 @@
 /**
  * The demo app's executors over `Demo.localTools` (or, for the tool discovery scenario, the eight tools of
- * `Demo.domainTools`, grouped by domain): `get_weather` answers from a small in-memory table, `locate_user`
- * says where the user is, and the others are never meant to run. Each run is recorded (call id, the arguments the executor got,
+ * `Demo.domainTools`, grouped by domain; or the tools a scenario's client names): `get_weather` and
+ * `get_forecast` answer from a small in-memory table, `locate_user` says where the user is, and the others
+ * are never meant to run. Each run is recorded (call id, the arguments the executor got,
  * the raw arguments, the preflight's coercions), so a trace can show what ran and a scenario that must
  * run nothing can prove it.
  *
@@ -58,11 +59,15 @@ const getWeather = (args: J.JsonValue) => {
 
 const executors: Readonly<Record<string, (args: J.JsonValue) => Effect.Effect<J.JsonValue, Tool.ToolFailure>>> = {
   get_weather: getWeather,
+  get_forecast: getWeather,
   locate_user: () => Effect.succeed({ ...here })
 }
 
-/** The demo toolkit with a fresh run log (read it after the turn): the local tools, or with `domains` the larger toolkit by domain. */
-export const make = (options: { readonly domains?: boolean } = {}): Either.Either<
+/**
+ * The demo toolkit with a fresh run log (read it after the turn): the local tools, with `domains` the larger
+ * toolkit by domain, with `tools` those.
+ */
+export const make = (options: { readonly domains?: boolean; readonly tools?: ReadonlyArray<Demo.LocalTool> } = {}): Either.Either<
   { readonly toolkit: Toolkit.Toolkit<never>; readonly ran: ReadonlyArray<Ran> },
   Toolkit.DuplicateToolName | Toolkit.NotATool
 > => {
@@ -82,6 +87,6 @@ export const make = (options: { readonly domains?: boolean } = {}): Either.Eithe
     })
   const toolkit = options.domains === true
     ? Toolkit.domains(Object.fromEntries(Object.entries(Demo.domainTools).map(([domain, tools]) => [domain, tools.map(tool)])))
-    : Toolkit.make(...Demo.localTools.map(tool))
+    : Toolkit.make(...(options.tools ?? Demo.localTools).map(tool))
   return toolkit.pipe(Either.map((toolkit) => ({ toolkit, ran })))
 }

@@ -29,6 +29,26 @@ export const getWeather: LocalTool = {
   }
 }
 
+/**
+ * The forecast tool of the Gemini-wire scenario: the same weather, in a schema Google's dialect must rewrite
+ * (a `$ref` into `$defs`, `const` variants, `additionalProperties`, bounds Google does not take).
+ */
+export const getForecast: LocalTool = {
+  name: "get_forecast",
+  description: "The forecast for a city, day by day.",
+  parameters: {
+    type: "object",
+    $defs: { units: { anyOf: [{ const: "metric", description: "°C" }, { const: "imperial", description: "°F" }] } },
+    properties: {
+      city: { type: "string", minLength: 1 },
+      days: { type: "integer", minimum: 1, maximum: 16 },
+      units: { $ref: "#/$defs/units" }
+    },
+    required: ["city", "days"],
+    additionalProperties: false
+  }
+}
+
 /** Where the user is (the chaining scenario reads its `result.city`). */
 export const locateUser: LocalTool = {
   name: "locate_user",

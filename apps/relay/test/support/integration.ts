@@ -1,11 +1,11 @@
 /**
  * What the integration tests share: a relay whose request log is kept (so a test counts the requests the
  * relay really served), a toolkit whose executor counts its runs, sessions over the real providers
- * (`CloudRelay` with `DriftGate` on top, `OpenAiCompatible`) on the undici HTTP client, and one bounded
+ * (`CloudRelay` with `DriftGate` on top, `OpenAiCompatible`, `Gemini`) on the undici HTTP client, and one bounded
  * turn with everything it left behind (result, events, warnings, history, tool runs).
  */
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
-import { CloudRelay, OpenAiCompatible, type Script } from "@toolgate/providers"
+import { CloudRelay, Gemini, OpenAiCompatible, type Script } from "@toolgate/providers"
 import { AgentSession, ArgumentValidator, Capabilities, DriftGate, type Errors, type Message, Provider, type SessionEvent, Tool, Toolkit } from "@toolgate/runtime"
 import type { JsonSchema } from "@toolgate/json-schema"
 import type * as HttpClient from "@effect/platform/HttpClient"
@@ -148,6 +148,13 @@ export const localLayer = (provider: Layer.Layer<Provider.Provider, Errors.Inval
 /** `OpenAiCompatible` against the relay's Chat Completions (`baseUrl` is the relay root or a scenario's base). */
 export const openAiLayer = (baseUrl: string, timeout: Duration.DurationInput = "5 seconds", validator: ArgumentValidator.Options = {}) =>
   localLayer(OpenAiCompatible.layerWith({ baseUrl: `${baseUrl}/v1`, model: "scripted", timeout }), validator)
+
+/** The path of a Gemini model's `streamGenerateContent` (the relay's log shows it without the `?alt=sse` query). */
+export const geminiPath = (model: string) => `/v1beta/models/${model}:streamGenerateContent`
+
+/** `Gemini` against the relay's `streamGenerateContent` (`baseUrl` is the relay root or a scenario's base). */
+export const geminiLayer = (baseUrl: string, model: string, validator: ArgumentValidator.Options = {}) =>
+  localLayer(Gemini.layerWith({ baseUrl: `${baseUrl}/v1beta`, model, timeout: "5 seconds", idleTimeout: "5 seconds" }), validator)
 
 /** `CloudRelay` as a plain provider (no probe, no gate): a local-mode session sees only its streams. */
 export const cloudStreamLayer = (baseUrl: string, timeouts: Timeouts = {}, client: ClientOptions = {}) =>

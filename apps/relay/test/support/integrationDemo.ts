@@ -24,20 +24,22 @@ const cityOf = (args: J.JsonValue): J.JsonValue =>
     ? (args as J.JsonObject)["city"] ?? null
     : null
 
-/** How a scenario's session differs from a plain one: the larger toolkit by domain, the session's sampling. */
+/** How a scenario's session differs from a plain one: the larger toolkit by domain, other tools, the session's sampling. */
 export interface DemoOptions {
   readonly domains?: boolean
+  readonly tools?: ReadonlyArray<Demo.LocalTool>
   readonly sampling?: Provider.Sampling
 }
 
 /** The options a scenario's `client` asks for. */
 export const demoOptions = (scenario: Demo.Scenario): DemoOptions => ({
   domains: scenario.client?.maxTools !== undefined,
+  ...(scenario.client?.tools === undefined ? {} : { tools: scenario.client.tools }),
   ...(scenario.client?.sampling === undefined ? {} : { sampling: scenario.client.sampling })
 })
 
-/** The demo's tools (with `domains`, the larger toolkit) with recording executors: `get_weather` answers for any city, `locate_user` with `here`. */
-export const demoToolkit = (domains = false) => {
+/** The demo's tools (with `domains`, the larger toolkit; else `tools` or the local ones) with recording executors: the weather ones answer for any city, `locate_user` with `here`. */
+export const demoToolkit = (domains = false, tools: ReadonlyArray<Demo.LocalTool> = Demo.localTools) => {
   const ran: Array<Ran> = []
   const tool = (local: Demo.LocalTool) =>
     Tool.make(local.name, {
@@ -52,7 +54,7 @@ export const demoToolkit = (domains = false) => {
   const toolkit = Either.getOrThrow(
     domains
       ? Toolkit.domains(Object.fromEntries(Object.entries(Demo.domainTools).map(([domain, tools]) => [domain, tools.map(tool)])))
-      : Toolkit.make(...Demo.localTools.map(tool))
+      : Toolkit.make(...tools.map(tool))
   )
   return { toolkit, ran, runs: { get count() { return ran.length } } }
 }
@@ -61,7 +63,7 @@ export const demoToolkit = (domains = false) => {
 export const demoCloudSession = (bound: Duration.DurationInput = sendBound, options: DemoOptions = {}) =>
   Effect.gen(function*() {
     const provider = yield* Provider.Provider
-    const { ran, runs, toolkit } = demoToolkit(options.domains)
+    const { ran, runs, toolkit } = demoToolkit(options.domains, options.tools)
     const sampling = options.sampling === undefined ? {} : { sampling: options.sampling }
     return { ...withTurn(yield* AgentSession.make({ provider, toolkit, mode: "cloudProfile", ...sampling }), runs, bound), ran }
   })
@@ -70,7 +72,7 @@ export const demoCloudSession = (bound: Duration.DurationInput = sendBound, opti
 export const demoLocalSession = (bound: Duration.DurationInput = sendBound, options: DemoOptions = {}) =>
   Effect.gen(function*() {
     const provider = yield* Provider.Provider
-    const { ran, runs, toolkit } = demoToolkit(options.domains)
+    const { ran, runs, toolkit } = demoToolkit(options.domains, options.tools)
     const sampling = options.sampling === undefined ? {} : { sampling: options.sampling }
     return { ...withTurn(yield* AgentSession.make({ provider, toolkit, mode: "local", ...sampling }), runs, bound), ran }
   })
