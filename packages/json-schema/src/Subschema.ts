@@ -10,6 +10,7 @@ import * as Either from "effect/Either"
 import { metaError } from "./internal/ajv.js"
 import * as Cache from "./internal/compileCache.js"
 import { stableKey } from "./internal/stableKey.js"
+import { bundle } from "./internal/subschemaBundle.js"
 import { untrusted } from "./internal/subschemaKeywords.js"
 import { withoutDynamicRefs } from "./internal/subschemaLower.js"
 import type { Ctx, Outcome } from "./internal/subschemaModel.js"
@@ -104,18 +105,24 @@ const safeIsSchema = (u: unknown): u is JsonSchema.JsonSchema => {
   }
 }
 
+/** A 2020-12 schema with its embedded resources folded into pointers where that is certain; otherwise itself. */
+const folded = (s: JsonSchema.JsonSchema, dialect: JsonSchema.Dialect): JsonSchema.JsonSchema => dialect === "2020-12" ? bundle(s) ?? s : s
+
 const run = (cloud: JsonSchema.JsonSchema, local: JsonSchema.JsonSchema, budget: number, refs: boolean): Verdict => {
+  const cloudDialect = JsonSchema.dialect(cloud), localDialect = JsonSchema.dialect(local)
+  // the prover reads the folded roots; witnesses, the local compile and the doubts use the schemas as given
   const ctx: Ctx = {
-    cloudRoot: cloud,
-    localRoot: local,
-    cloudDialect: JsonSchema.dialect(cloud),
-    localDialect: JsonSchema.dialect(local),
+    cloudRoot: folded(cloud, cloudDialect),
+    localRoot: folded(local, localDialect),
+    given: { cloud, local },
+    cloudDialect,
+    localDialect,
     budget,
     refs,
     guard: 0,
     assumptions: new Map()
   }
-  const o: Outcome = prove(ctx, [{ schema: cloud, ptr: "", dialect: ctx.cloudDialect }], { schema: local, ptr: "", dialect: ctx.localDialect })
+  const o: Outcome = prove(ctx, [{ schema: ctx.cloudRoot, ptr: "", dialect: cloudDialect }], { schema: ctx.localRoot, ptr: "", dialect: localDialect })
   if (o._tag === "Proven") {
     const broken = invalidLocal(local, ctx.localDialect)
     return broken === undefined ? subtype : { _tag: "Unsupported", construct: `the local schema does not compile: ${broken.message}`, path: broken.path }
@@ -141,9 +148,9 @@ const run = (cloud: JsonSchema.JsonSchema, local: JsonSchema.JsonSchema, budget:
   // no verified witness, or a construct it cannot model: samples of the whole cloud may still show drift,
   // and so may one plain value of each type where the cloud cannot be sampled
   ctx.budget = Math.max(ctx.budget, 400)
-  const root = [{ schema: cloud, ptr: "", dialect: ctx.cloudDialect }]
+  const root = [{ schema: ctx.cloudRoot, ptr: "", dialect: ctx.cloudDialect }]
   const sampled = [sample(ctx, root), ...allBases.flatMap((b) => variants(ctx, root, b, 2))]
-  const w = verified(cloud, local, sampled, lower) ?? verified(cloud, local, plain, lower)
+  const w = verified(cloud, local, sampled, lower) ?? verified(cloud, local, [...plain, ...literals(local)], lower)
   if (w !== undefined) {
     const l = Validator.compile(local)
     const issue = Either.isRight(l) ? l.right.validate(w)[0] : undefined
@@ -247,6 +254,21 @@ const unguardedLoop = (root: JsonSchema.JsonSchema): boolean => {
 
 /** One plain value of each JSON type, the last witness candidates. */
 const plain: ReadonlyArray<JsonValue> = [null, true, 0, 0.5, "", [], {}]
+
+/** Up to 16 values the local schema names in a `const` or `enum` (a value a local `not` excludes is a natural witness). */
+const literals = (local: JsonSchema.JsonSchema): ReadonlyArray<JsonValue> => {
+  const out: Array<JsonValue> = []
+  const stack: Array<JsonSchema.JsonSchema> = [local]
+  for (let seen = 0; stack.length > 0 && out.length < 16 && seen < MAX_SUBSCHEMAS; seen++) {
+    const s = stack.pop()!
+    if (typeof s !== "object") continue
+    const c = s["const"], e = s["enum"]
+    if (c !== undefined) out.push(c)
+    if (Array.isArray(e)) out.push(...e.slice(0, 16 - out.length))
+    for (const x of JsonSchema.subschemas(s)) stack.push(x.schema)
+  }
+  return out
+}
 
 /**
  * The first candidate the real cloud validator accepts and the real local validator rejects (and, when

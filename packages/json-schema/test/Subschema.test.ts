@@ -190,9 +190,15 @@ describe("Subschema.check: references, booleans, finite sides", () => {
     drift({ type: "object" }, { anyOf: [{ dependencies: { description: { required: ["x"] } } }, { not: { dependencies: {} } }] })
     assert.strictEqual(tag({ type: "object" }, { anyOf: [{ dependencies: { title: ["x"] } }, { not: { dependencies: { title: ["x"] } } }] }), "Subtype")
   })
-  it("an embedded $id on the local side is Unsupported at the pointer of that $id", () => {
+  it("an embedded $id on the local side is folded into pointers where every reference resolves inside the document", () => {
     const local = { type: "object", $defs: { a: { $id: "http://x.example/a", type: "string" } }, properties: { p: { $ref: "#/$defs/a" } } }
-    assert.deepStrictEqual(Subschema.check({ type: "object", properties: { p: { type: "string" } } }, local), { _tag: "Unsupported", construct: "embedded $id", path: "/$defs/a/$id" })
+    assert.deepStrictEqual(Subschema.check({ type: "object", properties: { p: { type: "string" } } }, local), { _tag: "Subtype" })
+    const c = Validator.compile(local)
+    assert.isTrue(Either.isRight(c) && [{}, { p: "" }, { p: "x" }, { q: 1 }].every((v) => c.right.isValid(v)))
+  })
+  it("an embedded $id whose references leave the document is Unsupported at the pointer of that $id", () => {
+    const local = { type: "object", $defs: { a: { $id: "http://x.example/a", type: "object", properties: { q: { $ref: "b.json" } } } }, properties: { p: { $ref: "#/$defs/a" } } }
+    assert.deepStrictEqual(Subschema.check({ type: "object", properties: { p: { type: "object" } } }, local), { _tag: "Unsupported", construct: "embedded $id", path: "/$defs/a/$id" })
   })
   it("a local schema the validator cannot compile is never a proof (the executor would reject every call)", () => {
     const v = Subschema.check({ type: "integer", minimum: 10 }, { anyOf: [{ type: "number", minimum: "5" }, { type: "string" }] })

@@ -84,3 +84,49 @@ describe("Subschema: constructs the validator reads its own way", () => {
     assert.deepStrictEqual(withoutDynamicRefs({ anyOf: [ref, { type: "null" }] }), { anyOf: [{ not: true }, { type: "null" }] })
   })
 })
+
+const nested = (root: string, doc: string, anchor: string): JsonSchema.JsonSchemaObject => ({
+  $id: `http://localhost:1234/${root}`,
+  $defs: { A: { $id: `${doc}.json`, $defs: { B: { $anchor: anchor, type: "integer" } } } }
+})
+
+describe("Subschema: embedded resources folded into pointers", () => {
+  it("two resources that differ only by renamed $id and $anchor are the same constraint", () => {
+    const a = { ...nested("root", "nested", "foo"), $ref: "http://localhost:1234/nested.json#foo" }
+    const b = { ...nested("root1", "nested1", "foo1"), not: { $ref: "http://localhost:1234/nested1.json#foo1" } }
+    // `X or not X` accepts every value; `X and not X` none
+    subtype(true, { anyOf: [a, b] }, [1, "a", null, {}, [], 1.5])
+    subtype({ allOf: [a, b] }, false, [])
+    const plain = {
+      anyOf: [
+        { $ref: "http://localhost:1234/bar#foo", $defs: { A: { $id: "http://localhost:1234/bar", $anchor: "foo", type: "integer" } } },
+        { $defs: { A: { $id: "http://localhost:1234/bar1", $anchor: "foo1", type: "integer" } }, not: { $ref: "http://localhost:1234/bar1#foo1" } }
+      ]
+    }
+    subtype(true, plain, [1, "a", null, {}])
+  })
+
+  it("an embedded resource's reference is read against its own base", () => {
+    const local = {
+      $id: "http://example.com/root.json", type: "object", properties: { n: { $ref: "item.json" } },
+      $defs: { item: { $id: "item.json", type: "integer", minimum: 0 } }
+    }
+    subtype({ type: "object", properties: { n: { type: "integer", minimum: 1 } }, required: ["n"] }, local, [{ n: 1 }, { n: 7 }])
+    const w = drift({ type: "object", properties: { n: { type: "integer" } }, required: ["n"] }, local)
+    assert.isTrue(typeof (w as { readonly n: number }).n === "number" && (w as { readonly n: number }).n < 0)
+  })
+
+  it("no folding where Ajv's resolution may differ: an $id under an unknown keyword or in a value, a reference leaving the document", async () => {
+    const { bundle } = await import("../src/internal/subschemaBundle.js")
+    const real = { $id: "https://x.example/id.json", type: "string" }
+    assert.isUndefined(bundle({ $defs: { real, odd: { unknown: { $id: "https://x.example/id.json", type: "null" } } }, $ref: "https://x.example/id.json" }))
+    assert.isUndefined(bundle({ $defs: { real, odd: { enum: [{ $id: "https://x.example/other.json" }] } }, $ref: "https://x.example/id.json" }))
+    assert.isUndefined(bundle({ $defs: { real }, $ref: "https://elsewhere.example/id.json" }))
+    assert.deepStrictEqual(bundle({ $defs: { real }, $ref: "https://x.example/id.json" }), { $defs: { real: { type: "string" } }, $ref: "#/%24defs/real" })
+  })
+
+  it("a value a local `not` names is tried as a witness", () => {
+    const local = { $defs: { x: { enum: [{ a: "x" }] }, y: { enum: [{ a: "y" }] } }, anyOf: [{ $ref: "#/$defs/x" }, { not: { $ref: "#/$defs/y" } }] }
+    assert.deepStrictEqual(drift(true, local), { a: "y" })
+  })
+})

@@ -105,7 +105,7 @@ const cloudRejects = (ctx: Ctx, n: Node, v: JsonValue): boolean => {
   if (q !== undefined) return !q
   // Ajv's reading of an untrusted cloud construct may reject what the cloud accepts: keep the value then
   if (n.ptr === undefined || cloudDoubted(ctx)) return false
-  const c = Validator.compileAt(ctx.cloudRoot, n.ptr)
+  const c = Validator.compileAt(ctx.given?.cloud ?? ctx.cloudRoot, n.ptr)
   if (Either.isLeft(c)) return false
   try {
     return !c.right.isValid(v)
@@ -134,7 +134,7 @@ export const decide = (ctx: Ctx, nodes: ReadonlyArray<Node>, values: ReadonlyArr
     if (!tick(ctx)) return unknown("work budget exhausted", local.ptr)
     if (nodes.some((n) => cloudRejects(ctx, n, v))) continue
     if (quick(local, v) === true) continue
-    compiled ??= Validator.compileAt(ctx.localRoot, local.ptr)
+    compiled ??= Validator.compileAt(ctx.given?.local ?? ctx.localRoot, local.ptr)
     if (Either.isLeft(compiled)) return unknown(`local schema does not compile: ${compiled.left.message}`, local.ptr)
     let issues: ReadonlyArray<Validator.Issue>
     try {

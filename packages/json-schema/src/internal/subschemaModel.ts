@@ -107,6 +107,8 @@ export interface Ctx {
   readonly swapped?: boolean
   /** The local schema's first construct whose validator semantics are not trusted (`null`: none), once computed. */
   untrusted?: { readonly construct: string; readonly path: string } | null
+  /** The roots as given, where the prover reads rewritten ones (embedded resources folded): what the validators compile. */
+  readonly given?: { readonly cloud: JsonSchema; readonly local: JsonSchema }
   /** The same for the cloud schema. */
   cloudUntrusted?: { readonly construct: string; readonly path: string } | null
 }

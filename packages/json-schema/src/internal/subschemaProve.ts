@@ -105,6 +105,7 @@ const inside = (ctx: Ctx, x: Node, y: Node): boolean => {
   const share = Math.min(ctx.budget, 2_000)
   const flipped: Ctx = {
     cloudRoot: ctx.localRoot, localRoot: ctx.cloudRoot, cloudDialect: ctx.localDialect, localDialect: ctx.cloudDialect,
+    ...(ctx.given === undefined ? {} : { given: { cloud: ctx.given.local, local: ctx.given.cloud } }),
     budget: share, refs: ctx.refs, guard: 0, assumptions: new Map(), swapped: true
   }
   const o = prove(flipped, [x], y)
