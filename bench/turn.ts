@@ -117,9 +117,10 @@ const toolgateTurn = (spec: TurnSpec, count = false) => {
 }
 
 /**
- * For context on turn (a): the same session over a provider written inline (a plain object, as the
- * runtime README shows), which plays its rounds without `Scripted`'s checks and request log, so the
- * figure isolates the session's own cost from the test provider's.
+ * For context on turn (a): the same session over a provider written inline whose rounds are real streams
+ * (`Stream.fromIterable`, as a streaming API's are) instead of rounds answered whole
+ * (`Provider.wholeRound`, as `Scripted`'s and the peers' mock models are), so the figure shows what running
+ * a stream costs per round.
  */
 const toolgateInlineTurn = (spec: TurnSpec) => {
   const events = spec.rounds.map(tgEvents)
@@ -379,7 +380,7 @@ export const run = async (): Promise<{ readonly results: ReadonlyArray<Result>; 
   console.log("  toolgate   Scripted provider, AgentSession.make + send, Effect Schema tools (lenient validation, envelopes, events, undo log)")
   console.log("  vercel     generateText(stopWhen: isStepCount(10)) over a new MockLanguageModelV4 (ai/test), zod input schemas")
   console.log("  effect-ai  Chat.empty + Chat.generateText (toolkit with handlers, concurrency unbounded) until no tool call is left")
-  console.log("  toolgate a, inline provider (context): the same session over a plain-object provider (no Scripted checks)")
+  console.log("  toolgate a, streamed rounds (context): the same session over an inline provider whose rounds are streams")
   console.log("  (d) repair: toolgate sends the invalid_args envelope back (one repair spent); vercel marks the call invalid and")
   console.log("      sends its tool-error back in the same loop; effect-ai fails generateText with MalformedOutput, and the app")
   console.log("      sends the error back as a user message and asks again (its closest equivalent)")
@@ -396,7 +397,7 @@ export const run = async (): Promise<{ readonly results: ReadonlyArray<Result>; 
     ]
     if (spec.key === "a") {
       const inline = toolgateInlineTurn(spec)
-      peers.push({ name: "toolgate a, inline provider (context)", run: () => runtime.runPromise(inline) })
+      peers.push({ name: "toolgate a, streamed rounds (context)", run: () => runtime.runPromise(inline) })
     }
     const counted = toolgateTurn(spec, true)
     await verify(`toolgate ${spec.key}`, spec, () => runtime.runPromise(counted))

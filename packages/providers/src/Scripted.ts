@@ -9,8 +9,8 @@
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
-import { Errors, Telemetry } from "@toolgate/runtime"
-import type { Provider, StreamEvent } from "@toolgate/runtime"
+import { Errors, Provider } from "@toolgate/runtime"
+import type { StreamEvent } from "@toolgate/runtime"
 import * as Script from "./Script.js"
 
 /**
@@ -48,11 +48,12 @@ export const make = (
   Effect.sync(() => {
     const declared: Provider.ProviderCapabilities = { ...defaults, ...capabilities }
     const received: Array<Provider.CompletionRequest> = []
+    // A scripted round is known whole: the session reads it without running a stream.
     const stream = (request: Provider.CompletionRequest): Stream.Stream<StreamEvent.StreamEvent, Errors.ProviderError> =>
-      Stream.suspend(() => {
+      Provider.wholeRound(Effect.suspend(() => {
         received.push(request)
         return play(declared.name, script, request.messages)
-      }).pipe(Stream.withSpan("Scripted.stream", { captureStackTrace: false, attributes: Telemetry.chat(declared.name) }))
+      }))
     return {
       capabilities: declared,
       stream,
@@ -64,17 +65,17 @@ export const make = (
 /** A script built in code is typed, not checked: a round that is not one fails typed instead of reaching the session. */
 const isRound = Schema.is(Script.Round)
 
-/** The round for `messages` as a stream: its events, or the `ProviderError` it stands for. */
+/** The round for `messages`: its events, or the `ProviderError` it stands for. */
 const play = (
   provider: string,
   script: Script.Script,
   messages: Provider.CompletionRequest["messages"]
-): Stream.Stream<StreamEvent.StreamEvent, Errors.ProviderError> => {
+): Effect.Effect<ReadonlyArray<StreamEvent.StreamEvent>, Errors.ProviderError> => {
   const round = Script.select(script, messages)
   if (round === undefined || !isRound(round)) {
     const { round: r, turn: t } = Script.position(messages)
     const what = round === undefined ? "has no" : "holds something that is not a"
-    return Stream.fail(
+    return Effect.fail(
       new Errors.ProviderError({
         provider,
         reason: `the script ${what} round ${r + 1} of turn ${t + 1} (turns[${t}][${r}])`,
@@ -83,7 +84,7 @@ const play = (
     )
   }
   if (Script.isFailure(round)) {
-    return Stream.fail(new Errors.ProviderError({ provider, reason: round.fail.reason, retryable: round.fail.retryable }))
+    return Effect.fail(new Errors.ProviderError({ provider, reason: round.fail.reason, retryable: round.fail.retryable }))
   }
-  return Stream.fromIterable(round)
+  return Effect.succeed(round)
 }

@@ -213,31 +213,31 @@ interface Running {
 
 const acceptAny = (_text: string) => Effect.void
 
-// Built once for every session (a traced function captures a stack trace where it is made).
-const sendIn = Effect.fn("AgentSession.send")(function*(s: Running, text: string, options?: SendOptions) {
-  yield* Effect.annotateCurrentSpan(s.agent)
-  const { directives, sampling } = yield* decodeSend(options ?? {})
-  const toolChoice = options?.toolChoice ?? "auto"
-  const [turn] = yield* s.serialized(
-    SessionTurn.run(s.env, safeString(text), { toolChoice, accept: acceptAny, sampling, ...(directives === undefined ? {} : { directives }) })
-  )
-  yield* Effect.annotateCurrentSpan(Telemetry.usage(turn.turn, turn.usage.inputTokens, turn.usage.outputTokens))
-  return turn
-})
+// Built once for every session; the span is made only when the app installed a tracer.
+const sendIn = (s: Running, text: string, options?: SendOptions) =>
+  Effect.gen(function*() {
+    const { directives, sampling } = yield* decodeSend(options ?? {})
+    const toolChoice = options?.toolChoice ?? "auto"
+    const [turn] = yield* s.serialized(
+      SessionTurn.run(s.env, safeString(text), { toolChoice, accept: acceptAny, sampling, ...(directives === undefined ? {} : { directives }) })
+    )
+    yield* Effect.annotateCurrentSpan(Telemetry.usage(turn.turn, turn.usage.inputTokens, turn.usage.outputTokens))
+    return turn
+  }).pipe(Telemetry.span("AgentSession.send", s.agent))
 
-const generateIn = Effect.fn("AgentSession.generate")(function*<A, I>(s: Running, schema: Schema.Schema<A, I>, text: string) {
-  yield* Effect.annotateCurrentSpan(s.agent)
-  const capabilities = s.env.provider.capabilities
-  if (!capabilities.supportsStructuredOutput) return yield* new StructuredOutputUnsupported({ provider: capabilities.name })
-  const structuredOutput = yield* jsonSchemaOf(schema)
-  const decode = Schema.decodeUnknown(Schema.parseJson(schema), { errors: "all" })
-  const accept = (answer: string) =>
-    Effect.mapError(decode(answer), (e) => new StructuredOutputInvalid({ detail: ParseResult.TreeFormatter.formatErrorSync(e) }))
-  const [, value] = yield* s.serialized(SessionTurn.run(s.env, text, { toolChoice: "auto", structuredOutput, accept, sampling: {} }))
-  return value
-})
+const generateIn = <A, I>(s: Running, schema: Schema.Schema<A, I>, text: string) =>
+  Effect.gen(function*() {
+    const capabilities = s.env.provider.capabilities
+    if (!capabilities.supportsStructuredOutput) return yield* new StructuredOutputUnsupported({ provider: capabilities.name })
+    const structuredOutput = yield* jsonSchemaOf(schema)
+    const decode = Schema.decodeUnknown(Schema.parseJson(schema), { errors: "all" })
+    const accept = (answer: string) =>
+      Effect.mapError(decode(answer), (e) => new StructuredOutputInvalid({ detail: ParseResult.TreeFormatter.formatErrorSync(e) }))
+    const [, value] = yield* s.serialized(SessionTurn.run(s.env, text, { toolChoice: "auto", structuredOutput, accept, sampling: {} }))
+    return value
+  }).pipe(Telemetry.span("AgentSession.generate", s.agent))
 
-const undoSpan = Effect.withSpan("AgentSession.undoLastTurn", { captureStackTrace: false })
+const undoSpan = Telemetry.span("AgentSession.undoLastTurn")
 
 /** The session's methods over its environment. */
 const methods = (env: Env, serialized: <A, E>(effect: Effect.Effect<A, E>) => Effect.Effect<A, E>): AgentSession => {

@@ -14,6 +14,7 @@ import * as Schema from "effect/Schema"
 import { Arguments, type Coercion, type JsonSchema, type JsonValue as J, RefAware, type Validator } from "@toolgate/json-schema"
 import * as Errors from "./Errors.js"
 import * as Shape from "./internal/argumentShape.js"
+import * as Telemetry from "./Telemetry.js"
 import * as Policies from "./internal/argumentPolicy.js"
 import type * as Tool from "./Tool.js"
 import * as ToolEnvelope from "./ToolEnvelope.js"
@@ -124,32 +125,36 @@ export const make = (options: Options = {}): Effect.Effect<Service> =>
     const maxDepth = typeof options.maxArgumentDepth === "number" && Number.isSafeInteger(options.maxArgumentDepth) && options.maxArgumentDepth >= 1
       ? options.maxArgumentDepth
       : Shape.defaultMaxDepth
-    const prepare = Effect.fn("ArgumentValidator.prepare")(
-      function*<A>(tool: Tool.Tool<A, any>, raw: unknown, prepareOptions: PrepareOptions) {
-        const name = text(tool.name, "")
-        const callId = text(prepareOptions?.callId, "")
-        const policy = policyFor(name)
-        yield* Effect.annotateCurrentSpan({ "gen_ai.tool.name": name, "gen_ai.tool.call.id": callId, "toolgate.argument_policy": policy })
-        if (tool.schemaError !== undefined) {
-          return yield* new InvalidToolSchema({ tool: name, path: "", detail: tool.schemaError })
-        }
-        const options = { policy, fromStrictProvider: prepareOptions?.fromStrictProvider === true }
-        // a value too deep (or not well-formed text) is refused before any recursive code walks it
-        const raised = typeof raw === "string" ? undefined : Shape.check(raw, maxDepth)
-        if (raised !== undefined) return yield* invalid(name, callId, [raised])
-        const result = toolChaining ? prepareChained(tool.jsonSchema, raw, options) : Arguments.prepare(tool.jsonSchema, raw, options)
-        if (result._tag === "SchemaError") return yield* new InvalidToolSchema({ tool: name, path: result.path, detail: result.message })
-        if (result._tag === "Invalid") return yield* invalid(name, callId, result.issues)
-        const shape = Shape.check(result.value, maxDepth)
-        if (shape !== undefined) return yield* invalid(name, callId, [shape])
-        const base = { tool: name, callId, raw, value: result.value, coercions: result.coercions }
-        const refs = toolChaining ? RefAware.refs(result.value) : []
-        if (refs.length > 0) return { _tag: "Referencing", ...base, refs } satisfies Referencing as Outcome<A>
-        const decoded = tool.decode(result.value)
-        if (decoded._tag === "Left") return yield* invalid(name, callId, decoded.left)
-        return { _tag: "Prepared", ...base, args: decoded.right } satisfies Tool.Prepared<A> as Outcome<A>
-      }
-    )
+    /** One call's outcome, plainly: what the executor may receive, or the typed error the call fails with. */
+    const outcomeOf = <A>(tool: Tool.Tool<A, any>, raw: unknown, name: string, callId: string, options: Arguments.Options) => {
+      if (tool.schemaError !== undefined) return new InvalidToolSchema({ tool: name, path: "", detail: tool.schemaError })
+      // a value too deep (or not well-formed text) is refused before any recursive code walks it
+      const raised = typeof raw === "string" ? undefined : Shape.check(raw, maxDepth)
+      if (raised !== undefined) return invalid(name, callId, [raised])
+      const result = toolChaining ? prepareChained(tool.jsonSchema, raw, options) : Arguments.prepare(tool.jsonSchema, raw, options)
+      if (result._tag === "SchemaError") return new InvalidToolSchema({ tool: name, path: result.path, detail: result.message })
+      if (result._tag === "Invalid") return invalid(name, callId, result.issues)
+      const shape = Shape.check(result.value, maxDepth)
+      if (shape !== undefined) return invalid(name, callId, [shape])
+      const base = { tool: name, callId, raw, value: result.value, coercions: result.coercions }
+      const refs = toolChaining ? RefAware.refs(result.value) : []
+      if (refs.length > 0) return { _tag: "Referencing", ...base, refs } satisfies Referencing as Outcome<A>
+      const decoded = tool.decode(result.value)
+      if (decoded._tag === "Left") return invalid(name, callId, decoded.left)
+      return { _tag: "Prepared", ...base, args: decoded.right } satisfies Tool.Prepared<A> as Outcome<A>
+    }
+    const prepare = <A>(tool: Tool.Tool<A, any>, raw: unknown, prepareOptions: PrepareOptions): Effect.Effect<Outcome<A>, InvalidToolArguments | InvalidToolSchema> => {
+      const name = text(tool.name, "")
+      const callId = text(prepareOptions?.callId, "")
+      const policy = policyFor(name)
+      const options = { policy, fromStrictProvider: prepareOptions?.fromStrictProvider === true }
+      return Effect.suspend(() => {
+        const outcome = outcomeOf(tool, raw, name, callId, options)
+        return outcome instanceof InvalidToolArguments || outcome instanceof InvalidToolSchema ? Effect.fail(outcome) : Effect.succeed(outcome)
+      }).pipe(
+        Telemetry.span("ArgumentValidator.prepare", { "gen_ai.tool.name": name, "gen_ai.tool.call.id": callId, "toolgate.argument_policy": policy })
+      )
+    }
     return { policyFor, toolChaining, prepare }
   })
 

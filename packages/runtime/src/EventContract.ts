@@ -96,3 +96,19 @@ export const check = (model: Provider.ExecutionModel, options: Options = {}) =>
     })
     return Stream.fromChannel(Channel.pipeTo(Stream.toChannel(self), loop))
   })
+
+/**
+ * The same check on a round answered whole (`Provider.wholeRound`): the first broken rule, or undefined. With
+ * `complete: false` (only the first events were read, as `Stream.take` reads a stream) the end-of-stream
+ * rules are not checked, exactly as the stage does not check them on a stream cut short.
+ */
+export const violationIn = (
+  model: Provider.ExecutionModel,
+  options: Options,
+  events: ReadonlyArray<StreamEvent.StreamEvent>,
+  complete = true
+): Errors.ProviderEventContractViolation | undefined => {
+  const tracker = new Tracker(model, options)
+  const broken = tracker.scan(events) >= 0 ? tracker.broken : complete ? tracker.end() : undefined
+  return broken === undefined ? undefined : violation(broken)
+}

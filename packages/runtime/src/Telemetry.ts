@@ -11,8 +11,12 @@
  * | `ArgumentValidator.prepare`, `ToolChain.resolve` | `gen_ai.tool.name`, `gen_ai.tool.call.id`, plus `toolgate.argument_policy` / `toolgate.tool_chain.refs` |
  * | `DriftGate.check`, `Capabilities.fetch`, `AgentSession.compensate` | `toolgate.drift_gate.tools`, `toolgate.capabilities.version`; `url.full`; `toolgate.turn`, `toolgate.tool.executed` |
  *
+ * Spans are made with `span`: only when the app installed a tracer (with Effect's built-in one nobody reads
+ * them, and each costs more than a short tool call), and without a captured stack trace.
+ *
  * @since 0.1.0
  */
+import * as Effect from "effect/Effect"
 
 /** One call of a tool: operation `execute_tool`, the tool's name and the call id. */
 export const toolCall = (name: string, callId: string): Record<string, string> => ({
@@ -42,3 +46,13 @@ export const usage = (turn: number, inputTokens: number | undefined, outputToken
   ...(inputTokens === undefined ? {} : { "gen_ai.usage.input_tokens": inputTokens }),
   ...(outputTokens === undefined ? {} : { "gen_ai.usage.output_tokens": outputTokens })
 })
+
+/** The tracer a fiber has unless the app installs one: the spans it makes are kept by nobody. */
+const builtIn = Effect.runSync(Effect.tracer)
+
+/**
+ * `self` in a span named `name` with `attributes`, when the app installed a tracer (`@effect/opentelemetry`,
+ * say); with Effect's built-in tracer, `self` as it is. No stack trace is captured.
+ */
+export const span = (name: string, attributes?: Record<string, unknown>) => <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.tracerWith((tracer) => tracer === builtIn ? self : Effect.withSpan(self, name, { captureStackTrace: false, attributes }))

@@ -246,9 +246,8 @@ export const contextOf = <A, R>(tool: Tool<A, R>, prepared: Prepared<A>, options
  * returned itself passes through), a `ToolFailure` (or any failure) → `ToolEnvelope.fromError`, a defect
  * → `execution_error` and an `Effect.logError` with the cause. Interruption stays interruption.
  */
-export const run = Effect.fn("Tool.run")(function*<A, R>(tool: Tool<A, R>, prepared: Prepared<A>, options?: RunOptions) {
-  yield* Effect.annotateCurrentSpan(Telemetry.toolCall(tool.name, prepared.callId))
-  const ctx = contextOf(tool, prepared, options)
-  const { envelope } = yield* timed(tool, prepared.callId, Effect.suspend(() => tool.execute(prepared.args, ctx)))
-  return envelope
-})
+export const run = <A, R>(tool: Tool<A, R>, prepared: Prepared<A>, options?: RunOptions): Effect.Effect<ToolEnvelope.Envelope, never, R> =>
+  Effect.suspend(() => {
+    const ctx = contextOf(tool, prepared, options)
+    return Effect.map(timed(tool, prepared.callId, Effect.suspend(() => tool.execute(prepared.args, ctx))), (t) => t.envelope)
+  }).pipe(Telemetry.span("Tool.run", Telemetry.toolCall(tool.name, prepared.callId)))

@@ -21,6 +21,7 @@ import * as ArgumentValidator from "./ArgumentValidator.js"
 import { clip } from "./internal/json.js"
 import * as Path from "./internal/toolChainPath.js"
 import { type Replacement, substitute } from "./internal/toolChainSubstitute.js"
+import * as Telemetry from "./Telemetry.js"
 import type * as Tool from "./Tool.js"
 import * as ToolEnvelope from "./ToolEnvelope.js"
 
@@ -182,22 +183,15 @@ const leftOver = (located: RefAware.Located): Validator.Issue =>
  * Every ref is checked, so one answer lists all broken refs. The `Prepared` keeps the model's `raw`
  * arguments (refs and all); `value`/`args` are the resolved ones; `coercions` are both passes' repairs.
  */
-export const resolve: <A>(
+export const resolve = <A>(
   validator: ArgumentValidator.Service,
   tool: Tool.Tool<A, any>,
   call: ArgumentValidator.Referencing,
   results: Results,
   options?: ResolveOptions
-) => Effect.Effect<Tool.Prepared<A>, ArgumentValidator.InvalidToolArguments | ArgumentValidator.InvalidToolSchema> = Effect
-  .fn("ToolChain.resolve")(function*<A>(
-    validator: ArgumentValidator.Service,
-    tool: Tool.Tool<A, any>,
-    call: ArgumentValidator.Referencing,
-    results: Results,
-    options?: ResolveOptions
-  ) {
+): Effect.Effect<Tool.Prepared<A>, ArgumentValidator.InvalidToolArguments | ArgumentValidator.InvalidToolSchema> =>
+  Effect.gen(function*() {
     const name = tool.name
-    yield* Effect.annotateCurrentSpan({ "gen_ai.tool.name": name, "gen_ai.tool.call.id": call.callId, "toolgate.tool_chain.refs": call.refs.length })
     const replacements: Array<Replacement> = []
     const issues: Array<Validator.Issue> = []
     for (const located of call.refs) {
@@ -211,4 +205,6 @@ export const resolve: <A>(
     const prepared = yield* validator.prepare(tool, resolved, { callId: call.callId, fromStrictProvider })
     if (prepared._tag === "Referencing") return yield* invalid(name, call.callId, prepared.refs.map(leftOver))
     return { ...prepared, raw: call.raw, coercions: [...call.coercions, ...prepared.coercions] } satisfies Tool.Prepared<A>
-  })
+  }).pipe(
+    Telemetry.span("ToolChain.resolve", { "gen_ai.tool.name": tool.name, "gen_ai.tool.call.id": call.callId, "toolgate.tool_chain.refs": call.refs.length })
+  )

@@ -5,7 +5,7 @@ import * as ArgumentValidator from "../src/ArgumentValidator.js"
 import type * as SessionEvent from "../src/SessionEvent.js"
 import * as Tool from "../src/Tool.js"
 import * as Toolkit from "../src/Toolkit.js"
-import { answer, call, done, make, session } from "./support/scriptedProvider.js"
+import { answer, call, done, make, session, text } from "./support/scriptedProvider.js"
 
 const toolkit = Either.getOrThrow(Toolkit.make(Tool.make("add", {
   description: "Adds.",
@@ -149,6 +149,25 @@ describe("AgentSession (observability)", () => {
       assert.isTrue(calls.every((span) => span.ended))
       assert.isTrue(spans.some((span) => span.name === "AgentSession.send"))
       assert.isTrue(spans.some((span) => span.name === "Tool.run"))
+    }))
+
+  it.effect("with Effect's built-in tracer (no tracer installed) the turn makes no spans: its work sees the caller's span", () =>
+    Effect.gen(function*() {
+      const seen: Array<string> = []
+      const spy = Tool.make("spy", {
+        description: "reports the span it runs in",
+        parameters: { type: "object" },
+        execute: () => Effect.map(Effect.option(Effect.currentSpan), (span) => (seen.push(span._tag === "Some" ? span.value.name : "none"), "ok"))
+      })
+      const s = yield* session(make([[call("c1", "spy", {}), done], [text("done"), done]]), Either.getOrThrow(Toolkit.make(spy)))
+      yield* s.send("go").pipe(Effect.withSpan("app.request"))
+      assert.deepStrictEqual(seen, ["app.request"])
+      // the same turn under a tracer runs inside the session's spans
+      const { spans, tracer } = recordingTracer()
+      const traced = yield* session(make([[call("c2", "spy", {}), done], [text("done"), done]]), Either.getOrThrow(Toolkit.make(spy)))
+      yield* traced.send("go").pipe(Effect.withSpan("app.request"), Effect.withTracer(tracer))
+      assert.deepStrictEqual(seen, ["app.request", "Tool.run"])
+      assert.deepStrictEqual(spans.map((span) => span.name).filter((n) => n !== "app.request").sort(), ["AgentSession.send", "AgentSession.toolCall", "ArgumentValidator.prepare", "Tool.run"])
     }))
 
   it.effect("a turn that exhausts its repairs still leaves a span for every invalid call", () =>

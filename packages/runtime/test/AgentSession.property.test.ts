@@ -124,4 +124,30 @@ describe("AgentSession (property)", () => {
       }),
     { fastCheck: { numRuns: 40 }, timeout: 60_000 }
   )
+
+  it.effect.prop(
+    "rounds answered whole (Provider.wholeRound) and the same rounds streamed give the same outcomes, histories and requests",
+    [script, limits, fc.boolean()],
+    ([turns, limit, parallel]) =>
+      Effect.gen(function*() {
+        const play = (whole: boolean) =>
+          Effect.gen(function*() {
+            const put = Tool.make("put", { description: "p", parameters: putSchema, execute: (args) => Effect.succeed(args) })
+            const ids = { next: 0, earlier: [] as Array<string> }
+            const rounds = turns.flatMap((rounds) => rounds.map((r) => eventsOf(r, ids)))
+            const provider = make(rounds, { supportsParallelToolCalls: parallel }, undefined, whole)
+            const s = yield* session(provider, Either.getOrThrow(Toolkit.make(put)), { limits: limit, chaining: true, chainScope: "session" })
+            const outcomes: Array<unknown> = []
+            for (const [i] of turns.entries()) {
+              const outcome = yield* Effect.either(s.send(`turn ${i}`))
+              outcomes.push(Either.isLeft(outcome) ? outcome.left : { text: outcome.right.text, calls: outcome.right.calls, usage: outcome.right.usage })
+            }
+            return { outcomes, history: yield* s.history, requests: provider.requests.length }
+          })
+        const streamed = yield* play(false)
+        const whole = yield* play(true)
+        assert.deepStrictEqual(whole, streamed)
+      }),
+    { fastCheck: { numRuns: 40 }, timeout: 60_000 }
+  )
 })

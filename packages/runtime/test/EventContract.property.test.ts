@@ -168,4 +168,20 @@ describe("EventContract.check (properties)", () => {
         assert.strictEqual(whole.error === undefined, whole.emitted.length === trace.length && trace.at(-1)?._tag === "Done")
       }
     }), timeout)
+
+  it.effect.prop("violationIn (a round read whole) gives the stage's verdict, for any events, in either model, whole or cut short", [anyTrace, FastCheck.nat(31), FastCheck.nat(3)], ([trace, cut, max]) =>
+    Effect.gen(function*() {
+      for (const model of ["appDriven", "providerDriven"] as const) {
+        const options = { maxToolCalls: max }
+        const stage = (events: ReadonlyArray<Event>) =>
+          Stream.runCollect(Stream.either(Stream.fromIterable(events).pipe(EventContract.check(model, options)))).pipe(
+            Effect.map((items) => Chunk.toReadonlyArray(Chunk.filterMap(items, Either.getLeft))[0])
+          )
+        assert.deepStrictEqual(EventContract.violationIn(model, options, trace), yield* stage(trace))
+        // cut short (as the session's event limit cuts a stream): the first events' rules only, no end-of-stream rule
+        const taken = yield* Stream.runCollect(Stream.either(Stream.fromIterable(trace).pipe(EventContract.check(model, options), Stream.take(cut))))
+        const streamed = Chunk.toReadonlyArray(Chunk.filterMap(taken, Either.getLeft))[0]
+        if (cut < trace.length) assert.deepStrictEqual(EventContract.violationIn(model, options, trace.slice(0, cut), false), streamed)
+      }
+    }), timeout)
 })

@@ -18,6 +18,7 @@ import * as Tool from "../Tool.js"
 import * as ToolChain from "../ToolChain.js"
 import * as Telemetry from "../Telemetry.js"
 import * as ToolEnvelope from "../ToolEnvelope.js"
+import * as Deadline from "./deadline.js"
 import { clip } from "./json.js"
 import * as ToolDiscovery from "./toolDiscovery.js"
 import { budgetOf, timed, timeoutEnvelope } from "./toolOutcome.js"
@@ -125,9 +126,10 @@ export const reportCall = <E>(
     yield* publish(env, { _tag: "ToolAnswered", ...where, envelope })
     return { callId: call.id, tool: call.name, ...args, envelope }
   }).pipe(
-    Effect.withSpan("AgentSession.toolCall", {
-      captureStackTrace: false,
-      attributes: { ...Telemetry.toolCall(call.name, call.id), "toolgate.tool.outcome": outcome, "toolgate.tool.issue_count": issues.length }
+    Telemetry.span("AgentSession.toolCall", {
+      ...Telemetry.toolCall(call.name, call.id),
+      "toolgate.tool.outcome": outcome,
+      "toolgate.tool.issue_count": issues.length
     })
   )
 
@@ -142,9 +144,9 @@ const undoOf = (env: Env, checked: Checked & { readonly _tag: "Valid" }, envelop
     callId: prepared.callId,
     tool: tool.name,
     // an undo has the tool's time budget too: a compensation (uninterruptible) never waits on one for ever
-    run: budget === undefined ? run : run.pipe(
-      Effect.timeoutFail({ duration: budget, onTimeout: () => new Tool.ToolFailure({ kind: "timeout", message: timeoutEnvelope(tool.name, budget).message }) })
-    )
+    run: budget === undefined
+      ? run
+      : Deadline.within(run, budget, () => Effect.fail(new Tool.ToolFailure({ kind: "timeout", message: timeoutEnvelope(tool.name, budget).message })))
   }
 }
 
@@ -166,7 +168,7 @@ const execute = Effect.fnUntraced(function*(env: Env, input: RoundInput, c: Chec
   input.executions.push(execution)
   const ctx = Tool.contextOf(c.tool, c.prepared, { idempotencyKey: key, onArtifact: (name, value) => execution.artifacts.set(name, value) })
   const { envelope, timedOut } = yield* timed(c.tool, c.call.id, Effect.provide(Effect.suspend(() => c.tool.execute(c.prepared.args, ctx)), env.context)).pipe(
-    Effect.withSpan("Tool.run", { captureStackTrace: false, attributes: Telemetry.toolCall(c.tool.name, c.call.id) })
+    Telemetry.span("Tool.run", Telemetry.toolCall(c.tool.name, c.call.id))
   )
   execution.envelope = envelope
   execution.timedOut = timedOut
@@ -190,7 +192,7 @@ const rejectRound = Effect.fnUntraced(function*(env: Env, input: RoundInput, che
 
 /** A round of valid (and unknown) calls: each runs in its span, concurrently when the provider allows. */
 const runRound = Effect.fnUntraced(function*(env: Env, input: RoundInput, checked: ReadonlyArray<Checked>) {
-  const concurrency = env.provider.capabilities.supportsParallelToolCalls ? "unbounded" : 1
+  const concurrency = env.provider.capabilities.supportsParallelToolCalls && checked.length > 1 ? "unbounded" : 1
   const answered = yield* Effect.forEach(checked, (c) =>
     c._tag === "Valid"
       ? reportCall(env, input, c.call, "valid", [], execute(env, input, c))

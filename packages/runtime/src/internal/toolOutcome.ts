@@ -10,6 +10,7 @@ import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import { JsonValue as J } from "@toolgate/json-schema"
 import * as ToolEnvelope from "../ToolEnvelope.js"
+import * as Deadline from "./deadline.js"
 
 /** Whether `u` is a plain object with an own boolean `ok`: the only values tried as a ready-made envelope. */
 const looksLikeEnvelope = (u: unknown): boolean => {
@@ -89,7 +90,5 @@ export const timed = <R>(
   const budget = budgetOf(tool)
   const run = Effect.map(outcome(tool.name, callId, execution), (envelope): Timed => ({ envelope, timedOut: false }))
   if (budget === undefined) return run
-  return run.pipe(
-    Effect.timeoutTo({ duration: budget, onSuccess: (t) => t, onTimeout: (): Timed => ({ envelope: timeoutEnvelope(tool.name, budget), timedOut: true }) })
-  )
+  return Deadline.within(run, budget, () => Effect.succeed<Timed>({ envelope: timeoutEnvelope(tool.name, budget), timedOut: true }))
 }

@@ -8,7 +8,7 @@ import { Effect, Stream } from "effect"
 import * as AgentSession from "../../src/AgentSession.js"
 import * as ArgumentValidator from "../../src/ArgumentValidator.js"
 import { type InvalidOptions, ProviderError } from "../../src/Errors.js"
-import type * as Provider from "../../src/Provider.js"
+import * as Provider from "../../src/Provider.js"
 import type * as RunLimits from "../../src/RunLimits.js"
 import type * as StreamEvent from "../../src/StreamEvent.js"
 import type * as Toolkit from "../../src/Toolkit.js"
@@ -46,13 +46,17 @@ export const defaults: Provider.ProviderCapabilities = {
 export const make = (
   rounds: ReadonlyArray<Round>,
   capabilities: Partial<Provider.ProviderCapabilities> = {},
-  validateTools?: Provider.AgentProvider["validateTools"]
+  validateTools?: Provider.AgentProvider["validateTools"],
+  /** Event rounds are answered whole (`Provider.wholeRound`) instead of streamed. */
+  whole = false
 ): Scripted => {
   const requests: Array<Provider.CompletionRequest> = []
   const validated: Array<ReadonlyArray<Provider.ToolDefinition>> = []
   const caps = { ...defaults, ...capabilities }
-  const stream = (request: Provider.CompletionRequest): Stream.Stream<StreamEvent.StreamEvent, ProviderError> =>
-    Stream.suspend(() => {
+  const stream = (request: Provider.CompletionRequest): Stream.Stream<StreamEvent.StreamEvent, ProviderError> => {
+    const round = rounds[requests.length]
+    if (whole && Array.isArray(round)) return Provider.wholeRound(Effect.sync(() => (requests.push(request), round)))
+    return Stream.suspend(() => {
       const round = rounds[requests.length]
       requests.push(request)
       if (round === undefined) {
@@ -60,8 +64,9 @@ export const make = (
       }
       if (typeof round === "function") return round(request)
       if ("fail" in round) return Stream.fail(new ProviderError({ provider: caps.name, ...round.fail }))
-      return Stream.fromIterable(round)
+      return Stream.fromIterable(round as ReadonlyArray<StreamEvent.StreamEvent>)
     })
+  }
   return {
     capabilities: caps,
     stream,
