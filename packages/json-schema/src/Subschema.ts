@@ -137,8 +137,11 @@ const run = (cloud: JsonSchema.JsonSchema, local: JsonSchema.JsonSchema, budget:
   // executor's own rule on the local side, so a witness both real validators agree on is drift either way.
   // Ajv's dynamic references are no evidence of what the cloud accepts: a witness must also pass a lower
   // bound of the cloud that evaluates none. The local validator is the executor's own, whatever it holds.
-  const lower = cloudDoubt?.construct === "$dynamicRef" || cloudDoubt?.construct === "$recursiveRef" ? withoutDynamicRefs(cloud) : undefined
-  if (doubted !== undefined && cloudDoubt !== undefined && cloudDoubt.construct !== "draft-07 $ref with sibling keywords" && lower === undefined) return doubted
+  const bound = cloudDoubt?.construct === "$dynamicRef" || cloudDoubt?.construct === "$recursiveRef" ? withoutDynamicRefs(cloud) : undefined
+  if (doubted !== undefined && cloudDoubt !== undefined && cloudDoubt.construct !== "draft-07 $ref with sibling keywords" && bound === undefined) return doubted
+  // on an instance of its own: it shares the cloud's `$id`s, which Ajv will not hold twice with two contents
+  let lowerCompiled: Lower | undefined
+  const lower = bound === undefined ? undefined : () => lowerCompiled ??= Either.flatMap(Validator.make(), (v) => v.compile(bound))
   if (o._tag === "Counter") {
     for (const c of [o, ...(o.more ?? [])]) {
       const w = verified(cloud, local, c.witnesses, lower)
@@ -252,6 +255,9 @@ const unguardedLoop = (root: JsonSchema.JsonSchema): boolean => {
   return false
 }
 
+/** The compiled lower bound of a cloud with dynamic references. */
+type Lower = Either.Either<Validator.Compiled, Validator.SchemaError>
+
 /** One plain value of each JSON type, the last witness candidates. */
 const plain: ReadonlyArray<JsonValue> = [null, true, 0, 0.5, "", [], {}]
 
@@ -274,13 +280,12 @@ const literals = (local: JsonSchema.JsonSchema): ReadonlyArray<JsonValue> => {
  * The first candidate the real cloud validator accepts and the real local validator rejects (and, when
  * given, the validator of a lower bound of the cloud accepts too).
  */
-const verified = (cloud: JsonSchema.JsonSchema, local: JsonSchema.JsonSchema, ws: ReadonlyArray<JsonValue | undefined>, lower?: JsonSchema.JsonSchema): JsonValue | undefined => {
-  const c = Validator.compile(cloud)
+const verified = (cloud: JsonSchema.JsonSchema, local: JsonSchema.JsonSchema, ws: ReadonlyArray<JsonValue | undefined>, lower?: () => Lower): JsonValue | undefined => {
+  // no candidate, no compile; the cloud's validator only once the local one rejects a candidate
+  if (!ws.some((w) => w !== undefined)) return undefined
   const l = Validator.compile(local)
-  if (Either.isLeft(c) || Either.isLeft(l)) return undefined
-  // on an instance of its own: it shares the cloud's `$id`s, which Ajv will not hold twice with two contents
-  const b = lower === undefined ? undefined : Either.flatMap(Validator.make(), (v) => v.compile(lower))
-  if (b !== undefined && Either.isLeft(b)) return undefined
+  if (Either.isLeft(l)) return undefined
+  let c: Either.Either<Validator.Compiled, Validator.SchemaError> | undefined
   const seen = new Set<string>()
   for (const w of ws.slice(0, MAX_WITNESSES * 4)) {
     if (w === undefined || !isJsonValue(w)) continue
@@ -289,7 +294,13 @@ const verified = (cloud: JsonSchema.JsonSchema, local: JsonSchema.JsonSchema, ws
     seen.add(k)
     if (seen.size > MAX_WITNESSES) break
     try {
-      if (c.right.isValid(w) && !l.right.isValid(w) && c.right.validate(w).length === 0 && l.right.validate(w).length > 0 && (b === undefined || b.right.isValid(w))) return w
+      if (l.right.isValid(w) || l.right.validate(w).length === 0) continue
+      c ??= Validator.compile(cloud)
+      if (Either.isLeft(c)) return undefined
+      if (!c.right.isValid(w) || c.right.validate(w).length > 0) continue
+      const b = lower?.()
+      if (b !== undefined && (Either.isLeft(b) || !b.right.isValid(w))) continue
+      return w
     } catch {
       continue
     }

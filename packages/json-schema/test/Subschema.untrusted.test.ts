@@ -106,6 +106,12 @@ describe("Subschema: embedded resources folded into pointers", () => {
     subtype(true, plain, [1, "a", null, {}])
   })
 
+  it("a $dynamicAnchor in a document without dynamic references is a plain anchor", () => {
+    const local = { type: "array", items: { $ref: "https://x.example/s#items" }, $defs: { s: { $id: "https://x.example/s", $dynamicAnchor: "items", type: "string" } } }
+    subtype({ type: "array", items: { type: "string", maxLength: 3 } }, local, [[], ["a"], ["abc", ""]])
+    assert.isTrue(typeof (drift({ type: "array", items: { type: "integer" }, minItems: 1 }, local) as ReadonlyArray<JsonValue>)[0] === "number")
+  })
+
   it("an embedded resource's reference is read against its own base", () => {
     const local = {
       $id: "http://example.com/root.json", type: "object", properties: { n: { $ref: "item.json" } },

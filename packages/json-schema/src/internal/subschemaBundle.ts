@@ -5,8 +5,9 @@
  * document whose references it can follow, and two resources that differ only by renamed `$id`s and
  * `$anchor`s compare equal. The shape is unchanged, so pointers into the original still hold.
  *
- * Only where the rewrite is certain: no dynamic references or anchors (Ajv resolves those by the resource
- * a reference stands in, which dropping an `$id` would change), every base an http(s) URL, no resource or
+ * Only where the rewrite is certain: no dynamic references (Ajv resolves those by the resource a reference
+ * stands in, which dropping an `$id` would change; without them a `$dynamicAnchor` is a plain anchor, for
+ * the specification and Ajv alike), every base an http(s) URL, no resource or
  * anchor declared twice, every reference resolved inside the document; otherwise undefined.
  *
  * @internal
@@ -18,7 +19,8 @@ import * as P from "./pointer.js"
 
 type Obj = { [k: string]: JsonValue }
 
-const dynamic = ["$dynamicRef", "$dynamicAnchor", "$recursiveRef", "$recursiveAnchor"]
+/** Dynamic keywords that make a resource's boundaries matter; a `$dynamicAnchor` without them is a plain anchor. */
+const dynamic = ["$dynamicRef", "$recursiveRef", "$recursiveAnchor"]
 const origin = "https://toolgate.invalid/root"
 
 /** The URL without its fragment, or undefined when it is not an http(s) URL. */
@@ -61,8 +63,9 @@ const scan = (root: Obj): Scan | undefined => {
       if (key === undefined || out.resources.has(key)) return undefined
       out.resources.set(key, ptr)
     }
-    const anchor = s["$anchor"]
-    if (anchor !== undefined) {
+    for (const k of ["$anchor", "$dynamicAnchor"]) {
+      const anchor = s[k]
+      if (anchor === undefined) continue
       const key = `${resource(base)}#${String(anchor)}`
       if (typeof anchor !== "string" || out.anchors.has(key)) return undefined
       out.anchors.set(key, ptr)
@@ -114,7 +117,7 @@ const hasEmbeddedId = (root: Obj): boolean => {
   return false
 }
 
-const identifying = ["$id", "$anchor", "$ref", ...dynamic]
+const identifying = ["$id", "$anchor", "$ref", "$dynamicAnchor", ...dynamic]
 
 /**
  * The number of objects anywhere in the value (under every key, `enum` and `const` too) that hold an

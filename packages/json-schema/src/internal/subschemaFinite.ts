@@ -114,10 +114,13 @@ const cloudRejects = (ctx: Ctx, n: Node, v: JsonValue): boolean => {
   }
 }
 
-/** Whether the cloud schema has a construct whose validator semantics are not trusted (computed once per check). */
+/**
+ * Whether the cloud schema has a construct whose validator semantics are not trusted (computed once per
+ * check); a draft-07 `$ref` with siblings keeps the reading the prover has always given it (Ajv's).
+ */
 const cloudDoubted = (ctx: Ctx): boolean => {
   if (ctx.cloudUntrusted === undefined) ctx.cloudUntrusted = untrusted(ctx.cloudRoot, ctx.cloudDialect) ?? null
-  return ctx.cloudUntrusted !== null
+  return ctx.cloudUntrusted !== null && ctx.cloudUntrusted.construct !== "draft-07 $ref with sibling keywords"
 }
 
 /** Decides `cloud ⊑ local` over a finite cloud side; undefined when the local node cannot be validated on its own. */
@@ -132,8 +135,20 @@ export const decide = (ctx: Ctx, nodes: ReadonlyArray<Node>, values: ReadonlyArr
   let compiled: Either.Either<Validator.Compiled, Validator.SchemaError> | undefined
   for (const v of values) {
     if (!tick(ctx)) return unknown("work budget exhausted", local.ptr)
+    // the cheap answers first; only a value the local schema rejects needs the cloud's compiled one
+    if (nodes.some((n) => quick(n, v) === false)) continue
+    const q = quick(local, v)
+    if (q === true) continue
+    if (q === undefined) {
+      compiled ??= Validator.compileAt(ctx.given?.local ?? ctx.localRoot, local.ptr)
+      if (Either.isLeft(compiled)) return unknown(`local schema does not compile: ${compiled.left.message}`, local.ptr)
+      try {
+        if (compiled.right.isValid(v)) continue
+      } catch {
+        return unknown("the local validator failed on a cloud value", local.ptr)
+      }
+    }
     if (nodes.some((n) => cloudRejects(ctx, n, v))) continue
-    if (quick(local, v) === true) continue
     compiled ??= Validator.compileAt(ctx.given?.local ?? ctx.localRoot, local.ptr)
     if (Either.isLeft(compiled)) return unknown(`local schema does not compile: ${compiled.left.message}`, local.ptr)
     let issues: ReadonlyArray<Validator.Issue>
