@@ -7,7 +7,7 @@
  * @since 0.1.0
  */
 import * as Config from "effect/Config"
-import type * as Context from "effect/Context"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as JSONSchema from "effect/JSONSchema"
@@ -276,35 +276,37 @@ export function make<O extends Options<any>>(
   options: O
 ): Effect.Effect<AgentSession, Errors.InvalidOptions, Toolkit.Requirements<O["toolkit"]> | Requirements<O>>
 export function make(options: Options<unknown>): Effect.Effect<AgentSession, Errors.InvalidOptions, any> {
-  return Effect.gen(function*() {
-    const settings = yield* decodeSettings(options)
-    const given = options.provider ?? (yield* Provider.Provider)
-    const limits = settings.limits ?? Option.getOrElse(yield* Effect.serviceOption(RunLimits.RunLimits), () => RunLimits.defaults)
+  return Effect.flatMap(decodeSettings(options), (settings) =>
     // the toolkit's requirements are captured here and given to each executor when it runs (no per-tool copies)
-    const context = (yield* Effect.context<unknown>()) as Context.Context<never>
-    const validator = yield* ArgumentValidator
-    const provider = "_tag" in given ? given.make(registry(Toolkit.provideContext(options.toolkit, context as Context.Context<unknown>), validator)) : given
-    const gate = settings.mode === "cloudProfile" ? yield* DriftGate : undefined
-    const state = yield* makeState(settings.eventCapacity, ToolDiscovery.initial(options.toolkit, provider.capabilities))
-    const toolkit = yield* ToolDiscovery.withTools(options.toolkit as Toolkit.Toolkit<never>, provider.capabilities, state.discovery)
-    const env: Env = {
-      ...state,
-      id: settings.id ?? crypto.randomUUID(),
-      provider,
-      toolkit,
-      context,
-      validator,
-      gate,
-      limits,
-      chainScope: settings.chainScope,
-      preTransmit: options.preTransmit,
-      maxEventsPerRound: settings.maxEventsPerRound,
+    Effect.contextWithEffect((context: Context.Context<never>) => {
+      const given = options.provider ?? Context.unsafeGet(context, Provider.Provider)
+      const limits = settings.limits ?? Option.getOrElse(Context.getOption(context, RunLimits.RunLimits), () => RunLimits.defaults)
+      const validator = Context.unsafeGet(context, ArgumentValidator)
+      const provider = "_tag" in given ? given.make(registry(Toolkit.provideContext(options.toolkit, context as Context.Context<unknown>), validator)) : given
+      const gate = settings.mode === "cloudProfile" ? Context.unsafeGet(context, DriftGate) : undefined
+      const state = makeState(settings.eventCapacity, ToolDiscovery.initial(options.toolkit, provider.capabilities))
       // only strict-mode schemas have a flag to turn off, so only their sessions read it
-      strictDisabled: provider.capabilities.schemaDialect === "openai-strict" && (yield* Effect.orElseSucceed(strictDisabled, () => false)),
-      persona: settings.persona,
-      sampling: settings.sampling
-    }
-    const semaphore = yield* Effect.makeSemaphore(1)
-    return methods(env, semaphore.withPermits(1))
-  })
+      const strictOff = provider.capabilities.schemaDialect === "openai-strict" ? Effect.orElseSucceed(strictDisabled, () => false) : Effect.succeed(false)
+      return Effect.zipWith(
+        ToolDiscovery.withTools(options.toolkit as Toolkit.Toolkit<never>, provider.capabilities, state.discovery),
+        strictOff,
+        (toolkit, strictDisabled) =>
+          methods({
+            ...state,
+            id: settings.id ?? crypto.randomUUID(),
+            provider,
+            toolkit,
+            context,
+            validator,
+            gate,
+            limits,
+            chainScope: settings.chainScope,
+            preTransmit: options.preTransmit,
+            maxEventsPerRound: settings.maxEventsPerRound,
+            strictDisabled,
+            persona: settings.persona,
+            sampling: settings.sampling
+          }, Effect.unsafeMakeSemaphore(1).withPermits(1))
+      )
+    }))
 }

@@ -131,8 +131,7 @@ export interface State {
 export interface Env extends Config, State {}
 
 /** Fresh state; its events hub (sliding, of `capacity`: a slow subscriber loses the oldest events) comes with the first subscriber. */
-export const makeState = (capacity: number, discovery: ToolDiscovery.State): Effect.Effect<State> =>
-  Effect.sync(() => ({
+export const makeState = (capacity: number, discovery: ToolDiscovery.State): State => ({
     events: { capacity, hub: undefined },
     history: Ref.unsafeMake<ReadonlyArray<Message.Message>>([]),
     undoLog: Ref.unsafeMake<ReadonlyArray<UndoEntry>>([]),
@@ -145,7 +144,7 @@ export const makeState = (capacity: number, discovery: ToolDiscovery.State): Eff
     lastUsage: Ref.unsafeMake(Option.none<AgentSession.UsageReport>()),
     lastSchemaWarnings: Ref.unsafeMake<ReadonlyArray<Provider.ToolSchemaWarning>>([]),
     discovery: Ref.unsafeMake(discovery)
-  }))
+  })
 
 /** A subscription to the session's events, the hub made now if this is the first (a second one made concurrently is dropped). */
 export const subscribe = (events: Events): Effect.Effect<Queue.Dequeue<SessionEvent.SessionEvent>, never, Scope.Scope> =>
