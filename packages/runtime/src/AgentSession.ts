@@ -92,6 +92,9 @@ const SendSettings = Schema.Struct({
 const decodeSettings = Decode.options("AgentSession", Settings)
 const decodeSend = Decode.options("AgentSession.send", SendSettings)
 
+/** A send without options (the common call) needs no decoding. */
+const noSendOptions = Schema.decodeSync(SendSettings)({})
+
 /**
  * `TOOLGATE_NO_STRICT` set to `1`, `true` or `yes` (any case, trimmed): no tool goes out with a strict flag
  * (a provider with the `openai-strict` dialect gets the schemas unchanged). Read when a session over such a
@@ -216,7 +219,7 @@ const acceptAny = (_text: string) => Effect.void
 // Built once for every session; the span is made only when the app installed a tracer.
 const sendIn = (s: Running, text: string, options?: SendOptions) =>
   Effect.gen(function*() {
-    const { directives, sampling } = yield* decodeSend(options ?? {})
+    const { directives, sampling } = options === undefined ? noSendOptions : yield* decodeSend(options)
     const toolChoice = options?.toolChoice ?? "auto"
     const [turn] = yield* s.serialized(
       SessionTurn.run(s.env, safeString(text), { toolChoice, accept: acceptAny, sampling, ...(directives === undefined ? {} : { directives }) })
