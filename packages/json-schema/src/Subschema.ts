@@ -50,6 +50,8 @@ const byKey = new Cache.Lru<string, Verdict>(10_000)
 /** Verdicts by the pair's identity, then budget. */
 const byPair = Cache.byPair((_cloud: JsonSchema.JsonSchema, _local: JsonSchema.JsonSchema) => new Map<number, Verdict>())
 const MAX_WITNESSES = 24
+/** A schema's canonical text, once per schema object (a cloud schema meets many local ones). */
+const keyOf = Cache.byIdentity(stableKey)
 
 /** Proves `cloud ⊑ local`, or returns a verified witness of drift, or the construct it cannot model. */
 export const check = (cloud: JsonSchema.JsonSchema, local: JsonSchema.JsonSchema, options?: Options): Verdict => {
@@ -70,7 +72,7 @@ export const check = (cloud: JsonSchema.JsonSchema, local: JsonSchema.JsonSchema
 
 /** The verdict for a pair by content: deeply equal schemas at once, then the content cache, then the prover. */
 const byContent = (cloud: JsonSchema.JsonSchema, local: JsonSchema.JsonSchema, budget: number): Verdict => {
-  const ck = stableKey(cloud), lk = stableKey(local)
+  const ck = keyOf(cloud), lk = keyOf(local)
   if (ck === undefined || lk === undefined) return { _tag: "Unsupported", construct: "a schema that is not plain JSON or is nested too deeply", path: "" }
   if (ck === lk) return subtype
   if (ck.length + lk.length > MAX_TEXT || size(cloud) + size(local) > MAX_SUBSCHEMAS) {
