@@ -65,6 +65,11 @@ export const make = (
 /** A script built in code is typed, not checked: a round that is not one fails typed instead of reaching the session. */
 const isRound = Schema.is(Script.Round)
 
+/** Rounds found well-formed: each is checked the first time it is played, not on every request. */
+const wellFormed = new WeakSet<object>()
+const isWellFormed = (round: unknown): round is Script.Round =>
+  (typeof round === "object" && round !== null && wellFormed.has(round)) || (isRound(round) && (wellFormed.add(round), true))
+
 /** The round for `messages`: its events, or the `ProviderError` it stands for. */
 const play = (
   provider: string,
@@ -72,7 +77,7 @@ const play = (
   messages: Provider.CompletionRequest["messages"]
 ): Effect.Effect<ReadonlyArray<StreamEvent.StreamEvent>, Errors.ProviderError> => {
   const round = Script.select(script, messages)
-  if (round === undefined || !isRound(round)) {
+  if (round === undefined || !isWellFormed(round)) {
     const { round: r, turn: t } = Script.position(messages)
     const what = round === undefined ? "has no" : "holds something that is not a"
     return Effect.fail(
