@@ -294,8 +294,8 @@ export function make(options: Options<unknown>): Effect.Effect<AgentSession, Err
         ToolDiscovery.withTools(options.toolkit as Toolkit.Toolkit<never>, provider.capabilities, state.discovery),
         strictOff,
         (toolkit, strictDisabled) =>
-          methods({
-            ...state,
+          // not `{ ...state, … }`: a spread with this many keys makes a 10 KB dictionary object per session
+          methods(Object.assign(state, {
             id: settings.id ?? crypto.randomUUID(),
             provider,
             toolkit,
@@ -309,7 +309,7 @@ export function make(options: Options<unknown>): Effect.Effect<AgentSession, Err
             strictDisabled,
             persona: settings.persona,
             sampling: settings.sampling
-          }, Effect.unsafeMakeSemaphore(1).withPermits(1))
+          }), Effect.unsafeMakeSemaphore(1).withPermits(1))
       )
     }))
 }
