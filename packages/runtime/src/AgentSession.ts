@@ -219,7 +219,7 @@ const acceptAny = (_text: string) => Effect.void
 // Built once for every session; the span is made only when the app installed a tracer.
 const sendIn = (s: Running, text: string, options?: SendOptions) =>
   Effect.gen(function*() {
-    const { directives, sampling } = options === undefined ? noSendOptions : yield* decodeSend(options)
+    const { directives, sampling } = options == null ? noSendOptions : yield* decodeSend(options)
     const toolChoice = options?.toolChoice ?? "auto"
     const [turn] = yield* s.serialized(
       SessionTurn.run(s.env, safeString(text), { toolChoice, accept: acceptAny, sampling, ...(directives === undefined ? {} : { directives }) })

@@ -64,6 +64,27 @@ describe("AgentSession (hostile input)", () => {
       assert.strictEqual((yield* byDefault.send("ok")).text.length, 20_000)
     }))
 
+  it.effect("a round answered whole is held to maxEventsPerRound and the event contract like a streamed one", () =>
+    Effect.gen(function*() {
+      const { runs, toolkit } = adder()
+      const flood = [...Array.from({ length: 12 }, () => text("y")), done]
+      const broken = [call("c1", "add", { a: 1, b: 2 }), call("c1", "add", { a: 1, b: 2 }), ...Array.from({ length: 12 }, () => text("y")), done]
+      for (const whole of [false, true]) {
+        const provider = make([flood, broken, [call("c2", "add", { a: 1, b: 2 }), text("t")], answer("back")], {}, undefined, whole)
+        const s = yield* AgentSession.make({ provider, toolkit, mode: "local", maxEventsPerRound: 10 }).pipe(Effect.provide(ArgumentValidator.layer))
+        const tooMany = yield* Effect.flip(s.send("flood"))
+        assert.strictEqual(tooMany._tag, "ProviderError")
+        assert.include(tooMany.message, "more than 10 events")
+        // a broken rule among the first events is that rule, even in a round past the limit
+        const duplicate = yield* Effect.flip(s.send("twice"))
+        assert.deepStrictEqual([duplicate._tag, "rule" in duplicate ? duplicate.rule : undefined], ["ProviderEventContractViolation", "duplicate_tool_call"])
+        const missingDone = yield* Effect.flip(s.send("no done"))
+        assert.deepStrictEqual([missingDone._tag, "rule" in missingDone ? missingDone.rule : undefined], ["ProviderEventContractViolation", "missing_done"])
+        assert.strictEqual(runs(), 0)
+        assert.strictEqual((yield* s.send("again")).text, "back")
+      }
+    }))
+
   it.live("an executor that never ends is interrupted with the send; nothing is committed", () =>
     Effect.gen(function*() {
       const { toolkit } = adder()
