@@ -92,6 +92,20 @@ const SendSettings = Schema.Struct({
 const decodeSettings = Decode.options("AgentSession", Settings)
 const decodeSend = Decode.options("AgentSession.send", SendSettings)
 
+/** What `make` decodes when the options give no data but `mode` (the common call): decoded once, here. */
+const modeOnly = {
+  local: Schema.decodeSync(Settings)({ mode: "local" }),
+  cloudProfile: Schema.decodeSync(Settings)({ mode: "cloudProfile" })
+}
+const dataKeys = Object.keys(Settings.fields).filter((key) => key !== "mode")
+
+/** `options` decoded; the common call, with no data but `mode`, is not decoded again. */
+const settingsOf = (options: Options<unknown>) =>
+  typeof options === "object" && options !== null && (options.mode === "local" || options.mode === "cloudProfile") &&
+    !dataKeys.some((key) => Object.hasOwn(options, key))
+    ? Effect.succeed(modeOnly[options.mode])
+    : decodeSettings(options)
+
 /** A send without options (the common call) needs no decoding. */
 const noSendOptions = Schema.decodeSync(SendSettings)({})
 
@@ -279,7 +293,7 @@ export function make<O extends Options<any>>(
   options: O
 ): Effect.Effect<AgentSession, Errors.InvalidOptions, Toolkit.Requirements<O["toolkit"]> | Requirements<O>>
 export function make(options: Options<unknown>): Effect.Effect<AgentSession, Errors.InvalidOptions, any> {
-  return Effect.flatMap(decodeSettings(options), (settings) =>
+  return Effect.flatMap(Effect.suspend(() => settingsOf(options)), (settings) =>
     // the toolkit's requirements are captured here and given to each executor when it runs (no per-tool copies)
     Effect.contextWithEffect((context: Context.Context<never>) => {
       const given = options.provider ?? Context.unsafeGet(context, Provider.Provider)

@@ -201,7 +201,7 @@ type Whole = Effect.Effect<ReadonlyArray<StreamEvent.StreamEvent>, Errors.Provid
  * events with the same contract stage. A stream made from it (`pipe`, `concat`, …) is an ordinary stream.
  */
 export const wholeRound = (round: Whole): Stream.Stream<StreamEvent.StreamEvent, Errors.ProviderError> =>
-  Object.assign(Stream.fromIterableEffect(round), { [wholeRoundId]: round })
+  Object.assign(Stream.suspend(() => Stream.fromIterableEffect(round)), { [wholeRoundId]: round })
 
 /** The round behind a stream made by `wholeRound` (undefined for any other stream). @internal */
 export const wholeRoundOf = <E>(stream: Stream.Stream<StreamEvent.StreamEvent, E>): Whole | undefined =>

@@ -66,7 +66,7 @@ interface Current {
   /** Round trips started. */
   rounds: number
   /** What the finished rounds added; changed only by `advance`. */
-  progress: Progress
+  readonly progress: Progress
   /** Set by the commit: an interruption that arrives after it does not roll anything back. */
   committed: boolean
   /** What the send answers, set with the commit (a deadline that strikes after the commit still answers it). */
@@ -75,12 +75,12 @@ interface Current {
 
 /** What the turn's finished rounds added: the messages after the User message, the answered calls, tokens. */
 interface Progress {
-  readonly messages: ReadonlyArray<Message.Message>
-  readonly answered: ReadonlyArray<AgentSession.Answered>
+  readonly messages: Array<Message.Message>
+  readonly answered: Array<AgentSession.Answered>
   /** The envelopes of the answered calls, by call id (what refs of later rounds read). */
-  readonly results: ReadonlyMap<string, ToolEnvelope.Envelope>
-  readonly inputTokens: number
-  readonly outputTokens: number
+  readonly results: Map<string, ToolEnvelope.Envelope>
+  inputTokens: number
+  outputTokens: number
 }
 
 /** What one finished round adds. */
@@ -91,16 +91,16 @@ interface RoundRecord {
   readonly outputTokens: number
 }
 
-/** The one place the turn's progress changes: a finished round is added. */
+/** The one place the turn's progress changes: a finished round is added (in place: the turn's own state, dropped on rollback). */
 const advance = (current: Current, round: RoundRecord): void => {
   const p = current.progress
-  current.progress = {
-    messages: [...p.messages, ...round.messages],
-    answered: [...p.answered, ...round.answered],
-    results: new Map([...p.results, ...round.answered.map((a) => [a.callId, a.envelope] as const)]),
-    inputTokens: p.inputTokens + round.inputTokens,
-    outputTokens: p.outputTokens + round.outputTokens
+  for (const message of round.messages) p.messages.push(message)
+  for (const a of round.answered) {
+    p.answered.push(a)
+    p.results.set(a.callId, a.envelope)
   }
+  p.inputTokens += round.inputTokens
+  p.outputTokens += round.outputTokens
 }
 
 const isToolChoice = Schema.is(Provider.ToolChoice)
