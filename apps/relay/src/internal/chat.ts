@@ -16,9 +16,24 @@ import * as Http from "./http.js"
 import * as ModelView from "./modelView.js"
 import { noRound } from "./turns.js"
 
-/** An OpenAI-style JSON error answer (Chat Completions and Responses share it). */
-export const error = (status: number, message: string, type: string): Http.Answer =>
+/** An OpenAI-style JSON error answer. */
+const error = (status: number, message: string, type: string): Http.Answer =>
   Http.jsonAnswer(status, JSON.stringify({ error: { message, type } }))
+
+/**
+ * The scripted round for `messages` (Chat Completions and Responses share it), or the OpenAI-style error
+ * answer: 400 when the script has no round, 503 for a retryable `Failure` round, else 400.
+ */
+export const roundOrError = (
+  script: Script.Script,
+  messages: Parameters<typeof Script.select>[1]
+): Exclude<Script.Round, Script.Failure> | Http.Answer => {
+  const round = Script.select(script, messages)
+  if (round === undefined) return error(400, noRound(messages), "invalid_request_error")
+  if (Array.isArray(round)) return round
+  const { fail } = round as Script.Failure
+  return fail.retryable ? error(503, fail.reason, "server_error") : error(400, fail.reason, "invalid_request_error")
+}
 
 /** The answer to a Chat Completions body; `next` numbers the completion ids. */
 export const answer = (resolved: Resolved, body: unknown, next: () => number): Effect.Effect<Http.Answer, Http.Rejection> =>
@@ -27,12 +42,8 @@ export const answer = (resolved: Resolved, body: unknown, next: () => number): E
     if (Either.isLeft(decoded)) return yield* Http.decodeFailure("not a chat completions request", decoded.left)
     const request = decoded.right
     const messages = ChatWire.toMessages(request.messages)
-    const round = Script.select(resolved.script, messages)
-    if (round === undefined) return error(400, noRound(messages), "invalid_request_error")
-    if (!Array.isArray(round)) {
-      const { fail } = round as Script.Failure
-      return fail.retryable ? error(503, fail.reason, "server_error") : error(400, fail.reason, "invalid_request_error")
-    }
+    const round = roundOrError(resolved.script, messages)
+    if ("status" in round) return round
     const reply: ChatAnswer.Reply = {
       id: `chatcmpl-toolgate-${next()}`,
       created: Math.floor((yield* Clock.currentTimeMillis) / 1000),

@@ -7,17 +7,15 @@
  *
  * @internal
  */
-import { Script } from "@toolgate/providers"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import { error } from "./chat.js"
+import { roundOrError } from "./chat.js"
 import { attempt, type Resolved } from "./endpoint.js"
 import * as Http from "./http.js"
 import * as ModelView from "./modelView.js"
 import * as ResponsesAnswer from "./responsesAnswer.js"
 import * as ResponsesWire from "./responsesWire.js"
-import { noRound } from "./turns.js"
 
 /** The answer to a Responses body; `next` numbers the response ids. */
 export const answer = (resolved: Resolved, body: unknown, next: () => number): Effect.Effect<Http.Answer, Http.Rejection> =>
@@ -26,12 +24,8 @@ export const answer = (resolved: Resolved, body: unknown, next: () => number): E
     if (Either.isLeft(decoded)) return yield* Http.decodeFailure("not a responses request", decoded.left)
     const request = decoded.right
     const messages = ResponsesWire.toMessages(request.input)
-    const round = Script.select(resolved.script, messages)
-    if (round === undefined) return error(400, noRound(messages), "invalid_request_error")
-    if (!Array.isArray(round)) {
-      const { fail } = round as Script.Failure
-      return fail.retryable ? error(503, fail.reason, "server_error") : error(400, fail.reason, "invalid_request_error")
-    }
+    const round = roundOrError(resolved.script, messages)
+    if ("status" in round) return round
     const reply: ResponsesAnswer.Reply = {
       id: `resp_toolgate_${next()}`,
       created: Math.floor((yield* Clock.currentTimeMillis) / 1000),

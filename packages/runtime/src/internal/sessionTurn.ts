@@ -6,29 +6,27 @@
  *
  * @internal
  */
-import * as Chunk from "effect/Chunk"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
-import * as Stream from "effect/Stream"
 import type { JsonSchema, JsonValue as J } from "@toolgate/json-schema"
 import type * as AgentSession from "../AgentSession.js"
 import type * as DriftGate from "../DriftGate.js"
-import { ProviderError, type ProviderEventContractViolation, ToolChoiceUnsupported, TurnDeadlineExceeded } from "../Errors.js"
+import { ToolChoiceUnsupported, TurnDeadlineExceeded } from "../Errors.js"
 import * as EventContract from "../EventContract.js"
 import type * as Message from "../Message.js"
 import * as Provider from "../Provider.js"
 import * as RepairBudget from "../RepairBudget.js"
 import * as RunLimits from "../RunLimits.js"
-import type * as StreamEvent from "../StreamEvent.js"
 import type * as ToolEnvelope from "../ToolEnvelope.js"
 import { safeString } from "./json.js"
 import * as Deadline from "./deadline.js"
 import { answerRound, reportCall } from "./sessionCalls.js"
 import { type Compensated, failedAfterTools, rollBack } from "./sessionCompensate.js"
+import * as RoundEvents from "./roundEvents.js"
 import * as SessionRequest from "./sessionRequest.js"
 import * as SessionRound from "./sessionRound.js"
 import * as TextTools from "./textTools.js"
@@ -174,50 +172,9 @@ const roundTrip = Effect.fnUntraced(function*<A, X>(env: Env, current: Current, 
     toolCalling: capabilities.supportsToolCalling,
     ...(maxToolCalls === undefined ? {} : { maxToolCalls })
   }
-  const stream = env.provider.stream(request)
-  const whole = Provider.wholeRoundOf(stream)
-  const events = whole === undefined
-    ? yield* readStream(env, stream, contract)
-    : yield* readWhole(env, yield* whole, contract)
+  const events = yield* RoundEvents.read(env, env.provider.stream(request), contract)
   return { events, sent: all.length, active }
 })
-
-/** The round trip read more than the session's `maxEventsPerRound`. */
-const tooManyEvents = (env: Env) =>
-  new ProviderError({
-    provider: env.provider.capabilities.name,
-    reason: `the round trip streamed more than ${env.maxEventsPerRound} events (the session's maxEventsPerRound)`,
-    retryable: false
-  })
-
-/** A streamed round: through the contract stage, at most `maxEventsPerRound` events, collected. */
-const readStream = Effect.fnUntraced(function*(
-  env: Env,
-  stream: Stream.Stream<StreamEvent.StreamEvent, ProviderError>,
-  contract: EventContract.Options
-) {
-  const limit = env.maxEventsPerRound
-  const events = yield* stream.pipe(
-    EventContract.check(env.provider.capabilities.executionModel, contract),
-    Stream.take(limit + 1),
-    Stream.runCollect
-  )
-  if (events.length > limit) return yield* tooManyEvents(env)
-  return Chunk.toReadonlyArray(events)
-})
-
-/** A round the provider answered whole: the same contract and limit as a stream, on the array it gave. */
-const readWhole = (
-  env: Env,
-  events: ReadonlyArray<StreamEvent.StreamEvent>,
-  contract: EventContract.Options
-): Effect.Effect<ReadonlyArray<StreamEvent.StreamEvent>, ProviderError | ProviderEventContractViolation> => {
-  const limit = env.maxEventsPerRound
-  const read = events.length > limit ? events.slice(0, limit + 1) : events
-  const broken = EventContract.violationIn(env.provider.capabilities.executionModel, contract, read, read === events)
-  if (broken !== undefined) return Effect.fail(broken)
-  return read === events ? Effect.succeed(events) : Effect.fail(tooManyEvents(env))
-}
 
 /** A managed conversation's backend has seen what was sent and the `answered` messages it wrote itself. */
 const saw = (env: Env, sent: number, answered: number) => Ref.set(env.seen, sent + answered)

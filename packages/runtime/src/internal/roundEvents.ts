@@ -1,0 +1,62 @@
+/**
+ * One round trip's events as the session reads them: a streamed round through the contract stage, at most
+ * `maxEventsPerRound` events, collected; a round the provider answered whole (`Provider.wholeRound`) by
+ * running its effect, held to the same contract and limit.
+ *
+ * @internal
+ */
+import * as Chunk from "effect/Chunk"
+import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
+import { ProviderError, type ProviderEventContractViolation } from "../Errors.js"
+import * as EventContract from "../EventContract.js"
+import * as Provider from "../Provider.js"
+import type * as StreamEvent from "../StreamEvent.js"
+import type { Env } from "./sessionState.js"
+
+/** The round trip read more than the session's `maxEventsPerRound`. */
+const tooManyEvents = (env: Env) =>
+  new ProviderError({
+    provider: env.provider.capabilities.name,
+    reason: `the round trip streamed more than ${env.maxEventsPerRound} events (the session's maxEventsPerRound)`,
+    retryable: false
+  })
+
+/** A streamed round: through the contract stage, at most `maxEventsPerRound` events, collected. */
+const readStream = Effect.fnUntraced(function*(
+  env: Env,
+  stream: Stream.Stream<StreamEvent.StreamEvent, ProviderError>,
+  contract: EventContract.Options
+) {
+  const limit = env.maxEventsPerRound
+  const events = yield* stream.pipe(
+    EventContract.check(env.provider.capabilities.executionModel, contract),
+    Stream.take(limit + 1),
+    Stream.runCollect
+  )
+  if (events.length > limit) return yield* tooManyEvents(env)
+  return Chunk.toReadonlyArray(events)
+})
+
+/** A round the provider answered whole: the same contract and limit as a stream, on the array it gave. */
+const readWhole = (
+  env: Env,
+  events: ReadonlyArray<StreamEvent.StreamEvent>,
+  contract: EventContract.Options
+): Effect.Effect<ReadonlyArray<StreamEvent.StreamEvent>, ProviderError | ProviderEventContractViolation> => {
+  const limit = env.maxEventsPerRound
+  const read = events.length > limit ? events.slice(0, limit + 1) : events
+  const broken = EventContract.violationIn(env.provider.capabilities.executionModel, contract, read, read === events)
+  if (broken !== undefined) return Effect.fail(broken)
+  return read === events ? Effect.succeed(events) : Effect.fail(tooManyEvents(env))
+}
+
+/** The events of one round trip, checked and bounded, however the provider answered. */
+export const read = (
+  env: Env,
+  stream: Stream.Stream<StreamEvent.StreamEvent, ProviderError>,
+  contract: EventContract.Options
+): Effect.Effect<ReadonlyArray<StreamEvent.StreamEvent>, ProviderError | ProviderEventContractViolation> => {
+  const whole = Provider.wholeRoundOf(stream)
+  return whole === undefined ? readStream(env, stream, contract) : Effect.flatMap(whole, (events) => readWhole(env, events, contract))
+}
