@@ -1,10 +1,12 @@
 /**
  * `npm run bench`: every suite, ratios against a baseline measured in the same run, written to
  * `bench/results.json` so figures can be compared over time. Exits non-zero when a target is missed.
+ * It measures the packages as built (`tsc -b` first), what an app installs: run from source through tsx,
+ * every closure made at run time also gets esbuild's `__name` call, which doubles the cost of some passes.
  * Each suite runs in a process of its own, so no suite is measured on the heap an earlier one left (a
  * suite's candidates and their peers still share one process, interleaved).
- * `npx tsx --conditions=@toolgate/source bench/index.ts turn relay` runs only the suites named (results.json
- * is then left as it is); `BENCH_ROUNDS=2` shortens the turn and relay suites while developing.
+ * `npm run bench -- turn relay` runs only the suites named (results.json is then left as it is);
+ * `BENCH_ROUNDS=2` shortens the turn and relay suites while developing.
  */
 import { spawnSync } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
