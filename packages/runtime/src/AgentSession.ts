@@ -256,6 +256,13 @@ const generateIn = <A, I>(s: Running, schema: Schema.Schema<A, I>, text: string)
 
 const undoSpan = Telemetry.span("AgentSession.undoLastTurn")
 
+/**
+ * One turn at a time: a free permit is taken at once; only a turn that finds it held waits for it (the
+ * waiting path, an asynchronous take, costs each send about 4 KB more).
+ */
+const oneAtATime = (lock: Effect.Semaphore) => <A, E>(effect: Effect.Effect<A, E>): Effect.Effect<A, E> =>
+  Effect.flatMap(lock.withPermitsIfAvailable(1)(effect), (taken) => taken._tag === "Some" ? Effect.succeed(taken.value) : lock.withPermits(1)(effect))
+
 /** The session's methods over its environment. */
 const methods = (env: Env, serialized: <A, E>(effect: Effect.Effect<A, E>) => Effect.Effect<A, E>): AgentSession => {
   const running: Running = { env, serialized, agent: Telemetry.invokeAgent(env.provider.capabilities.name, env.id) }
@@ -323,7 +330,7 @@ export function make(options: Options<unknown>): Effect.Effect<AgentSession, Err
             strictDisabled,
             persona: settings.persona,
             sampling: settings.sampling
-          }), Effect.unsafeMakeSemaphore(1).withPermits(1))
+          }), oneAtATime(Effect.unsafeMakeSemaphore(1)))
       )
     }))
 }

@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Either, Fiber, Option, Stream } from "effect"
+import { ProviderError } from "../src/Errors.js"
 import type * as Message from "../src/Message.js"
 import * as Tool from "../src/Tool.js"
 import * as Toolkit from "../src/Toolkit.js"
@@ -231,6 +232,30 @@ describe("AgentSession (app-driven)", () => {
       yield* Fiber.join(b)
       assert.deepStrictEqual(tags(provider.requests[1]!.messages), ["User", "Assistant", "User"])
       assert.deepStrictEqual((yield* s.history).map((m) => m._tag === "Assistant" ? m.text : m._tag === "User" ? m.text : m._tag), ["A", "first", "B", "second"])
+    }))
+
+  it.effect("a send that fails, or is interrupted while it waits its turn, leaves the session free for the next", () =>
+    Effect.gen(function*() {
+      const { toolkit } = adder()
+      const release = yield* Deferred.make<void>()
+      const provider = make([
+        () => Stream.fromEffect(Deferred.await(release)).pipe(Stream.flatMap(() => Stream.fail(new ProviderError({ provider: "scripted", reason: "down", retryable: false })))),
+        answer("third")
+      ])
+      const s = yield* session(provider, toolkit)
+      const first = yield* Effect.fork(s.send("A"))
+      while (provider.requests.length === 0) yield* Effect.yieldNow()
+      const waiting = yield* Effect.fork(s.send("B"))
+      for (let i = 0; i < 20; i++) yield* Effect.yieldNow()
+      yield* Fiber.interrupt(waiting)
+      yield* Deferred.succeed(release, undefined)
+      const failed = yield* Effect.flip(Fiber.join(first))
+      assert.strictEqual(failed._tag, "ProviderError")
+      const third = yield* s.send("C")
+      assert.strictEqual(third.text, "third")
+      assert.strictEqual(provider.requests.length, 2)
+      // the failed turn keeps its user message (as any failed send does); the interrupted one never started
+      assert.deepStrictEqual(provider.requests[1]!.messages.map((m) => m._tag === "User" ? m.text : m._tag), ["A", "C"])
     }))
 
   it.effect("a tool whose parameters have no usable schema fails the send with InvalidToolSchema when called", () =>
