@@ -16,11 +16,12 @@ import { withoutDynamicRefs } from "./internal/subschemaLower.js"
 import type { Ctx, Outcome } from "./internal/subschemaModel.js"
 import { prove } from "./internal/subschemaProve.js"
 import { allBases } from "./internal/subschemaTypes.js"
+import * as Validators from "./internal/subschemaValidator.js"
 import { sample, variants } from "./internal/subschemaWitness.js"
 import * as JsonSchema from "./JsonSchema.js"
 import type { JsonValue } from "./JsonValue.js"
 import { isJsonValue } from "./JsonValue.js"
-import * as Validator from "./Validator.js"
+import type * as Validator from "./Validator.js"
 
 /** One reason for drift: JSON pointers into each schema and a sentence a person can act on. */
 export interface Reason {
@@ -143,7 +144,7 @@ const run = (cloud: JsonSchema.JsonSchema, local: JsonSchema.JsonSchema, budget:
   if (doubted !== undefined && cloudDoubt !== undefined && cloudDoubt.construct !== "draft-07 $ref with sibling keywords" && bound === undefined) return doubted
   // on an instance of its own: it shares the cloud's `$id`s, which Ajv will not hold twice with two contents
   let lowerCompiled: Lower | undefined
-  const lower = bound === undefined ? undefined : () => lowerCompiled ??= Either.flatMap(Validator.make(), (v) => v.compile(bound))
+  const lower = bound === undefined ? undefined : () => lowerCompiled ??= Either.flatMap(Validators.isolated(), (v) => v.compile(bound))
   if (o._tag === "Counter") {
     for (const c of [o, ...(o.more ?? [])]) {
       const w = verified(cloud, local, c.witnesses, lower)
@@ -157,7 +158,7 @@ const run = (cloud: JsonSchema.JsonSchema, local: JsonSchema.JsonSchema, budget:
   const sampled = [sample(ctx, root), ...allBases.flatMap((b) => variants(ctx, root, b, 2))]
   const w = verified(cloud, local, sampled, lower) ?? verified(cloud, local, [...plain, ...literals(local)], lower)
   if (w !== undefined) {
-    const l = Validator.compile(local)
+    const l = Validators.shared.compile(local)
     const issue = Either.isRight(l) ? l.right.validate(w)[0] : undefined
     const message = `the cloud schema allows ${JSON.stringify(w).slice(0, 60)}; the local schema rejects it${issue === undefined ? "" : ` (${issue.message})`}`
     return { _tag: "Drift", reasons: [{ cloudPath: "", localPath: o._tag === "Counter" ? o.reasons[0]?.localPath ?? "" : o.path, message }], witness: w }
@@ -178,7 +179,7 @@ const run = (cloud: JsonSchema.JsonSchema, local: JsonSchema.JsonSchema, budget:
  */
 const invalidLocal = (local: JsonSchema.JsonSchema, dialect: JsonSchema.Dialect): { readonly message: string; readonly path: string } | undefined => {
   const compiled = () => {
-    const c = Validator.compile(local)
+    const c = Validators.shared.compile(local)
     return Either.isLeft(c) ? { message: c.left.message, path: c.left.path } : undefined
   }
   try {
@@ -285,7 +286,7 @@ const literals = (local: JsonSchema.JsonSchema): ReadonlyArray<JsonValue> => {
 const verified = (cloud: JsonSchema.JsonSchema, local: JsonSchema.JsonSchema, ws: ReadonlyArray<JsonValue | undefined>, lower?: () => Lower): JsonValue | undefined => {
   // no candidate, no compile; the cloud's validator only once the local one rejects a candidate
   if (!ws.some((w) => w !== undefined)) return undefined
-  const l = Validator.compile(local)
+  const l = Validators.shared.compile(local)
   if (Either.isLeft(l)) return undefined
   let c: Either.Either<Validator.Compiled, Validator.SchemaError> | undefined
   const seen = new Set<string>()
@@ -297,7 +298,7 @@ const verified = (cloud: JsonSchema.JsonSchema, local: JsonSchema.JsonSchema, ws
     if (seen.size > MAX_WITNESSES) break
     try {
       if (l.right.isValid(w) || l.right.validate(w).length === 0) continue
-      c ??= Validator.compile(cloud)
+      c ??= Validators.shared.compile(cloud)
       if (Either.isLeft(c)) return undefined
       if (!c.right.isValid(w) || c.right.validate(w).length > 0) continue
       const b = lower?.()

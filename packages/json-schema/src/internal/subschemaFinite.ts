@@ -7,12 +7,13 @@
 import * as Either from "effect/Either"
 import type { JsonValue } from "../JsonValue.js"
 import { equals } from "../JsonValue.js"
-import * as Validator from "../Validator.js"
+import type * as Validator from "../Validator.js"
 import { inert, untrusted } from "./subschemaKeywords.js"
 import type { Ctx, Node, Outcome } from "./subschemaModel.js"
 import { counter, kw, num, proven, regex, show, tick, unknown, where } from "./subschemaModel.js"
 import type { Base } from "./subschemaTypes.js"
 import { baseOf, typesOf } from "./subschemaTypes.js"
+import * as Validators from "./subschemaValidator.js"
 
 const MAX_VALUES = 512
 const MAX_RANGE = 64
@@ -105,7 +106,7 @@ const cloudRejects = (ctx: Ctx, n: Node, v: JsonValue): boolean => {
   if (q !== undefined) return !q
   // Ajv's reading of an untrusted cloud construct may reject what the cloud accepts: keep the value then
   if (n.ptr === undefined || cloudDoubted(ctx)) return false
-  const c = Validator.compileAt(ctx.given?.cloud ?? ctx.cloudRoot, n.ptr)
+  const c = Validators.shared.compileAt(ctx.given?.cloud ?? ctx.cloudRoot, n.ptr)
   if (Either.isLeft(c)) return false
   try {
     return !c.right.isValid(v)
@@ -140,7 +141,7 @@ export const decide = (ctx: Ctx, nodes: ReadonlyArray<Node>, values: ReadonlyArr
     const q = quick(local, v)
     if (q === true) continue
     if (q === undefined) {
-      compiled ??= Validator.compileAt(ctx.given?.local ?? ctx.localRoot, local.ptr)
+      compiled ??= Validators.shared.compileAt(ctx.given?.local ?? ctx.localRoot, local.ptr)
       if (Either.isLeft(compiled)) return unknown(`local schema does not compile: ${compiled.left.message}`, local.ptr)
       try {
         if (compiled.right.isValid(v)) continue
@@ -149,7 +150,7 @@ export const decide = (ctx: Ctx, nodes: ReadonlyArray<Node>, values: ReadonlyArr
       }
     }
     if (nodes.some((n) => cloudRejects(ctx, n, v))) continue
-    compiled ??= Validator.compileAt(ctx.given?.local ?? ctx.localRoot, local.ptr)
+    compiled ??= Validators.shared.compileAt(ctx.given?.local ?? ctx.localRoot, local.ptr)
     if (Either.isLeft(compiled)) return unknown(`local schema does not compile: ${compiled.left.message}`, local.ptr)
     let issues: ReadonlyArray<Validator.Issue>
     try {
