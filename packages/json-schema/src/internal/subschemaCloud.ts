@@ -34,6 +34,7 @@ export const expand = (ctx: Ctx, view: ReadonlyArray<Node>): Expanded | Outcome 
   const out: Array<Node> = []
   let split: { base: Node; alternatives: Array<Array<Node>> } | undefined
   const full: Array<JsonSchema.JsonSchema> = []
+  let opaque: Outcome | undefined
   // in order, so the first node (the one messages point at) stays first
   for (let i = 0; i < work.length; i++) {
     const n = work[i]!
@@ -47,7 +48,13 @@ export const expand = (ctx: Ctx, view: ReadonlyArray<Node>): Expanded | Outcome 
     const ref = kw(n, "$ref")
     if (typeof ref === "string") {
       const target = follow(ctx.cloudRoot, n, ref)
-      if ("_tag" in target) return target
+      if ("_tag" in target) {
+        // an absolute reference the prover cannot read is still one schema wherever it stands: a `not` of
+        // the same reference beside it leaves the conjunction empty, so the unknown waits for that check
+        if (opaque !== undefined || !readAlike(ctx, ref)) return target
+        opaque = target
+        continue
+      }
       work.push(target)
       // draft-07 siblings of `$ref` are dropped: whether or not the validator applies them, that only widens
       if (ctx.cloudDialect === "2020-12") work.push(without(n, "$ref"))
@@ -70,9 +77,17 @@ export const expand = (ctx: Ctx, view: ReadonlyArray<Node>): Expanded | Outcome 
     out.push(n)
   }
   if (contradictory(ctx.cloudRoot, out, full)) return { _tag: "Empty" }
+  if (opaque !== undefined) return opaque
   if (split !== undefined) return { _tag: "Split", base: out, alternatives: split.alternatives }
   return { _tag: "Flat", nodes: out }
 }
+
+/**
+ * Whether two occurrences of `$ref: ref` in the cloud certainly mean one schema: an absolute URI (no base
+ * can change it) in a cloud with no dynamic anchor (no dynamic scope can make its dynamic references differ).
+ */
+const readAlike = (ctx: Ctx, ref: string): boolean =>
+  /^[a-z][a-z0-9+.-]*:/i.test(ref) && !/"\$(dynamicAnchor|recursiveAnchor)"/.test(JSON.stringify(ctx.given?.cloud ?? ctx.cloudRoot))
 
 const disjunction = (n: Node): { keys: ReadonlyArray<string>; alternatives: Array<Array<Node>> } | undefined => {
   for (const key of ["anyOf", "oneOf"] as const) {

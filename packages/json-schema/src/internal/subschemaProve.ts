@@ -14,7 +14,7 @@ import * as Comb from "./subschemaCombinators.js"
 import * as Finite from "./subschemaFinite.js"
 import { firstUnmodelled } from "./subschemaKeywords.js"
 import type { Ctx, Node, Outcome } from "./subschemaModel.js"
-import { all, article, cloudAt, counter, kw, proven, show, tick, unknown, where, without } from "./subschemaModel.js"
+import { all, article, child, cloudAt, counter, isSchemaValue, kw, proven, show, tick, unknown, where, without } from "./subschemaModel.js"
 import * as Numbers from "./subschemaNumbers.js"
 import * as Objects from "./subschemaObjects.js"
 import * as Strings from "./subschemaStrings.js"
@@ -67,6 +67,7 @@ const memoized = (ctx: Ctx, key: string, run: () => Outcome, local: Node): Outco
 
 const decide = (ctx: Ctx, nodes: ReadonlyArray<Node>, types: ReadonlySet<Base>, local: Node): Outcome => {
   if (local.schema === false) {
+    if (emptyByNot(ctx, nodes)) return proven
     return counter({ cloudPath: cloudAt(nodes), localPath: where(local), message: "the local schema rejects every value here; the cloud schema does not" }, [sample(ctx, nodes)])
   }
   const values = Finite.candidates(nodes, types)
@@ -111,6 +112,29 @@ const inside = (ctx: Ctx, x: Node, y: Node): boolean => {
   const o = prove(flipped, [x], y)
   ctx.budget -= share - Math.max(0, flipped.budget)
   return o._tag === "Proven"
+}
+
+/**
+ * Whether the cloud conjunction is empty because one node says `not: X` and the rest of the conjunction
+ * (a superset of what the cloud accepts) is inside `X`: the prover run with the cloud root on both sides,
+ * `X` read as a local subschema, on a bounded share of the budget, never nested. Only asked where the
+ * local side rejects everything, so it costs nothing on the everyday path.
+ */
+const emptyByNot = (ctx: Ctx, nodes: ReadonlyArray<Node>): boolean => {
+  if (ctx.swapped === true) return false
+  return nodes.some((n, i) => {
+    const x = kw(n, "not")
+    if (!isSchemaValue(x) || typeof x === "boolean" || ctx.budget < 10) return false
+    const share = Math.min(ctx.budget, 2_000)
+    const self: Ctx = {
+      cloudRoot: ctx.cloudRoot, localRoot: ctx.cloudRoot, cloudDialect: ctx.cloudDialect, localDialect: ctx.cloudDialect,
+      ...(ctx.given === undefined ? {} : { given: { cloud: ctx.given.cloud, local: ctx.given.cloud } }),
+      budget: share, refs: ctx.refs, guard: 0, assumptions: new Map(), swapped: true
+    }
+    const o = prove(self, nodes.map((m, j) => (j === i ? without(m, "not") : m)), child(n, x, "not"))
+    ctx.budget -= share - Math.max(0, self.budget)
+    return o._tag === "Proven"
+  })
 }
 
 /** The local node's own keywords, per cloud type. */

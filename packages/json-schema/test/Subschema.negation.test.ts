@@ -1,0 +1,65 @@
+/**
+ * A cloud conjunction that says `not: X` is empty when the rest of it lies inside `X`; where the local side
+ * rejects everything, the prover proves that (with `X` read against the cloud's own root) rather than
+ * search for a witness that cannot exist. An absolute `$ref` the prover cannot read is still one schema
+ * wherever it stands, so a `not` of the same reference beside it empties the conjunction, but only where no
+ * base URI or dynamic scope could make the two read differently.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import type * as JsonSchema from "../src/JsonSchema.js"
+import * as Subschema from "../src/Subschema.js"
+
+const tag = (cloud: JsonSchema.JsonSchema, local: JsonSchema.JsonSchema) => Subschema.check(cloud, local)._tag
+
+describe("Subschema: a cloud `not` whose complement holds the rest of the cloud", () => {
+  it("is empty, so inside a local schema that rejects everything", () => {
+    // `items: false` leaves only [], which every `prefixItems` accepts
+    const tuple = { type: "array", items: false, not: { prefixItems: [{ type: "string" }, { type: "string" }] } }
+    assert.strictEqual(tag(tuple, false), "Subtype")
+    assert.strictEqual(tag({ type: "integer", minimum: 3, not: { minimum: 1 } }, false), "Subtype")
+    assert.strictEqual(tag({ allOf: [{ type: "string", maxLength: 2 }, { not: { maxLength: 4 } }] }, false), "Subtype")
+  })
+
+  it("is not empty when the rest reaches outside the `not`: a witness shows drift", () => {
+    assert.strictEqual(tag({ type: "array", not: { maxItems: 0 } }, false), "Drift")
+    assert.strictEqual(tag({ type: "integer", minimum: 3, not: { minimum: 5 } }, false), "Drift")
+    // the sampler finds no string past a `not: {maxLength}`: never proven, at most Unsupported
+    assert.notStrictEqual(tag({ allOf: [{ type: "string", maxLength: 6 }, { not: { maxLength: 4 } }] }, false), "Subtype")
+  })
+
+  it("applies below the root: a cloud property that cannot hold a value under a local `false`", () => {
+    const local = { type: "object", properties: { a: false } }
+    assert.strictEqual(tag({ type: "object", properties: { a: { type: "integer", minimum: 3, not: { minimum: 1 } } } }, local), "Subtype")
+    assert.strictEqual(tag({ type: "object", properties: { a: { type: "integer", minimum: 3, not: { minimum: 5 } } } }, local), "Drift")
+  })
+
+  it("reads the `not`'s references against the cloud root, not the local one", () => {
+    const cloud = {
+      $defs: { s: { type: "string" }, t: { type: ["string", "null"] } },
+      type: "array",
+      items: { $ref: "#/$defs/s" },
+      not: { items: { $ref: "#/$defs/t" } }
+    }
+    assert.strictEqual(tag(cloud, false), "Subtype")
+    // the other way round the cloud holds [null]
+    const wider = { ...cloud, items: { $ref: "#/$defs/t" }, not: { items: { $ref: "#/$defs/s" } } }
+    assert.strictEqual(tag(wider, false), "Drift")
+  })
+})
+
+describe("Subschema: an unreadable absolute `$ref` beside its own `not`", () => {
+  const meta = "https://json-schema.org/draft/2020-12/schema"
+
+  it("leaves the cloud empty", () => {
+    const cloud = { allOf: [{ $ref: meta }, { not: { $ref: meta } }] }
+    assert.strictEqual(tag(cloud, false), "Subtype")
+    assert.strictEqual(tag(cloud, { type: "null" }), "Subtype")
+  })
+
+  it("stays Unsupported where the two could differ: other targets, a relative reference, a dynamic anchor, no `not`", () => {
+    assert.strictEqual(tag({ allOf: [{ $ref: "https://example.com/a" }, { not: { $ref: "https://example.com/b" } }] }, false), "Unsupported")
+    assert.strictEqual(tag({ $id: "https://example.com/root", allOf: [{ $ref: "other.json" }, { not: { $ref: "other.json" } }] }, false), "Unsupported")
+    assert.strictEqual(tag({ $dynamicAnchor: "meta", allOf: [{ $ref: meta }, { not: { $ref: meta } }] }, false), "Unsupported")
+    assert.strictEqual(tag({ allOf: [{ $ref: meta }, { type: "string" }] }, false), "Unsupported")
+  })
+})
