@@ -1,7 +1,7 @@
 /**
- * A cloud conjunction that says `not: X` is empty when the rest of it lies inside `X`; where the local side
- * rejects everything, the prover proves that (with `X` read against the cloud's own root) rather than
- * search for a witness that cannot exist. An absolute `$ref` the prover cannot read is still one schema
+ * A cloud conjunction that says `not: X` is empty when the rest of it lies inside `X`; where an obligation
+ * fails (a local side that rejects everything, a type the local side lacks), the prover proves that (with
+ * `X` read against the cloud's own root) rather than search for a witness that cannot exist. An absolute `$ref` the prover cannot read is still one schema
  * wherever it stands, so a `not` of the same reference beside it empties the conjunction, but only where no
  * base URI or dynamic scope could make the two read differently.
  */
@@ -27,10 +27,33 @@ describe("Subschema: a cloud `not` whose complement holds the rest of the cloud"
     assert.notStrictEqual(tag({ allOf: [{ type: "string", maxLength: 6 }, { not: { maxLength: 4 } }] }, false), "Subtype")
   })
 
+  it("where it fails, the values found outside `X` are witness candidates the sampler alone misses", () => {
+    const nested = Subschema.check({ type: "array", minItems: 1, items: { type: "array" }, not: { items: { maxItems: 0 } } }, false)
+    assert.deepStrictEqual(nested._tag === "Drift" ? nested.witness : nested, [[{}]])
+    const tree = {
+      $defs: { n: { type: "object", properties: { kids: { type: "array", items: { $ref: "#/$defs/n" } } } } },
+      $ref: "#/$defs/n",
+      required: ["kids"],
+      not: { properties: { kids: { maxItems: 0 } } }
+    }
+    assert.strictEqual(tag(tree, false), "Drift")
+  })
+
   it("applies below the root: a cloud property that cannot hold a value under a local `false`", () => {
     const local = { type: "object", properties: { a: false } }
     assert.strictEqual(tag({ type: "object", properties: { a: { type: "integer", minimum: 3, not: { minimum: 1 } } } }, local), "Subtype")
     assert.strictEqual(tag({ type: "object", properties: { a: { type: "integer", minimum: 3, not: { minimum: 5 } } } }, local), "Drift")
+  })
+
+  it("applies wherever an obligation fails, and to one type's part of the cloud", () => {
+    // a string always passes `additionalProperties: false`, so this cloud has no value at all
+    assert.strictEqual(tag({ type: "string", not: { additionalProperties: false } }, { not: {} }), "Subtype")
+    // every object passes `exclusiveMaximum`, so the cloud holds no object for `maxProperties` to judge
+    assert.strictEqual(tag({ not: { exclusiveMaximum: 3 }, multipleOf: 0.5 }, { maxProperties: 0 }), "Subtype")
+    assert.strictEqual(tag({ not: { exclusiveMaximum: 3, type: "number" }, multipleOf: 0.5 }, { maxProperties: 0 }), "Drift")
+    // the cloud's strings are empty, its objects are not
+    assert.strictEqual(tag({ type: ["string", "object"], not: { type: "string", maxLength: 3 }, maxLength: 2 }, { type: "object" }), "Subtype")
+    assert.strictEqual(tag({ type: ["string", "object"], not: { type: "string", maxLength: 3 }, maxLength: 5 }, { type: "object" }), "Drift")
   })
 
   it("reads the `not`'s references against the cloud root, not the local one", () => {

@@ -103,6 +103,8 @@ export interface Ctx {
   memo?: Map<string, Outcome>
   /** The shallowest assumption an obligation relied on so far (Infinity: none). */
   used?: number
+  /** Failed obligations asked so far whether their cloud side is empty by a `not` (a few per check). */
+  refutations?: number
   /** Whether this is a proof with the roles swapped (a local subschema inside a cloud one, for `not`); never nested. */
   readonly swapped?: boolean
   /** The local schema's first construct whose validator semantics are not trusted (`null`: none), once computed. */

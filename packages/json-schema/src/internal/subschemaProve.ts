@@ -65,9 +65,10 @@ const memoized = (ctx: Ctx, key: string, run: () => Outcome, local: Node): Outco
   }
 }
 
-const decide = (ctx: Ctx, nodes: ReadonlyArray<Node>, types: ReadonlySet<Base>, local: Node): Outcome => {
+const decide = (ctx: Ctx, nodes: ReadonlyArray<Node>, types: ReadonlySet<Base>, local: Node): Outcome => refuted(ctx, nodes, decideFor(ctx, nodes, types, local))
+
+const decideFor = (ctx: Ctx, nodes: ReadonlyArray<Node>, types: ReadonlySet<Base>, local: Node): Outcome => {
   if (local.schema === false) {
-    if (emptyByNot(ctx, nodes)) return proven
     return counter({ cloudPath: cloudAt(nodes), localPath: where(local), message: "the local schema rejects every value here; the cloud schema does not" }, [sample(ctx, nodes)])
   }
   const values = Finite.candidates(nodes, types)
@@ -114,18 +115,35 @@ const inside = (ctx: Ctx, x: Node, y: Node): boolean => {
   return o._tag === "Proven"
 }
 
+const MAX_REFUTATIONS = 12
+
+/**
+ * A failed obligation whose cloud side says `not: X` is proven after all when that side is empty (see
+ * `emptyByNot`); a counterexample also takes the values found outside `X` as candidates. A few tries per check.
+ */
+const refuted = (ctx: Ctx, nodes: ReadonlyArray<Node>, o: Outcome): Outcome => {
+  if (o._tag === "Proven" || ctx.swapped === true || (ctx.refutations ?? 0) >= MAX_REFUTATIONS) return o
+  if (!nodes.some((n) => { const x = kw(n, "not"); return isSchemaValue(x) && typeof x !== "boolean" })) return o
+  ctx.refutations = (ctx.refutations ?? 0) + 1
+  const outside = emptyByNot(ctx, nodes)
+  if (outside === "empty") return proven
+  return o._tag === "Counter" && outside.length > 0 ? { ...o, witnesses: [...o.witnesses, ...outside] } : o
+}
+
 /**
  * Whether the cloud conjunction is empty because one node says `not: X` and the rest of the conjunction
  * (a superset of what the cloud accepts) is inside `X`: the prover run with the cloud root on both sides,
- * `X` read as a local subschema, on a bounded share of the budget, never nested. Only asked where the
- * local side rejects everything, so it costs nothing on the everyday path.
+ * `X` read as a local subschema, on a bounded share of the budget, never nested. Only asked once an
+ * obligation has failed, so it costs nothing on the everyday path. Otherwise the values of the rest found
+ * outside `X`: values the cloud may accept, witness candidates (the real validators judge them later).
  */
-const emptyByNot = (ctx: Ctx, nodes: ReadonlyArray<Node>): boolean => {
-  if (ctx.swapped === true) return false
-  return nodes.some((n, i) => {
-    const x = kw(n, "not")
-    if (!isSchemaValue(x) || typeof x === "boolean" || ctx.budget < 10) return false
-    const share = Math.min(ctx.budget, 2_000)
+const emptyByNot = (ctx: Ctx, nodes: ReadonlyArray<Node>): "empty" | ReadonlyArray<JsonValue> => {
+  const found: Array<JsonValue> = []
+  if (ctx.swapped === true) return found
+  for (let i = 0; i < nodes.length; i++) {
+    const n = nodes[i]!, x = kw(n, "not")
+    if (!isSchemaValue(x) || typeof x === "boolean" || ctx.budget < 10) continue
+    const share = Math.min(Math.floor(ctx.budget / 2), 1_000)
     const self: Ctx = {
       cloudRoot: ctx.cloudRoot, localRoot: ctx.cloudRoot, cloudDialect: ctx.cloudDialect, localDialect: ctx.cloudDialect,
       ...(ctx.given === undefined ? {} : { given: { cloud: ctx.given.cloud, local: ctx.given.cloud } }),
@@ -133,8 +151,10 @@ const emptyByNot = (ctx: Ctx, nodes: ReadonlyArray<Node>): boolean => {
     }
     const o = prove(self, nodes.map((m, j) => (j === i ? without(m, "not") : m)), child(n, x, "not"))
     ctx.budget -= share - Math.max(0, self.budget)
-    return o._tag === "Proven"
-  })
+    if (o._tag === "Proven") return "empty"
+    if (o._tag === "Counter") for (const c of [o, ...(o.more ?? [])]) found.push(...c.witnesses)
+  }
+  return found
 }
 
 /** The local node's own keywords, per cloud type. */
@@ -142,21 +162,27 @@ const byType = (ctx: Ctx, nodes: ReadonlyArray<Node>, types: ReadonlySet<Base>, 
   const lt = declaredTypes(local)
   if (lt === "invalid") return unknown("type", where(local, "type"))
   const cloudPath = cloudAt(nodes)
+  const typed = (b: Base): ReadonlyArray<Node> => [...nodes, { schema: { type: b === "fraction" ? "number" : b }, ptr: undefined }]
+  // one type's part of the cloud may be empty by a `not` where the whole cloud is not
+  const each = types.size > 1 ? (t: Base, o: Outcome) => refuted(ctx, typed(t), o) : (_: Base, o: Outcome) => o
+  const live = new Set(types)
   for (const t of types) {
     if (lt !== undefined && !lt.has(t)) {
-      return counter({ cloudPath, localPath: where(local, "type"), message: `the cloud schema allows ${article(typeName(t))} here; the local schema does not` }, [sample(ctx, nodes, t)])
+      const o = each(t, counter({ cloudPath, localPath: where(local, "type"), message: `the cloud schema allows ${article(typeName(t))} here; the local schema does not` }, [sample(ctx, nodes, t)]))
+      if (o._tag !== "Proven") return o
+      live.delete(t)
     }
   }
-  const listed = enumerated(ctx, nodes, types, local)
+  if (live.size === 0) return proven
+  const listed = enumerated(ctx, nodes, live, local)
   if (listed !== undefined) return listed
   const self = (v: ReadonlyArray<Node>, l: Node) => prove(ctx, v, l)
   const steps: Array<() => Outcome> = []
-  const typed = (b: Base): ReadonlyArray<Node> => [...nodes, { schema: { type: b === "fraction" ? "number" : b }, ptr: undefined }]
-  for (const t of types) {
-    if (isNumeric(t)) steps.push(() => Numbers.check(nodes, t, local))
-    else if (t === "string") steps.push(() => Strings.check(nodes, local))
-    else if (t === "array") steps.push(() => Arrays.check(ctx, typed(t), local, self))
-    else if (t === "object") steps.push(() => Objects.check(ctx, typed(t), local, self))
+  for (const t of live) {
+    if (isNumeric(t)) steps.push(() => each(t, Numbers.check(nodes, t, local)))
+    else if (t === "string") steps.push(() => each(t, Strings.check(nodes, local)))
+    else if (t === "array") steps.push(() => each(t, Arrays.check(ctx, typed(t), local, self)))
+    else if (t === "object") steps.push(() => each(t, Objects.check(ctx, typed(t), local, self)))
   }
   return all(steps)
 }
