@@ -208,7 +208,7 @@ const engine = (
       const iso = fresh(d, own, true)
       if (iso instanceof SchemaError) return Either.left(iso)
       ajv = iso
-      r = A.tryCompile(ajv, schema)
+      r = A.tryCompile(ajv, schema, true)
     }
     entry.ajv = ajv
     entry.holders.add(ajv)

@@ -242,6 +242,29 @@ describe("Validator cache", () => {
     assert.isTrue(a.isValid("s") && !a.isValid(1))
     assert.isTrue(b.isValid(1) && !b.isValid("s"))
   })
+
+  it("a schema embedding a resource whose $id an instance already holds with other content compiles and keeps its meaning", () => {
+    // Ajv says "resolves to more than one schema" here, not "already exists": it is a clash all the same
+    const v = Either.getOrThrow(Validator.make())
+    const root = { $id: "https://example.com/embedded", type: "string" }
+    const embedding = { $defs: { x: { $id: "https://example.com/embedded", type: "integer" } }, properties: { n: { $ref: "https://example.com/embedded" } } }
+    const a = Either.getOrThrow(v.compile(root))
+    const b = v.compile(embedding)
+    assert.isTrue(Either.isRight(b), Either.isLeft(b) ? b.left.message : "")
+    const alone = Either.getOrThrow(Either.getOrThrow(Validator.make()).compile(structuredClone(embedding)))
+    for (const c of [Either.getOrThrow(b), alone]) {
+      assert.isTrue(c.isValid({ n: 1 }) && !c.isValid({ n: "s" }))
+      assert.deepStrictEqual(c.validate({ n: "s" }).map((i) => [i.field, i.expected]), [["n", "integer"]])
+    }
+    assert.isTrue(a.isValid("s") && !a.isValid(1))
+  })
+
+  it("a schema that declares one $id twice with two contents is refused for that, not as a clash", () => {
+    const twice = { $defs: { a: { $id: "https://example.com/twice", type: "string" }, b: { $id: "https://example.com/twice", type: "integer" } } }
+    const c = Either.getOrThrow(Validator.make()).compile(twice)
+    assert.isTrue(Either.isLeft(c))
+    if (Either.isLeft(c)) assert.match(c.left.message, /resolves to more than one schema/)
+  })
 })
 
 describe("Validator.compileAt", () => {

@@ -83,11 +83,17 @@ export interface Failure {
   readonly path: string
 }
 
-/** Whether an Ajv error says an `$id` (or key) is already taken in this instance. */
-export const isIdClash = (e: unknown): boolean => e instanceof Error && /already exists/.test(e.message)
+/**
+ * Whether an Ajv error says an `$id` (or key) is taken in this instance: "already exists" for a root `$id`,
+ * "resolves to more than one schema" for an embedded resource whose `$id` the instance holds with other
+ * content. On a `fresh` instance (nothing but remotes) only the first is: there the second means the
+ * schema itself declares one `$id` twice.
+ */
+export const isIdClash = (e: unknown, fresh = false): boolean =>
+  e instanceof Error && (/already exists/.test(e.message) || (!fresh && /resolves to more than one schema/.test(e.message)))
 
 /** Compiles on one instance; a throw (invalid schema, unknown ref, bad regex, stack overflow) is a `Failure`. */
-export const tryCompile = (ajv: AnyAjv, schema: AnySchema): ValidateFunction | Failure | "clash" => {
+export const tryCompile = (ajv: AnyAjv, schema: AnySchema, fresh = false): ValidateFunction | Failure | "clash" => {
   try {
     const fn = ajv.compile(schema)
     if ((fn as { $async?: unknown }).$async === true) {
@@ -95,7 +101,7 @@ export const tryCompile = (ajv: AnyAjv, schema: AnySchema): ValidateFunction | F
     }
     return fn
   } catch (e) {
-    if (isIdClash(e)) return "clash"
+    if (isIdClash(e, fresh)) return "clash"
     return describe(ajv, schema, e)
   }
 }
