@@ -92,6 +92,6 @@ describe("Subschema containment suite", () => {
     const { tally, unsound } = run("draft7")
     console.log("containment draft7", tally, `decided ${(100 * tally.decided / tally.total).toFixed(1)}%`)
     assert.deepStrictEqual(unsound, [])
-    assert.deepStrictEqual(tally, { total: 3418, decided: 3321, unsupported: 30, deviations: 67, unsound: 0 })
+    assert.deepStrictEqual(tally, { total: 3418, decided: 3322, unsupported: 29, deviations: 67, unsound: 0 })
   })
 })

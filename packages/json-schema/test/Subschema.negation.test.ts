@@ -86,3 +86,23 @@ describe("Subschema: an unreadable absolute `$ref` beside its own `not`", () => 
     assert.strictEqual(tag({ allOf: [{ $ref: meta }, { type: "string" }] }, false), "Unsupported")
   })
 })
+
+describe("Subschema: a local `X` beside `not: X'` with X' a renamed copy", () => {
+  const d7 = "http://json-schema.org/draft-07/schema#"
+  const local = (a: string, b: string, second = "integer") => ({
+    $schema: d7,
+    anyOf: [
+      { allOf: [{ $ref: a }], definitions: { A: { $id: a, type: "integer" } } },
+      { definitions: { A: { $id: b, type: second } }, not: { allOf: [{ $ref: b }] } }
+    ]
+  })
+
+  it("is everything when the copies differ only by a plain-name `$id` (it moves no base)", () => {
+    assert.strictEqual(tag(true, local("#foo", "#foo1")), "Subtype")
+    assert.strictEqual(tag(true, local("#foo", "#foo1", "string")), "Drift")
+  })
+
+  it("is not assumed for resources of their own (an `$id` that is a base for references)", () => {
+    assert.notStrictEqual(tag(true, local("http://example.com/a.json", "http://example.com/b.json")), "Subtype")
+  })
+})

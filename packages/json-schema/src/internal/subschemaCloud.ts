@@ -204,8 +204,10 @@ export const same = (root: JsonSchema.JsonSchema, a: JsonSchema.JsonSchema, b: J
     }
     const xo = x as JsonSchema.JsonSchemaObject, yo = y as JsonSchema.JsonSchemaObject
     if (!sameKeys(xo, yo)) return false
-    if (typeof xo["$id"] === "string" || typeof yo["$id"] === "string") return equals(xo, yo)
+    if (resource(xo["$id"]) || resource(yo["$id"])) return equals(xo, yo)
     return Object.keys(xo).every((k) => {
+      // a plain-name `$id` ("#foo") names the schema without moving the base: an annotation here
+      if (k === "$id") return true
       const next = inPlace.has(k) ? g : g + 1
       if (literal.has(k)) return equals(xo[k]!, yo[k]!)
       if (k === "$ref") return refs(xo[k]!, yo[k]!, g)
@@ -221,6 +223,9 @@ export const same = (root: JsonSchema.JsonSchema, a: JsonSchema.JsonSchema, b: J
   }
   return go(a, b, true, 0)
 }
+
+/** Whether an `$id` value starts a resource of its own (a base for references), not only a plain name (`#foo`). */
+const resource = (id: JsonValue | undefined): boolean => id !== undefined && (typeof id !== "string" || !id.startsWith("#"))
 
 /** Applicators that apply to the same instance (no descent into a part of it). */
 const inPlace: ReadonlySet<string> = new Set(["allOf", "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas", "dependencies"])
