@@ -202,7 +202,11 @@ const engine = (
     const schema = entry.root
     const d = JsonSchema.dialect(schema)
     const own = A.namesPrototypeMembers(schema)
-    let ajv = instance(d, own)
+    // a schema that names a resource by URI compiles alone (see `reachesOut`): what it references must not
+    // depend on which schemas this process compiled before it
+    const alone = A.reachesOut(schema)
+    let ajv: A.AnyAjv | SchemaError = alone ? fresh(d, own, true) : instance(d, own)
+    if (ajv instanceof SchemaError) return Either.left(ajv)
     let r = A.tryCompile(ajv, schema)
     if (r === "clash") {
       const iso = fresh(d, own, true)
@@ -217,7 +221,8 @@ const engine = (
     let firstError: ValidateFunction | undefined | null = null
     const fallback = () => {
       if (firstError === null) {
-        const first = instance(d, own, false)
+        const first = alone ? fresh(d, own, false) : instance(d, own, false)
+        if (first instanceof SchemaError) return firstError = undefined
         entry.holders.add(first)
         const f = A.tryCompile(first, schema)
         firstError = typeof f === "function" ? f : undefined

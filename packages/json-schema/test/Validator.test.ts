@@ -259,6 +259,31 @@ describe("Validator cache", () => {
     assert.isTrue(a.isValid("s") && !a.isValid(1))
   })
 
+  it("one schema's $id never answers another schema's $ref: the result does not depend on what compiled before", () => {
+    const v = Either.getOrThrow(Validator.make())
+    const ref = { type: "object", properties: { x: { $ref: "https://example.com/planted" } } }
+    const planted = { $id: "https://example.com/planted", type: "string" }
+    const before = v.compile(structuredClone(ref))
+    assert.isTrue(Either.isRight(v.compile(planted)))
+    // an equal copy would be the cached failure: this one differs, so it is compiled after `planted`
+    const after = v.compile({ ...structuredClone(ref), description: "compiled after the $id was registered" })
+    for (const r of [before, after]) {
+      assert.isTrue(Either.isLeft(r))
+      if (Either.isLeft(r)) assert.match(r.left.message, /Cannot resolve reference `https:\/\/example\.com\/planted`/)
+    }
+    // the same through the module-level validator, and a relative reference the same way
+    Validator.compile({ $id: "https://example.com/tools/a.json", type: "integer" })
+    const relative = Validator.compile({ $id: "https://example.com/tools/b.json", properties: { n: { $ref: "a.json" } } })
+    assert.isTrue(Either.isLeft(relative))
+  })
+
+  it("a $ref to a configured remote resolves, on a validator made with it", () => {
+    const v = Either.getOrThrow(Validator.make({ remotes: { "https://example.com/remote": { type: "integer" } } }))
+    const c = Either.getOrThrow(v.compile({ properties: { n: { $ref: "https://example.com/remote" } } }))
+    assert.isTrue(c.isValid({ n: 1 }) && !c.isValid({ n: "s" }))
+    assert.deepStrictEqual(c.validate({ n: "s" }).map((i) => [i.field, i.keyword]), [["n", "type"]])
+  })
+
   it("a schema that declares one $id twice with two contents is refused for that, not as a clash", () => {
     const twice = { $defs: { a: { $id: "https://example.com/twice", type: "string" }, b: { $id: "https://example.com/twice", type: "integer" } } }
     const c = Either.getOrThrow(Validator.make()).compile(twice)

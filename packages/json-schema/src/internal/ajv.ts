@@ -126,6 +126,35 @@ export const namesPrototypeMembers = (schema: JsonSchema): boolean => {
   return false
 }
 
+const referenceKeywords = ["$ref", "$dynamicRef", "$recursiveRef"] as const
+
+/**
+ * Whether a schema names a resource by URI other than its own root's `$id` (an absolute or relative
+ * `$ref`, not a bare `#…` fragment). Ajv resolves such a reference against every schema its instance
+ * holds, so on a shared instance it would reach whatever an earlier schema registered under that URI (one
+ * tool's `$id` answering another tool's `$ref`); such a schema compiles on an instance of its own.
+ */
+export const reachesOut = (schema: JsonSchema): boolean => {
+  if (typeof schema !== "object") return false
+  const rootId = schema["$id"]
+  const own = typeof rootId === "string" ? rootId.split("#")[0] : undefined
+  const seen = new Set<object>()
+  const stack: Array<JsonValue> = [schema]
+  while (stack.length > 0) {
+    const s = stack.pop()
+    if (!isObject(s) || seen.has(s)) continue
+    seen.add(s)
+    for (const k of referenceKeywords) {
+      const ref = s[k]
+      if (typeof ref !== "string") continue
+      const base = ref.split("#")[0]
+      if (base !== "" && base !== own) return true
+    }
+    for (const c of children(s)) stack.push(c.schema)
+  }
+  return false
+}
+
 /** Why Ajv refused a schema: a readable message and the pointer into the schema where it could tell. */
 export interface Failure {
   readonly message: string
