@@ -207,12 +207,12 @@ const engine = (
     const alone = A.reachesOut(schema)
     let ajv: A.AnyAjv | SchemaError = alone ? fresh(d, own, true) : instance(d, own)
     if (ajv instanceof SchemaError) return Either.left(ajv)
-    let r = A.tryCompile(ajv, schema)
-    if (r === "clash") {
+    let r = alone ? A.tryCompileAlone(ajv, schema, d) : A.tryCompile(ajv, schema)
+    if (r === "clash" && !alone) {
       const iso = fresh(d, own, true)
       if (iso instanceof SchemaError) return Either.left(iso)
       ajv = iso
-      r = A.tryCompile(ajv, schema, true)
+      r = A.tryCompileAlone(ajv, schema, d)
     }
     entry.ajv = ajv
     entry.holders.add(ajv)
@@ -224,7 +224,7 @@ const engine = (
         const first = alone ? fresh(d, own, false) : instance(d, own, false)
         if (first instanceof SchemaError) return firstError = undefined
         entry.holders.add(first)
-        const f = A.tryCompile(first, schema)
+        const f = alone ? A.tryCompileAlone(first, schema, d) : A.tryCompile(first, schema)
         firstError = typeof f === "function" ? f : undefined
       }
       return firstError
