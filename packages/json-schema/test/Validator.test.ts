@@ -277,6 +277,18 @@ describe("Validator cache", () => {
     assert.isTrue(Either.isLeft(relative))
   })
 
+  it("a schema compiled alone is still checked against its meta-schema, and says where it is invalid", () => {
+    const v = Either.getOrThrow(Validator.make({ remotes: { "https://example.com/remote": { type: "integer" } } }))
+    const invalid = v.compile({ properties: { n: { $ref: "https://example.com/remote" }, m: { minLength: -1 } } })
+    assert.isTrue(Either.isLeft(invalid))
+    if (Either.isLeft(invalid)) {
+      assert.match(invalid.left.message, /^Invalid schema at `\/properties\/m\/minLength`/)
+      assert.strictEqual(invalid.left.path, "/properties/m/minLength")
+    }
+    const unknownMeta = v.compile({ $schema: "https://example.com/no-such-meta", $ref: "https://example.com/remote" })
+    assert.isTrue(Either.isLeft(unknownMeta))
+  })
+
   it("a $ref to a configured remote resolves, on a validator made with it", () => {
     const v = Either.getOrThrow(Validator.make({ remotes: { "https://example.com/remote": { type: "integer" } } }))
     const c = Either.getOrThrow(v.compile({ properties: { n: { $ref: "https://example.com/remote" } } }))
