@@ -107,24 +107,30 @@ const inherited: ReadonlySet<string> = new Set([...Object.getOwnPropertyNames(Ob
 const namesIn = (v: JsonValue | undefined): ReadonlyArray<string> =>
   Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : isObject(v) ? Object.keys(v) : []
 
-/** Whether a schema looks a property up by a name `Object.prototype` also has (`constructor`, `toString`, …). */
-export const namesPrototypeMembers = (schema: JsonSchema): boolean => {
+/** Each schema object under `schema` once, depth first, until `visit` returns true (then true). */
+const someSubschema = (schema: JsonSchema, visit: (s: { readonly [k: string]: JsonValue }) => boolean): boolean => {
   const seen = new Set<object>()
   const stack: Array<JsonValue> = [schema]
   while (stack.length > 0) {
     const s = stack.pop()
     if (!isObject(s) || seen.has(s)) continue
     seen.add(s)
+    if (visit(s)) return true
+    for (const c of children(s)) stack.push(c.schema)
+  }
+  return false
+}
+
+/** Whether a schema looks a property up by a name `Object.prototype` also has (`constructor`, `toString`, …). */
+export const namesPrototypeMembers = (schema: JsonSchema): boolean =>
+  someSubschema(schema, (s) => {
     const req = s["dependentRequired"]
     const lookups = [
       ...namesIn(s["properties"]), ...namesIn(s["required"]), ...namesIn(req), ...namesIn(s["dependentSchemas"]),
       ...namesIn(s["dependencies"]), ...(isObject(req) ? Object.values(req).flatMap(namesIn) : [])
     ]
-    if (lookups.some((n) => inherited.has(n))) return true
-    for (const c of children(s)) stack.push(c.schema)
-  }
-  return false
-}
+    return lookups.some((n) => inherited.has(n))
+  })
 
 const referenceKeywords = ["$ref", "$dynamicRef", "$recursiveRef"] as const
 
@@ -141,23 +147,17 @@ const isAbsolute = (uri: string): boolean => /^[a-zA-Z][a-zA-Z0-9+.-]*:/.test(ur
  * tool's `$id` answering another tool's `$ref`); such a schema compiles on an instance of its own.
  */
 export const reachesOut = (schema: JsonSchema): boolean => {
-  if (typeof schema !== "object") return false
   const own = new Set<string>()
   const refs: Array<string> = []
-  const seen = new Set<object>()
-  const stack: Array<JsonValue> = [schema]
-  while (stack.length > 0) {
-    const s = stack.pop()
-    if (!isObject(s) || seen.has(s)) continue
-    seen.add(s)
+  someSubschema(schema, (s) => {
     const id = s["$id"]
     if (typeof id === "string" && isAbsolute(id)) own.add(withoutFragment(id))
     for (const k of referenceKeywords) {
       const ref = s[k]
       if (typeof ref === "string" && withoutFragment(ref) !== "") refs.push(withoutFragment(ref))
     }
-    for (const c of children(s)) stack.push(c.schema)
-  }
+    return false
+  })
   return refs.some((r) => !own.has(r))
 }
 
