@@ -83,7 +83,7 @@ export const prepare = (schema: JsonSchema, raw: unknown, options?: Options): Pr
     if (value instanceof Input.Unreadable) return invalid([value.issue])
     const strict = options?.policy === "strict"
     if (isValid(value)) {
-      if (strict || !entry.fillers) return valid(value, none)
+      if (strict || !entry.fillers || !Input.lastRead.mayHoldBlank) return valid(value, none)
       const dropped = Fillers.dropValidWith(entry.plan, isValid, value)
       return dropped === undefined ? valid(value, none) : valid(dropped.value, dropped.coercions)
     }

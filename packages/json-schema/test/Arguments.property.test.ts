@@ -32,6 +32,15 @@ describe("Arguments.prepare properties", () => {
     assert.deepStrictEqual(valid(Arguments.prepare(schemas[name], JSON.stringify(p.miss))).value, p.accepted)
   })
 
+  it.prop("a parsed value and its JSON text prepare alike (the JSON proof's blank-string note never skips a drop)", [anyPair, hostile], ([[name, p], h]) => {
+    // (a string is itself read as JSON text, so only non-string values have a text twin)
+    for (const input of [p.miss, p.accepted, h].filter((v) => typeof v !== "string")) {
+      for (const policy of ["lenient", "strict"] as const) {
+        assert.deepStrictEqual(Arguments.prepare(schemas[name], input, { policy }), Arguments.prepare(schemas[name], JSON.stringify(input), { policy }))
+      }
+    }
+  })
+
   it.prop("idempotence: preparing a prepared value changes nothing", [anyPair, hostile], ([[name, p], h]) => {
     for (const input of [p.miss, h]) {
       const first = Arguments.prepare(schemas[name], input)

@@ -103,13 +103,16 @@ const arrayOf = (item: Arb): Arb =>
 
 const snake = (k: string): string => k.replace(/[A-Z]/g, (c) => "_" + c.toLowerCase())
 
-/** An object: required keys always, optional ones sometimes, an absent optional sometimes as a "" filler. */
+// Blank fillers as models send them: empty, ASCII whitespace, and Unicode spaces `String.prototype.trim` removes.
+const blank = fc.constantFrom("", " ", "\t\n", "\u00a0", "\u3000 ", "\ufeff")
+
+/** An object: required keys always, optional ones sometimes, an absent optional sometimes as a blank filler. */
 const objectOf = (props: Record<string, Arb>, required: ReadonlyArray<string>, rename: boolean): Arb => {
   const fields = Object.keys(props).map((k) =>
     fc.record({
       pair: props[k]!,
       present: required.includes(k) ? fc.constant(true) : fc.boolean(),
-      filler: required.includes(k) ? fc.constant(false) : fc.boolean(),
+      filler: required.includes(k) ? fc.constant(undefined) : fc.option(blank, { nil: undefined }),
       renamed: rename && k !== snake(k) ? fc.boolean() : fc.constant(false)
     }).map((f) => ({ key: k, ...f }))
   )
@@ -120,7 +123,7 @@ const objectOf = (props: Record<string, Arb>, required: ReadonlyArray<string>, r
       if (f.present) {
         accepted.push([f.key, f.pair.accepted])
         miss.push([f.renamed ? snake(f.key) : f.key, f.pair.miss])
-      } else if (f.filler) miss.push([f.key, ""])
+      } else if (f.filler !== undefined) miss.push([f.key, f.filler])
     }
     return { accepted: JsonValue.fromEntries(accepted), miss: JsonValue.fromEntries(miss) }
   })

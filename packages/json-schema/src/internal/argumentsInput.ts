@@ -34,8 +34,16 @@ export const isObjectSchema = (schema: JsonSchema): boolean => {
   return r._tag === "Resolved" && r.schema !== schema && isObjectSchema(r.schema)
 }
 
+/**
+ * What the last `read` learnt beside the value: whether it may hold a blank string. Only the walk that proves
+ * a parsed value is JSON can say "no" for free, so JSON text and deep values answer "maybe"; `prepare` reads
+ * it right after `read` to skip the filler pass on values with nothing to drop.
+ */
+export const lastRead = { mayHoldBlank: true }
+
 /** Reads raw arguments; `null`, `undefined` and a blank string are `{}` for an object schema. */
 export const read = (schema: JsonSchema, raw: unknown): JsonValue.JsonValue | Unreadable => {
+  lastRead.mayHoldBlank = true
   let value: JsonValue.JsonValue
   if (raw === undefined || raw === null) value = null
   else if (typeof raw === "string") {
@@ -48,8 +56,13 @@ export const read = (schema: JsonSchema, raw: unknown): JsonValue.JsonValue | Un
       }
     }
   } else {
-    const problem = notJson(raw)
-    if (problem !== undefined) return new Unreadable(problem)
+    lastRead.mayHoldBlank = false
+    const scanned = member(raw, -1)
+    if (scanned !== 1) {
+      lastRead.mayHoldBlank = true
+      const problem = notJson(raw)
+      if (problem !== undefined) return new Unreadable(problem)
+    }
     value = raw as JsonValue.JsonValue
   }
   return value === null && isObjectSchema(schema) ? {} : value
@@ -103,35 +116,38 @@ export const unreadableIssue = (error: unknown): Issue =>
 const fastDepth = 64
 
 /**
- * 1: JSON all the way down; 0: not JSON; 2: deeper than the quick check goes. Leaves are settled inline and
- * members read with `Object.values` (own enumerable keys only): this runs on every call of `prepare`.
+ * 1: JSON all the way down; 0: not JSON; 2: deeper than the quick check goes. On the way it notes in
+ * `lastRead` any string that may be blank (`mayBeBlank`). This runs on every `prepare` of a parsed value, so it allocates nothing: own
+ * keys through `for…in` once the prototype is known to be `Object.prototype` or `null` (an inherited
+ * enumerable key is only read and checked, never a reason to accept), leaves settled inline.
  */
-const fast = (u: unknown, depth: number): 0 | 1 | 2 => {
-  if (typeof u !== "object") return leaf(u)
-  if (u === null) return 1
+const fast = (u: object, depth: number): 0 | 1 | 2 => {
   if (depth === fastDepth) return 2
-  let members: ReadonlyArray<unknown>
-  if (Array.isArray(u)) members = u
-  else {
-    const proto = Object.getPrototypeOf(u)
-    if (proto !== Object.prototype && proto !== null) return 0
-    members = Object.values(u)
-  }
-  for (let i = 0; i < members.length; i++) {
-    const x = members[i]
-    if (typeof x !== "object") {
-      if (leaf(x) === 0) return 0
-    } else if (x !== null) {
-      const r = fast(x, depth + 1)
+  if (Array.isArray(u)) {
+    for (let i = 0; i < u.length; i++) {
+      const r = member(u[i], depth)
       if (r !== 1) return r
     }
+    return 1
+  }
+  const proto = Object.getPrototypeOf(u)
+  if (proto !== Object.prototype && proto !== null) return 0
+  for (const k in u) {
+    const r = member((u as Record<string, unknown>)[k], depth)
+    if (r !== 1) return r
   }
   return 1
 }
 
-// A finite number (NaN and ±Infinity give NaN), a string or a boolean.
-const leaf = (x: unknown): 0 | 1 =>
-  typeof x === "string" || typeof x === "boolean" ? 1 : typeof x === "number" && x - x === 0 ? 1 : 0
+// A string (noting one that may be blank), a finite number (NaN and ±Infinity give NaN), a boolean, or JSON below.
+const member = (x: unknown, depth: number): 0 | 1 | 2 => {
+  if (typeof x === "string") {
+    if (S.mayBeBlank(x)) lastRead.mayHoldBlank = true
+    return 1
+  }
+  if (typeof x === "object") return x === null ? 1 : fast(x, depth + 1)
+  return typeof x === "boolean" || (typeof x === "number" && x - x === 0) ? 1 : 0
+}
 
 const describe = (u: unknown): string | undefined => {
   if (u === null || typeof u === "string" || typeof u === "boolean") return undefined
@@ -183,9 +199,7 @@ const careful = (root: unknown): { readonly path: ReadonlyArray<string | number>
 }
 
 /** Undefined when `u` is JSON all the way down; otherwise the issue naming the first place it is not. */
-export const notJson = (u: unknown): Issue | undefined => {
-  const r = fast(u, 0)
-  if (r === 1) return undefined
+const notJson = (u: unknown): Issue | undefined => {
   const problem = careful(u)
   if (problem === undefined) return undefined
   const at = problem.path.length === 0 ? "" : ` at \`${S.fieldOf(problem.path)}\``

@@ -60,13 +60,15 @@ export const allowedTypes = (schema: JsonSchemaObject): ReadonlySet<TypeName> | 
 export const allows = (types: ReadonlySet<TypeName>, t: TypeName): boolean =>
   types.has(t) || (t === "integer" && types.has("number"))
 
-/** Whether a string is empty or only whitespace: an unused optional field the model filled in. */
-export const isBlank = (s: string): boolean => {
+/** Whether a string may be blank: empty, or its first character is not printable ASCII (which settles "no"). */
+export const mayBeBlank = (s: string): boolean => {
   if (s.length === 0) return true
   const c = s.charCodeAt(0)
-  // Hot path (valid values): a printable ASCII first character settles it without trimming.
-  return c > 32 && c < 127 ? false : s.trim().length === 0
+  return c <= 32 || c >= 127
 }
+
+/** Whether a string is empty or only whitespace: an unused optional field the model filled in. */
+export const isBlank = (s: string): boolean => mayBeBlank(s) && s.trim().length === 0
 
 // The JSON number grammar only: no hex, no "", no "Infinity", no leading "+" or zeros.
 const jsonNumber = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/
