@@ -84,8 +84,8 @@ export const run = async () => {
   const prepared = parsed.get("Arguments.prepare (lenient)")!
   const zod = parsed.get("zod 4 fromJSONSchema(…).safeParse")!
   if (prepared / ajv > 1.3) {
-    console.log("  why ✘ prepare / raw Ajv: prepare also proves a parsed value is JSON all the way down (no NaN, class")
-    console.log("    instance, getter or cycle reaches an executor), which raw Ajv does not; on JSON text, below, it need not")
+    console.log("  why ✘ prepare / raw Ajv: prepare also proves a parsed value is JSON all the way down (no NaN, undefined,")
+    console.log("    class instance, hole or cycle reaches an executor), which raw Ajv does not; on JSON text, below, it need not")
   }
   if (zod / prepared < 3) {
     console.log(`  why ✘ zod / prepare: zod 4 itself ran ${(zod / ajv).toFixed(2)}× raw Ajv here, and prepare cannot be faster`)

@@ -72,7 +72,8 @@ const entryOf = Cache.byIdentity((schema: JsonSchema): Entry => {
 
 /**
  * Prepares raw tool-call arguments (a JSON string, a parsed value, `null`, `undefined` or `""`) for an
- * executor. Never throws and never mutates `raw`: unreadable or non-JSON input is `Invalid`.
+ * executor. Never throws and never mutates `raw`: unreadable or non-JSON input is `Invalid`. A parsed value
+ * is read as `JSON.stringify` reads it: a getter is read like a data property, once (plain data only).
  */
 export const prepare = (schema: JsonSchema, raw: unknown, options?: Options): Prepared => {
   try {
