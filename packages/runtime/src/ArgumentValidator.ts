@@ -134,7 +134,8 @@ export const make = (options: Options = {}): Effect.Effect<Service> =>
       const result = toolChaining ? prepareChained(tool.jsonSchema, raw, options) : Arguments.prepare(tool.jsonSchema, raw, options)
       if (result._tag === "SchemaError") return new InvalidToolSchema({ tool: name, path: result.path, detail: result.message })
       if (result._tag === "Invalid") return invalid(name, callId, result.issues)
-      const shape = Shape.check(result.value, maxDepth)
+      // what coercion built (or parsed from text) is checked; the caller's own value passed above
+      const shape = result.value === raw ? undefined : Shape.check(result.value, maxDepth)
       if (shape !== undefined) return invalid(name, callId, [shape])
       const base = { tool: name, callId, raw, value: result.value, coercions: result.coercions }
       const refs = toolChaining ? RefAware.refs(result.value) : []

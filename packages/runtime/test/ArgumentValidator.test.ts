@@ -225,4 +225,22 @@ describe("ArgumentValidator", () => {
       assert.strictEqual(runs.count, 0)
       assert.isUndefined(({} as Record<string, unknown>)["polluted"])
     }))
+
+  it.effect("the depth limit holds for the value given, the text parsed and what coercion built from a string", () =>
+    Effect.gen(function*() {
+      const validator = yield* ArgumentValidator.make({ maxArgumentDepth: 5 })
+      const { runs, tool } = counted("nest", { type: "object", properties: { opts: { type: "object" } } })
+      const deep = { a: { b: { c: { d: { e: { f: 1 } } } } } }
+      const depthOf = (raw: unknown) =>
+        Effect.flip(validator.prepare(tool, raw, { callId: "c" })).pipe(
+          Effect.map((e) => e._tag === "InvalidToolArguments" ? e.issues.map((i) => i.keyword) : [])
+        )
+      assert.deepStrictEqual(yield* depthOf({ opts: deep }), ["maxDepth"])
+      assert.deepStrictEqual(yield* depthOf(JSON.stringify({ opts: deep })), ["maxDepth"])
+      // lenient coercion decodes a string that holds an object: the object it built is checked too
+      assert.deepStrictEqual(yield* depthOf({ opts: JSON.stringify(deep) }), ["maxDepth"])
+      const shallow = yield* validator.prepare(tool, { opts: JSON.stringify({ a: 1 }) }, { callId: "c" })
+      assert.deepStrictEqual(shallow._tag === "Prepared" ? shallow.value : undefined, { opts: { a: 1 } })
+      assert.strictEqual(runs.count, 0)
+    }))
 })
