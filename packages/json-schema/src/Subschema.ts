@@ -7,7 +7,7 @@
  * @since 0.1.0
  */
 import * as Either from "effect/Either"
-import { metaError } from "./internal/ajv.js"
+import { metaAnswer } from "./internal/ajv.js"
 import * as Cache from "./internal/compileCache.js"
 import { stableKey } from "./internal/stableKey.js"
 import { bundle } from "./internal/subschemaBundle.js"
@@ -81,7 +81,7 @@ const byContent = (cloud: JsonSchema.JsonSchema, local: JsonSchema.JsonSchema, b
   }
   const key = `${budget}\u0000${ck}\u0000${lk}`
   let verdict = byKey.get(key)
-  if (verdict === undefined) byKey.set(key, verdict = run(cloud, local, budget, ck.includes("\"$ref\"") || lk.includes("\"$ref\"")))
+  if (verdict === undefined) byKey.set(key, verdict = run(cloud, local, budget, ck.includes("\"$ref\"") || lk.includes("\"$ref\""), lk))
   return verdict
 }
 
@@ -111,7 +111,7 @@ const safeIsSchema = (u: unknown): u is JsonSchema.JsonSchema => {
 /** A 2020-12 schema with its embedded resources folded into pointers where that is certain; otherwise itself. */
 const folded = (s: JsonSchema.JsonSchema, dialect: JsonSchema.Dialect): JsonSchema.JsonSchema => dialect === "2020-12" ? bundle(s) ?? s : s
 
-const run = (cloud: JsonSchema.JsonSchema, local: JsonSchema.JsonSchema, budget: number, refs: boolean): Verdict => {
+const run = (cloud: JsonSchema.JsonSchema, local: JsonSchema.JsonSchema, budget: number, refs: boolean, localKey: string): Verdict => {
   const cloudDialect = JsonSchema.dialect(cloud), localDialect = JsonSchema.dialect(local)
   // the prover reads the folded roots; witnesses, the local compile and the doubts use the schemas as given
   const ctx: Ctx = {
@@ -127,7 +127,7 @@ const run = (cloud: JsonSchema.JsonSchema, local: JsonSchema.JsonSchema, budget:
   }
   const o: Outcome = prove(ctx, [{ schema: ctx.cloudRoot, ptr: "", dialect: cloudDialect }], { schema: ctx.localRoot, ptr: "", dialect: localDialect })
   if (o._tag === "Proven") {
-    const broken = invalidLocal(local, ctx.localDialect)
+    const broken = invalidLocal(local, ctx.localDialect, localKey)
     return broken === undefined ? subtype : { _tag: "Unsupported", construct: `the local schema does not compile: ${broken.message}`, path: broken.path }
   }
   // running out of budget is reported as that, not as whichever construct was being proven then
@@ -177,14 +177,15 @@ const run = (cloud: JsonSchema.JsonSchema, local: JsonSchema.JsonSchema, budget:
  * microseconds; when it cannot tell (it throws), or the schema says `nullable` (which Ajv refuses without a
  * `type`) or a `$ref` that may not resolve, beyond what the meta-schema sees, the real compile decides.
  */
-const invalidLocal = (local: JsonSchema.JsonSchema, dialect: JsonSchema.Dialect): { readonly message: string; readonly path: string } | undefined => {
+const invalidLocal = (local: JsonSchema.JsonSchema, dialect: JsonSchema.Dialect, content: string): { readonly message: string; readonly path: string } | undefined => {
   const compiled = () => {
     const c = Validators.shared.compile(local)
     return Either.isLeft(c) ? { message: c.left.message, path: c.left.path } : undefined
   }
+  const e = metaAnswer(local, dialect, content)
+  if (e === "unknown") return compiled()
+  if (e !== "valid") return { message: `\`${e.path.split("/").pop() ?? ""}\` ${e.message}`, path: e.path }
   try {
-    const e = metaError(local, dialect)
-    if (e !== undefined) return { message: `\`${e.path.split("/").pop() ?? ""}\` ${e.message}`, path: e.path }
     if (beyondMeta(local)) return compiled()
     return unguardedLoop(local) ? { message: "a $ref loop that never descends into a property or item (the validator overflows its stack)", path: "" } : undefined
   } catch {

@@ -62,6 +62,12 @@ export interface Options {
    * time and validates a few percent slower: for validators that each check a handful of values.
    */
   readonly optimize?: boolean
+  /**
+   * Whether a schema is checked against its meta-schema by toolgate's own check (the same answers, see
+   * `metaError`), remembered by content, instead of by Ajv on every compile (default false). It makes a
+   * compile about a quarter cheaper; the first complaint about an invalid schema may be another one.
+   */
+  readonly ownMetaCheck?: boolean
 }
 
 const EMPTY: ReadonlyArray<Issue> = Object.freeze([])
@@ -72,8 +78,10 @@ type Result = Either.Either<Compiled, SchemaError>
 export const make = (options?: Options): Either.Either<Validator, SchemaError> => {
   const remotes = Object.entries(options?.remotes ?? {})
   const optimize = options?.optimize !== false
+  const ownMeta = options?.ownMetaCheck === true
   const fresh = (d: JsonSchema.Dialect, own: boolean, all: boolean): A.AnyAjv | SchemaError => {
     const ajv = A.makeAjv(d, own, all, optimize)
+    if (ownMeta) ajv.opts.validateSchema = false
     for (const [uri, schema] of remotes) {
       try {
         ajv.addSchema(schema as object, uri, undefined, false)
@@ -91,7 +99,7 @@ export const make = (options?: Options): Either.Either<Validator, SchemaError> =
       shared.set(`${d}:${own}:true`, ajv)
     }
   }
-  return Either.right(engine(shareBy(shared, fresh as Fresh), fresh, options?.cacheSize ?? 4_096))
+  return Either.right(engine(shareBy(shared, fresh as Fresh), fresh, options?.cacheSize ?? 4_096, ownMeta))
 }
 
 type Fresh = (d: JsonSchema.Dialect, own: boolean, all: boolean) => A.AnyAjv
@@ -111,6 +119,7 @@ const shareBy = (shared: Map<string, A.AnyAjv>, fresh: Fresh) => (d: JsonSchema.
  */
 interface Entry {
   readonly root: JsonSchema.JsonSchema
+  readonly content: string | undefined
   readonly ctx: I.Context
   result: Result
   ajv: A.AnyAjv | undefined
@@ -166,7 +175,8 @@ const release = (entry: Entry): void => {
 const engine = (
   instance: (d: JsonSchema.Dialect, own: boolean, all?: boolean) => A.AnyAjv,
   fresh: (d: JsonSchema.Dialect, own: boolean, all: boolean) => A.AnyAjv | SchemaError,
-  cacheSize: number
+  cacheSize: number,
+  ownMeta = false
 ): Validator => {
   const byContent = new Cache.Lru<string, Entry>(cacheSize, release)
   let keys = 0
@@ -187,8 +197,8 @@ const engine = (
     return ctx
   }
 
-  const build = (root: JsonSchema.JsonSchema, schema: boolean): Entry => {
-    const entry: Entry = { root, ctx: contextOf(root), result: notASchema, ajv: undefined, holders: new Set(), key: undefined, at: new Map() }
+  const build = (root: JsonSchema.JsonSchema, schema: boolean, content?: string): Entry => {
+    const entry: Entry = { root, content, ctx: contextOf(root), result: notASchema, ajv: undefined, holders: new Set(), key: undefined, at: new Map() }
     try {
       if (schema) entry.result = compileRoot(entry)
     } catch (e) {
@@ -207,12 +217,13 @@ const engine = (
     const alone = A.reachesOut(schema)
     let ajv: A.AnyAjv | SchemaError = alone ? fresh(d, own, true) : instance(d, own)
     if (ajv instanceof SchemaError) return Either.left(ajv)
-    let r = alone ? A.tryCompileAlone(ajv, schema, d) : A.tryCompile(ajv, schema)
+    const onShared = (on: A.AnyAjv) => ownMeta ? A.tryCompileChecked(on, schema, d, false, entry.content) : A.tryCompile(on, schema)
+    let r = alone ? A.tryCompileAlone(ajv, schema, d, entry.content) : onShared(ajv)
     if (r === "clash" && !alone) {
       const iso = fresh(d, own, true)
       if (iso instanceof SchemaError) return Either.left(iso)
       ajv = iso
-      r = A.tryCompileAlone(ajv, schema, d)
+      r = A.tryCompileAlone(ajv, schema, d, entry.content)
     }
     entry.ajv = ajv
     entry.holders.add(ajv)
@@ -224,7 +235,7 @@ const engine = (
         const first = alone ? fresh(d, own, false) : instance(d, own, false)
         if (first instanceof SchemaError) return firstError = undefined
         entry.holders.add(first)
-        const f = alone ? A.tryCompileAlone(first, schema, d) : A.tryCompile(first, schema)
+        const f = alone ? A.tryCompileAlone(first, schema, d, entry.content) : onShared(first)
         firstError = typeof f === "function" ? f : undefined
       }
       return firstError
@@ -238,7 +249,7 @@ const engine = (
     const key = stableKey(schema)
     let entry = key === undefined ? undefined : byContent.get(key)
     if (entry === undefined) {
-      entry = build(schema, true)
+      entry = build(schema, true, key)
       if (key !== undefined) byContent.set(key, entry)
     }
     return entry

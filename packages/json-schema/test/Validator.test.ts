@@ -289,6 +289,27 @@ describe("Validator cache", () => {
     assert.isTrue(Either.isLeft(unknownMeta))
   })
 
+  it("ownMetaCheck: the same results as Ajv's own check of the meta-schema, on the shared instance and alone", () => {
+    const own = Either.getOrThrow(Validator.make({ ownMetaCheck: true, optimize: false }))
+    const ajvs = Either.getOrThrow(Validator.make({ optimize: false }))
+    const schemas: ReadonlyArray<JsonSchema.JsonSchema> = [
+      { type: "object", properties: { a: { type: "string", minLength: 1 } }, required: ["a"] },
+      { properties: { m: { minLength: -1 } } } as never,
+      { minimum: "5" } as never,
+      { $schema: "http://json-schema.org/draft-07/schema#", items: [{ type: "string" }], additionalItems: false },
+      { $schema: "http://json-schema.org/draft-07/schema#", enum: [] },
+      { $schema: "https://example.com/no-such-meta", type: "string" },
+      { $id: "https://example.com/own", properties: { n: { $ref: "https://example.com/own#/$defs/x" } }, $defs: { x: { type: "integer" } } },
+      { properties: { n: { $ref: "https://example.com/elsewhere" }, m: { maxItems: 1.5 } } } as never
+    ]
+    for (const s of schemas) {
+      const a = own.compile(s), b = ajvs.compile(structuredClone(s))
+      assert.strictEqual(Either.isRight(a), Either.isRight(b), JSON.stringify(s))
+      if (Either.isLeft(a) && Either.isLeft(b)) assert.deepStrictEqual([a.left.message, a.left.path], [b.left.message, b.left.path])
+      if (Either.isRight(a) && Either.isRight(b)) for (const v of [{ a: "x" }, { a: "" }, {}, ["s"], ["s", 1], 3, { n: 1 }]) assert.strictEqual(a.right.isValid(v), b.right.isValid(v))
+    }
+  })
+
   it("a $ref to a configured remote resolves, on a validator made with it", () => {
     const v = Either.getOrThrow(Validator.make({ remotes: { "https://example.com/remote": { type: "integer" } } }))
     const c = Either.getOrThrow(v.compile({ properties: { n: { $ref: "https://example.com/remote" } } }))

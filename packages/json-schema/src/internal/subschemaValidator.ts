@@ -10,7 +10,7 @@ import * as Either from "effect/Either"
 import * as Validator from "../Validator.js"
 
 /** A validator instance of the prover's, with its own compile cache. */
-export const isolated = (): Either.Either<Validator.Validator, Validator.SchemaError> => Validator.make({ optimize: false })
+export const isolated = (): Either.Either<Validator.Validator, Validator.SchemaError> => Validator.make({ optimize: false, ownMetaCheck: true })
 
 /** The prover's shared instance (without remotes it cannot fail to be made). */
 export const shared: Validator.Validator = Either.getOrThrow(isolated())
