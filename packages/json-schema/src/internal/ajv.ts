@@ -73,10 +73,17 @@ interface MetaCheck {
   readonly quick: (schema: unknown) => boolean
 }
 
-/** The reader of `subschemaMeta.ts` with the `regex` format of the instance that checks. */
+/** A format of an instance as a test (a function or a regular expression, as Ajv reads it), or undefined. */
+const formatTest = (ajv: AnyAjv, name: string): ((s: string) => boolean) | undefined => {
+  const f = ajv.formats[name]
+  if (typeof f === "function") return (s) => f(s) === true
+  return f instanceof RegExp && !f.global && !f.sticky ? (s) => f.test(s) : undefined
+}
+
+/** The reader of `subschemaMeta.ts` with the formats of the instance that checks. */
 const quickOf = (ajv: AnyAjv, dialect: Dialect): (schema: unknown) => boolean => {
-  const regex = ajv.formats["regex"]
-  return typeof regex === "function" ? certainlyValid(dialect, (s) => regex(s) === true) : () => false
+  const regex = formatTest(ajv, "regex"), uriReference = formatTest(ajv, "uri-reference")
+  return regex === undefined || uriReference === undefined ? () => false : certainlyValid(dialect, { regex, uriReference })
 }
 
 let flat2020: MetaCheck | undefined

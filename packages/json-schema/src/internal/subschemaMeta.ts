@@ -1,8 +1,9 @@
 /**
  * A quick reading of the draft-07 and 2020-12 meta-schemas for the schemas tools publish: `true` only
  * where the meta-schema certainly accepts the schema, every keyword it defines holding a value of the
- * shape it asks for; `false` wherever that is not plain at a glance (a URI, an `$id`, an `enum` of objects,
- * a nesting past 64 levels), and then Ajv's check decides. It reads the schema in microseconds where the
+ * shape it asks for; `false` wherever that is not plain at a glance (an `$id`, an `enum` of objects,
+ * a nesting past 64 levels), and then Ajv's check decides. Formats are checked by the meta-schema
+ * instance's own format functions. It reads the schema in microseconds where the
  * compiled meta-schema takes a tenth of a millisecond, and the prover asks it of every local schema.
  *
  * @internal
@@ -40,8 +41,6 @@ const stringArray: Rule = (v) => Array.isArray(v) && v.every((x) => typeof x ===
 const simpleTypes: ReadonlySet<unknown> = new Set(["array", "boolean", "integer", "null", "number", "object", "string"])
 const type: Rule = (v) =>
   simpleTypes.has(v) || (Array.isArray(v) && v.length > 0 && v.every((x) => simpleTypes.has(x)) && new Set(v).size === v.length)
-/** A `#` fragment of a JSON pointer in unreserved characters: a `uri-reference` by the RFC 3986 grammar. */
-const localRef: Rule = (v) => typeof v === "string" && /^#(?:\/[A-Za-z0-9_.~-]*)*$/.test(v)
 const anchor: Rule = (v) => typeof v === "string" && /^[A-Za-z_][-A-Za-z0-9._]*$/.test(v)
 /** draft-07's `enum`: at least one item, all distinct; certain here only for scalars (`-0` and `0` are equal). */
 const enum07: Rule = (v) =>
@@ -57,8 +56,14 @@ const dependencies: Rule = (v, push) => {
   return true
 }
 
-/** The keywords both meta-schemas define with the same shape (`pattern`'s regex check is given). */
-const common = (regex: (s: string) => boolean): Record<string, Rule> => ({
+/** The meta-schema instance's own checks of the `regex` and `uri-reference` formats. */
+export interface Formats {
+  readonly regex: (s: string) => boolean
+  readonly uriReference: (s: string) => boolean
+}
+
+/** The keywords both meta-schemas define with the same shape. */
+const common = ({ regex, uriReference }: Formats): Record<string, Rule> => ({
   $comment: isString, title: isString, description: isString, format: isString, contentMediaType: isString, contentEncoding: isString,
   default: any, const: any, examples: isArray, readOnly: isBoolean, uniqueItems: isBoolean,
   multipleOf: positive, maximum: isNumber, exclusiveMaximum: isNumber, minimum: isNumber, exclusiveMinimum: isNumber,
@@ -69,13 +74,13 @@ const common = (regex: (s: string) => boolean): Record<string, Rule> => ({
   properties: schemaMap, definitions: schemaMap, dependencies,
   patternProperties: (v, push) => isRecord(v) && Object.getOwnPropertyNames(v).every((k) => regex(k)) && schemaMap(v, push),
   allOf: schemaArray, anyOf: schemaArray, oneOf: schemaArray,
-  $ref: localRef, $id: never
+  $ref: (v) => typeof v === "string" && uriReference(v), $id: never
 })
 
 /** Every keyword of the draft-07 meta-schema (any other keyword is free there). */
-const draft07 = (regex: (s: string) => boolean): ReadonlyMap<string, Rule> =>
+const draft07 = (formats: Formats): ReadonlyMap<string, Rule> =>
   new Map(Object.entries({
-    ...common(regex),
+    ...common(formats),
     $schema: (v: unknown) => v === "http://json-schema.org/draft-07/schema#",
     items: (v: unknown, push: (s: unknown) => void) => Array.isArray(v) ? schemaArray(v, push) : schema(v, push),
     additionalItems: schema,
@@ -83,26 +88,28 @@ const draft07 = (regex: (s: string) => boolean): ReadonlyMap<string, Rule> =>
   }))
 
 /** Every keyword of the 2020-12 meta-schema and its vocabularies (any other keyword is free there). */
-const draft2020 = (regex: (s: string) => boolean): ReadonlyMap<string, Rule> =>
-  new Map(Object.entries({
-    ...common(regex),
+const draft2020 = (formats: Formats): ReadonlyMap<string, Rule> => {
+  const uriReference = (v: unknown) => typeof v === "string" && formats.uriReference(v)
+  return new Map(Object.entries({
+    ...common(formats),
     $schema: (v: unknown) => v === "https://json-schema.org/draft/2020-12/schema",
     items: schema, prefixItems: schemaArray, enum: isArray,
     maxContains: count, minContains: count, dependentRequired: (v: unknown) => isRecord(v) && Object.values(v).every((x) => stringArray(x, () => {})),
     dependentSchemas: schemaMap, $defs: schemaMap, unevaluatedItems: schema, unevaluatedProperties: schema, contentSchema: schema,
     deprecated: isBoolean, writeOnly: isBoolean,
-    $anchor: anchor, $dynamicAnchor: anchor, $recursiveAnchor: anchor, $dynamicRef: localRef, $recursiveRef: localRef, $vocabulary: never
+    $anchor: anchor, $dynamicAnchor: anchor, $recursiveAnchor: anchor, $dynamicRef: uriReference, $recursiveRef: uriReference, $vocabulary: never
   }))
+}
 
 const MAX_DEPTH = 64
 const MAX_NODES = 4_000
 
 /**
- * The reader for one dialect: whether its meta-schema certainly accepts a schema. `regex` is the `regex`
- * format of the meta-schema's own Ajv instance.
+ * The reader for one dialect: whether its meta-schema certainly accepts a schema. `formats` are those of
+ * the meta-schema's own Ajv instance.
  */
-export const certainlyValid = (dialect: "2020-12" | "draft-07", regex: (s: string) => boolean): (root: unknown) => boolean => {
-  const rules = dialect === "2020-12" ? draft2020(regex) : draft07(regex)
+export const certainlyValid = (dialect: "2020-12" | "draft-07", formats: Formats): (root: unknown) => boolean => {
+  const rules = dialect === "2020-12" ? draft2020(formats) : draft07(formats)
   return (root) => {
     const stack: Array<readonly [unknown, number]> = [[root, 0]]
     let depth = 0
@@ -122,4 +129,5 @@ export const certainlyValid = (dialect: "2020-12" | "draft-07", regex: (s: strin
 }
 
 /** The keywords each reader knows, for the test that holds them to the meta-schemas' own lists. */
-export const keywords = (dialect: "2020-12" | "draft-07"): ReadonlyArray<string> => [...(dialect === "2020-12" ? draft2020 : draft07)(() => false).keys()]
+export const keywords = (dialect: "2020-12" | "draft-07"): ReadonlyArray<string> =>
+  [...(dialect === "2020-12" ? draft2020 : draft07)({ regex: () => false, uriReference: () => false }).keys()]

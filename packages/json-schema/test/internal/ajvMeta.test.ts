@@ -58,11 +58,12 @@ const ajvAccepts = (s: JsonSchema, dialect: "2020-12" | "draft-07"): boolean | "
     return "throws"
   }
 }
-const regexOf = (dialect: "2020-12" | "draft-07") => {
-  const f = makeAjv(dialect, false, false).formats["regex"] as (s: string) => boolean
-  return (s: string) => f(s) === true
+const formatsOf = (dialect: "2020-12" | "draft-07") => {
+  const f = makeAjv(dialect, false, false).formats
+  const regex = f["regex"] as (s: string) => boolean, uri = f["uri-reference"] as RegExp
+  return { regex: (s: string) => regex(s) === true, uriReference: (s: string) => uri.test(s) }
 }
-const quick = { "2020-12": certainlyValid("2020-12", regexOf("2020-12")), "draft-07": certainlyValid("draft-07", regexOf("draft-07")) }
+const quick = { "2020-12": certainlyValid("2020-12", formatsOf("2020-12")), "draft-07": certainlyValid("draft-07", formatsOf("draft-07")) }
 
 /** Schemas the quick reading must not pass where Ajv refuses them: each one shape a meta-schema forbids. */
 const nearMisses: ReadonlyArray<JsonSchema> = [
@@ -70,7 +71,7 @@ const nearMisses: ReadonlyArray<JsonSchema> = [
   { type: "strin" } as never, { type: 3 } as never, { required: ["a", "a"] }, { required: [1] } as never, { required: "a" } as never,
   { minLength: 1.5 }, { minLength: -1 }, { maxItems: "1" } as never, { multipleOf: 0 }, { multipleOf: -2 }, { minimum: "5" } as never,
   { pattern: "(" }, { pattern: "a\\Z" }, { pattern: 1 } as never, { patternProperties: { "(": {} } }, { patternProperties: { a: 1 } } as never,
-  { $ref: "#/a b" }, { $ref: "http://x y" }, { $ref: 1 } as never, { $anchor: "1x" }, { $dynamicAnchor: "a b" }, { $recursiveAnchor: true } as never,
+  { $ref: "#/a b" }, { $ref: "http://x y" }, { $ref: "#/%zz" }, { $ref: "a#b#c" }, { $ref: 1 } as never, { $dynamicRef: "#a b" }, { $recursiveRef: "\\" }, { $anchor: "1x" }, { $dynamicAnchor: "a b" }, { $recursiveAnchor: true } as never,
   { items: [{}] }, { items: [] }, { items: 1 } as never, { prefixItems: [] }, { allOf: [] }, { anyOf: {} } as never, { not: 1 } as never,
   { dependencies: { a: ["b", "b"] } }, { dependencies: { a: 1 } } as never, { dependentRequired: { a: ["b", "b"] } }, { dependentSchemas: { a: 1 } } as never,
   { properties: [] } as never, { properties: { a: [] } } as never, { definitions: { a: "x" } } as never, { $defs: { a: 1 } } as never,
