@@ -187,7 +187,8 @@ const invalidLocal = (local: JsonSchema.JsonSchema, dialect: JsonSchema.Dialect,
   if (e !== "valid") return { message: `\`${e.path.split("/").pop() ?? ""}\` ${e.message}`, path: e.path }
   try {
     if (beyondMeta(local)) return compiled()
-    return unguardedLoop(local) ? { message: "a $ref loop that never descends into a property or item (the validator overflows its stack)", path: "" } : undefined
+    // a loop needs a `$ref`: without one the in-place applicators form a tree (`content` is plain JSON, no cycle)
+    return content.includes("\"$ref\"") && unguardedLoop(local) ? { message: "a $ref loop that never descends into a property or item (the validator overflows its stack)", path: "" } : undefined
   } catch {
     return compiled()
   }
