@@ -240,7 +240,12 @@ const engine = (
       }
       return firstError
     }
-    return Either.right(wrap(schema, d, r, entry.ctx, fallback))
+    // Ajv's optimized all-errors code can use a variable it never declared: its first-error code then stands in
+    const broken = faultOf(r)
+    if (broken === undefined) return Either.right(wrap(schema, d, r, entry.ctx, fallback))
+    const first = fallback()
+    if (first !== undefined && faultOf(first) === undefined) return Either.right(wrap(schema, d, first, entry.ctx))
+    return Either.left(new SchemaError({ message: `Ajv generated validation code for this schema that fails when run (${broken}).`, path: "" }))
   }
 
   /** The entry of a schema: by identity, then by content (an unreadable or non-schema value is its own entry). */
@@ -304,6 +309,26 @@ const safeIsSchema = (u: unknown): boolean => {
   } catch {
     return false
   }
+}
+
+/** One value of each JSON type: the branches a root `type` check chooses between. */
+const probes: ReadonlyArray<unknown> = [null, true, 0, 0.5, "", [], {}]
+
+/**
+ * Whether Ajv's generated code throws on a plain value of some type (a variable it never declared, seen with
+ * `if`/`then` around a `not: true` that tracks evaluated properties): such a validator fails on every value
+ * of that type, so the schema is refused at compile, not every call blamed on the model. A stack overflow is
+ * not a fault of the code. (A fault that only deeper data reaches is not found here.)
+ */
+const faultOf = (fn: ValidateFunction): string | undefined => {
+  for (const probe of probes) {
+    try {
+      fn(probe)
+    } catch (e) {
+      if (!(e instanceof RangeError)) return e instanceof Error ? e.message : String(e)
+    }
+  }
+  return undefined
 }
 
 const unvalidatable = (e: unknown): Issue => ({

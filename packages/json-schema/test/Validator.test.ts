@@ -179,10 +179,10 @@ describe("Validator results", () => {
     assert.strictEqual(found[0]!.message, "The arguments are nested too deeply to validate.")
   })
 
-  it("a fault in Ajv's allErrors code is answered by its first-error mode, not thrown", () => {
+  it("a fault in Ajv's allErrors code is answered by its first-error mode, not thrown (isValid too)", () => {
     const s = { if: { oneOf: [{ additionalProperties: false }, false], not: true }, else: false }
     const c = compiled(s)
-    assert.throws(() => c.isValid(""), /props0/)
+    assert.isFalse(c.isValid(""))
     const found = c.validate("")
     assert.deepStrictEqual(found.map((i) => [i.path, i.keyword]), [["", "false schema"]])
   })
