@@ -53,21 +53,54 @@ const invalid = (issues: ReadonlyArray<Validator.Issue>): Invalid => ({ _tag: "I
 /** Whether a caught error is the engine running out of stack (deeply nested input). */
 const isStackOverflow = (e: unknown): boolean => e instanceof RangeError && /call stack/i.test(e.message)
 
-/** What `prepare` keeps per schema object, flat: the hot path makes one identity lookup and no more. */
-interface Entry {
-  readonly error: Validator.SchemaError | undefined
-  readonly isValid: (value: unknown) => boolean
-  readonly validate: (value: unknown) => ReadonlyArray<Validator.Issue>
-  readonly plan: Fillers.Plan | undefined
-  readonly fillers: boolean
+/** `prepare` for one schema, its work on the schema done once (as Ajv's `compile`); see `preparer`. */
+export type Preparer = (raw: unknown, options?: Options) => Prepared
+
+/** A read value the schema rejects: the repair the policy allows, validated again; else the issues. */
+const repair = (
+  schema: JsonSchema,
+  validator: Validator.Compiled,
+  value: JsonValue,
+  options: Options | undefined
+): Prepared => {
+  const fromStrictProvider = options?.fromStrictProvider === true
+  const repaired = options?.policy === "strict"
+    ? (fromStrictProvider ? Fillers.dropStrictNulls(schema, value) : { value, coercions: none })
+    : Walk.coerce(schema, value, fromStrictProvider)
+  if (repaired.coercions.length > 0 && validator.isValid(repaired.value)) return valid(repaired.value, repaired.coercions)
+  return invalid(validator.validate(repaired.value))
 }
 
-const entryOf = Cache.byIdentity((schema: JsonSchema): Entry => {
-  const compiled = Validator.compile(schema)
+const compiledPreparer = (schema: JsonSchema, validator: Validator.Compiled): Preparer => {
+  const isValid = validator.isValid
   const plan = Fillers.planOf(schema)
-  return Either.isLeft(compiled)
-    ? { error: compiled.left, isValid: () => false, validate: () => [], plan, fillers: false }
-    : { error: undefined, isValid: compiled.right.isValid, validate: compiled.right.validate, plan, fillers: Fillers.dropsFillers(plan) }
+  const fillers = Fillers.dropsFillers(plan)
+  // The hot path (a valid value) stays small so the engine inlines the read and the validator into it.
+  return (raw, options) => {
+    try {
+      const value = Input.read(schema, raw)
+      if (value === undefined) return invalid([Input.lastRead.issue!])
+      if (!isValid(value)) return repair(schema, validator, value, options)
+      if (!fillers || !Input.lastRead.mayHoldBlank || options?.policy === "strict") return valid(value, none)
+      const dropped = Fillers.dropValidWith(plan, isValid, value)
+      return dropped === undefined ? valid(value, none) : valid(dropped.value, dropped.coercions)
+    } catch (e) {
+      return invalid([isStackOverflow(e) ? Input.tooDeepIssue : Input.unreadableIssue(e)])
+    }
+  }
+}
+
+/**
+ * `prepare` with the schema compiled once, for a caller that keeps a tool (the runtime keeps one per tool):
+ * a schema that cannot be compiled gives a preparer answering its `SchemaError`. Memoized per schema object.
+ */
+export const preparer: (schema: JsonSchema) => Preparer = Cache.byIdentity((schema: JsonSchema): Preparer => {
+  const compiled = Validator.compile(schema)
+  if (Either.isLeft(compiled)) {
+    const error = compiled.left
+    return () => error
+  }
+  return compiledPreparer(schema, compiled.right)
 })
 
 /**
@@ -75,26 +108,4 @@ const entryOf = Cache.byIdentity((schema: JsonSchema): Entry => {
  * executor. Never throws and never mutates `raw`: unreadable or non-JSON input is `Invalid`. A parsed value
  * is read as `JSON.stringify` reads it: a getter is read like a data property, once (plain data only).
  */
-export const prepare = (schema: JsonSchema, raw: unknown, options?: Options): Prepared => {
-  try {
-    const entry = entryOf(schema)
-    if (entry.error !== undefined) return entry.error
-    const isValid = entry.isValid
-    const value = Input.read(schema, raw)
-    if (value instanceof Input.Unreadable) return invalid([value.issue])
-    const strict = options?.policy === "strict"
-    if (isValid(value)) {
-      if (strict || !entry.fillers || !Input.lastRead.mayHoldBlank) return valid(value, none)
-      const dropped = Fillers.dropValidWith(entry.plan, isValid, value)
-      return dropped === undefined ? valid(value, none) : valid(dropped.value, dropped.coercions)
-    }
-    const fromStrictProvider = options?.fromStrictProvider === true
-    const repaired = strict
-      ? (fromStrictProvider ? Fillers.dropStrictNulls(schema, value) : { value, coercions: none })
-      : Walk.coerce(schema, value, fromStrictProvider)
-    if (repaired.coercions.length > 0 && isValid(repaired.value)) return valid(repaired.value, repaired.coercions)
-    return invalid(entry.validate(repaired.value))
-  } catch (e) {
-    return invalid([isStackOverflow(e) ? Input.tooDeepIssue : Input.unreadableIssue(e)])
-  }
-}
+export const prepare = (schema: JsonSchema, raw: unknown, options?: Options): Prepared => preparer(schema)(raw, options)

@@ -194,3 +194,37 @@ describe("Arguments.prepare: schema errors and hostile input", () => {
     assert.strictEqual(wide.k99999, "99999")
   })
 })
+
+describe("Arguments.preparer: the schema compiled once", () => {
+  it("answers as prepare does, for every kind of raw input and both policies", () => {
+    const p = Arguments.preparer(weather)
+    const inputs: ReadonlyArray<unknown> = [
+      { city: "Oslo" }, "{\"city\": \"Oslo\", \"days\": \"3\"}", { city: "Oslo", days: "3" }, null, undefined, "", "{\"city\"",
+      { city: "Oslo", days: Number.NaN }, { city: "Oslo", units: " " }, { city: 1 }, [1], 42
+    ]
+    for (const raw of inputs) {
+      for (const policy of ["lenient", "strict"] as const) {
+        assert.deepStrictEqual(p(raw, { policy }), Arguments.prepare(weather, raw, { policy }), `${String(raw)} ${policy}`)
+      }
+    }
+  })
+  it("is one function per schema object, and a schema that cannot be compiled gives its SchemaError on every call", () => {
+    assert.strictEqual(Arguments.preparer(weather), Arguments.preparer(weather))
+    const broken = Arguments.preparer({ type: "string", pattern: "([" })
+    assert.strictEqual(broken("\"x\"")._tag, "SchemaError")
+    assert.strictEqual(broken({ __proto__: null })._tag, "SchemaError")
+    assert.strictEqual(Arguments.preparer(null as unknown as Schema)({})._tag, "SchemaError")
+  })
+  it("hostile input through a held preparer: throwing getter, cycle, 10,000-level nesting, __proto__ key", () => {
+    const p = Arguments.preparer({ type: "object" })
+    const getter = Object.defineProperty({}, "a", { enumerable: true, get: () => { throw new Error("boom") } })
+    const cycle: Record<string, unknown> = {}
+    cycle.self = cycle
+    assert.strictEqual(issuesOf(p(getter))[0]!.keyword, "json")
+    assert.match(issuesOf(p(cycle))[0]!.message, /cycle/)
+    assert.include(["Valid", "Invalid"], p("{\"a\":".repeat(10_000) + "1" + "}".repeat(10_000))._tag)
+    const v = valueOf(p("{\"__proto__\": {\"admin\": true}}")) as Record<string, unknown>
+    assert.strictEqual(Object.getPrototypeOf(v), Object.prototype)
+    assert.strictEqual(({} as Record<string, unknown>).admin, undefined)
+  })
+})

@@ -9,11 +9,6 @@ import * as JsonValue from "../JsonValue.js"
 import type { Issue } from "../Validator.js"
 import * as S from "./coercionScalars.js"
 
-/** Why raw arguments cannot be read (a class, so it can never be mistaken for a JSON value). */
-export class Unreadable {
-  constructor(readonly issue: Issue) {}
-}
-
 const wholeIssue = (keyword: string, expected: string, message: string): Issue => ({
   path: "",
   field: "",
@@ -35,14 +30,24 @@ export const isObjectSchema = (schema: JsonSchema): boolean => {
 }
 
 /**
- * What the last `read` learnt beside the value: whether it may hold a blank string. Only the walk that proves
- * a parsed value is JSON can say "no" for free, so JSON text and deep values answer "maybe"; `prepare` reads
- * it right after `read` to skip the filler pass on values with nothing to drop.
+ * What the last `read` learnt beside the value: why the arguments cannot be read (when it returned
+ * `undefined`), and whether the value may hold a blank string. Only the walk that proves a parsed value is
+ * JSON can say "no" to the latter for free, so JSON text and deep values answer "maybe". `prepare` reads it
+ * right after `read` (synchronously): the issue for its answer, the blank note to skip the filler pass on
+ * values with nothing to drop. Plain fields, not a result object or class: this is `prepare`'s hot path.
  */
-export const lastRead = { mayHoldBlank: true }
+export const lastRead: { issue: Issue | undefined; mayHoldBlank: boolean } = { issue: undefined, mayHoldBlank: true }
 
-/** Reads raw arguments; `null`, `undefined` and a blank string are `{}` for an object schema. */
-export const read = (schema: JsonSchema, raw: unknown): JsonValue.JsonValue | Unreadable => {
+const unreadable = (issue: Issue): undefined => {
+  lastRead.issue = issue
+  return undefined
+}
+
+/**
+ * Reads raw arguments; `null`, `undefined` and a blank string are `{}` for an object schema. `undefined`
+ * (never a JSON value) when they cannot be read, the reason in `lastRead.issue`.
+ */
+export const read = (schema: JsonSchema, raw: unknown): JsonValue.JsonValue | undefined => {
   lastRead.mayHoldBlank = true
   let value: JsonValue.JsonValue
   if (raw === undefined || raw === null) value = null
@@ -52,7 +57,7 @@ export const read = (schema: JsonSchema, raw: unknown): JsonValue.JsonValue | Un
       try {
         value = JSON.parse(raw) as JsonValue.JsonValue
       } catch (e) {
-        return new Unreadable(parseIssue(raw, e))
+        return unreadable(parseIssue(raw, e))
       }
     }
   } else {
@@ -61,7 +66,7 @@ export const read = (schema: JsonSchema, raw: unknown): JsonValue.JsonValue | Un
     if (scanned !== 1) {
       lastRead.mayHoldBlank = true
       const problem = notJson(raw)
-      if (problem !== undefined) return new Unreadable(problem)
+      if (problem !== undefined) return unreadable(problem)
     }
     value = raw as JsonValue.JsonValue
   }
