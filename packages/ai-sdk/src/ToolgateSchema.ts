@@ -40,17 +40,17 @@ export type Input = JsonSchema.JsonSchemaObject | JSONSchema7
 
 /**
  * The `validate` function alone, for `jsonSchema(schema, { validate })`: `Arguments.prepare` on the value
- * the AI SDK parsed. Never throws; the same schema object is compiled once (Validator's cache).
+ * the AI SDK parsed. Never throws; the schema is compiled once, here (`Arguments.preparer`).
  */
 export const validator = <A = JsonValue.JsonValue>(
   schema: Input,
   options?: Options
 ): (value: unknown) => Result<A> => {
-  const own = schema as JsonSchema.JsonSchema
+  const prepare = Arguments.preparer(schema as JsonSchema.JsonSchema)
   return (value) => {
     // The AI SDK has already parsed the model's text, while `prepare` reads a string as JSON text: a string
     // here is the model's own value (or double-encoded arguments, which lenient coercion then reads).
-    const prepared = Arguments.prepare(own, typeof value === "string" ? JSON.stringify(value) : value, options)
+    const prepared = prepare(typeof value === "string" ? JSON.stringify(value) : value, options)
     switch (prepared._tag) {
       case "Valid":
         return { success: true, value: prepared.value as A }
