@@ -1,8 +1,8 @@
 // Bundles the compiled command line (dist/bin.js, from `tsc -b`) into dist/toolgate.mjs (beside tsc's
 // output, so `../examples` and the like resolve the same from both), which the `toolgate` bin runs with plain
 // node: loading one file instead of ~900 modules is most of a fast start-up,
-// and what the code imports dynamically (undici, for the commands that talk to a relay) is split into
-// chunks loaded only when used. Libraries are not bundled; only this entry point is.
+// and what the code imports dynamically (src/internal/lazy.ts: the library parts a command runs, undici,
+// the relay's server) is split into chunks loaded only when used. Libraries are not bundled; only this entry point is.
 import * as esbuild from "esbuild"
 import { readdirSync, rmSync } from "node:fs"
 import { fileURLToPath } from "node:url"

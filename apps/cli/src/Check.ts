@@ -8,18 +8,16 @@
  */
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
-import { Capabilities, DriftGate } from "@toolgate/runtime"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import { CliExit } from "./CliExit.js"
-import * as CheckReport from "./internal/checkReport.js"
 import { BadInput, fileOrInline, flags, type Given, given, parseJson, required } from "./internal/input.js"
 import { badInput } from "./internal/output.js"
-import { isHttpUrl, withProgress } from "./internal/progress.js"
-import * as ToolsFile from "./internal/toolsFile.js"
 import * as Lazy from "./internal/lazy.js"
+import { isHttpUrl } from "./internal/progress.js"
+import * as ToolsFile from "./internal/toolsFile.js"
 import { json } from "./Validate.js"
 
 /** The exit code for bad input: 4, since 2 and 3 are verdicts. */
@@ -38,7 +36,8 @@ const capabilitiesOption = fileOrInline(
 const relayOption = Options.text("relay").pipe(
   Options.optional,
   Options.withDescription(
-    `the relay's base URL, such as http://127.0.0.1:8787 (check probes its GET ${Capabilities.path}). ` +
+    // the runtime's `Capabilities.path`, written out so reading a command line loads no runtime (a test pins it)
+    "the relay's base URL, such as http://127.0.0.1:8787 (check probes its GET /v1/agent/capabilities). " +
       "Default: none (then --capabilities or --capabilities-json is required)."
   )
 )
@@ -48,54 +47,9 @@ const timeoutOption = Options.integer("timeout").pipe(
 )
 
 /** Where the capabilities come from: a relay's base URL, or a saved response. */
-type Source =
+export type Source =
   | { readonly _tag: "Relay"; readonly url: string; readonly timeout: number }
   | { readonly _tag: "Saved"; readonly text: string; readonly origin: string }
-
-/** A hint for a relay that answered 404: `--relay` wants the base URL, not the capabilities path. */
-const notFoundHint = (url: string): string | undefined => {
-  const trimmed = url.replace(/\/+$/, "")
-  if (trimmed.endsWith(Capabilities.path)) {
-    return `--relay wants the relay's base URL: try --relay ${trimmed.slice(0, -Capabilities.path.length) || trimmed}`
-  }
-  return `--relay wants the relay's base URL (check probes ${trimmed}${Capabilities.path}); is ${url} the relay's root?`
-}
-
-/** Probes the relay, saying so on stderr when it takes more than a second. */
-const probe = (source: { readonly url: string; readonly timeout: number }) =>
-  withProgress(
-    `waiting for the relay at ${source.url} (up to ${source.timeout} s)`,
-    Effect.scoped(Effect.flatMap(
-      Capabilities.make({ baseUrl: source.url, timeout: `${source.timeout} seconds` }),
-      (capabilities) => capabilities.probe()
-    ))
-  ).pipe(Effect.provide(Lazy.httpClient), Effect.either)
-
-/** The capabilities, probed from the relay or read from a saved response, as a report over the local tools. */
-const report = (source: Source, local: ToolsFile.Tools) =>
-  Effect.gen(function*() {
-    const answer = source._tag === "Relay"
-      ? yield* probe(source)
-      : Capabilities.fromBody(yield* parseJson(source.text, "capabilities response"))
-    if (Either.isLeft(answer)) return { _tag: "ContractError", detail: answer.left.message } satisfies CheckReport.Report
-    const probed = answer.right
-    switch (probed._tag) {
-      case "Predates":
-        return { _tag: "Predates", detail: "neither capabilities_version nor tool_schemas" } satisfies CheckReport.Report
-      case "Unreachable": {
-        const hint = source._tag === "Relay" && probed.cause === "HTTP 404" ? notFoundHint(source.url) : undefined
-        return { _tag: "Unreachable", detail: probed.cause, ...(hint === undefined ? {} : { hint }) } satisfies CheckReport.Report
-      }
-      case "Exported":
-        return {
-          _tag: "Checked",
-          version: probed.version,
-          rows: DriftGate.verdicts(probed.toolSchemas, local.schemas),
-          localOnly: Array.from(local.schemas.keys()).filter((name) => !probed.toolSchemas.has(name)),
-          upgrades: local.upgrades
-        } satisfies CheckReport.Report
-    }
-  })
 
 /** Where the capabilities come from: exactly one of `--relay`, `--capabilities` and `--capabilities-json`. */
 const sourceOf = (options: { readonly relay: Option.Option<string>; readonly capabilities: Given; readonly timeout: number }) =>
@@ -130,6 +84,7 @@ export const command = Command.make(
     Effect.gen(function*() {
       const source = yield* sourceOf(options)
       const local = yield* localTools(options.tools)
+      const { CheckReport, report } = yield* Lazy.checking
       const result = yield* report(source, local)
       const code = CheckReport.exitCode(result)
       const name = source._tag === "Relay" ? source.url : source.origin

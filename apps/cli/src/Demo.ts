@@ -9,9 +9,8 @@
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as HttpClient from "@effect/platform/HttpClient"
-import { JsonValue } from "@toolgate/json-schema"
+import * as JsonValue from "@toolgate/json-schema/JsonValue"
 import * as Demo from "@toolgate/relay/Demo"
-import { Capabilities } from "@toolgate/runtime"
 import * as Console from "effect/Console"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
@@ -22,8 +21,7 @@ import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import { CliExit } from "./CliExit.js"
 import { BadInput } from "./internal/input.js"
-import * as DemoRender from "./internal/demoRender.js"
-import * as DemoRun from "./internal/demoRun.js"
+import type * as DemoRun from "./internal/demoRun.js"
 import * as Lazy from "./internal/lazy.js"
 import { badInput, failureJson } from "./internal/output.js"
 import { isHttpUrl, withProgress } from "./internal/progress.js"
@@ -64,7 +62,7 @@ const reportNoRelay = (options: { readonly json: boolean }) => (e: NoRelay) =>
 /** Checks that `url` is a relay serving the demo's scenarios (its "matches" capabilities answer 200). */
 const preflight = (url: string) =>
   Effect.gen(function*() {
-    const Relay = yield* Lazy.relay
+    const [Relay, Capabilities] = yield* Effect.all([Lazy.relay, Lazy.capabilities])
     const target = `${url}${Relay.scenarioPath(Demo.scenarios[0]!.name)}${Capabilities.path}`
     const answer = yield* HttpClient.get(target).pipe(
       Effect.timeout("5 seconds"),
@@ -117,6 +115,7 @@ const runAll = (options: { readonly relay: Option.Option<string>; readonly json:
   Effect.gen(function*() {
     const relay = yield* relayUrl(options.relay)
     const Relay = yield* Lazy.relay
+    const [DemoRun, DemoRender] = yield* Lazy.demo
     const total = Demo.scenarios.length
     yield* Console.log(
       options.json

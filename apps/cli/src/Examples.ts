@@ -12,9 +12,8 @@ import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import { fileURLToPath } from "node:url"
 import { BadInput, parseJson } from "./internal/input.js"
+import * as Lazy from "./internal/lazy.js"
 import { badInput, jsonLine } from "./internal/output.js"
-import * as Outcome from "./Outcome.js"
-import * as Render from "./Render.js"
 import { json, policy } from "./Validate.js"
 
 /** One example file: a real tool's published schema and the arguments a model really sent. */
@@ -56,6 +55,7 @@ const load = Effect.fn("Examples.load")(function*(folder: string) {
 export const command = Command.make("examples", { dir, policy, json }, (options) =>
   Effect.gen(function*() {
     const examples = yield* load(options.dir)
+    const [Outcome, Render] = yield* Lazy.outcome
     const counts = { Valid: 0, Invalid: 0, BadInput: 0 }
     for (const example of examples) {
       const outcome = Outcome.decide({ tool: example.tool, schema: example.schema, args: example.args, policy: options.policy })

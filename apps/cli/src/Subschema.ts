@@ -8,12 +8,14 @@
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
-import { JsonSchema, Subschema } from "@toolgate/json-schema"
+import * as JsonSchema from "@toolgate/json-schema/JsonSchema"
+import type * as Subschema from "@toolgate/json-schema/Subschema"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { CliExit } from "./CliExit.js"
 import { BadInput, parseJson, positional, readFile } from "./internal/input.js"
+import * as Lazy from "./internal/lazy.js"
 import { badInput, jsonLine } from "./internal/output.js"
 import { json } from "./Validate.js"
 
@@ -81,7 +83,7 @@ export const command = Command.make("subschema", { files, cloudJson, localJson, 
     const cloud = yield* side("cloud schema", options.cloudJson, Option.isSome(options.cloudJson) ? undefined : given.shift(), "CLOUD.json (a file) or --cloud-json JSON")
     const local = yield* side("local schema", options.localJson, Option.isSome(options.localJson) ? undefined : given.shift(), "LOCAL.json (a file) or --local-json JSON")
     if (given.length > 0) return yield* new BadInput({ message: `One file too many: ${given.join(", ")} (the other side is given inline).` })
-    const verdict = Subschema.check(cloud, local)
+    const verdict = (yield* Lazy.subschema).check(cloud, local)
     yield* Console.log(options.json ? renderJson(verdict) : render(verdict))
     const code = exitCode(verdict)
     if (code !== 0) return yield* new CliExit({ code })

@@ -10,9 +10,8 @@ import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import { CliExit } from "./CliExit.js"
 import { fileOrInline, flags, parseJson, required } from "./internal/input.js"
+import * as Lazy from "./internal/lazy.js"
 import { badInput } from "./internal/output.js"
-import * as Outcome from "./Outcome.js"
-import * as Render from "./Render.js"
 
 /** `--policy`: lenient coercion then validation (the default), or validation only. */
 export const policy = Options.choice("policy", ["lenient", "strict"]).pipe(
@@ -39,6 +38,7 @@ export const command = Command.make("validate", { schema, args, policy, json }, 
     const schemaText = yield* required("schema", options.schema, flags("schema"))
     const schemaValue = yield* parseJson(schemaText.text, "schema")
     const raw = yield* required("arguments", options.args, flags("args"))
+    const [Outcome, Render] = yield* Lazy.outcome
     const outcome = Outcome.decide({ schema: schemaValue, args: raw.text, policy: options.policy })
     yield* Console.log(options.json ? Render.json(outcome) : Render.text(outcome, options.policy))
     const code = Outcome.exitCode(outcome)

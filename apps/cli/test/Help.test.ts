@@ -1,8 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
 import { spawnSync } from "node:child_process"
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
+import { Capabilities } from "@toolgate/runtime"
 import { root, toolgate } from "./toolgate.js"
 
 const commands = ["demo", "check", "serve", "validate", "subschema", "normalize", "examples"]
@@ -107,5 +108,35 @@ describe("toolgate --log-level (the process)", () => {
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }
+  })
+})
+
+/** The bundled bin's files that node loads before any command runs: the entry and its static imports. */
+const loadedAtStart = (): Map<string, string> => {
+  const dist = resolve(root, "apps/cli/dist")
+  const files = new Map<string, string>()
+  const visit = (name: string) => {
+    if (files.has(name)) return
+    const text = readFileSync(join(dist, name), "utf8")
+    files.set(name, text)
+    for (const m of text.matchAll(/^\s*(?:import|export)\b[^;()]*?["'](\.\/[^"']+\.mjs)["']/gm)) visit(m[1]!.slice(2))
+  }
+  visit("toolgate.mjs")
+  return files
+}
+
+describe("toolgate start-up (the bundled bin)", () => {
+  it("reading a command line loads no library that does the work: no Ajv, refa, prover, runtime or relay server", () => {
+    const files = loadedAtStart()
+    assert.isAbove(files.size, 1)
+    const text = [...files.values()].join("\n")
+    // esbuild names each bundled module in a comment; the work is in chunks loaded with import() when a command runs
+    assert.include(text, "node_modules/@effect/cli/")
+    for (const heavy of ["node_modules/ajv/", "node_modules/refa/", "json-schema/dist/Subschema.js", "json-schema/dist/Validator.js", "runtime/dist/", "relay/dist/Relay.js", "node_modules/undici/"]) {
+      assert.notInclude(text, heavy, heavy)
+    }
+  })
+  it("check's help names the path the runtime probes, written out there so no runtime loads for it", () => {
+    assert.include(toolgate("check", "--help").stdout, `GET ${Capabilities.path}`)
   })
 })

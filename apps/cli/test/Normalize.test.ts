@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { toolgate } from "./toolgate.js"
-import { normalize, render, type Target } from "../src/Normalize.js"
+import { normalize, render } from "../src/internal/normalizing.js"
+import type { Target } from "../src/Normalize.js"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"

@@ -1,12 +1,32 @@
 /**
- * What only some commands need, loaded when one of them first does: the relay's server module (`serve`,
- * `demo`; it brings node's HTTP server stack and `ws`) and undici (`check --relay`, `demo`). They are most
- * of the bundled bin, so `--help`, `--version` and the other commands start without them.
+ * What commands need only once they run, loaded when one first does: the relay's server module (`serve`,
+ * `demo`; node's HTTP server stack and `ws`), undici (`check --relay`, `demo`), and the library parts that
+ * do the work: layer 2 (Ajv), the prover (refa, Ajv), the normalizers, the runtime. They are most of the
+ * bundled bin, so `--help`, `--version` and reading a command line load none of them; each command loads
+ * what it uses. The command modules themselves import them only as types.
  *
  * @internal
  */
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+
+/** `validate`, `examples`: one call's outcome (`Arguments.prepare`, envelopes) and its renderings. */
+export const outcome = Effect.promise(() => Promise.all([import("../Outcome.js"), import("../Render.js")]))
+
+/** `normalize`: the provider dialects. */
+export const normalizing = Effect.promise(() => import("./normalizing.js"))
+
+/** `subschema`: the prover. */
+export const subschema = Effect.promise(() => import("@toolgate/json-schema/Subschema"))
+
+/** `demo --relay`: the runtime's capabilities client (its path, for the preflight request). */
+export const capabilities = Effect.promise(() => import("@toolgate/runtime/Capabilities"))
+
+/** `check`: the capabilities probe and the drift gate's verdicts. */
+export const checking = Effect.promise(() => import("./checkRun.js"))
+
+/** `demo`: the scenarios' runs and their renderings. */
+export const demo = Effect.promise(() => Promise.all([import("./demoRun.js"), import("./demoRender.js")]))
 
 /** The relay's server module (`@toolgate/relay/Relay`). */
 export const relay = Effect.promise(() => import("@toolgate/relay/Relay"))

@@ -4,7 +4,7 @@
  *
  * @internal
  */
-import { JsonValue } from "@toolgate/json-schema"
+import * as JsonValue from "@toolgate/json-schema/JsonValue"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import { CliExit } from "../CliExit.js"

@@ -5,7 +5,7 @@
  *
  * @internal
  */
-import { JsonSchema } from "@toolgate/json-schema"
+import * as JsonSchema from "@toolgate/json-schema/JsonSchema"
 import * as Either from "effect/Either"
 
 const isPlainObject = (u: unknown): u is Readonly<Record<string, unknown>> =>

@@ -4,7 +4,7 @@
  *
  * @internal
  */
-import { JsonSchema } from "@toolgate/json-schema"
+import * as JsonSchema from "@toolgate/json-schema/JsonSchema"
 import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
