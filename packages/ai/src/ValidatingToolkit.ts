@@ -49,8 +49,9 @@ export const wrap = <Tools extends Record<string, AiTool.Any>>(
   toolkit: AiToolkit.WithHandler<Tools>,
   options?: Options
 ): AiToolkit.WithHandler<ValidatedTools<Tools>> => {
-  // per user-defined tool: its JSON Schema (Effect writes draft-07) brought to 2020-12, as toolgate validates
-  const schemas = new Map<string, JsonSchema.JsonSchema>()
+  // per user-defined tool: its JSON Schema (Effect writes draft-07) brought to 2020-12, as toolgate validates,
+  // compiled once here
+  const preparers = new Map<string, Arguments.Preparer>()
   const tools: Record<string, AiTool.Any> = Object.create(null) // a tool named `__proto__` is a key like any other
   for (const [key, tool] of Object.entries(toolkit.tools)) {
     if (AiTool.isProviderDefined(tool)) {
@@ -58,10 +59,10 @@ export const wrap = <Tools extends Record<string, AiTool.Any>>(
       continue
     }
     const declared = AiTool.getJsonSchema(tool as AiTool.Tool<string, any>)
-    schemas.set(tool.name, JsonSchema.upgrade(declared).schema)
+    preparers.set(tool.name, Arguments.preparer(JsonSchema.upgrade(declared).schema))
     tools[key] = validated(tool, declared)
   }
-  const handle = handler(schemas, tools, toolkit.handle as Original, options?.policy ?? "lenient")
+  const handle = handler(preparers, tools, toolkit.handle as Original, options?.policy ?? "lenient")
   return { tools: tools as ValidatedTools<Tools>, handle: handle as unknown as AiToolkit.WithHandler<ValidatedTools<Tools>>["handle"] }
 }
 
@@ -78,15 +79,15 @@ const validated = (tool: AiTool.Any, declared: ReturnType<typeof AiTool.getJsonS
   }).setParameters(RawParameters.make(declared)).annotateContext(tool.annotations)
 
 /** The wrapped `handle`: prepare, then run the original on the prepared value; every answer an envelope. */
-const handler = (schemas: ReadonlyMap<string, JsonSchema.JsonSchema>, tools: Record<string, AiTool.Any>, original: Original, policy: Arguments.Policy) =>
+const handler = (preparers: ReadonlyMap<string, Arguments.Preparer>, tools: Record<string, AiTool.Any>, original: Original, policy: Arguments.Policy) =>
   Effect.fn("ValidatingToolkit.handle")(function*(name: string, params: unknown) {
     yield* Effect.annotateCurrentSpan({ "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": name })
-    const schema = schemas.get(name)
-    if (schema === undefined) {
+    const prepare = preparers.get(name)
+    if (prepare === undefined) {
       // a provider-defined tool runs as the toolkit runs it; a name the toolkit lacks is tool_not_found
       return yield* (Object.hasOwn(tools, name) ? original(name, params) : Effect.succeed(answer(notFound(name, Object.keys(tools)))))
     }
-    const prepared = Arguments.prepare(schema, params, { policy })
+    const prepared = prepare(params, { policy })
     switch (prepared._tag) {
       case "SchemaError":
         yield* Effect.logError(`Tool \`${name}\` has a parameter schema that cannot be compiled`, prepared.message)
