@@ -91,7 +91,7 @@ const compiledPreparer = (schema: JsonSchema, validator: Validator.Compiled): Pr
 }
 
 /**
- * `prepare` with the schema compiled once, for a caller that keeps a tool (the runtime keeps one per tool):
+ * `prepare` with the schema compiled once, for a caller that keeps a tool (the AI SDK and @effect/ai adapters do):
  * a schema that cannot be compiled gives a preparer answering its `SchemaError`. Memoized per schema object.
  */
 export const preparer: (schema: JsonSchema) => Preparer = Cache.byIdentity((schema: JsonSchema): Preparer => {
