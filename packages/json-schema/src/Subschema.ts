@@ -123,7 +123,8 @@ const run = (cloud: JsonSchema.JsonSchema, local: JsonSchema.JsonSchema, budget:
     budget,
     refs,
     guard: 0,
-    assumptions: new Map()
+    assumptions: new Map(),
+    expanded: new Map()
   }
   const o: Outcome = prove(ctx, [{ schema: ctx.cloudRoot, ptr: "", dialect: cloudDialect }], { schema: ctx.localRoot, ptr: "", dialect: localDialect })
   if (o._tag === "Proven") {
@@ -303,12 +304,15 @@ const verified = (cloud: JsonSchema.JsonSchema, local: JsonSchema.JsonSchema, ws
     seen.add(k)
     if (seen.size > MAX_WITNESSES) break
     try {
-      if (l.right.isValid(w) || l.right.validate(w).length === 0) continue
+      // the raw answers first; the issue lists (which may compile a branch to describe it) only for the
+      // candidate that passed them all
+      if (l.right.isValid(w)) continue
       c ??= Validators.shared.compile(cloud)
       if (Either.isLeft(c)) return undefined
-      if (!c.right.isValid(w) || c.right.validate(w).length > 0) continue
+      if (!c.right.isValid(w)) continue
       const b = lower?.()
       if (b !== undefined && (Either.isLeft(b) || !b.right.isValid(w))) continue
+      if (l.right.validate(w).length === 0 || c.right.validate(w).length > 0) continue
       return w
     } catch {
       continue

@@ -28,8 +28,41 @@ export const follow = (root: JsonSchema.JsonSchema, n: Node, ref: string): Node 
   return n.dialect === undefined ? { schema: r.schema, ptr: r.pointer } : { schema: r.schema, ptr: r.pointer, dialect: n.dialect }
 }
 
-/** Expands a cloud conjunction (see the module comment). */
+/** A number per node object, so a view's nodes make a key by identity. */
+const ids = new WeakMap<Node, number>()
+let lastId = 0
+const keyOf = (view: ReadonlyArray<Node>): string => {
+  let key = ""
+  for (const n of view) {
+    let id = ids.get(n)
+    if (id === undefined) ids.set(n, id = ++lastId)
+    key += `${id},`
+  }
+  return key
+}
+
+/**
+ * Expands a cloud conjunction (see the module comment). With `ctx.expanded`, a view of the same node
+ * objects met again in the check (the witness search samples the whole cloud once per type, a cloud view
+ * is proven against each local branch) takes the kept expansion and is charged the steps it took then, so
+ * the budget runs exactly as without the memo; an expansion that ran out of budget is not kept.
+ */
 export const expand = (ctx: Ctx, view: ReadonlyArray<Node>): Expanded | Outcome => {
+  const memo = ctx.expanded
+  if (memo === undefined) return expandNow(ctx, view)
+  const key = keyOf(view)
+  const kept = memo.get(key)
+  if (kept !== undefined && ctx.budget >= kept.cost) {
+    ctx.budget -= kept.cost
+    return kept.result
+  }
+  const before = ctx.budget
+  const result = expandNow(ctx, view)
+  if (ctx.budget >= 0) memo.set(key, { result, cost: before - ctx.budget })
+  return result
+}
+
+const expandNow = (ctx: Ctx, view: ReadonlyArray<Node>): Expanded | Outcome => {
   const work = [...view]
   const out: Array<Node> = []
   let split: { base: Node; alternatives: Array<Array<Node>> } | undefined

@@ -4,10 +4,11 @@
  *
  * @internal
  */
-import type { Dialect, JsonSchema, JsonSchemaObject } from "../JsonSchema.js"
+import type { Dialect, JsonSchema } from "../JsonSchema.js"
 import type { JsonValue } from "../JsonValue.js"
 import { equals } from "../JsonValue.js"
 import * as P from "./pointer.js"
+import type { Expanded } from "./subschemaCloud.js"
 import { foreign } from "./subschemaKeywords.js"
 
 /** A schema inside one side's root: `ptr` is its JSON pointer (undefined for a synthetic node); `skip` lists keywords already handled. */
@@ -113,20 +114,27 @@ export interface Ctx {
   readonly given?: { readonly cloud: JsonSchema; readonly local: JsonSchema }
   /** The same for the cloud schema. */
   cloudUntrusted?: { readonly construct: string; readonly path: string } | null
+  /** Cloud expansions of this check by the identities of their views' nodes, and the steps each took (see `expand`). */
+  readonly expanded?: Map<string, { readonly result: Expanded | Outcome; readonly cost: number }>
 }
 
 /** Spends one step; false when the budget is exhausted. */
 export const tick = (ctx: Ctx, n = 1): boolean => (ctx.budget -= n) >= 0
+
+const hasOwn = Object.prototype.hasOwnProperty
 
 /**
  * The keyword's value on a node, unless the node is boolean, the keyword was already handled, or the
  * node's dialect does not have it (a draft-07 validator ignores `dependentRequired`: it is no fact there).
  */
 export const kw = (n: Node, key: string): JsonValue | undefined => {
-  if (typeof n.schema !== "object" || n.skip?.has(key) === true) return undefined
-  if (n.dialect !== undefined && foreign[n.dialect].has(key)) return undefined
-  return Object.prototype.hasOwnProperty.call(n.schema, key) ? (n.schema as JsonSchemaObject)[key] : undefined
+  const s = n.schema
+  // most keywords asked for are absent: that answer first, the skips and the dialect only for a present one
+  if (typeof s !== "object" || !hasOwn.call(s, key)) return undefined
+  if (n.skip?.has(key) === true || (n.dialect !== undefined && foreign[n.dialect].has(key))) return undefined
+  return s[key]
 }
+
 
 /** Whether a value can be a schema. */
 export const isSchemaValue = (v: JsonValue | undefined): v is JsonSchema =>
