@@ -243,4 +243,27 @@ describe("ArgumentValidator", () => {
       assert.deepStrictEqual(shallow._tag === "Prepared" ? shallow.value : undefined, { opts: { a: 1 } })
       assert.strictEqual(runs.count, 0)
     }))
+
+  it.effect("a lone surrogate is named where it first stands in document order, in a key or a value, at any depth", () =>
+    Effect.gen(function*() {
+      const validator = yield* ArgumentValidator.make()
+      const { runs, tool } = counted("text", { type: "object" })
+      const first = (raw: unknown) =>
+        Effect.flip(validator.prepare(tool, raw, { callId: "c" })).pipe(
+          Effect.map((e) => e._tag === "InvalidToolArguments" ? e.issues.map((i) => [i.keyword, i.path]) : [])
+        )
+      assert.deepStrictEqual(yield* first({ a: "ok", b: ["x", "\uD800"], "\uDC00": 1 }), [["wellFormed", "/b/1"]])
+      assert.deepStrictEqual(yield* first({ a: "ok", "\uDC00": 1, b: ["x", "\uD800"] }), [["wellFormed", "/\uDC00"]])
+      assert.deepStrictEqual(yield* first({ a: { "k/~": ["\uDFFF"] } }), [["wellFormed", "/a/k~1~0/0"]])
+      // 40 levels of 500 keys each (20,000 strings) and the surrogate in the last one: found, with its whole path
+      const wide = (depth: number): Record<string, unknown> => {
+        const o: Record<string, unknown> = {}
+        for (let i = 0; i < 500; i++) o[`k${i}`] = `v${i}`
+        if (depth > 0) o.next = wide(depth - 1)
+        else o.last = "\uD800"
+        return o
+      }
+      assert.deepStrictEqual(yield* first(wide(39)), [["wellFormed", "/next".repeat(39) + "/last"]])
+      assert.strictEqual(runs.count, 0)
+    }))
 })

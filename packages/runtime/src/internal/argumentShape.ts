@@ -11,7 +11,9 @@ import type { Validator } from "@toolgate/json-schema"
 /** The default depth limit: far above any real tool's arguments, far below what recursion survives. */
 export const defaultMaxDepth = 64
 
-const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
+// String.prototype.isWellFormed: ES2024, in every Node this package supports (20+); the ES2022 lib this
+// build compiles against does not declare it
+const wellFormed = (s: string): boolean => (s as string & { isWellFormed(): boolean }).isWellFormed()
 
 const pointer = (path: ReadonlyArray<string>): string => path.map((p) => `/${p.replace(/~/g, "~0").replace(/\//g, "~1")}`).join("")
 
@@ -38,26 +40,43 @@ export const check = (value: unknown, maxDepth: number): Validator.Issue | undef
   }
 }
 
+/** A value met on the walk, with the key it sits under and its parent: paths are built only for an issue. */
+interface Frame {
+  readonly value: unknown
+  readonly key: string | number | undefined
+  readonly parent: Frame | undefined
+  readonly depth: number
+}
+
+const pathOf = (frame: Frame): Array<string> => {
+  const out: Array<string> = []
+  for (let f: Frame | undefined = frame; f !== undefined && f.key !== undefined; f = f.parent) out.push(String(f.key))
+  return out.reverse()
+}
+
+// Depth first, children in order, a key checked when its value is reached: the issue reported is the first in
+// document order. Linear in the value's size (a path per node made a deep, wide value quadratic).
 const walk = (value: unknown, maxDepth: number): Validator.Issue | undefined => {
-  const stack: Array<readonly [unknown, ReadonlyArray<string>]> = [[value, []]]
+  const stack: Array<Frame> = [{ value, key: undefined, parent: undefined, depth: 0 }]
   while (stack.length > 0) {
-    const [v, path] = stack.pop()!
+    const frame = stack.pop()!
+    const v = frame.value
+    if (typeof frame.key === "string" && !wellFormed(frame.key)) return surrogateIssue(pathOf(frame))
     if (typeof v === "string") {
-      if (loneSurrogate.test(v)) return surrogateIssue(path)
+      if (!wellFormed(v)) return surrogateIssue(pathOf(frame))
       continue
     }
     if (typeof v !== "object" || v === null) continue
-    if (path.length >= maxDepth) {
-      return issue(path.slice(0, 8), "maxDepth", `values nested at most ${maxDepth} levels deep`, `The arguments nest deeper than ${maxDepth} levels.`)
+    if (frame.depth >= maxDepth) {
+      return issue(pathOf(frame).slice(0, 8), "maxDepth", `values nested at most ${maxDepth} levels deep`, `The arguments nest deeper than ${maxDepth} levels.`)
     }
+    const depth = frame.depth + 1
     if (Array.isArray(v)) {
-      for (let i = v.length - 1; i >= 0; i--) stack.push([v[i], [...path, String(i)]])
+      for (let i = v.length - 1; i >= 0; i--) stack.push({ value: v[i], key: i, parent: frame, depth })
       continue
     }
-    for (const key of Object.keys(v)) {
-      if (loneSurrogate.test(key)) return surrogateIssue([...path, key])
-      stack.push([(v as Record<string, unknown>)[key], [...path, key]])
-    }
+    const keys = Object.keys(v)
+    for (let i = keys.length - 1; i >= 0; i--) stack.push({ value: (v as Record<string, unknown>)[keys[i]!], key: keys[i]!, parent: frame, depth })
   }
   return undefined
 }
