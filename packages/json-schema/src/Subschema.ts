@@ -11,6 +11,7 @@ import { metaAnswer } from "./internal/ajv.js"
 import * as Cache from "./internal/compileCache.js"
 import { stableKey } from "./internal/stableKey.js"
 import { bundle } from "./internal/subschemaBundle.js"
+import { expansions } from "./internal/subschemaCloud.js"
 import { untrusted } from "./internal/subschemaKeywords.js"
 import { withoutDynamicRefs } from "./internal/subschemaLower.js"
 import type { Ctx, Outcome } from "./internal/subschemaModel.js"
@@ -124,7 +125,7 @@ const run = (cloud: JsonSchema.JsonSchema, local: JsonSchema.JsonSchema, budget:
     refs,
     guard: 0,
     assumptions: new Map(),
-    expanded: new Map()
+    expanded: expansions()
   }
   const o: Outcome = prove(ctx, [{ schema: ctx.cloudRoot, ptr: "", dialect: cloudDialect }], { schema: ctx.localRoot, ptr: "", dialect: localDialect })
   if (o._tag === "Proven") {

@@ -28,37 +28,37 @@ export const follow = (root: JsonSchema.JsonSchema, n: Node, ref: string): Node 
   return n.dialect === undefined ? { schema: r.schema, ptr: r.pointer } : { schema: r.schema, ptr: r.pointer, dialect: n.dialect }
 }
 
-/** A number per node object, so a view's nodes make a key by identity. */
-const ids = new WeakMap<Node, number>()
-let lastId = 0
-const keyOf = (view: ReadonlyArray<Node>): string => {
-  let key = ""
-  for (const n of view) {
-    let id = ids.get(n)
-    if (id === undefined) ids.set(n, id = ++lastId)
-    key += `${id},`
-  }
-  return key
+/** Kept expansions by the node objects of their views, one level per node (see `expand`). */
+export interface Expansions {
+  next?: Map<Node, Expansions>
+  kept?: { readonly result: Expanded | Outcome; readonly cost: number }
 }
+
+/** An empty store of kept expansions, one per check. */
+export const expansions = (): Expansions => ({})
 
 /**
  * Expands a cloud conjunction (see the module comment). With `ctx.expanded`, a view of the same node
  * objects met again in the check (the witness search samples the whole cloud once per type, a cloud view
  * is proven against each local branch) takes the kept expansion and is charged the steps it took then, so
- * the budget runs exactly as without the memo; an expansion that ran out of budget is not kept.
+ * the budget runs exactly as without the store; an expansion that ran out of budget is not kept.
  */
 export const expand = (ctx: Ctx, view: ReadonlyArray<Node>): Expanded | Outcome => {
-  const memo = ctx.expanded
-  if (memo === undefined) return expandNow(ctx, view)
-  const key = keyOf(view)
-  const kept = memo.get(key)
+  if (ctx.expanded === undefined) return expandNow(ctx, view)
+  let at: Expansions = ctx.expanded
+  for (const n of view) {
+    let next: Expansions | undefined = at.next?.get(n)
+    if (next === undefined) (at.next ??= new Map()).set(n, next = {})
+    at = next
+  }
+  const kept = at.kept
   if (kept !== undefined && ctx.budget >= kept.cost) {
     ctx.budget -= kept.cost
     return kept.result
   }
   const before = ctx.budget
   const result = expandNow(ctx, view)
-  if (ctx.budget >= 0) memo.set(key, { result, cost: before - ctx.budget })
+  if (ctx.budget >= 0) at.kept = { result, cost: before - ctx.budget }
   return result
 }
 
@@ -196,12 +196,24 @@ const annotationOnly = (n: Node): boolean =>
 export const viewKey = (nodes: ReadonlyArray<Node>): string => {
   const parts: Array<string> = []
   for (const n of nodes) {
-    if (n.standIn === true || annotationOnly(n)) continue
-    const at = n.ptr ?? `~${JSON.stringify(n.schema)}`
-    parts.push(n.skip === undefined ? at : `${at}!${[...n.skip].sort().join(",")}`)
+    const part = partOf(n)
+    if (part !== null) parts.push(part)
   }
   return parts.sort().map((p) => `@${p}`).join("&")
 }
+
+/** A node's part of a `viewKey` (null: left out), once per node object (nodes are never changed). */
+const partOf = (n: Node): string | null => {
+  let part = parts.get(n)
+  if (part === undefined) {
+    const at = n.ptr ?? `~${JSON.stringify(n.schema)}`
+    part = n.standIn === true || annotationOnly(n) ? null : n.skip === undefined ? at : `${at}!${[...n.skip].sort().join(",")}`
+    parts.set(n, part)
+  }
+  return part
+}
+
+const parts = new WeakMap<Node, string | null>()
 
 /**
  * Whether two schemas of one document mean the same: equal after `essence`, where two `$ref`s count as

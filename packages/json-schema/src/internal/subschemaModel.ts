@@ -8,7 +8,7 @@ import type { Dialect, JsonSchema } from "../JsonSchema.js"
 import type { JsonValue } from "../JsonValue.js"
 import { equals } from "../JsonValue.js"
 import * as P from "./pointer.js"
-import type { Expanded } from "./subschemaCloud.js"
+import type { Expansions } from "./subschemaCloud.js"
 import { foreign } from "./subschemaKeywords.js"
 
 /** A schema inside one side's root: `ptr` is its JSON pointer (undefined for a synthetic node); `skip` lists keywords already handled. */
@@ -114,8 +114,8 @@ export interface Ctx {
   readonly given?: { readonly cloud: JsonSchema; readonly local: JsonSchema }
   /** The same for the cloud schema. */
   cloudUntrusted?: { readonly construct: string; readonly path: string } | null
-  /** Cloud expansions of this check by the identities of their views' nodes, and the steps each took (see `expand`). */
-  readonly expanded?: Map<string, { readonly result: Expanded | Outcome; readonly cost: number }>
+  /** Cloud expansions of this check by their views' node objects, and the steps each took (see `expand`). */
+  readonly expanded?: Expansions
 }
 
 /** Spends one step; false when the budget is exhausted. */
