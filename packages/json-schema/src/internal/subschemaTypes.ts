@@ -59,7 +59,16 @@ export const declaredTypes = (n: Node): ReadonlySet<Base> | undefined | "invalid
  * The base types a conjunction of cloud nodes allows (malformed `type` keywords are dropped:
  * over-approximation), less those its own bounds leave empty (`minLength` above `maxLength`, …).
  */
-export const cloudTypes = (nodes: ReadonlyArray<Node>): Set<Base> => {
+export const cloudTypes = (nodes: ReadonlyArray<Node>): ReadonlySet<Base> => {
+  // an expansion's nodes (kept for the check, see `expand`) are read again and again, never changed
+  let types = typesOfView.get(nodes)
+  if (types === undefined) typesOfView.set(nodes, types = typesNow(nodes))
+  return types
+}
+
+const typesOfView = new WeakMap<ReadonlyArray<Node>, ReadonlySet<Base>>()
+
+const typesNow = (nodes: ReadonlyArray<Node>): ReadonlySet<Base> => {
   const out = new Set<Base>(allBases)
   for (const n of nodes) {
     const t = declaredTypes(n)
