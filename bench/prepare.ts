@@ -81,7 +81,6 @@ export const run = async () => {
   ])
   const first = report("Arguments.prepare on parsed values", parsed, "raw Ajv (compiled validator)", [
     { name: "prepare / raw Ajv", candidate: "Arguments.prepare (lenient)", baseline: "raw Ajv (compiled validator)", max: 1.3 },
-    { name: "preparer / raw Ajv (both compiled once)", candidate: "Arguments.preparer(schema) (lenient)", baseline: "raw Ajv (compiled validator)", max: 1.3 },
     { name: "zod / prepare", candidate: "zod 4 fromJSONSchema(…).safeParse", baseline: "Arguments.prepare (lenient)", min: 3 }
   ])
   // A missed target says why, from this run's own figures.
