@@ -7,7 +7,7 @@
  * @since 0.1.0
  */
 import * as Either from "effect/Either"
-import { metaAnswer } from "./internal/ajv.js"
+import { metaAnswer } from "./internal/ajvMeta.js"
 import * as Cache from "./internal/compileCache.js"
 import { stableKey } from "./internal/stableKey.js"
 import { bundle } from "./internal/subschemaBundle.js"

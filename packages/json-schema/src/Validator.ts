@@ -9,6 +9,7 @@ import type { ValidateFunction } from "ajv"
 import * as Data from "effect/Data"
 import * as Either from "effect/Either"
 import * as A from "./internal/ajv.js"
+import * as AM from "./internal/ajvMeta.js"
 import * as Cache from "./internal/compileCache.js"
 import * as I from "./internal/issues.js"
 import * as P from "./internal/pointer.js"
@@ -217,13 +218,13 @@ const engine = (
     const alone = A.reachesOut(schema)
     let ajv: A.AnyAjv | SchemaError = alone ? fresh(d, own, true) : instance(d, own)
     if (ajv instanceof SchemaError) return Either.left(ajv)
-    const onShared = (on: A.AnyAjv) => ownMeta ? A.tryCompileChecked(on, schema, d, false, entry.content) : A.tryCompile(on, schema)
-    let r = alone ? A.tryCompileAlone(ajv, schema, d, entry.content) : onShared(ajv)
+    const onShared = (on: A.AnyAjv) => ownMeta ? AM.tryCompileChecked(on, schema, d, false, entry.content) : A.tryCompile(on, schema)
+    let r = alone ? AM.tryCompileAlone(ajv, schema, d, entry.content) : onShared(ajv)
     if (r === "clash" && !alone) {
       const iso = fresh(d, own, true)
       if (iso instanceof SchemaError) return Either.left(iso)
       ajv = iso
-      r = A.tryCompileAlone(ajv, schema, d, entry.content)
+      r = AM.tryCompileAlone(ajv, schema, d, entry.content)
     }
     entry.ajv = ajv
     entry.holders.add(ajv)
@@ -235,7 +236,7 @@ const engine = (
         const first = alone ? fresh(d, own, false) : instance(d, own, false)
         if (first instanceof SchemaError) return firstError = undefined
         entry.holders.add(first)
-        const f = alone ? A.tryCompileAlone(first, schema, d, entry.content) : onShared(first)
+        const f = alone ? AM.tryCompileAlone(first, schema, d, entry.content) : onShared(first)
         firstError = typeof f === "function" ? f : undefined
       }
       return firstError

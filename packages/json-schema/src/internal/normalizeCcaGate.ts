@@ -5,7 +5,7 @@
  * @internal
  */
 import type { JsonSchema } from "../JsonSchema.js"
-import { metaError } from "./ajv.js"
+import { metaError } from "./ajvMeta.js"
 import { children } from "./keywords.js"
 import { has, isPlain } from "./normalizeGoogleWalk.js"
 import * as P from "./pointer.js"
