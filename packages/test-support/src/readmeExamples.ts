@@ -14,7 +14,7 @@
  * To know which `console.log` printed what, each compared call is renamed on its own line (so line
  * numbers stay as in the README) to a function appended to the file that prints a marked line.
  */
-import { assert } from "@effect/vitest"
+import { assert, describe, it } from "@effect/vitest"
 import { execFile } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -128,4 +128,24 @@ export const check = async (example: Example, dir: string, env: NodeJS.ProcessEn
   } finally {
     fs.rmSync(file, { force: true })
   }
+}
+
+/**
+ * A package's README test when its examples need nothing but the package (no server of the test's own): the
+ * README must hold an example stating at least `minOutputs` outputs, and every example runs as written
+ * except those `serving` names (a server that runs until Ctrl-C), which must state no output.
+ */
+export const describeReadme = (packageDir: string, options: { readonly minOutputs: number; readonly serving?: ReadonlyArray<number> }): void => {
+  const all = examples(fs.readFileSync(path.join(packageDir, "README.md"), "utf8"))
+  const serving = new Set(options.serving ?? [])
+  describe("README.md examples", () => {
+    it("the README has a runnable example with stated outputs", () => {
+      assert.isTrue(all.some((e) => e.expectations.length >= options.minOutputs))
+      for (const i of serving) assert.strictEqual(all[i]?.expectations.length, 0, `example ${i + 1} serves, so it states no output`)
+    })
+    for (const example of all.filter((e) => !serving.has(e.index))) {
+      it(`example ${example.index + 1} (${example.firstLine}) runs and prints what its comments say`, () =>
+        check(example, packageDir, process.env), 90_000)
+    }
+  })
 }
