@@ -115,7 +115,7 @@ const runAll = (options: { readonly relay: Option.Option<string>; readonly json:
   Effect.gen(function*() {
     const relay = yield* relayUrl(options.relay)
     const Relay = yield* Lazy.relay
-    const [DemoRun, DemoRender] = yield* Lazy.demo
+    const [Run, Render] = yield* Lazy.demo
     const total = Demo.scenarios.length
     yield* Console.log(
       options.json
@@ -127,12 +127,12 @@ const runAll = (options: { readonly relay: Option.Option<string>; readonly json:
     for (const [i, scenario] of Demo.scenarios.entries()) {
       const result = yield* withProgress(
         `${scenario.name}: waiting for the relay`,
-        DemoRun.run(scenario, i + 1, `${relay.url}${Relay.scenarioPath(scenario.name)}`, sink)
+        Run.run(scenario, i + 1, `${relay.url}${Relay.scenarioPath(scenario.name)}`, sink)
       ).pipe(Effect.locally(FiberRef.currentLoggers, HashSet.make(collecting(sink))))
       results.push(result)
-      yield* Console.log(options.json ? DemoRender.scenarioJson(result).join("\n") : DemoRender.scenarioText(result, total))
+      yield* Console.log(options.json ? Render.scenarioJson(result).join("\n") : Render.scenarioText(result, total))
     }
-    yield* Console.log(options.json ? DemoRender.summaryJson(results, relay.url) : DemoRender.summaryText(results))
+    yield* Console.log(options.json ? Render.summaryJson(results, relay.url) : Render.summaryText(results))
     if (results.some((r) => !r.passed)) return yield* new CliExit({ code: exitCodes.failed })
   }).pipe(Effect.scoped, Effect.provide(Lazy.httpClient))
 
