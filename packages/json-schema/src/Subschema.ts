@@ -22,7 +22,7 @@ import { sample, variants } from "./internal/subschemaWitness.js"
 import * as JsonSchema from "./JsonSchema.js"
 import type { JsonValue } from "./JsonValue.js"
 import { isJsonValue } from "./JsonValue.js"
-import * as Validator from "./Validator.js"
+import type * as Validator from "./Validator.js"
 
 /** One reason for drift: JSON pointers into each schema and a sentence a person can act on. */
 export interface Reason {
@@ -180,8 +180,8 @@ const run = (cloud: JsonSchema.JsonSchema, local: JsonSchema.JsonSchema, budget:
  * `type`) or a `$ref` that may not resolve, beyond what the meta-schema sees, the real compile decides.
  */
 const invalidLocal = (local: JsonSchema.JsonSchema, dialect: JsonSchema.Dialect, content: string): { readonly message: string; readonly path: string } | undefined => {
-  const compiled = (compile: Validator.Validator["compile"] = Validators.shared.compile) => {
-    const c = compile(local)
+  const compiled = () => {
+    const c = Validators.shared.compile(local)
     return Either.isLeft(c) ? { message: c.left.message, path: c.left.path } : undefined
   }
   const e = metaAnswer(local, dialect, content)
@@ -189,10 +189,6 @@ const invalidLocal = (local: JsonSchema.JsonSchema, dialect: JsonSchema.Dialect,
   if (e !== "valid") return { message: `\`${e.path.split("/").pop() ?? ""}\` ${e.message}`, path: e.path }
   try {
     if (beyondMeta(local)) return compiled()
-    // Ajv's code optimizer can drop a variable its code still uses (seen with `if`): the executor's validator,
-    // optimized unlike the prover's, probes its code at compile (see `Validator`), so it is asked here
-    const faulty = content.includes("\"if\"") ? compiled(Validator.compile) : undefined
-    if (faulty !== undefined) return faulty
     // a loop needs a `$ref`: without one the in-place applicators form a tree (`content` is plain JSON, no cycle)
     return content.includes("\"$ref\"") && unguardedLoop(local) ? { message: "a $ref loop that never descends into a property or item (the validator overflows its stack)", path: "" } : undefined
   } catch {

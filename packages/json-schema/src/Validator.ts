@@ -80,8 +80,8 @@ export const make = (options?: Options): Either.Either<Validator, SchemaError> =
   const remotes = Object.entries(options?.remotes ?? {})
   const optimize = options?.optimize !== false
   const ownMeta = options?.ownMetaCheck === true
-  const fresh = (d: JsonSchema.Dialect, own: boolean, all: boolean): A.AnyAjv | SchemaError => {
-    const ajv = A.makeAjv(d, own, all, optimize)
+  const fresh = (d: JsonSchema.Dialect, own: boolean, all: boolean, opt = optimize): A.AnyAjv | SchemaError => {
+    const ajv = A.makeAjv(d, own, all, opt)
     if (ownMeta) ajv.opts.validateSchema = false
     for (const [uri, schema] of remotes) {
       try {
@@ -97,19 +97,20 @@ export const make = (options?: Options): Either.Either<Validator, SchemaError> =
     for (const own of [false, true]) {
       const ajv = fresh(d, own, true)
       if (ajv instanceof SchemaError) return Either.left(ajv)
-      shared.set(`${d}:${own}:true`, ajv)
+      shared.set(`${d}:${own}:true:${optimize}`, ajv)
     }
   }
-  return Either.right(engine(shareBy(shared, fresh as Fresh), fresh, options?.cacheSize ?? 4_096, ownMeta))
+  return Either.right(engine(shareBy(shared, fresh as Fresh, optimize), fresh, options?.cacheSize ?? 4_096, optimize, ownMeta))
 }
 
-type Fresh = (d: JsonSchema.Dialect, own: boolean, all: boolean) => A.AnyAjv
+type Fresh = (d: JsonSchema.Dialect, own: boolean, all: boolean, optimize?: boolean) => A.AnyAjv
+type Instance = (d: JsonSchema.Dialect, own: boolean, all?: boolean, optimize?: boolean) => A.AnyAjv
 
-/** One shared instance per dialect, `ownProperties` and `allErrors` setting, made on first use. */
-const shareBy = (shared: Map<string, A.AnyAjv>, fresh: Fresh) => (d: JsonSchema.Dialect, own: boolean, all = true): A.AnyAjv => {
-  const key = `${d}:${own}:${all}`
+/** One shared instance per dialect, `ownProperties`, `allErrors` and code optimization setting, made on first use. */
+const shareBy = (shared: Map<string, A.AnyAjv>, fresh: Fresh, optimize: boolean): Instance => (d, own, all = true, opt = optimize) => {
+  const key = `${d}:${own}:${all}:${opt}`
   let ajv = shared.get(key)
-  if (ajv === undefined) shared.set(key, ajv = fresh(d, own, all))
+  if (ajv === undefined) shared.set(key, ajv = fresh(d, own, all, opt))
   return ajv
 }
 
@@ -135,8 +136,8 @@ const issues = (fn: ValidateFunction, ctx: I.Context, value: unknown, prefix: st
     if (fn(value) === true) return EMPTY
     return Object.freeze(I.issuesOf(fn.errors ?? [], ctx, prefix))
   } catch (e) {
-    // a stack overflow is the value's depth; anything else is a fault in Ajv's generated code (seen with
-    // `allErrors` on exotic if/oneOf/not mixes), which its first-error mode often does not share
+    // a stack overflow is the value's depth; anything else is a fault in Ajv's generated code (seen in its
+    // optimized code on exotic if/oneOf/not mixes), which the stand-in (see `compileRoot`) does not share
     const first = e instanceof RangeError ? undefined : fallback?.()
     return first === undefined ? Object.freeze([unvalidatable(e)]) : issues(first, ctx, value, prefix)
   }
@@ -174,9 +175,10 @@ const release = (entry: Entry): void => {
 }
 
 const engine = (
-  instance: (d: JsonSchema.Dialect, own: boolean, all?: boolean) => A.AnyAjv,
-  fresh: (d: JsonSchema.Dialect, own: boolean, all: boolean) => A.AnyAjv | SchemaError,
+  instance: Instance,
+  fresh: (d: JsonSchema.Dialect, own: boolean, all: boolean, optimize?: boolean) => A.AnyAjv | SchemaError,
   cacheSize: number,
+  optimize: boolean,
   ownMeta = false
 ): Validator => {
   const byContent = new Cache.Lru<string, Entry>(cacheSize, release)
@@ -230,22 +232,26 @@ const engine = (
     entry.holders.add(ajv)
     if (r === "clash") return Either.left(new SchemaError({ message: "The schema's `$id` clashes with a registered schema.", path: "/$id" }))
     if (typeof r !== "function") return Either.left(new SchemaError(r))
-    let firstError: ValidateFunction | undefined | null = null
+    // Ajv's code optimizer can drop a variable its code still uses (`props0 is not defined`, seen with `if`):
+    // the same schema's unoptimized code stands in (the code the prover's validator runs), then its first-error code
+    const stand = optimize ? ([[true, false], [false, false]] as const) : ([[false, false]] as const)
+    let standIn: ValidateFunction | undefined | null = null
     const fallback = () => {
-      if (firstError === null) {
-        const first = alone ? fresh(d, own, false) : instance(d, own, false)
-        if (first instanceof SchemaError) return firstError = undefined
-        entry.holders.add(first)
-        const f = alone ? AM.tryCompileAlone(first, schema, d, entry.content) : onShared(first)
-        firstError = typeof f === "function" ? f : undefined
+      if (standIn !== null) return standIn
+      standIn = undefined
+      for (const [all, opt] of stand) {
+        const on = alone ? fresh(d, own, all, opt) : instance(d, own, all, opt)
+        if (on instanceof SchemaError) continue
+        entry.holders.add(on)
+        const f = alone ? AM.tryCompileAlone(on, schema, d, entry.content) : onShared(on)
+        if (typeof f === "function" && faultOf(f) === undefined) return standIn = f
       }
-      return firstError
+      return standIn
     }
-    // Ajv's optimized all-errors code can use a variable it never declared: its first-error code then stands in
     const broken = faultOf(r)
     if (broken === undefined) return Either.right(wrap(schema, d, r, entry.ctx, fallback))
-    const first = fallback()
-    if (first !== undefined && faultOf(first) === undefined) return Either.right(wrap(schema, d, first, entry.ctx))
+    const alternative = fallback()
+    if (alternative !== undefined) return Either.right(wrap(schema, d, alternative, entry.ctx))
     return Either.left(new SchemaError({ message: `Ajv generated validation code for this schema that fails when run (${broken}).`, path: "" }))
   }
 
@@ -342,7 +348,7 @@ const unvalidatable = (e: unknown): Issue => ({
     : `The arguments could not be validated: ${e instanceof Error ? e.message : String(e)}.`
 })
 
-const defaultValidator: Validator = engine(shareBy(new Map(), A.makeAjv), A.makeAjv, 4_096)
+const defaultValidator: Validator = engine(shareBy(new Map(), A.makeAjv, true), A.makeAjv, 4_096, true)
 
 /** Compiles a schema with the default instance (its cache keeps 4,096 schemas by content). */
 export const compile = (schema: JsonSchema.JsonSchema): Either.Either<Compiled, SchemaError> => defaultValidator.compile(schema)

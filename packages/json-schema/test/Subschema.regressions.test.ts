@@ -82,15 +82,13 @@ describe("Subschema regressions (issue 12)", () => {
     ]
     rows.forEach(pinned)
   })
-  it("a local schema whose optimized Ajv code fails when run is no proof, and the executor's validator refuses it (fuzz seed 9191)", () => {
+  it("a local schema whose optimized Ajv code fails when run: the executor runs its unoptimized code, the prover's, so the proof holds (fuzz seed 9191)", () => {
+    // the executor's optimized code threw on every string; the executor now stands in the code the prover reads
     const faulty = { if: { not: true, anyOf: [{ additionalProperties: false }] }, then: { minimum: 0 } }
-    // the fault is reached only past the root's type check: the compile probes one value of each type
     for (const local of [faulty, { type: "string", ...faulty }] as ReadonlyArray<JsonSchema.JsonSchema>) {
-      pinned([{ type: "string" }, local, "", "not Subtype"])
-      const v = Subschema.check({ type: "string" }, local)
-      assert.match(v._tag === "Unsupported" ? v.construct : "", /fails when run \(props0 is not defined\)/)
+      for (const value of ["", "x"]) pinned([{ type: "string" }, local, value, "Subtype"])
       const c = Validator.compile(local)
-      assert.isTrue(Either.isLeft(c) && /fails when run/.test(c.left.message))
+      assert.isTrue(Either.isRight(c) && c.right.isValid("") && c.right.validate("x").length === 0)
     }
   })
   it("own toString / valueOf keys: the validator's equality never throws, so these are proofs", () => {
