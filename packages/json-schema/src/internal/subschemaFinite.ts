@@ -124,8 +124,13 @@ const cloudDoubted = (ctx: Ctx): boolean => {
   return ctx.cloudUntrusted !== null && ctx.cloudUntrusted.construct !== "draft-07 $ref with sibling keywords"
 }
 
-/** Decides `cloud ⊑ local` over a finite cloud side; undefined when the local node cannot be validated on its own. */
-export const decide = (ctx: Ctx, nodes: ReadonlyArray<Node>, values: ReadonlyArray<JsonValue>, local: Node): Outcome | undefined => {
+/**
+ * Decides `cloud ⊑ local` over a finite cloud side; undefined when the local node cannot be validated on its
+ * own; `"compile"` when, not allowed to `compile`, it meets a value only the local validator can settle.
+ */
+export function decide(ctx: Ctx, nodes: ReadonlyArray<Node>, values: ReadonlyArray<JsonValue>, local: Node, compile: true): Outcome | undefined
+export function decide(ctx: Ctx, nodes: ReadonlyArray<Node>, values: ReadonlyArray<JsonValue>, local: Node, compile: false): Outcome | "compile" | undefined
+export function decide(ctx: Ctx, nodes: ReadonlyArray<Node>, values: ReadonlyArray<JsonValue>, local: Node, compile: boolean): Outcome | "compile" | undefined {
   if (local.ptr === undefined) return undefined
   if (ctx.untrusted === undefined) ctx.untrusted = untrusted(ctx.localRoot, ctx.localDialect) ?? null
   // a local draft-07 `$ref` with siblings is compiled here as the executor compiles it (Ajv applies the
@@ -141,6 +146,7 @@ export const decide = (ctx: Ctx, nodes: ReadonlyArray<Node>, values: ReadonlyArr
     const q = quick(local, v)
     if (q === true) continue
     if (q === undefined) {
+      if (!compile) return "compile"
       compiled ??= Validators.shared.compileAt(ctx.given?.local ?? ctx.localRoot, local.ptr)
       if (Either.isLeft(compiled)) return unknown(`local schema does not compile: ${compiled.left.message}`, local.ptr)
       try {
@@ -149,6 +155,7 @@ export const decide = (ctx: Ctx, nodes: ReadonlyArray<Node>, values: ReadonlyArr
         return unknown("the local validator failed on a cloud value", local.ptr)
       }
     }
+    if (!compile) return "compile"
     if (nodes.some((n) => cloudRejects(ctx, n, v))) continue
     compiled ??= Validators.shared.compileAt(ctx.given?.local ?? ctx.localRoot, local.ptr)
     if (Either.isLeft(compiled)) return unknown(`local schema does not compile: ${compiled.left.message}`, local.ptr)

@@ -114,6 +114,11 @@ export interface Ctx {
   readonly given?: { readonly cloud: JsonSchema; readonly local: JsonSchema }
   /** The same for the cloud schema. */
   cloudUntrusted?: { readonly construct: string; readonly path: string } | null
+  /**
+   * Whether the finite decisions below may compile no validator: set while a structural proof is tried in
+   * front of a decision that would compile one, so that attempt stays as cheap as a proof without values.
+   */
+  quick?: boolean
   /** Cloud expansions of this check by their views' node objects, and the steps each took (see `expand`). */
   readonly expanded?: Expansions
 }

@@ -57,7 +57,8 @@ const memoized = (ctx: Ctx, key: string, run: () => Outcome, local: Node): Outco
   ctx.assumptions.set(key, { guard: ctx.guard, depth })
   try {
     const o = run()
-    if (ctx.used >= depth && ctx.budget >= 0) memo.set(key, o)
+    // under `quick` an obligation may be left open that a validator would settle: only proofs are kept then
+    if (ctx.used >= depth && ctx.budget >= 0 && (ctx.quick !== true || o._tag === "Proven")) memo.set(key, o)
     return o
   } finally {
     ctx.assumptions.delete(key)
@@ -72,10 +73,24 @@ const decideFor = (ctx: Ctx, nodes: ReadonlyArray<Node>, types: ReadonlySet<Base
     return counter({ cloudPath: cloudAt(nodes), localPath: where(local), message: "the local schema rejects every value here; the cloud schema does not" }, [sample(ctx, nodes)])
   }
   const values = Finite.candidates(nodes, types)
-  if (values !== undefined) {
-    const o = Finite.decide(ctx, nodes, values, local)
-    if (o !== undefined) return o
+  if (values === undefined) return structural(ctx, nodes, types, local)
+  // the exact decision over the cloud's values; where it would compile a validator (a value the quick
+  // reading cannot settle), a proof from the structure first, compiling nothing on the way (see `Ctx.quick`)
+  const quickly = Finite.decide(ctx, nodes, values, local, false)
+  if (quickly !== "compile") return quickly ?? structural(ctx, nodes, types, local)
+  const outer = ctx.quick === true
+  ctx.quick = true
+  let o: Outcome
+  try {
+    o = structural(ctx, nodes, types, local)
+  } finally {
+    ctx.quick = outer
   }
+  return o._tag === "Proven" || outer ? o : Finite.decide(ctx, nodes, values, local, true) ?? o
+}
+
+/** `cloud ⊑ local` from the local schema's keywords and applicators, without enumerating the cloud's values. */
+const structural = (ctx: Ctx, nodes: ReadonlyArray<Node>, types: ReadonlySet<Base>, local: Node): Outcome => {
   const bad = firstUnmodelled(local, ctx.localDialect)
   if (bad !== undefined) return unknown(bad, where(local, bad === "embedded $id" ? "$id" : bad))
   const self = (v: ReadonlyArray<Node>, l: Node) => prove(ctx, v, l)
@@ -108,7 +123,7 @@ const inside = (ctx: Ctx, x: Node, y: Node): boolean => {
   const flipped: Ctx = {
     cloudRoot: ctx.localRoot, localRoot: ctx.cloudRoot, cloudDialect: ctx.localDialect, localDialect: ctx.cloudDialect,
     ...(ctx.given === undefined ? {} : { given: { cloud: ctx.given.local, local: ctx.given.cloud } }),
-    budget: share, refs: ctx.refs, guard: 0, assumptions: new Map(), swapped: true
+    budget: share, refs: ctx.refs, guard: 0, assumptions: new Map(), swapped: true, ...(ctx.quick === true ? { quick: true } : {})
   }
   const o = prove(flipped, [x], y)
   ctx.budget -= share - Math.max(0, flipped.budget)
