@@ -10,7 +10,7 @@ import { equals } from "../JsonValue.js"
 import type * as Validator from "../Validator.js"
 import { inert, untrusted } from "./subschemaKeywords.js"
 import type { Ctx, Node, Outcome } from "./subschemaModel.js"
-import { counter, kw, num, proven, regex, show, tick, unknown, where } from "./subschemaModel.js"
+import { child, counter, isSchemaValue, kw, num, proven, regex, show, tick, unknown, where } from "./subschemaModel.js"
 import type { Base } from "./subschemaTypes.js"
 import { baseOf, typesOf } from "./subschemaTypes.js"
 import * as Validators from "./subschemaValidator.js"
@@ -65,14 +65,70 @@ const simple: ReadonlySet<string> = new Set([
   "type", "enum", "const", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength", "pattern"
 ])
 
+const applicators: ReadonlySet<string> = new Set(["allOf", "anyOf", "oneOf", "not", "if", "then", "else"])
+
+// keywords the validator applies to one type of value only: on a value of another type they hold
+const objectOnly: ReadonlySet<string> = new Set([
+  "required", "properties", "patternProperties", "additionalProperties", "minProperties", "maxProperties", "propertyNames",
+  "dependentRequired", "dependentSchemas", "dependencies", "unevaluatedProperties"
+])
+const arrayOnly: ReadonlySet<string> = new Set([
+  "items", "prefixItems", "additionalItems", "contains", "minContains", "maxContains", "minItems", "maxItems", "uniqueItems", "unevaluatedItems"
+])
+
+/** Whether key `k` of a node needs no reading for value `v`: simple, an annotation, an applicator, or for another type. */
+const readable = (k: string, v: JsonValue): boolean => {
+  if (simple.has(k) || applicators.has(k)) return true
+  if (inert.has(k)) return k !== "nullable"
+  if (objectOnly.has(k)) return typeof v !== "object" || v === null || Array.isArray(v)
+  if (arrayOnly.has(k)) return !Array.isArray(v)
+  return k === "multipleOf" && typeof v !== "number"
+}
+
+/** The node's applicators on `v`: false as soon as one certainly fails, undefined where one cannot be read. */
+const applied = (n: Node, v: JsonValue): boolean | undefined => {
+  const branches = (key: string): ReadonlyArray<boolean | undefined> | undefined => {
+    const b = kw(n, key)
+    return Array.isArray(b) ? b.map((x, i) => isSchemaValue(x) ? quick(child(n, x, key, i), v) : undefined) : undefined
+  }
+  const one = (key: string): boolean | undefined => {
+    const x = kw(n, key)
+    return x === undefined ? true : isSchemaValue(x) ? quick(child(n, x, key), v) : undefined
+  }
+  const answers: Array<boolean | undefined> = []
+  if (kw(n, "allOf") !== undefined) {
+    const b = branches("allOf")
+    answers.push(b === undefined ? undefined : b.includes(false) ? false : b.includes(undefined) ? undefined : true)
+  }
+  if (kw(n, "anyOf") !== undefined) {
+    const b = branches("anyOf")
+    answers.push(b === undefined ? undefined : b.includes(true) ? true : b.includes(undefined) ? undefined : false)
+  }
+  if (kw(n, "oneOf") !== undefined) {
+    const b = branches("oneOf")
+    const valid = b?.filter((x) => x === true).length ?? 0
+    answers.push(b === undefined ? undefined : valid > 1 ? false : b.includes(undefined) ? undefined : valid === 1)
+  }
+  if (kw(n, "not") !== undefined) {
+    const x = one("not")
+    answers.push(x === undefined ? undefined : !x)
+  }
+  if (kw(n, "if") !== undefined) {
+    const c = one("if")
+    answers.push(c === undefined ? undefined : one(c ? "then" : "else"))
+  }
+  return answers.includes(false) ? false : answers.includes(undefined) ? undefined : true
+}
+
 /**
  * The validator's answer for a value against a node made only of simple keywords (type, enum/const,
- * bounds, lengths, pattern), computed directly so no validator is compiled; undefined for anything else.
+ * bounds, lengths, pattern), applicators over such nodes, and keywords of other types than the value's,
+ * computed directly so no validator is compiled; undefined for anything else.
  */
 export const quick = (n: Node, v: JsonValue): boolean | undefined => {
   const s = n.schema
   if (typeof s === "boolean") return s
-  for (const k of Object.keys(s)) if (n.skip?.has(k) !== true && !simple.has(k) && (!inert.has(k) || k === "nullable")) return undefined
+  for (const k of Object.keys(s)) if (n.skip?.has(k) !== true && !readable(k, v)) return undefined
   const t = typesOf(kw(n, "type"))
   if (t === "invalid") return undefined
   const b = baseOf(v)
@@ -97,12 +153,18 @@ export const quick = (n: Node, v: JsonValue): boolean | undefined => {
       if (!r.test(v)) return false
     }
   }
-  return true
+  return applied(n, v)
 }
+
+/**
+ * A cloud node read whole: a value on this side satisfies the whole subschema at the node's pointer (the
+ * keywords it skips stand elsewhere in the conjunction), so the whole subschema's answer is the sharper one.
+ */
+const whole = (n: Node): Node => n.skip === undefined || n.ptr === undefined ? n : { schema: n.schema, ptr: n.ptr, ...(n.dialect === undefined ? {} : { dialect: n.dialect }) }
 
 /** Whether a cloud node certainly rejects a value (so the value is not in the cloud side). */
 const cloudRejects = (ctx: Ctx, n: Node, v: JsonValue): boolean => {
-  const q = quick(n, v)
+  const q = quick(whole(n), v)
   if (q !== undefined) return !q
   // Ajv's reading of an untrusted cloud construct may reject what the cloud accepts: keep the value then
   if (n.ptr === undefined || cloudDoubted(ctx)) return false
@@ -142,7 +204,7 @@ export function decide(ctx: Ctx, nodes: ReadonlyArray<Node>, values: ReadonlyArr
   for (const v of values) {
     if (!tick(ctx)) return unknown("work budget exhausted", local.ptr)
     // the cheap answers first; only a value the local schema rejects needs the cloud's compiled one
-    if (nodes.some((n) => quick(n, v) === false)) continue
+    if (nodes.some((n) => quick(whole(n), v) === false)) continue
     const q = quick(local, v)
     if (q === true) continue
     if (q === undefined) {

@@ -1,0 +1,71 @@
+/**
+ * The prover's quick reading (`quick`: a node's answer for a value without compiling a validator) against
+ * the validator it stands in for: wherever it answers, it answers as Ajv does, on every subschema of seeded
+ * fuzz schemas (both dialects) and on values sampled from them and drawn at random.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Either } from "effect"
+import * as JsonSchema from "../../src/JsonSchema.js"
+import type { JsonValue } from "../../src/JsonValue.js"
+import { quick } from "../../src/internal/subschemaFinite.js"
+import * as P from "../../src/internal/pointer.js"
+import * as Validator from "../../src/Validator.js"
+import { rng, rootSchema } from "./fuzzGenerate.js"
+import { anyValue, sample } from "./fuzzSample.js"
+
+const at = (schema: JsonSchema.JsonSchema, ptr = "") => ({ schema, ptr, dialect: JsonSchema.dialect(schema) })
+
+describe("the prover's quick reading", () => {
+  it("answers as the validator wherever it answers (seeded fuzz schemas, every subschema)", () => {
+    let answered = 0
+    for (const seed of [1, 2, 3]) {
+      const r = rng(seed)
+      for (let i = 0; i < 120; i++) {
+        const root = rootSchema(r)
+        const dialect = JsonSchema.dialect(root)
+        const values: Array<JsonValue> = []
+        for (let k = 0; k < 5; k++) values.push(anyValue(r), sample(r, root, root))
+        const stack: Array<readonly [JsonSchema.JsonSchema, string]> = [[root, ""]]
+        while (stack.length > 0) {
+          const [s, ptr] = stack.pop()!
+          if (typeof s !== "object") continue
+          for (const c of JsonSchema.subschemas(s)) stack.push([c.schema, c.tokens.reduce(P.append, ptr)])
+          const compiled = Validator.compileAt(root, ptr)
+          if (Either.isLeft(compiled)) continue
+          for (const v of values) {
+            const q = quick({ schema: s, ptr, dialect }, v)
+            if (q === undefined) continue
+            answered++
+            assert.strictEqual(q, compiled.right.validate(v).length === 0, JSON.stringify({ seed, root, ptr, v }))
+          }
+        }
+      }
+    }
+    // most readings are answered: the check above is not vacuous
+    assert.isAbove(answered, 10_000)
+  })
+
+  it("reads applicators over plain nodes, and keywords of another type than the value's as holding", () => {
+    const rows: ReadonlyArray<readonly [JsonSchema.JsonSchema, JsonValue, boolean | undefined]> = [
+      [{ oneOf: [{ type: "string" }, { maxLength: 3 }] }, "ab", false],
+      [{ oneOf: [{ type: "string" }, { maxLength: 3 }] }, "abcd", true],
+      [{ anyOf: [{ type: "integer" }, { minLength: 2 }] }, "a", false],
+      [{ allOf: [{ type: "string" }, { pattern: "^a" }] }, "ab", true],
+      [{ not: { type: "object" } }, "x", true],
+      [{ if: { type: "string" }, then: { minLength: 2 }, else: { minimum: 5 } }, "a", false],
+      [{ if: { type: "string" }, then: { minLength: 2 }, else: { minimum: 5 } }, 4, false],
+      [{ then: false }, 1, true],
+      [{ type: "string", required: ["a"], items: false, multipleOf: 3, minProperties: 2 }, "s", true],
+      // on an object `required` applies, and the quick reading does not read it
+      [{ required: ["a"] }, {}, undefined]
+    ]
+    for (const [schema, value, expected] of rows) assert.strictEqual(quick(at(schema), value), expected, JSON.stringify({ schema, value }))
+  })
+
+  it("leaves to the validator what it cannot read, and never reads a keyword the node skips", () => {
+    for (const schema of [{ format: "email" }, { $ref: "#" }, { type: "string", nullable: true }, { oneOf: [{ type: "string" }, 5] }, { anyOf: "x" }, { not: [] }]) {
+      assert.isUndefined(quick(at(schema as JsonSchema.JsonSchema), "x"), JSON.stringify(schema))
+    }
+    assert.isTrue(quick({ ...at({ type: "string", anyOf: [{ minLength: 5 }] }), skip: new Set(["anyOf"]) }, "x"))
+  })
+})
