@@ -11,8 +11,9 @@ import * as Either from "effect/Either"
 import * as A from "./internal/ajv.js"
 import * as AM from "./internal/ajvMeta.js"
 import * as Cache from "./internal/compileCache.js"
-import * as I from "./internal/issues.js"
+import type * as I from "./internal/issues.js"
 import * as P from "./internal/pointer.js"
+import { faultOf, issues, wrap } from "./internal/validatorRun.js"
 import { stableKey } from "./internal/stableKey.js"
 import * as JsonSchema from "./JsonSchema.js"
 
@@ -71,8 +72,6 @@ export interface Options {
   readonly ownMetaCheck?: boolean
 }
 
-const EMPTY: ReadonlyArray<Issue> = Object.freeze([])
-
 type Result = Either.Either<Compiled, SchemaError>
 
 /** A validator instance with its own remotes; the module-level `compile`/`compileAt` use a default one. */
@@ -129,26 +128,6 @@ interface Entry {
   key: string | undefined
   readonly at: Map<string, Result>
 }
-
-/** The one issue runner: the issues of `value` under an Ajv function (`[]` when valid); never throws. */
-const issues = (fn: ValidateFunction, ctx: I.Context, value: unknown, prefix: string, fallback?: () => ValidateFunction | undefined): ReadonlyArray<Issue> => {
-  try {
-    if (fn(value) === true) return EMPTY
-    return Object.freeze(I.issuesOf(fn.errors ?? [], ctx, prefix))
-  } catch (e) {
-    // a stack overflow is the value's depth; anything else is a fault in Ajv's generated code (seen in its
-    // optimized code on exotic if/oneOf/not mixes), which the stand-in (see `compileRoot`) does not share
-    const first = e instanceof RangeError ? undefined : fallback?.()
-    return first === undefined ? Object.freeze([unvalidatable(e)]) : issues(first, ctx, value, prefix)
-  }
-}
-
-const wrap = (schema: JsonSchema.JsonSchema, dialect: JsonSchema.Dialect, fn: ValidateFunction, ctx: I.Context, fallback?: () => ValidateFunction | undefined): Compiled => ({
-  schema,
-  dialect,
-  isValid: fn as unknown as (value: unknown) => boolean,
-  validate: (value) => issues(fn, ctx, value, "", fallback)
-})
 
 /** Every subschema object of `root` with its JSON pointer (the first found), so a branch finds its validator. */
 const pointersOf = (root: JsonSchema.JsonSchema): Map<unknown, string> => {
@@ -317,36 +296,6 @@ const safeIsSchema = (u: unknown): boolean => {
     return false
   }
 }
-
-/** One value of each JSON type: the branches a root `type` check chooses between. */
-const probes: ReadonlyArray<unknown> = [null, true, 0, 0.5, "", [], {}]
-
-/**
- * Whether Ajv's generated code throws on a plain value of some type (a variable it never declared, seen with
- * `if`/`then` around a `not: true` that tracks evaluated properties): such a validator fails on every value
- * of that type, so the schema is refused at compile, not every call blamed on the model. A stack overflow is
- * not a fault of the code. (A fault that only deeper data reaches is not found here.)
- */
-const faultOf = (fn: ValidateFunction): string | undefined => {
-  for (const probe of probes) {
-    try {
-      fn(probe)
-    } catch (e) {
-      if (!(e instanceof RangeError)) return e instanceof Error ? e.message : String(e)
-    }
-  }
-  return undefined
-}
-
-const unvalidatable = (e: unknown): Issue => ({
-  path: "",
-  field: "",
-  keyword: e instanceof RangeError ? "depth" : "validator",
-  expected: e instanceof RangeError ? "a value nested less deeply" : "a value the validator can check",
-  message: e instanceof RangeError
-    ? "The arguments are nested too deeply to validate."
-    : `The arguments could not be validated: ${e instanceof Error ? e.message : String(e)}.`
-})
 
 const defaultValidator: Validator = engine(shareBy(new Map(), A.makeAjv, true), A.makeAjv, 4_096, true)
 
