@@ -13,10 +13,15 @@
  *
  * To know which `console.log` printed what, each compared call is renamed on its own line (so line
  * numbers stay as in the README) to a function appended to the file that prints a marked line.
+ *
+ * An example that serves until Ctrl-C (a relay on a fixed port) states no output; it runs with that port
+ * replaced by a free one, is asked the paths the test names over loopback until it answers (30 seconds at
+ * most), and is stopped.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { execFile } from "node:child_process"
+import { execFile, spawn } from "node:child_process"
 import * as fs from "node:fs"
+import * as net from "node:net"
 import * as path from "node:path"
 
 /** One output a README comment states. */
@@ -130,22 +135,84 @@ export const check = async (example: Example, dir: string, env: NodeJS.ProcessEn
   }
 }
 
+/** An example that serves until Ctrl-C: its fixed `port`, and the loopback paths to ask with the body each answers (`…` as in comments). */
+export interface Serving {
+  readonly index: number
+  readonly port: number
+  readonly answers: ReadonlyArray<readonly [path: string, body: string]>
+}
+
+const freePort = (): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const server = net.createServer().listen(0, "127.0.0.1", () => {
+      const port = (server.address() as net.AddressInfo).port
+      server.close(() => resolve(port))
+    }).on("error", reject)
+  })
+
+/** The body at `url` once the server answers (a refused connection is retried until `deadline`). */
+const bodyWhenUp = async (url: string, deadline: number): Promise<string> => {
+  for (;;) {
+    try {
+      const response = await fetch(url, { signal: AbortSignal.timeout(5_000) })
+      return await response.text()
+    } catch (e) {
+      if (Date.now() > deadline) throw e
+      await new Promise((r) => setTimeout(r, 200))
+    }
+  }
+}
+
+/** Runs a serving example on a free port, asks it what `serving` names, and stops it (its whole process group). */
+export const serve = async (example: Example, dir: string, serving: Serving): Promise<void> => {
+  const port = await freePort()
+  const file = path.join(dir, `.readme-example-${process.pid}-${example.index + 1}.ts`)
+  assert.isTrue(example.source.includes(`port: ${serving.port}`), `example ${example.index + 1} serves on port ${serving.port}`)
+  fs.writeFileSync(file, example.source.replaceAll(`port: ${serving.port}`, `port: ${port}`))
+  const child = spawn("npx", ["tsx", "--conditions=@toolgate/source", file], { cwd: dir, detached: true, stdio: ["ignore", "pipe", "pipe"] })
+  let output = ""
+  child.stdout.on("data", (d) => output += d)
+  child.stderr.on("data", (d) => output += d)
+  const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()))
+  try {
+    const deadline = Date.now() + 30_000
+    for (const [at, body] of serving.answers) {
+      const got = await bodyWhenUp(`http://127.0.0.1:${port}${at}`, deadline)
+      assert.isTrue(matches(body, got), `${at}: expected\n  ${body}\nanswered\n  ${got}\n--- output\n${output}`)
+    }
+  } finally {
+    try {
+      process.kill(-child.pid!, "SIGTERM")
+    } catch {
+      // already gone
+    }
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))])
+    fs.rmSync(file, { force: true })
+  }
+}
+
 /**
  * A package's README test when its examples need nothing but the package (no server of the test's own): the
- * README must hold an example stating at least `minOutputs` outputs, and every example runs as written
- * except those `serving` names (a server that runs until Ctrl-C), which must state no output.
+ * README must hold an example stating at least `minOutputs` outputs, and every example runs as written;
+ * those `serving` names (a server that runs until Ctrl-C) state no output and are asked over loopback.
  */
-export const describeReadme = (packageDir: string, options: { readonly minOutputs: number; readonly serving?: ReadonlyArray<number> }): void => {
+export const describeReadme = (packageDir: string, options: { readonly minOutputs: number; readonly serving?: ReadonlyArray<Serving> }): void => {
   const all = examples(fs.readFileSync(path.join(packageDir, "README.md"), "utf8"))
-  const serving = new Set(options.serving ?? [])
+  const serving = new Map((options.serving ?? []).map((s) => [s.index, s]))
   describe("README.md examples", () => {
     it("the README has a runnable example with stated outputs", () => {
       assert.isTrue(all.some((e) => e.expectations.length >= options.minOutputs))
-      for (const i of serving) assert.strictEqual(all[i]?.expectations.length, 0, `example ${i + 1} serves, so it states no output`)
+      for (const i of serving.keys()) assert.strictEqual(all[i]?.expectations.length, 0, `example ${i + 1} serves, so it states no output`)
     })
-    for (const example of all.filter((e) => !serving.has(e.index))) {
-      it(`example ${example.index + 1} (${example.firstLine}) runs and prints what its comments say`, () =>
-        check(example, packageDir, process.env), 90_000)
+    for (const example of all) {
+      const s = serving.get(example.index)
+      if (s === undefined) {
+        it(`example ${example.index + 1} (${example.firstLine}) runs and prints what its comments say`, () =>
+          check(example, packageDir, process.env), 90_000)
+      } else {
+        it(`example ${example.index + 1} (${example.firstLine}) serves what the README says over loopback`, () =>
+          serve(example, packageDir, s), 90_000)
+      }
     }
   })
 }
