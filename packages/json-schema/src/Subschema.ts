@@ -7,14 +7,15 @@
  * @since 0.1.0
  */
 import * as Either from "effect/Either"
-import { metaAnswer } from "./internal/ajvMeta.js"
 import * as Cache from "./internal/compileCache.js"
 import { stableKey } from "./internal/stableKey.js"
 import { bundle } from "./internal/subschemaBundle.js"
 import { expansions } from "./internal/subschemaCloud.js"
 import { untrusted } from "./internal/subschemaKeywords.js"
+import { invalidLocal } from "./internal/subschemaLocal.js"
 import { withoutDynamicRefs } from "./internal/subschemaLower.js"
 import type { Ctx, Outcome } from "./internal/subschemaModel.js"
+import { MAX_SUBSCHEMAS } from "./internal/subschemaModel.js"
 import { prove } from "./internal/subschemaProve.js"
 import { allBases } from "./internal/subschemaTypes.js"
 import * as Validators from "./internal/subschemaValidator.js"
@@ -87,7 +88,6 @@ const byContent = (cloud: JsonSchema.JsonSchema, local: JsonSchema.JsonSchema, b
 }
 
 const MAX_TEXT = 1_000_000
-const MAX_SUBSCHEMAS = 4_000
 
 /** The number of subschemas in a schema, counted up to the limit. */
 const size = (s: JsonSchema.JsonSchema): number => {
@@ -171,95 +171,6 @@ const run = (cloud: JsonSchema.JsonSchema, local: JsonSchema.JsonSchema, budget:
     return { _tag: "Unsupported", construct: exhausted ? spent : `no verified witness for: ${r?.message ?? "a difference"}`, path: r?.localPath ?? "" }
   }
   return { _tag: "Unsupported", construct: exhausted ? spent : o.construct, path: o.path }
-}
-
-/**
- * Why the local validator cannot be built, or undefined: a proof says nothing when the executor's own
- * validator rejects every call (`minimum: "5"`, `required: ["a", "a"]`). The meta-schema check costs
- * microseconds; when it cannot tell (it throws), or the schema says `nullable` (which Ajv refuses without a
- * `type`) or a `$ref` that may not resolve, beyond what the meta-schema sees, the real compile decides.
- */
-const invalidLocal = (local: JsonSchema.JsonSchema, dialect: JsonSchema.Dialect, content: string): { readonly message: string; readonly path: string } | undefined => {
-  const compiled = () => {
-    const c = Validators.shared.compile(local)
-    return Either.isLeft(c) ? { message: c.left.message, path: c.left.path } : undefined
-  }
-  const e = metaAnswer(local, dialect, content)
-  if (e === "unknown") return compiled()
-  if (e !== "valid") return { message: `\`${e.path.split("/").pop() ?? ""}\` ${e.message}`, path: e.path }
-  try {
-    if (beyondMeta(local)) return compiled()
-    // a loop needs a `$ref`: without one the in-place applicators form a tree (`content` is plain JSON, no cycle)
-    return content.includes("\"$ref\"") && unguardedLoop(local) ? { message: "a $ref loop that never descends into a property or item (the validator overflows its stack)", path: "" } : undefined
-  } catch {
-    return compiled()
-  }
-}
-
-/**
- * Whether a schema may fail to compile where its meta-schema passes it: a `$ref` the resolver does not
- * resolve, an empty `enum` (2020-12's meta-schema allows it, Ajv does not), or Ajv's `nullable` rules
- * (`nullable` needs `type`; `nullable: false` contradicts `type: null`).
- */
-const beyondMeta = (root: JsonSchema.JsonSchema): boolean => {
-  const stack: Array<JsonSchema.JsonSchema> = [root]
-  const seen = new Set<object>()
-  while (stack.length > 0) {
-    const s = stack.pop()!
-    if (typeof s !== "object" || seen.has(s)) continue
-    seen.add(s)
-    const ref = s["$ref"], nullable = s["nullable"], type = s["type"]
-    if (ref !== undefined && (typeof ref !== "string" || JsonSchema.resolveRef(root, ref)._tag === "Unresolvable")) return true
-    if (Array.isArray(s["enum"]) && s["enum"].length === 0) return true
-    if (nullable !== undefined && (type === undefined || (nullable === false && (type === "null" || (Array.isArray(type) && type.includes("null")))))) return true
-    for (const c of JsonSchema.subschemas(s)) stack.push(c.schema)
-  }
-  return false
-}
-
-const inPlace = ["allOf", "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas", "$ref"] as const
-
-/**
- * Whether a schema can reach itself through `$ref`s and in-place applicators without descending into a
- * property or item: Ajv compiles such a loop and then overflows its stack on every value that reaches it,
- * so the executor rejects those calls even where a proof would not look (`if: {$ref: "#"}`).
- */
-const unguardedLoop = (root: JsonSchema.JsonSchema): boolean => {
-  const state = new Map<object, 1 | 2>()
-  const next = (s: JsonSchema.JsonSchemaObject): Array<JsonSchema.JsonSchema> => inPlace.flatMap((k) => {
-    const v = s[k]
-    if (k === "$ref") {
-      const r = typeof v === "string" ? JsonSchema.resolveRef(root, v) : undefined
-      return r?._tag === "Resolved" ? [r.schema] : []
-    }
-    if (Array.isArray(v)) return v.filter(JsonSchema.isSchema)
-    if (k === "dependentSchemas") return typeof v === "object" && v !== null ? Object.values(v).filter(JsonSchema.isSchema) : []
-    return JsonSchema.isSchema(v) ? [v] : []
-  })
-  const all: Array<JsonSchema.JsonSchema> = [root]
-  for (let i = 0; i < all.length && i < MAX_SUBSCHEMAS; i++) for (const c of JsonSchema.subschemas(all[i]!)) all.push(c.schema)
-  for (const start of all) {
-    if (typeof start !== "object" || state.has(start)) continue
-    const stack: Array<readonly [JsonSchema.JsonSchemaObject, Array<JsonSchema.JsonSchema>]> = [[start, next(start)]]
-    state.set(start, 1)
-    while (stack.length > 0) {
-      const [node, todo] = stack[stack.length - 1]!
-      const c = todo.pop()
-      if (c === undefined) {
-        state.set(node, 2)
-        stack.pop()
-        continue
-      }
-      if (typeof c !== "object") continue
-      const st = state.get(c)
-      if (st === 1) return true
-      if (st === undefined) {
-        state.set(c, 1)
-        stack.push([c, next(c)])
-      }
-    }
-  }
-  return false
 }
 
 /** The compiled lower bound of a cloud with dynamic references. */

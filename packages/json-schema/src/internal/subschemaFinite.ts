@@ -128,7 +128,12 @@ const applied = (n: Node, v: JsonValue): boolean | undefined => {
 export const quick = (n: Node, v: JsonValue): boolean | undefined => {
   const s = n.schema
   if (typeof s === "boolean") return s
-  for (const k of Object.keys(s)) if (n.skip?.has(k) !== true && !readable(k, v)) return undefined
+  let applies = false
+  for (const k of Object.keys(s)) {
+    if (n.skip?.has(k) === true) continue
+    if (!readable(k, v)) return undefined
+    if (applicators.has(k)) applies = true
+  }
   const t = typesOf(kw(n, "type"))
   if (t === "invalid") return undefined
   const b = baseOf(v)
@@ -153,7 +158,7 @@ export const quick = (n: Node, v: JsonValue): boolean | undefined => {
       if (!r.test(v)) return false
     }
   }
-  return applied(n, v)
+  return applies ? applied(n, v) : true
 }
 
 /**

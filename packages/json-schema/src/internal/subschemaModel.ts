@@ -140,6 +140,8 @@ export const kw = (n: Node, key: string): JsonValue | undefined => {
   return s[key]
 }
 
+/** Schemas with more subschemas than this are `Unsupported` before any work; walks over one stop there. */
+export const MAX_SUBSCHEMAS = 4_000
 
 /** Whether a value can be a schema. */
 export const isSchemaValue = (v: JsonValue | undefined): v is JsonSchema =>
