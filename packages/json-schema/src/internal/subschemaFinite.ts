@@ -8,11 +8,12 @@ import * as Either from "effect/Either"
 import type { JsonValue } from "../JsonValue.js"
 import { equals } from "../JsonValue.js"
 import type * as Validator from "../Validator.js"
-import { inert, untrusted } from "./subschemaKeywords.js"
+import { isMultipleOf } from "./decimal.js"
+import { inert, numberFormats, stringFormats, universalFormats, untrusted } from "./subschemaKeywords.js"
 import type { Ctx, Node, Outcome } from "./subschemaModel.js"
 import { child, counter, isSchemaValue, kw, num, proven, regex, show, tick, unknown, where } from "./subschemaModel.js"
 import type { Base } from "./subschemaTypes.js"
-import { baseOf, typesOf } from "./subschemaTypes.js"
+import { baseOf, declaredTypes } from "./subschemaTypes.js"
 import * as Validators from "./subschemaValidator.js"
 
 const MAX_VALUES = 512
@@ -76,13 +77,22 @@ const arrayOnly: ReadonlySet<string> = new Set([
   "items", "prefixItems", "additionalItems", "contains", "minContains", "maxContains", "minItems", "maxItems", "uniqueItems", "unevaluatedItems"
 ])
 
-/** Whether key `k` of a node needs no reading for value `v`: simple, an annotation, an applicator, or for another type. */
+/** Whether key `k` of a node needs no reading for value `v`: read below, an annotation, an applicator, or for another type. */
 const readable = (k: string, v: JsonValue): boolean => {
-  if (simple.has(k) || applicators.has(k)) return true
-  if (inert.has(k)) return k !== "nullable"
+  if (simple.has(k) || applicators.has(k) || inert.has(k) || k === "format" || k === "multipleOf") return true
   if (objectOnly.has(k)) return typeof v !== "object" || v === null || Array.isArray(v)
-  if (arrayOnly.has(k)) return !Array.isArray(v)
-  return k === "multipleOf" && typeof v !== "number"
+  return arrayOnly.has(k) && !Array.isArray(v)
+}
+
+/**
+ * Whether format `f` holds for `v` as the validator (ajv-formats) checks it; undefined for a string format
+ * on a string, which needs the format's own test. A format applies to values of its type only, and names
+ * ajv-formats does not define are ignored.
+ */
+const formatHolds = (f: string, v: JsonValue): boolean | undefined => {
+  if (typeof v === "string") return stringFormats.has(f) && !universalFormats.has(f) ? undefined : true
+  if (typeof v !== "number" || !numberFormats.has(f) || universalFormats.has(f)) return true
+  return Number.isInteger(v) && (f === "int64" || (v >= -(2 ** 31) && v <= 2 ** 31 - 1))
 }
 
 /** The node's applicators on `v`: false as soon as one certainly fails, undefined where one cannot be read. */
@@ -121,9 +131,10 @@ const applied = (n: Node, v: JsonValue): boolean | undefined => {
 }
 
 /**
- * The validator's answer for a value against a node made only of simple keywords (type, enum/const,
- * bounds, lengths, pattern), applicators over such nodes, and keywords of other types than the value's,
- * computed directly so no validator is compiled; undefined for anything else.
+ * The validator's answer for a value against a node made only of simple keywords (type with Ajv's
+ * `nullable`, enum/const, bounds, exact `multipleOf`, lengths, pattern, a format that needs no string
+ * test), applicators over such nodes, annotations, and keywords of other types than the value's, computed
+ * directly so no validator is compiled; undefined for anything else.
  */
 export const quick = (n: Node, v: JsonValue): boolean | undefined => {
   const s = n.schema
@@ -134,8 +145,13 @@ export const quick = (n: Node, v: JsonValue): boolean | undefined => {
     if (!readable(k, v)) return undefined
     if (applicators.has(k)) applies = true
   }
-  const t = typesOf(kw(n, "type"))
+  const t = declaredTypes(n)
   if (t === "invalid") return undefined
+  // what the validator refuses to compile: `nullable` without `type` or against it, a format that is not a
+  // string, a `multipleOf` that is not a positive number
+  const nullable = kw(n, "nullable"), format = kw(n, "format"), m = kw(n, "multipleOf")
+  if (nullable !== undefined && (typeof nullable !== "boolean" || t === undefined || (nullable === false && t.has("null")))) return undefined
+  if ((format !== undefined && typeof format !== "string") || (m !== undefined && (typeof m !== "number" || !(m > 0)))) return undefined
   const b = baseOf(v)
   if (t !== undefined && !t.has(b)) return false
   const c = kw(n, "const"), e = kw(n, "enum")
@@ -146,6 +162,11 @@ export const quick = (n: Node, v: JsonValue): boolean | undefined => {
     if ([lo, elo, hi, ehi].some((x) => x !== undefined && typeof x !== "number")) return undefined
     if ((lo !== undefined && v < (lo as number)) || (elo !== undefined && v <= (elo as number))) return false
     if ((hi !== undefined && v > (hi as number)) || (ehi !== undefined && v >= (ehi as number))) return false
+    if (m !== undefined && !isMultipleOf(v, m as number)) return false
+  }
+  if (format !== undefined) {
+    const holds = formatHolds(format as string, v)
+    if (holds !== true) return holds
   }
   if (typeof v === "string") {
     const min = kw(n, "minLength"), max = kw(n, "maxLength"), p = kw(n, "pattern")

@@ -57,13 +57,39 @@ describe("the prover's quick reading", () => {
       [{ then: false }, 1, true],
       [{ type: "string", required: ["a"], items: false, multipleOf: 3, minProperties: 2 }, "s", true],
       // on an object `required` applies, and the quick reading does not read it
-      [{ required: ["a"] }, {}, undefined]
+      [{ required: ["a"] }, {}, undefined],
+      // Ajv's `nullable: true` adds null to `type`; it changes nothing for other values
+      [{ type: "string", nullable: true }, null, true],
+      [{ type: "string", nullable: true, enum: ["a"] }, null, false],
+      [{ type: "string", nullable: false }, null, false],
+      [{ type: "string", nullable: true }, "x", true],
+      // exact multiples, as the validator's own `multipleOf` decides them
+      [{ multipleOf: 0.01 }, 19.99, true],
+      [{ multipleOf: 5 }, 5e21, true],
+      [{ type: "integer", multipleOf: 5 }, 12, false],
+      // a format applies to values of its own type; names ajv-formats does not define are ignored
+      [{ format: "email" }, 5, true],
+      [{ format: "date-time" }, null, true],
+      [{ format: "int32" }, 2 ** 31, false],
+      [{ format: "int32" }, -(2 ** 31), true],
+      [{ format: "int64" }, 0.5, false],
+      [{ format: "double" }, 0.5, true],
+      [{ format: "int32" }, "x", true],
+      [{ format: "password" }, "x", true],
+      [{ format: "no-such-format" }, "x", true],
+      [{ format: "constructor" }, 1, true]
     ]
     for (const [schema, value, expected] of rows) assert.strictEqual(quick(at(schema), value), expected, JSON.stringify({ schema, value }))
   })
 
   it("leaves to the validator what it cannot read, and never reads a keyword the node skips", () => {
-    for (const schema of [{ format: "email" }, { $ref: "#" }, { type: "string", nullable: true }, { oneOf: [{ type: "string" }, 5] }, { anyOf: "x" }, { not: [] }]) {
+    const unread = [
+      { format: "email" }, { $ref: "#" }, { oneOf: [{ type: "string" }, 5] }, { anyOf: "x" }, { not: [] },
+      // schemas the validator refuses to compile: `nullable` without `type` or against it, a format that is not a string
+      { nullable: true }, { type: ["string", "null"], nullable: false }, { type: "string", nullable: "yes" }, { format: 5 },
+      { multipleOf: 0 }
+    ]
+    for (const schema of unread) {
       assert.isUndefined(quick(at(schema as JsonSchema.JsonSchema), "x"), JSON.stringify(schema))
     }
     assert.isTrue(quick({ ...at({ type: "string", anyOf: [{ minLength: 5 }] }), skip: new Set(["anyOf"]) }, "x"))
