@@ -40,7 +40,8 @@ export const makeAjv = (dialect: Dialect, ownProperties = false, allErrors = tru
   return ajv
 }
 
-const inherited: ReadonlySet<string> = new Set([...Object.getOwnPropertyNames(Object.prototype), "__proto__"])
+/** Names `Object.prototype` answers (Ajv looks `properties` and `required` up with `data[name]`). */
+export const inherited: ReadonlySet<string> = new Set([...Object.getOwnPropertyNames(Object.prototype), "__proto__"])
 
 const namesIn = (v: JsonValue | undefined): ReadonlyArray<string> =>
   Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : isObject(v) ? Object.keys(v) : []

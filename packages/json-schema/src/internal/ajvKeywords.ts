@@ -24,7 +24,7 @@ const inList = (x: unknown, list: ReadonlyArray<unknown>): boolean => {
 }
 
 /** The first pair of equal items `[i, j]` (`j < i`, as Ajv reports them), or undefined. */
-const duplicate = (xs: ReadonlyArray<unknown>): readonly [number, number] | undefined => {
+export const duplicate = (xs: ReadonlyArray<unknown>): readonly [number, number] | undefined => {
   const scalars = new Map<unknown, number>()
   const rest: Array<number> = []
   for (let i = 0; i < xs.length; i++) {

@@ -1,0 +1,133 @@
+/**
+ * The prover's quick reading: a node's answer for one value computed directly from its keywords, as the
+ * validator would give it, so that no validator is compiled; undefined wherever only the validator can tell.
+ *
+ * @internal
+ */
+import type { JsonValue } from "../JsonValue.js"
+import { equals } from "../JsonValue.js"
+import { isMultipleOf } from "./decimal.js"
+import { inert, numberFormats, stringFormats, universalFormats } from "./subschemaKeywords.js"
+import type { Node } from "./subschemaModel.js"
+import { child, isSchemaValue, kw, regex } from "./subschemaModel.js"
+import { baseOf, declaredTypes } from "./subschemaTypes.js"
+
+const simple: ReadonlySet<string> = new Set([
+  "type", "enum", "const", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength", "pattern"
+])
+
+const applicators: ReadonlySet<string> = new Set(["allOf", "anyOf", "oneOf", "not", "if", "then", "else"])
+
+// keywords the validator applies to one type of value only: on a value of another type they hold
+const objectOnly: ReadonlySet<string> = new Set([
+  "required", "properties", "patternProperties", "additionalProperties", "minProperties", "maxProperties", "propertyNames",
+  "dependentRequired", "dependentSchemas", "dependencies", "unevaluatedProperties"
+])
+const arrayOnly: ReadonlySet<string> = new Set([
+  "items", "prefixItems", "additionalItems", "contains", "minContains", "maxContains", "minItems", "maxItems", "uniqueItems", "unevaluatedItems"
+])
+
+/** Whether key `k` of a node needs no reading for value `v`: read below, an annotation, an applicator, or for another type. */
+const readable = (k: string, v: JsonValue): boolean => {
+  if (simple.has(k) || applicators.has(k) || inert.has(k) || k === "format" || k === "multipleOf") return true
+  if (objectOnly.has(k)) return typeof v !== "object" || v === null || Array.isArray(v)
+  return arrayOnly.has(k) && !Array.isArray(v)
+}
+
+/**
+ * Whether format `f` holds for `v` as the validator (ajv-formats) checks it; undefined for a string format
+ * on a string, which needs the format's own test. A format applies to values of its type only, and names
+ * ajv-formats does not define are ignored.
+ */
+const formatHolds = (f: string, v: JsonValue): boolean | undefined => {
+  if (typeof v === "string") return stringFormats.has(f) && !universalFormats.has(f) ? undefined : true
+  if (typeof v !== "number" || !numberFormats.has(f) || universalFormats.has(f)) return true
+  return Number.isInteger(v) && (f === "int64" || (v >= -(2 ** 31) && v <= 2 ** 31 - 1))
+}
+
+/** The node's applicators on `v`: false as soon as one certainly fails, undefined where one cannot be read. */
+const applied = (n: Node, v: JsonValue): boolean | undefined => {
+  const branches = (key: string): ReadonlyArray<boolean | undefined> | undefined => {
+    const b = kw(n, key)
+    return Array.isArray(b) ? b.map((x, i) => isSchemaValue(x) ? quick(child(n, x, key, i), v) : undefined) : undefined
+  }
+  const one = (key: string): boolean | undefined => {
+    const x = kw(n, key)
+    return x === undefined ? true : isSchemaValue(x) ? quick(child(n, x, key), v) : undefined
+  }
+  const answers: Array<boolean | undefined> = []
+  if (kw(n, "allOf") !== undefined) {
+    const b = branches("allOf")
+    answers.push(b === undefined ? undefined : b.includes(false) ? false : b.includes(undefined) ? undefined : true)
+  }
+  if (kw(n, "anyOf") !== undefined) {
+    const b = branches("anyOf")
+    answers.push(b === undefined ? undefined : b.includes(true) ? true : b.includes(undefined) ? undefined : false)
+  }
+  if (kw(n, "oneOf") !== undefined) {
+    const b = branches("oneOf")
+    const valid = b?.filter((x) => x === true).length ?? 0
+    answers.push(b === undefined ? undefined : valid > 1 ? false : b.includes(undefined) ? undefined : valid === 1)
+  }
+  if (kw(n, "not") !== undefined) {
+    const x = one("not")
+    answers.push(x === undefined ? undefined : !x)
+  }
+  if (kw(n, "if") !== undefined) {
+    const c = one("if")
+    answers.push(c === undefined ? undefined : one(c ? "then" : "else"))
+  }
+  return answers.includes(false) ? false : answers.includes(undefined) ? undefined : true
+}
+
+/**
+ * The validator's answer for a value against a node made only of simple keywords (type with Ajv's
+ * `nullable`, enum/const, bounds, exact `multipleOf`, lengths, pattern, a format that needs no string
+ * test), applicators over such nodes, annotations, and keywords of other types than the value's, computed
+ * directly so no validator is compiled; undefined for anything else.
+ */
+export const quick = (n: Node, v: JsonValue): boolean | undefined => {
+  const s = n.schema
+  if (typeof s === "boolean") return s
+  let applies = false
+  for (const k of Object.keys(s)) {
+    if (n.skip?.has(k) === true) continue
+    if (!readable(k, v)) return undefined
+    if (applicators.has(k)) applies = true
+  }
+  const t = declaredTypes(n)
+  if (t === "invalid") return undefined
+  // what the validator refuses to compile: `nullable` without `type` or against it, a format that is not a
+  // string, a `multipleOf` that is not a positive number
+  const nullable = kw(n, "nullable"), format = kw(n, "format"), m = kw(n, "multipleOf")
+  if (nullable !== undefined && (typeof nullable !== "boolean" || t === undefined || (nullable === false && t.has("null")))) return undefined
+  if ((format !== undefined && typeof format !== "string") || (m !== undefined && (typeof m !== "number" || !(m > 0)))) return undefined
+  const b = baseOf(v)
+  if (t !== undefined && !t.has(b)) return false
+  const c = kw(n, "const"), e = kw(n, "enum")
+  if (c !== undefined && !equals(c, v)) return false
+  if (e !== undefined && (!Array.isArray(e) || !e.some((x) => equals(x, v)))) return Array.isArray(e) ? false : undefined
+  if (typeof v === "number") {
+    const lo = kw(n, "minimum"), elo = kw(n, "exclusiveMinimum"), hi = kw(n, "maximum"), ehi = kw(n, "exclusiveMaximum")
+    if ([lo, elo, hi, ehi].some((x) => x !== undefined && typeof x !== "number")) return undefined
+    if ((lo !== undefined && v < (lo as number)) || (elo !== undefined && v <= (elo as number))) return false
+    if ((hi !== undefined && v > (hi as number)) || (ehi !== undefined && v >= (ehi as number))) return false
+    if (m !== undefined && !isMultipleOf(v, m as number)) return false
+  }
+  if (format !== undefined) {
+    const holds = formatHolds(format as string, v)
+    if (holds !== true) return holds
+  }
+  if (typeof v === "string") {
+    const min = kw(n, "minLength"), max = kw(n, "maxLength"), p = kw(n, "pattern")
+    if ([min, max].some((x) => x !== undefined && typeof x !== "number") || (p !== undefined && typeof p !== "string")) return undefined
+    const len = min !== undefined || max !== undefined ? [...v].length : 0
+    if ((min !== undefined && len < (min as number)) || (max !== undefined && len > (max as number))) return false
+    if (p !== undefined) {
+      const r = regex(p as string)
+      if (r === undefined) return undefined
+      if (!r.test(v)) return false
+    }
+  }
+  return applies ? applied(n, v) : true
+}
