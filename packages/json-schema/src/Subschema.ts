@@ -17,6 +17,7 @@ import { withoutDynamicRefs } from "./internal/subschemaLower.js"
 import type { Ctx, Outcome } from "./internal/subschemaModel.js"
 import { MAX_SUBSCHEMAS } from "./internal/subschemaModel.js"
 import { prove } from "./internal/subschemaProve.js"
+import { quick } from "./internal/subschemaQuick.js"
 import { allBases } from "./internal/subschemaTypes.js"
 import * as Validators from "./internal/subschemaValidator.js"
 import { sample, variants } from "./internal/subschemaWitness.js"
@@ -199,10 +200,11 @@ const literals = (local: JsonSchema.JsonSchema): ReadonlyArray<JsonValue> => {
  * given, the validator of a lower bound of the cloud accepts too).
  */
 const verified = (cloud: JsonSchema.JsonSchema, local: JsonSchema.JsonSchema, ws: ReadonlyArray<JsonValue | undefined>, lower?: () => Lower): JsonValue | undefined => {
-  // no candidate, no compile; the cloud's validator only once the local one rejects a candidate
-  if (!ws.some((w) => w !== undefined)) return undefined
-  const l = Validators.shared.compile(local)
-  if (Either.isLeft(l)) return undefined
+  // a candidate the quick reading shows is none (the local schema accepts it, or the cloud rejects it) needs
+  // no validator; the local one is compiled for the first other, the cloud's once the local one rejects one
+  const localNode = { schema: local, ptr: "", dialect: JsonSchema.dialect(local) }
+  const cloudNode = { schema: cloud, ptr: "", dialect: JsonSchema.dialect(cloud) }
+  let l: Either.Either<Validator.Compiled, Validator.SchemaError> | undefined
   let c: Either.Either<Validator.Compiled, Validator.SchemaError> | undefined
   const seen = new Set<string>()
   for (const w of ws.slice(0, MAX_WITNESSES * 4)) {
@@ -212,6 +214,9 @@ const verified = (cloud: JsonSchema.JsonSchema, local: JsonSchema.JsonSchema, ws
     seen.add(k)
     if (seen.size > MAX_WITNESSES) break
     try {
+      if (quick(localNode, w) === true || quick(cloudNode, w) === false) continue
+      l ??= Validators.shared.compile(local)
+      if (Either.isLeft(l)) return undefined
       // the raw answers first; the issue lists (which may compile a branch to describe it) only for the
       // candidate that passed them all
       if (l.right.isValid(w)) continue

@@ -4,8 +4,11 @@
  *
  * @internal
  */
-import type { JsonValue } from "../JsonValue.js"
-import { equals } from "../JsonValue.js"
+import type { JsonSchema } from "../JsonSchema.js"
+import type { JsonArray, JsonObject, JsonValue } from "../JsonValue.js"
+import { equals, isObject } from "../JsonValue.js"
+import { inherited } from "./ajv.js"
+import { duplicate } from "./ajvKeywords.js"
 import { isMultipleOf } from "./decimal.js"
 import { inert, numberFormats, stringFormats, universalFormats } from "./subschemaKeywords.js"
 import type { Node } from "./subschemaModel.js"
@@ -27,11 +30,83 @@ const arrayOnly: ReadonlySet<string> = new Set([
   "items", "prefixItems", "additionalItems", "contains", "minContains", "maxContains", "minItems", "maxItems", "uniqueItems", "unevaluatedItems"
 ])
 
-/** Whether key `k` of a node needs no reading for value `v`: read below, an annotation, an applicator, or for another type. */
+// the keywords read on an object and on an array; the rest of each type's keywords are left to the validator
+const objectRead: ReadonlySet<string> = new Set([
+  "required", "properties", "patternProperties", "additionalProperties", "minProperties", "maxProperties", "propertyNames"
+])
+const arrayRead: ReadonlySet<string> = new Set(["items", "prefixItems", "additionalItems", "minItems", "maxItems", "uniqueItems"])
+
+/** Whether key `k` of a node can be read for value `v`: read below, an annotation, an applicator, or for another type. */
 const readable = (k: string, v: JsonValue): boolean => {
   if (simple.has(k) || applicators.has(k) || inert.has(k) || k === "format" || k === "multipleOf") return true
-  if (objectOnly.has(k)) return typeof v !== "object" || v === null || Array.isArray(v)
-  return arrayOnly.has(k) && !Array.isArray(v)
+  if (objectOnly.has(k)) return !isObject(v) || objectRead.has(k)
+  return arrayOnly.has(k) && (!Array.isArray(v) || arrayRead.has(k))
+}
+
+const hasOwn = Object.prototype.hasOwnProperty
+
+/** A count keyword as the meta-schema allows it (absent, or a whole number ≥ 0). */
+const isCount = (x: JsonValue | undefined): boolean => x === undefined || (Number.isInteger(x) && (x as number) >= 0)
+
+/** A map of names to schemas (`properties`, `patternProperties`) with none Ajv would look up or skip on its own. */
+const isSchemaMap = (x: JsonValue | undefined): x is JsonObject =>
+  isObject(x) && Object.keys(x).every((k) => !inherited.has(k) && isSchemaValue(x[k]))
+
+/** Folds readings: false as soon as one is false, else undefined if one is, else true. */
+const every = (answers: Iterable<boolean | undefined>): boolean | undefined => {
+  let open = false
+  for (const a of answers) {
+    if (a === false) return false
+    if (a === undefined) open = true
+  }
+  return open ? undefined : true
+}
+
+/** An object's members as Ajv checks them (names it looks up on `Object.prototype` are left to it). */
+const membersHold = (n: Node, v: JsonObject): boolean | undefined => {
+  const req = kw(n, "required"), props = kw(n, "properties"), patterns = kw(n, "patternProperties")
+  const extra = kw(n, "additionalProperties"), names = kw(n, "propertyNames")
+  const min = kw(n, "minProperties"), max = kw(n, "maxProperties")
+  if (req !== undefined && (!Array.isArray(req) || new Set(req).size !== req.length || req.some((r) => typeof r !== "string" || inherited.has(r)))) return undefined
+  if ((props !== undefined && !isSchemaMap(props)) || (patterns !== undefined && !isSchemaMap(patterns))) return undefined
+  if (patterns !== undefined && Object.keys(patterns).some((p) => regex(p) === undefined)) return undefined
+  if ((extra !== undefined && !isSchemaValue(extra)) || (names !== undefined && !isSchemaValue(names)) || !isCount(min) || !isCount(max)) return undefined
+  const keys = Object.keys(v)
+  if ((min !== undefined && keys.length < (min as number)) || (max !== undefined && keys.length > (max as number))) return false
+  if (req !== undefined && (req as ReadonlyArray<string>).some((r) => !hasOwn.call(v, r))) return false
+  return every(keys.flatMap((key) => {
+    const x = v[key]!
+    const out: Array<boolean | undefined> = names === undefined ? [] : [quick(child(n, names, "propertyNames"), key)]
+    if (props !== undefined && hasOwn.call(props, key)) out.push(quick(child(n, props[key] as JsonSchema, "properties", key), x))
+    const matching = patterns === undefined ? [] : Object.keys(patterns).filter((p) => regex(p)!.test(key))
+    for (const p of matching) out.push(quick(child(n, patterns![p] as JsonSchema, "patternProperties", p), x))
+    if (extra !== undefined && matching.length === 0 && !(props !== undefined && hasOwn.call(props, key))) {
+      out.push(quick(child(n, extra, "additionalProperties"), x))
+    }
+    return out
+  }))
+}
+
+/**
+ * An array's items as the dialect's Ajv checks them: 2020-12 `prefixItems` then `items`; draft-07 `items`
+ * (a list of schemas: a tuple, then `additionalItems`, which is ignored beside a single `items` schema).
+ */
+const itemsHold = (n: Node, v: JsonArray): boolean | undefined => {
+  const min = kw(n, "minItems"), max = kw(n, "maxItems"), unique = kw(n, "uniqueItems")
+  const items = kw(n, "items"), prefix = kw(n, "prefixItems"), extra = kw(n, "additionalItems")
+  if (!isCount(min) || !isCount(max) || (unique !== undefined && typeof unique !== "boolean")) return undefined
+  if ((extra !== undefined && !isSchemaValue(extra)) || (prefix !== undefined && !(Array.isArray(prefix) && prefix.every(isSchemaValue)))) return undefined
+  const tuple = Array.isArray(items) && n.dialect === "draft-07"
+  if (items !== undefined && !isSchemaValue(items) && !(tuple && (items as JsonArray).every(isSchemaValue))) return undefined
+  if ((items !== undefined || prefix !== undefined || extra !== undefined) && n.dialect === undefined) return undefined
+  if ((min !== undefined && v.length < (min as number)) || (max !== undefined && v.length > (max as number))) return false
+  if (unique === true && duplicate(v) !== undefined) return false
+  const head = tuple ? items as JsonArray : prefix as JsonArray | undefined ?? []
+  const headKey = tuple ? "items" : "prefixItems"
+  const rest = tuple ? extra : items, restKey = tuple ? "additionalItems" : "items"
+  return every(v.map((x, i) =>
+    i < head.length ? quick(child(n, head[i] as JsonSchema, headKey, i), x) : rest === undefined ? true : quick(child(n, rest as JsonSchema, restKey), x)
+  ))
 }
 
 /**
@@ -83,8 +158,9 @@ const applied = (n: Node, v: JsonValue): boolean | undefined => {
 /**
  * The validator's answer for a value against a node made only of simple keywords (type with Ajv's
  * `nullable`, enum/const, bounds, exact `multipleOf`, lengths, pattern, a format that needs no string
- * test), applicators over such nodes, annotations, and keywords of other types than the value's, computed
- * directly so no validator is compiled; undefined for anything else.
+ * test), an object's members and an array's items read through such nodes, applicators over them,
+ * annotations, and keywords of other types than the value's, computed directly so no validator is
+ * compiled; undefined for anything else (`$ref`, `contains`, dependencies, a string format, …).
  */
 export const quick = (n: Node, v: JsonValue): boolean | undefined => {
   const s = n.schema
@@ -129,5 +205,7 @@ export const quick = (n: Node, v: JsonValue): boolean | undefined => {
       if (!r.test(v)) return false
     }
   }
+  const held = isObject(v) ? membersHold(n, v) : Array.isArray(v) ? itemsHold(n, v) : true
+  if (held !== true) return held
   return applies ? applied(n, v) : true
 }

@@ -1,7 +1,7 @@
 /**
  * The prover's quick reading (`quick`: a node's answer for a value without compiling a validator) against
  * the validator it stands in for: wherever it answers, it answers as Ajv does, on every subschema of seeded
- * fuzz schemas (both dialects) and on values sampled from them and drawn at random.
+ * fuzz schemas (both dialects) and corpus tools, on values sampled from them and drawn at random.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Either } from "effect"
@@ -10,18 +10,22 @@ import type { JsonValue } from "../../src/JsonValue.js"
 import { quick } from "../../src/internal/subschemaQuick.js"
 import * as P from "../../src/internal/pointer.js"
 import * as Validator from "../../src/Validator.js"
-import { rng, rootSchema } from "./fuzzGenerate.js"
+import { mutate, rng, rootSchema } from "./fuzzGenerate.js"
+import { tools } from "./fuzzRun.js"
 import { anyValue, sample } from "./fuzzSample.js"
 
 const at = (schema: JsonSchema.JsonSchema, ptr = "") => ({ schema, ptr, dialect: JsonSchema.dialect(schema) })
 
 describe("the prover's quick reading", () => {
-  it("answers as the validator wherever it answers (seeded fuzz schemas, every subschema)", () => {
+  it("answers as the validator wherever it answers (seeded fuzz schemas and corpus tools, every subschema)", () => {
+    const corpus = tools()
     let answered = 0
+    let composite = 0
     for (const seed of [1, 2, 3]) {
       const r = rng(seed)
       for (let i = 0; i < 120; i++) {
-        const root = rootSchema(r)
+        // generated schemas, and real tools (as they are or mutated) for objects as tools declare them
+        const root = i % 2 === 0 ? rootSchema(r) : i % 4 === 1 ? r.pick(corpus) : mutate(r, r.pick(corpus))
         const dialect = JsonSchema.dialect(root)
         const values: Array<JsonValue> = []
         for (let k = 0; k < 5; k++) values.push(anyValue(r), sample(r, root, root))
@@ -36,16 +40,18 @@ describe("the prover's quick reading", () => {
             const q = quick({ schema: s, ptr, dialect }, v)
             if (q === undefined) continue
             answered++
+            if (typeof v === "object" && v !== null) composite++
             assert.strictEqual(q, compiled.right.validate(v).length === 0, JSON.stringify({ seed, root, ptr, v }))
           }
         }
       }
     }
-    // most readings are answered: the check above is not vacuous
+    // most readings are answered, on objects and arrays too: the check above is not vacuous
     assert.isAbove(answered, 10_000)
+    assert.isAbove(composite, 1_000)
   })
 
-  it("reads applicators over plain nodes, and keywords of another type than the value's as holding", () => {
+  it("reads applicators, members and items over plain nodes, and keywords of another type than the value's as holding", () => {
     const rows: ReadonlyArray<readonly [JsonSchema.JsonSchema, JsonValue, boolean | undefined]> = [
       [{ oneOf: [{ type: "string" }, { maxLength: 3 }] }, "ab", false],
       [{ oneOf: [{ type: "string" }, { maxLength: 3 }] }, "abcd", true],
@@ -56,8 +62,22 @@ describe("the prover's quick reading", () => {
       [{ if: { type: "string" }, then: { minLength: 2 }, else: { minimum: 5 } }, 4, false],
       [{ then: false }, 1, true],
       [{ type: "string", required: ["a"], items: false, multipleOf: 3, minProperties: 2 }, "s", true],
-      // on an object `required` applies, and the quick reading does not read it
-      [{ required: ["a"] }, {}, undefined],
+      // an object's members and an array's items, through the keywords read on them
+      [{ required: ["a"] }, {}, false],
+      [{ properties: { a: { type: "string" } } }, { a: 1 }, false],
+      [{ properties: { a: { type: "string" } }, additionalProperties: false }, { a: "x", b: 2 }, false],
+      [{ patternProperties: { "^n_": { type: "number" } }, additionalProperties: false }, { n_1: 1 }, true],
+      [{ patternProperties: { "^n_": { type: "number" } } }, { n_1: "s" }, false],
+      [{ propertyNames: { maxLength: 2 } }, { abc: 1 }, false],
+      [{ minProperties: 2 }, { a: 1 }, false],
+      [{ prefixItems: [{ type: "string" }], items: false }, ["a"], true],
+      [{ prefixItems: [{ type: "string" }], items: false }, ["a", 1], false],
+      [{ $schema: "http://json-schema.org/draft-07/schema#", items: [{ type: "string" }], additionalItems: false }, ["a", 1], false],
+      // draft-07 ignores `additionalItems` beside a single `items` schema, and 2020-12 ignores it altogether
+      [{ $schema: "http://json-schema.org/draft-07/schema#", items: { type: "string" }, additionalItems: false }, ["a", "b"], true],
+      [{ additionalItems: false }, [1], true],
+      [{ uniqueItems: true }, [{ a: 1 }, { a: 1 }], false],
+      [{ properties: { a: { $ref: "#" } } }, { b: 1 }, true],
       // Ajv's `nullable: true` adds null to `type`; it changes nothing for other values
       [{ type: "string", nullable: true }, null, true],
       [{ type: "string", nullable: true, enum: ["a"] }, null, false],
@@ -92,6 +112,13 @@ describe("the prover's quick reading", () => {
     for (const schema of unread) {
       assert.isUndefined(quick(at(schema as JsonSchema.JsonSchema), "x"), JSON.stringify(schema))
     }
+    // names Ajv looks up on `Object.prototype`, keywords not read, a `$ref` the value reaches
+    const unreadOn: ReadonlyArray<readonly [JsonSchema.JsonSchema, JsonValue]> = [
+      [{ properties: { toString: {} } }, {}], [{ required: ["constructor"] }, {}], [{ contains: {} }, []],
+      [{ dependentRequired: { a: ["b"] } }, { a: 1 }], [{ properties: { a: { $ref: "#" } } }, { a: 1 }],
+      [{ required: ["a", "a"] }, { a: 1 }], [{ minItems: -1 }, []], [{ patternProperties: { "(": {} } }, {}]
+    ]
+    for (const [schema, value] of unreadOn) assert.isUndefined(quick(at(schema), value), JSON.stringify({ schema, value }))
     assert.isTrue(quick({ ...at({ type: "string", anyOf: [{ minLength: 5 }] }), skip: new Set(["anyOf"]) }, "x"))
   })
 })
