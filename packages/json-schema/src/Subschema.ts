@@ -214,7 +214,7 @@ const verified = (cloud: JsonSchema.JsonSchema, local: JsonSchema.JsonSchema, ws
     seen.add(k)
     if (seen.size > MAX_WITNESSES) break
     try {
-      if (quick(localNode, w) === true || quick(cloudNode, w) === false) continue
+      if (quick(localNode, w, local) === true || quick(cloudNode, w, cloud) === false) continue
       l ??= Validators.shared.compile(local)
       if (Either.isLeft(l)) return undefined
       // the raw answers first; the issue lists (which may compile a branch to describe it) only for the

@@ -71,7 +71,7 @@ const whole = (n: Node): Node => n.skip === undefined || n.ptr === undefined ? n
 
 /** Whether a cloud node certainly rejects a value (so the value is not in the cloud side). */
 const cloudRejects = (ctx: Ctx, n: Node, v: JsonValue): boolean => {
-  const q = quick(whole(n), v)
+  const q = quick(whole(n), v, ctx.cloudRoot)
   if (q !== undefined) return !q
   // Ajv's reading of an untrusted cloud construct may reject what the cloud accepts: keep the value then
   if (n.ptr === undefined || cloudDoubted(ctx)) return false
@@ -111,8 +111,8 @@ export function decide(ctx: Ctx, nodes: ReadonlyArray<Node>, values: ReadonlyArr
   for (const v of values) {
     if (!tick(ctx)) return unknown("work budget exhausted", local.ptr)
     // the cheap answers first; only a value the local schema rejects needs the cloud's compiled one
-    if (nodes.some((n) => quick(whole(n), v) === false)) continue
-    const q = quick(local, v)
+    if (nodes.some((n) => quick(whole(n), v, ctx.cloudRoot) === false)) continue
+    const q = quick(local, v, ctx.localRoot)
     if (q === true) continue
     if (q === undefined) {
       if (!compile) return "compile"

@@ -4,7 +4,8 @@
  *
  * @internal
  */
-import type { JsonSchema } from "../JsonSchema.js"
+import * as JsonSchema from "../JsonSchema.js"
+import type { JsonSchema as Schema } from "../JsonSchema.js"
 import type { JsonArray, JsonObject, JsonValue } from "../JsonValue.js"
 import { equals, isObject } from "../JsonValue.js"
 import { inherited } from "./ajv.js"
@@ -12,7 +13,8 @@ import { duplicate } from "./ajvKeywords.js"
 import { isMultipleOf } from "./decimal.js"
 import { inert, numberFormats, stringFormats, universalFormats } from "./subschemaKeywords.js"
 import type { Node } from "./subschemaModel.js"
-import { child, isSchemaValue, kw, regex } from "./subschemaModel.js"
+import { byIdentity } from "./compileCache.js"
+import { child, isSchemaValue, kw, MAX_SUBSCHEMAS, regex } from "./subschemaModel.js"
 import { baseOf, declaredTypes } from "./subschemaTypes.js"
 
 const simple: ReadonlySet<string> = new Set([
@@ -63,7 +65,7 @@ const every = (answers: Iterable<boolean | undefined>): boolean | undefined => {
 }
 
 /** An object's members as Ajv checks them (names it looks up on `Object.prototype` are left to it). */
-const membersHold = (n: Node, v: JsonObject): boolean | undefined => {
+const membersHold = (n: Node, v: JsonObject, root: Schema | undefined): boolean | undefined => {
   const req = kw(n, "required"), props = kw(n, "properties"), patterns = kw(n, "patternProperties")
   const extra = kw(n, "additionalProperties"), names = kw(n, "propertyNames")
   const min = kw(n, "minProperties"), max = kw(n, "maxProperties")
@@ -76,12 +78,12 @@ const membersHold = (n: Node, v: JsonObject): boolean | undefined => {
   if (req !== undefined && (req as ReadonlyArray<string>).some((r) => !hasOwn.call(v, r))) return false
   return every(keys.flatMap((key) => {
     const x = v[key]!
-    const out: Array<boolean | undefined> = names === undefined ? [] : [quick(child(n, names, "propertyNames"), key)]
-    if (props !== undefined && hasOwn.call(props, key)) out.push(quick(child(n, props[key] as JsonSchema, "properties", key), x))
+    const out: Array<boolean | undefined> = names === undefined ? [] : [quick(child(n, names, "propertyNames"), key, root)]
+    if (props !== undefined && hasOwn.call(props, key)) out.push(quick(child(n, props[key] as Schema, "properties", key), x, root))
     const matching = patterns === undefined ? [] : Object.keys(patterns).filter((p) => regex(p)!.test(key))
-    for (const p of matching) out.push(quick(child(n, patterns![p] as JsonSchema, "patternProperties", p), x))
+    for (const p of matching) out.push(quick(child(n, patterns![p] as Schema, "patternProperties", p), x, root))
     if (extra !== undefined && matching.length === 0 && !(props !== undefined && hasOwn.call(props, key))) {
-      out.push(quick(child(n, extra, "additionalProperties"), x))
+      out.push(quick(child(n, extra, "additionalProperties"), x, root))
     }
     return out
   }))
@@ -91,7 +93,7 @@ const membersHold = (n: Node, v: JsonObject): boolean | undefined => {
  * An array's items as the dialect's Ajv checks them: 2020-12 `prefixItems` then `items`; draft-07 `items`
  * (a list of schemas: a tuple, then `additionalItems`, which is ignored beside a single `items` schema).
  */
-const itemsHold = (n: Node, v: JsonArray): boolean | undefined => {
+const itemsHold = (n: Node, v: JsonArray, root: Schema | undefined): boolean | undefined => {
   const min = kw(n, "minItems"), max = kw(n, "maxItems"), unique = kw(n, "uniqueItems")
   const items = kw(n, "items"), prefix = kw(n, "prefixItems"), extra = kw(n, "additionalItems")
   if (!isCount(min) || !isCount(max) || (unique !== undefined && typeof unique !== "boolean")) return undefined
@@ -105,8 +107,33 @@ const itemsHold = (n: Node, v: JsonArray): boolean | undefined => {
   const headKey = tuple ? "items" : "prefixItems"
   const rest = tuple ? extra : items, restKey = tuple ? "additionalItems" : "items"
   return every(v.map((x, i) =>
-    i < head.length ? quick(child(n, head[i] as JsonSchema, headKey, i), x) : rest === undefined ? true : quick(child(n, rest as JsonSchema, restKey), x)
+    i < head.length ? quick(child(n, head[i] as Schema, headKey, i), x, root) : rest === undefined ? true : quick(child(n, rest as Schema, restKey), x, root)
   ))
+}
+
+/**
+ * Whether `$ref`s in a root name what the prover's resolver says: no subschema below the root has an `$id`
+ * (which would give the references under it another base). Once per root.
+ */
+const plain = byIdentity((root: Schema): boolean => {
+  const stack: Array<Schema> = [root]
+  for (let seen = 0; stack.length > 0; seen++) {
+    const s = stack.pop()!
+    if (seen > MAX_SUBSCHEMAS || (seen > 0 && typeof s === "object" && s["$id"] !== undefined)) return false
+    for (const c of JsonSchema.subschemas(s)) stack.push(c.schema)
+  }
+  return true
+})
+
+// `$ref`s followed within one reading: a loop that never reaches into the value gives up here
+const MAX_HOPS = 32
+let hops = 0
+
+/** The node a `$ref` names in a plain root, or undefined when it names none there. */
+const referenced = (root: Schema, n: Node, ref: string): Node | undefined => {
+  const r = JsonSchema.resolveRef(root, ref)
+  if (r._tag === "Unresolvable") return undefined
+  return n.dialect === undefined ? { schema: r.schema, ptr: r.pointer } : { schema: r.schema, ptr: r.pointer, dialect: n.dialect }
 }
 
 /**
@@ -121,14 +148,14 @@ const formatHolds = (f: string, v: JsonValue): boolean | undefined => {
 }
 
 /** The node's applicators on `v`: false as soon as one certainly fails, undefined where one cannot be read. */
-const applied = (n: Node, v: JsonValue): boolean | undefined => {
+const applied = (n: Node, v: JsonValue, root: Schema | undefined): boolean | undefined => {
   const branches = (key: string): ReadonlyArray<boolean | undefined> | undefined => {
     const b = kw(n, key)
-    return Array.isArray(b) ? b.map((x, i) => isSchemaValue(x) ? quick(child(n, x, key, i), v) : undefined) : undefined
+    return Array.isArray(b) ? b.map((x, i) => isSchemaValue(x) ? quick(child(n, x, key, i), v, root) : undefined) : undefined
   }
   const one = (key: string): boolean | undefined => {
     const x = kw(n, key)
-    return x === undefined ? true : isSchemaValue(x) ? quick(child(n, x, key), v) : undefined
+    return x === undefined ? true : isSchemaValue(x) ? quick(child(n, x, key), v, root) : undefined
   }
   const answers: Array<boolean | undefined> = []
   if (kw(n, "allOf") !== undefined) {
@@ -159,16 +186,17 @@ const applied = (n: Node, v: JsonValue): boolean | undefined => {
  * The validator's answer for a value against a node made only of simple keywords (type with Ajv's
  * `nullable`, enum/const, bounds, exact `multipleOf`, lengths, pattern, a format that needs no string
  * test), an object's members and an array's items read through such nodes, applicators over them,
- * annotations, and keywords of other types than the value's, computed directly so no validator is
- * compiled; undefined for anything else (`$ref`, `contains`, dependencies, a string format, …).
+ * annotations, keywords of other types than the value's, and, given the node's `root`, a `$ref` that
+ * names a subschema of a root without embedded `$id`s; computed directly so no validator is compiled;
+ * undefined for anything else (`contains`, dependencies, a string format, …).
  */
-export const quick = (n: Node, v: JsonValue): boolean | undefined => {
+export const quick = (n: Node, v: JsonValue, root?: Schema): boolean | undefined => {
   const s = n.schema
   if (typeof s === "boolean") return s
   let applies = false
   for (const k of Object.keys(s)) {
     if (n.skip?.has(k) === true) continue
-    if (!readable(k, v)) return undefined
+    if (!readable(k, v) && !(k === "$ref" && root !== undefined && plain(root))) return undefined
     if (applicators.has(k)) applies = true
   }
   const t = declaredTypes(n)
@@ -205,7 +233,19 @@ export const quick = (n: Node, v: JsonValue): boolean | undefined => {
       if (!r.test(v)) return false
     }
   }
-  const held = isObject(v) ? membersHold(n, v) : Array.isArray(v) ? itemsHold(n, v) : true
+  const held = isObject(v) ? membersHold(n, v, root) : Array.isArray(v) ? itemsHold(n, v, root) : true
   if (held !== true) return held
-  return applies ? applied(n, v) : true
+  const ref = kw(n, "$ref")
+  if (ref !== undefined) {
+    const target = typeof ref === "string" ? referenced(root!, n, ref) : undefined
+    if (target === undefined || hops >= MAX_HOPS) return undefined
+    hops++
+    try {
+      const r = quick(target, v, root)
+      if (r !== true) return r
+    } finally {
+      hops--
+    }
+  }
+  return applies ? applied(n, v, root) : true
 }

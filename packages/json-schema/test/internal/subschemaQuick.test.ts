@@ -37,7 +37,7 @@ describe("the prover's quick reading", () => {
           const compiled = Validator.compileAt(root, ptr)
           if (Either.isLeft(compiled)) continue
           for (const v of values) {
-            const q = quick({ schema: s, ptr, dialect }, v)
+            const q = quick({ schema: s, ptr, dialect }, v, root)
             if (q === undefined) continue
             answered++
             if (typeof v === "object" && v !== null) composite++
@@ -100,6 +100,28 @@ describe("the prover's quick reading", () => {
       [{ format: "constructor" }, 1, true]
     ]
     for (const [schema, value, expected] of rows) assert.strictEqual(quick(at(schema), value), expected, JSON.stringify({ schema, value }))
+  })
+
+  it("follows a $ref within its root, as the validator does, beside the ref's siblings", () => {
+    const d7 = "http://json-schema.org/draft-07/schema#"
+    const rows: ReadonlyArray<readonly [JsonSchema.JsonSchema, JsonValue, boolean | undefined]> = [
+      [{ $defs: { s: { type: "string" } }, properties: { a: { $ref: "#/$defs/s" } } }, { a: 1 }, false],
+      [{ $defs: { s: { type: "string" } }, properties: { a: { $ref: "#/$defs/s" } } }, { a: "x" }, true],
+      [{ $schema: d7, definitions: { s: { type: "string" } }, $ref: "#/definitions/s", maxLength: 1 }, "ab", false],
+      [{ $defs: { s: { $anchor: "s", type: "string" } }, $ref: "#s" }, 1, false],
+      // recursion that reaches into the value, and a loop that never does (given up, not overflowed)
+      [{ type: "object", properties: { next: { $ref: "#" } } }, { next: { next: 1 } }, false],
+      [{ anyOf: [{ $ref: "#" }] }, 1, undefined],
+      // another base below the root, or a name the root does not hold: left to the validator
+      [{ $defs: { s: { $id: "https://example.com/s", type: "string" } }, $ref: "#/$defs/s" }, 1, undefined],
+      [{ $ref: "https://example.com/other" }, 1, undefined],
+      [{ $ref: "#/$defs/missing" }, 1, undefined]
+    ]
+    for (const [schema, value, expected] of rows) {
+      assert.strictEqual(quick(at(schema), value, schema), expected, JSON.stringify({ schema, value }))
+      // without its root a reference is not read
+      assert.isUndefined(quick(at(schema), value), JSON.stringify({ schema, value }))
+    }
   })
 
   it("leaves to the validator what it cannot read, and never reads a keyword the node skips", () => {
