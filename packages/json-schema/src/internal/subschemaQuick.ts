@@ -10,10 +10,10 @@ import type { JsonArray, JsonObject, JsonValue } from "../JsonValue.js"
 import { equals, isObject } from "../JsonValue.js"
 import { inherited } from "./ajv.js"
 import { duplicate } from "./ajvKeywords.js"
+import { byIdentity } from "./compileCache.js"
 import { isMultipleOf } from "./decimal.js"
 import { inert, numberFormats, stringFormats, universalFormats } from "./subschemaKeywords.js"
 import type { Node } from "./subschemaModel.js"
-import { byIdentity } from "./compileCache.js"
 import { child, isSchemaValue, kw, MAX_SUBSCHEMAS, regex } from "./subschemaModel.js"
 import { baseOf, declaredTypes } from "./subschemaTypes.js"
 
@@ -78,12 +78,12 @@ const membersHold = (n: Node, v: JsonObject, root: Schema | undefined): boolean 
   if (req !== undefined && (req as ReadonlyArray<string>).some((r) => !hasOwn.call(v, r))) return false
   return every(keys.flatMap((key) => {
     const x = v[key]!
-    const out: Array<boolean | undefined> = names === undefined ? [] : [quick(child(n, names, "propertyNames"), key, root)]
-    if (props !== undefined && hasOwn.call(props, key)) out.push(quick(child(n, props[key] as Schema, "properties", key), x, root))
+    const out: Array<boolean | undefined> = names === undefined ? [] : [read(child(n, names, "propertyNames"), key, root)]
+    if (props !== undefined && hasOwn.call(props, key)) out.push(read(child(n, props[key] as Schema, "properties", key), x, root))
     const matching = patterns === undefined ? [] : Object.keys(patterns).filter((p) => regex(p)!.test(key))
-    for (const p of matching) out.push(quick(child(n, patterns![p] as Schema, "patternProperties", p), x, root))
+    for (const p of matching) out.push(read(child(n, patterns![p] as Schema, "patternProperties", p), x, root))
     if (extra !== undefined && matching.length === 0 && !(props !== undefined && hasOwn.call(props, key))) {
-      out.push(quick(child(n, extra, "additionalProperties"), x, root))
+      out.push(read(child(n, extra, "additionalProperties"), x, root))
     }
     return out
   }))
@@ -107,7 +107,7 @@ const itemsHold = (n: Node, v: JsonArray, root: Schema | undefined): boolean | u
   const headKey = tuple ? "items" : "prefixItems"
   const rest = tuple ? extra : items, restKey = tuple ? "additionalItems" : "items"
   return every(v.map((x, i) =>
-    i < head.length ? quick(child(n, head[i] as Schema, headKey, i), x, root) : rest === undefined ? true : quick(child(n, rest as Schema, restKey), x, root)
+    i < head.length ? read(child(n, head[i] as Schema, headKey, i), x, root) : rest === undefined ? true : read(child(n, rest as Schema, restKey), x, root)
   ))
 }
 
@@ -125,9 +125,10 @@ const plain = byIdentity((root: Schema): boolean => {
   return true
 })
 
-// `$ref`s followed within one reading: a loop that never reaches into the value gives up here
-const MAX_HOPS = 32
-let hops = 0
+// `$ref`s one reading may follow in all: a loop that never reaches into the value, or branches over
+// references (`anyOf: [{$ref: "#"}, {$ref: "#"}]`), gives up here instead of recurring without end
+const MAX_FOLLOWS = 64
+let follows = 0
 
 /** The node a `$ref` names in a plain root, or undefined when it names none there. */
 const referenced = (root: Schema, n: Node, ref: string): Node | undefined => {
@@ -151,11 +152,11 @@ const formatHolds = (f: string, v: JsonValue): boolean | undefined => {
 const applied = (n: Node, v: JsonValue, root: Schema | undefined): boolean | undefined => {
   const branches = (key: string): ReadonlyArray<boolean | undefined> | undefined => {
     const b = kw(n, key)
-    return Array.isArray(b) ? b.map((x, i) => isSchemaValue(x) ? quick(child(n, x, key, i), v, root) : undefined) : undefined
+    return Array.isArray(b) ? b.map((x, i) => isSchemaValue(x) ? read(child(n, x, key, i), v, root) : undefined) : undefined
   }
   const one = (key: string): boolean | undefined => {
     const x = kw(n, key)
-    return x === undefined ? true : isSchemaValue(x) ? quick(child(n, x, key), v, root) : undefined
+    return x === undefined ? true : isSchemaValue(x) ? read(child(n, x, key), v, root) : undefined
   }
   const answers: Array<boolean | undefined> = []
   if (kw(n, "allOf") !== undefined) {
@@ -182,15 +183,8 @@ const applied = (n: Node, v: JsonValue, root: Schema | undefined): boolean | und
   return answers.includes(false) ? false : answers.includes(undefined) ? undefined : true
 }
 
-/**
- * The validator's answer for a value against a node made only of simple keywords (type with Ajv's
- * `nullable`, enum/const, bounds, exact `multipleOf`, lengths, pattern, a format that needs no string
- * test), an object's members and an array's items read through such nodes, applicators over them,
- * annotations, keywords of other types than the value's, and, given the node's `root`, a `$ref` that
- * names a subschema of a root without embedded `$id`s; computed directly so no validator is compiled;
- * undefined for anything else (`contains`, dependencies, a string format, …).
- */
-export const quick = (n: Node, v: JsonValue, root?: Schema): boolean | undefined => {
+/** `quick` within one reading (its `$ref` follows counted together). */
+const read = (n: Node, v: JsonValue, root: Schema | undefined): boolean | undefined => {
   const s = n.schema
   if (typeof s === "boolean") return s
   let applies = false
@@ -238,14 +232,22 @@ export const quick = (n: Node, v: JsonValue, root?: Schema): boolean | undefined
   const ref = kw(n, "$ref")
   if (ref !== undefined) {
     const target = typeof ref === "string" ? referenced(root!, n, ref) : undefined
-    if (target === undefined || hops >= MAX_HOPS) return undefined
-    hops++
-    try {
-      const r = quick(target, v, root)
-      if (r !== true) return r
-    } finally {
-      hops--
-    }
+    if (target === undefined || ++follows > MAX_FOLLOWS) return undefined
+    const r = read(target, v, root)
+    if (r !== true) return r
   }
   return applies ? applied(n, v, root) : true
+}
+
+/**
+ * The validator's answer for a value against a node made only of simple keywords (type with Ajv's
+ * `nullable`, enum/const, bounds, exact `multipleOf`, lengths, pattern, a format that needs no string
+ * test), an object's members and an array's items read through such nodes, applicators over them,
+ * annotations, keywords of other types than the value's, and, given the node's `root`, a `$ref` that
+ * names a subschema of a root without embedded `$id`s; computed directly so no validator is compiled;
+ * undefined for anything else (`contains`, dependencies, a string format, …).
+ */
+export const quick = (n: Node, v: JsonValue, root?: Schema): boolean | undefined => {
+  follows = 0
+  return read(n, v, root)
 }
