@@ -78,6 +78,10 @@ describe("the prover's quick reading", () => {
       [{ additionalItems: false }, [1], true],
       [{ uniqueItems: true }, [{ a: 1 }, { a: 1 }], false],
       [{ properties: { a: { $ref: "#" } } }, { b: 1 }, true],
+      // hostile member names are members like any other
+      [{ additionalProperties: false }, JSON.parse('{"__proto__": 1}'), false],
+      [{ additionalProperties: { type: "string" } }, JSON.parse('{"__proto__": "x", "constructor": "y"}'), true],
+      [{ propertyNames: { pattern: "^[a-z]+$" } }, JSON.parse('{"__proto__": 1}'), false],
       // Ajv's `nullable: true` adds null to `type`; it changes nothing for other values
       [{ type: "string", nullable: true }, null, true],
       [{ type: "string", nullable: true, enum: ["a"] }, null, false],
