@@ -74,6 +74,16 @@ export const firstUnmodelled = (n: Node, dialect: Dialect): string | undefined =
   return undefined
 }
 
+/**
+ * Whether Ajv refuses a node's `nullable` at compile: not a boolean, without a `type`, or `false` beside
+ * type `null` (the meta-schema does not know the keyword, so it says nothing of these).
+ */
+export const nullableRefused = (nullable: JsonValue | undefined, type: JsonValue | undefined): boolean => {
+  if (nullable === undefined) return false
+  const withNull = type === "null" || (Array.isArray(type) && type.includes("null"))
+  return typeof nullable !== "boolean" || type === undefined || (nullable === false && withNull)
+}
+
 /** The string formats ajv-formats enforces (other format names are ignored by the validator). */
 export const stringFormats: ReadonlySet<string> = new Set([
   "date", "time", "date-time", "iso-time", "iso-date-time", "duration", "uri", "uri-reference", "uri-template",

@@ -9,6 +9,7 @@
 import * as Either from "effect/Either"
 import * as JsonSchema from "../JsonSchema.js"
 import { metaAnswer } from "./ajvMeta.js"
+import { nullableRefused } from "./subschemaKeywords.js"
 import { MAX_SUBSCHEMAS } from "./subschemaModel.js"
 import * as Validators from "./subschemaValidator.js"
 
@@ -37,8 +38,7 @@ export const invalidLocal = (local: JsonSchema.JsonSchema, dialect: JsonSchema.D
 
 /**
  * Whether a schema may fail to compile where its meta-schema passes it: a `$ref` the resolver does not
- * resolve, an empty `enum` (2020-12's meta-schema allows it, Ajv does not), or Ajv's `nullable` rules
- * (`nullable` needs `type`; `nullable: false` contradicts `type: null`).
+ * resolve, an empty `enum` (2020-12's meta-schema allows it, Ajv does not), or a `nullable` Ajv refuses.
  */
 const beyondMeta = (root: JsonSchema.JsonSchema): boolean => {
   const stack: Array<JsonSchema.JsonSchema> = [root]
@@ -47,10 +47,10 @@ const beyondMeta = (root: JsonSchema.JsonSchema): boolean => {
     const s = stack.pop()!
     if (typeof s !== "object" || seen.has(s)) continue
     seen.add(s)
-    const ref = s["$ref"], nullable = s["nullable"], type = s["type"]
+    const ref = s["$ref"]
     if (ref !== undefined && (typeof ref !== "string" || JsonSchema.resolveRef(root, ref)._tag === "Unresolvable")) return true
     if (Array.isArray(s["enum"]) && s["enum"].length === 0) return true
-    if (nullable !== undefined && (type === undefined || (nullable === false && (type === "null" || (Array.isArray(type) && type.includes("null")))))) return true
+    if (nullableRefused(s["nullable"], s["type"])) return true
     for (const c of JsonSchema.subschemas(s)) stack.push(c.schema)
   }
   return false

@@ -12,7 +12,7 @@ import { inherited } from "./ajv.js"
 import { duplicate } from "./ajvKeywords.js"
 import { byIdentity } from "./compileCache.js"
 import { isMultipleOf } from "./decimal.js"
-import { inert, numberFormats, stringFormats, universalFormats } from "./subschemaKeywords.js"
+import { inert, nullableRefused, numberFormats, stringFormats, universalFormats } from "./subschemaKeywords.js"
 import type { Node } from "./subschemaModel.js"
 import { child, isSchemaValue, kw, MAX_SUBSCHEMAS, regex } from "./subschemaModel.js"
 import { baseOf, declaredTypes } from "./subschemaTypes.js"
@@ -195,10 +195,10 @@ const read = (n: Node, v: JsonValue, root: Schema | undefined): boolean | undefi
   }
   const t = declaredTypes(n)
   if (t === "invalid") return undefined
-  // what the validator refuses to compile: `nullable` without `type` or against it, a format that is not a
-  // string, a `multipleOf` that is not a positive number
+  // what the validator refuses to compile: a `nullable` it refuses, a format that is not a string, a
+  // `multipleOf` that is not a positive number
   const nullable = kw(n, "nullable"), format = kw(n, "format"), m = kw(n, "multipleOf")
-  if (nullable !== undefined && (typeof nullable !== "boolean" || t === undefined || (nullable === false && t.has("null")))) return undefined
+  if (nullableRefused(nullable, kw(n, "type"))) return undefined
   if ((format !== undefined && typeof format !== "string") || (m !== undefined && (typeof m !== "number" || !(m > 0)))) return undefined
   const b = baseOf(v)
   if (t !== undefined && !t.has(b)) return false
