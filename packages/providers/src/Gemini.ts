@@ -20,7 +20,6 @@
  */
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
-import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import { Decode, Errors, Provider, Telemetry } from "@toolgate/runtime"
 import type { Message, StreamEvent } from "@toolgate/runtime"
 import type { JsonValue } from "@toolgate/json-schema"
@@ -38,9 +37,9 @@ import * as Stream from "effect/Stream"
 import { bodyMessage, scrubber } from "./internal/geminiErrors.js"
 import { events } from "./internal/geminiEvents.js"
 import { signatures } from "./internal/geminiSignatures.js"
-import { statusCode, statusRetryable } from "./internal/transport.js"
 import { argumentsObject as internalArgumentsObject, body, type Dialect, parameters, requiresSignatures } from "./internal/geminiRequest.js"
 import * as Bounded from "./internal/boundedStream.js"
+import * as Round from "./internal/streamedRound.js"
 
 /** Which backend serves the model. */
 export const Endpoint = Schema.Literal("gemini", "cloudCodeAssist")
@@ -173,8 +172,15 @@ export const make = (options: Options): Effect.Effect<Provider.AgentProvider, Er
         )
       )
     )
-    const failure = (reason: string, retryable: boolean, cause?: string, code?: Errors.ProviderErrorCode) =>
-      new Errors.ProviderError({ provider, reason, retryable, ...(cause === undefined ? {} : { cause: scrub(cause) }), ...(code === undefined ? {} : { code }) })
+    const failure = Round.failureOf(provider, scrub)
+    const server: Round.Server = {
+      client,
+      timeout,
+      bounds: o,
+      failure,
+      bodyMessage: (text) => bodyMessage(text, scrub),
+      jsonAnswer: "the server answered JSON instead of an event stream (is `alt=sse` lost on the way?)"
+    }
 
     const tools = parameters(target)
     const thoughts = signatures(4096)
@@ -192,37 +198,10 @@ export const make = (options: Options): Effect.Effect<Provider.AgentProvider, Er
     }
     const reading = { provider, wrapped: settings.wrapped, remember: thoughts.remember, scrub, freshId: () => `gemini_${Date.now().toString(36)}_${ids++}` }
 
-    /** A response that is not a stream (a non-2xx status, a JSON answer): what it is, then the server's message. */
-    const statusFailure = (response: HttpClientResponse.HttpClientResponse, what: string, retryable: boolean, code?: Errors.ProviderErrorCode) =>
-      response.stream.pipe(
-        Stream.decodeText(),
-        Stream.runFoldWhile("", (s) => s.length < 65_536, (s, piece) => s + piece),
-        Effect.timeout(timeout),
-        Effect.orElseSucceed(() => ""),
-        Effect.flatMap((text) => Effect.fail(failure(`${what}: ${bodyMessage(text, scrub)}`, retryable, undefined, code)))
-      )
-
-    const respond = Effect.fnUntraced(function*(request: Provider.CompletionRequest) {
+    const respond = (request: Provider.CompletionRequest) => {
       const text = body(settings, request)
-      if (Either.isLeft(text)) return yield* failure(text.left, false)
-      const response = yield* client.execute(HttpClientRequest.post(url).pipe(HttpClientRequest.bodyText(text.right, "application/json"))).pipe(
-        Effect.timeoutFail({ duration: timeout, onTimeout: () => failure(`no response within ${Duration.format(timeout)}`, true) }),
-        Effect.catchTags({
-          RequestError: (e) => Effect.fail(failure("the request failed", true, Errors.transportCause(e))),
-          ResponseError: (e) => Effect.fail(failure("the response could not be read", true, Errors.transportCause(e)))
-        })
-      )
-      if (response.status < 200 || response.status >= 300) {
-        return yield* statusFailure(response, `HTTP ${response.status}`, statusRetryable(response.status), statusCode(response.status))
-      }
-      if (/^application\/json/i.test(response.headers["content-type"] ?? "")) {
-        return yield* statusFailure(response, "the server answered JSON instead of an event stream (is `alt=sse` lost on the way?)", false)
-      }
-      const bytes = response.stream.pipe(
-        Stream.catchTag("ResponseError", (e) => Stream.fail(failure("the response body broke off", true, Errors.transportCause(e))))
-      )
-      return Bounded.events(bytes, o, failure).pipe(events(reading), Bounded.timed(o, failure))
-    })
+      return Either.isLeft(text) ? Effect.fail(failure(text.left, false)) : Round.post(server, url, text.right, events(reading))
+    }
 
     const stream = (request: Provider.CompletionRequest): Stream.Stream<StreamEvent.StreamEvent, Errors.ProviderError> =>
       Stream.unwrap(respond(request)).pipe(

@@ -12,7 +12,6 @@
  */
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
-import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import { Decode, Errors, Provider, Telemetry } from "@toolgate/runtime"
 import type { StreamEvent } from "@toolgate/runtime"
 import * as Config from "effect/Config"
@@ -30,7 +29,7 @@ import * as Bounded from "./internal/boundedStream.js"
 import { bodyMessage, scrubber } from "./internal/chatCompletionsErrors.js"
 import { events } from "./internal/chatCompletionsEvents.js"
 import { body } from "./internal/chatCompletionsRequest.js"
-import { statusCode, statusRetryable } from "./internal/transport.js"
+import * as Round from "./internal/streamedRound.js"
 
 /**
  * Where the endpoint is, which model answers, the key, how long to wait, and capability overrides. The round's
@@ -112,42 +111,14 @@ export const make = (options: Options): Effect.Effect<Provider.AgentProvider, Er
         )
       )
     )
-    const failure = (reason: string, retryable: boolean, cause?: string, code?: Errors.ProviderErrorCode) =>
-      new Errors.ProviderError({ provider, reason, retryable, ...(cause === undefined ? {} : { cause: scrub(cause) }), ...(code === undefined ? {} : { code }) })
+    const failure = Round.failureOf(provider, scrub)
+    const server: Round.Server = { client, timeout, bounds: o, failure, bodyMessage: (text) => bodyMessage(text, scrub), jsonAnswer: "the server answered JSON instead of an event stream" }
     const settings = { model: o.model, parallelToolCalls: caps.supportsParallelToolCalls }
 
-    const respond = Effect.fnUntraced(function*(request: Provider.CompletionRequest) {
+    const respond = (request: Provider.CompletionRequest) => {
       const text = body(settings, request)
-      if (Either.isLeft(text)) return yield* failure(text.left, false)
-      const response = yield* client.execute(HttpClientRequest.post(path).pipe(HttpClientRequest.bodyText(text.right, "application/json"))).pipe(
-        Effect.timeoutFail({ duration: timeout, onTimeout: () => failure(`no response within ${Duration.format(timeout)}`, true) }),
-        Effect.catchTags({
-          RequestError: (e) => Effect.fail(failure("the request failed", true, Errors.transportCause(e))),
-          ResponseError: (e) => Effect.fail(failure("the response could not be read", true, Errors.transportCause(e)))
-        })
-      )
-      if (response.status < 200 || response.status >= 300) {
-        return yield* statusFailure(response, `HTTP ${response.status}`, statusRetryable(response.status), statusCode(response.status))
-      }
-      // A server that ignores `stream` answers one JSON document (or an error in a 200): say so, not `missing_done`.
-      if (/^application\/json/i.test(response.headers["content-type"] ?? "")) {
-        return yield* statusFailure(response, "the server answered JSON instead of an event stream", false)
-      }
-      const bytes = response.stream.pipe(
-        Stream.catchTag("ResponseError", (e) => Stream.fail(failure("the response body broke off", true, Errors.transportCause(e))))
-      )
-      return Bounded.events(bytes, o, failure).pipe(events({ provider, scrub }), Bounded.timed(o, failure))
-    })
-
-    /** A response that is not a stream (a non-2xx status, a JSON answer): what it is, then the server's message (scrubbed, clipped). */
-    const statusFailure = (response: HttpClientResponse.HttpClientResponse, what: string, retryable: boolean, code?: Errors.ProviderErrorCode) =>
-      response.stream.pipe(
-        Stream.decodeText(),
-        Stream.runFoldWhile("", (s) => s.length < 65_536, (s, piece) => s + piece),
-        Effect.timeout(timeout),
-        Effect.orElseSucceed(() => ""),
-        Effect.flatMap((text) => Effect.fail(failure(`${what}: ${bodyMessage(text, scrub)}`, retryable, undefined, code)))
-      )
+      return Either.isLeft(text) ? Effect.fail(failure(text.left, false)) : Round.post(server, path, text.right, events({ provider, scrub }))
+    }
 
     const stream = (request: Provider.CompletionRequest): Stream.Stream<StreamEvent.StreamEvent, Errors.ProviderError> =>
       Stream.unwrap(respond(request)).pipe(
