@@ -57,7 +57,10 @@ export interface Validator {
 export interface Options {
   /** Schemas served by URI, so `$ref`s to them resolve without network (e.g. `http://localhost:1234/x.json`). */
   readonly remotes?: Readonly<Record<string, JsonSchema.JsonSchema>>
-  /** How many distinct schemas (by content) stay compiled (default 4,096); the least recently used is released. */
+  /**
+   * How many distinct schemas (by content) stay compiled (default 4,096); the least recently used is released.
+   * Memory follows it: a shared Ajv instance is replaced after this many compiles (at least 256).
+   */
   readonly cacheSize?: number
   /**
    * Whether Ajv optimizes the code it generates (default true). Off, a schema compiles in about half the
@@ -99,19 +102,33 @@ export const make = (options?: Options): Either.Either<Validator, SchemaError> =
       shared.set(`${d}:${own}:true:${optimize}`, ajv)
     }
   }
-  return Either.right(engine(shareBy(shared, fresh as Fresh, optimize), fresh, options?.cacheSize ?? 4_096, optimize, ownMeta))
+  const cacheSize = options?.cacheSize ?? 4_096
+  return Either.right(engine(shareBy(shared, fresh as Fresh, optimize, retirement(cacheSize)), fresh, cacheSize, optimize, ownMeta))
 }
 
 type Fresh = (d: JsonSchema.Dialect, own: boolean, all: boolean, optimize?: boolean) => A.AnyAjv
 type Instance = (d: JsonSchema.Dialect, own: boolean, all?: boolean, optimize?: boolean) => A.AnyAjv
 
-/** One shared instance per dialect, `ownProperties`, `allErrors` and code optimization setting, made on first use. */
-const shareBy = (shared: Map<string, A.AnyAjv>, fresh: Fresh, optimize: boolean): Instance => (d, own, all = true, opt = optimize) => {
-  const key = `${d}:${own}:${all}:${opt}`
-  let ajv = shared.get(key)
-  if (ajv === undefined) shared.set(key, ajv = fresh(d, own, all, opt))
-  return ajv
+/**
+ * One shared instance per dialect, `ownProperties`, `allErrors` and code optimization setting, made on first
+ * use and replaced by a fresh one after `retireAfter` compiles. Ajv keeps every function and schema an
+ * instance compiled in the instance's scope, removed ones too, so the cache's bound alone would not bound
+ * memory: a retired instance is garbage once the cache has released the last schema it compiled.
+ */
+const shareBy = (shared: Map<string, A.AnyAjv>, fresh: Fresh, optimize: boolean, retireAfter: number): Instance => {
+  const compiles = new Map<string, number>()
+  return (d, own, all = true, opt = optimize) => {
+    const key = `${d}:${own}:${all}:${opt}`
+    let ajv = shared.get(key)
+    const n = compiles.get(key) ?? 0
+    if (ajv === undefined || n >= retireAfter) shared.set(key, ajv = fresh(d, own, all, opt))
+    compiles.set(key, n >= retireAfter ? 1 : n + 1)
+    return ajv
+  }
 }
+
+/** Compiles per shared instance before it is retired: the cache's size, so memory follows it (at least 256: a new instance costs milliseconds). */
+const retirement = (cacheSize: number): number => (cacheSize >= 256 ? Math.min(cacheSize, 65_536) : 256)
 
 /**
  * The compile cache's entry for one distinct schema: `root` as first compiled, the instance that compiled
@@ -297,7 +314,7 @@ const safeIsSchema = (u: unknown): boolean => {
   }
 }
 
-const defaultValidator: Validator = engine(shareBy(new Map(), A.makeAjv, true), A.makeAjv, 4_096, true)
+const defaultValidator: Validator = engine(shareBy(new Map(), A.makeAjv, true, retirement(4_096)), A.makeAjv, 4_096, true)
 
 /** Compiles a schema with the default instance (its cache keeps 4,096 schemas by content). */
 export const compile = (schema: JsonSchema.JsonSchema): Either.Either<Compiled, SchemaError> => defaultValidator.compile(schema)

@@ -2,11 +2,20 @@ import { assert, describe, it } from "@effect/vitest"
 import { Either } from "effect"
 import type * as JsonSchema from "../src/JsonSchema.js"
 import * as Validator from "../src/Validator.js"
+import { setFlagsFromString } from "node:v8"
+import { runInNewContext } from "node:vm"
 
 const compiled = (schema: JsonSchema.JsonSchema): Validator.Compiled => {
   const c = Validator.compile(schema)
   if (Either.isLeft(c)) throw new Error(`test schema did not compile: ${c.left.message}`)
   return c.right
+}
+
+/** A full garbage collection on demand (V8's flag set at run time: the test process is not started with it). */
+const collector = (): (() => void) => {
+  setFlagsFromString("--expose-gc")
+  const gc = runInNewContext("gc") as () => void
+  return () => gc()
 }
 
 const issues = (schema: JsonSchema.JsonSchema, value: unknown) => compiled(schema).validate(value)
@@ -240,6 +249,30 @@ describe("Validator cache", () => {
     assert.strictEqual(Either.getOrThrow(v.compile(a)), first)
     for (const c of [first, again]) assert.isTrue(c.isValid({ n: 1 }) && !c.isValid({ n: "x" }))
     assert.deepStrictEqual(Either.getOrThrow(v.compileAt(a, "/properties/n")).validate("x").map((i) => i.keyword), ["type"])
+  })
+
+  it("memory follows cacheSize: a released schema is freed (Ajv keeps what an instance compiled, so instances retire)", async () => {
+    const gc = collector()
+    const v = Either.getOrThrow(Validator.make({ cacheSize: 16 }))
+    const distinct = (i: number) => ({ type: "object", description: `tool ${i}`, properties: { a: { type: "string", pattern: `^x${i}` } } })
+    const compileAll = (from: number, to: number) => {
+      for (let i = from; i < to; i++) assert.isTrue(Either.getOrThrow(v.compile(distinct(i))).isValid({ a: `x${i}` }))
+    }
+    const released = (() => {
+      const first = distinct(-1)
+      assert.isTrue(Either.isRight(v.compile(first)))
+      return new WeakRef(first)
+    })()
+    compileAll(0, 600)
+    // a WeakRef holds its target until the current job ends
+    await new Promise((resolve) => setTimeout(resolve, 0))
+    gc()
+    assert.isUndefined(released.deref(), "a schema released from the cache was still held")
+    // and the heap stays flat as distinct schemas keep coming (it grew ~12 KB per schema before)
+    const heap = () => (gc(), process.memoryUsage().heapUsed)
+    const before = heap()
+    compileAll(600, 3_600)
+    assert.isBelow(heap() - before, 12_000_000)
   })
 
   it("two different schemas with the same $id both compile and keep their meaning", () => {
