@@ -49,8 +49,8 @@ export interface Options {
 export const defaultBudget = 20_000
 
 const subtype: Verdict = { _tag: "Subtype" }
-/** Verdicts by content (budget and both stable keys), the least recently used dropped past 10,000. */
-const byKey = new Cache.Lru<string, Verdict>(10_000)
+/** Verdicts by content (budget and both stable keys), the least recently used dropped past 10,000 or 32 Mi characters of keys. */
+const byKey = new Cache.Lru<Verdict>(10_000)
 /** Verdicts by the pair's identity, then budget. */
 const byPair = Cache.byPair((_cloud: JsonSchema.JsonSchema, _local: JsonSchema.JsonSchema) => new Map<number, Verdict>())
 const MAX_WITNESSES = 24

@@ -177,7 +177,7 @@ const engine = (
   optimize: boolean,
   ownMeta = false
 ): Validator => {
-  const byContent = new Cache.Lru<string, Entry>(cacheSize, release)
+  const byContent = new Cache.Lru<Entry>(cacheSize, release)
   let keys = 0
 
   const contextOf = (root: JsonSchema.JsonSchema): I.Context => {

@@ -127,13 +127,18 @@ export const fold = (
     : Either.left(new UnsupportedCloudToolSchema({ tool: unsupported.tool, construct: unsupported.construct, path: unsupported.path }))
 }
 
+/** The most characters the verdict cache's keys (both schemas' canonical texts) hold in all: 32 Mi. */
+const maxKeyChars = 32 * 1024 * 1024
+
 /**
- * `prove` with its verdicts kept by the content of both schemas (`JsonSchema.stableKey`), at most `limit`,
- * the oldest going first. A schema's key is remembered per object: a warm check (the cached probe, the same
- * toolkit) walks no schema and upgrades none, which keeps it well under a millisecond for 50 tools.
+ * `prove` with its verdicts kept by the content of both schemas (`JsonSchema.stableKey`), at most `limit`
+ * and `maxKeyChars` of keys (a backend's huge schemas cannot hold gigabytes), the oldest going first. A
+ * schema's key is remembered per object: a warm check (the cached probe, the same toolkit) walks no schema
+ * and upgrades none, which keeps it well under a millisecond for 50 tools.
  */
 const cached = (limit: number, prove: Prove): Prove => {
   const kept = new Map<string, Subschema.Verdict>()
+  let chars = 0
   const keys = new WeakMap<object, string | undefined>()
   const keyOf = (schema: JsonSchema.JsonSchema): string | undefined => {
     if (typeof schema !== "object") return String(schema)
@@ -147,8 +152,13 @@ const cached = (limit: number, prove: Prove): Prove => {
     const known = kept.get(key)
     if (known !== undefined) return known
     const verdict = prove(cloud, local)
-    if (kept.size >= limit) kept.delete(kept.keys().next().value!)
     kept.set(key, verdict)
+    chars += key.length
+    while (kept.size > 1 && (kept.size > limit || chars > maxKeyChars)) {
+      const oldest = kept.keys().next().value!
+      kept.delete(oldest)
+      chars -= oldest.length
+    }
     return verdict
   }
 }

@@ -109,6 +109,20 @@ describe("DriftGate.gate (properties over corpus tools)", () => {
     assert.strictEqual(proofs(), 4)
   })
 
+  it("the gate's cache is bounded by its keys' characters too: two huge schemas do not both stay", () => {
+    const { proofs, prove } = counting()
+    const check = gateWith(prove, 10_000)
+    // each key holds both schemas' texts: two of these pass 32 Mi characters together
+    const huge = (tag: string): JsonSchema.JsonSchema => ({ type: "object", description: tag.repeat(9 * 1024 * 1024) })
+    const [x, y] = [huge("x"), huge("y")]
+    check(x, x)
+    check(x, x)
+    assert.strictEqual(proofs(), 1)
+    check(y, y)
+    check(x, x)
+    assert.strictEqual(proofs(), 3)
+  })
+
   it("non-JSON or very deep schemas are proved without a cache key, never thrown on", () => {
     let deep: Obj = { type: "object" }
     for (let i = 0; i < 10_000; i++) deep = { not: deep }

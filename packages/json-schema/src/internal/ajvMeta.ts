@@ -110,8 +110,8 @@ const firstOf = (errors: ValidateFunction["errors"]): { readonly path: string; r
 /** What a meta-schema says of a schema: nothing wrong, its first complaint, or that Ajv cannot tell. */
 export type MetaAnswer = "valid" | "unknown" | { readonly path: string; readonly message: string }
 
-/** `metaError`'s answers by dialect and canonical content, the least recently used dropped past 4,096. */
-const metaAnswers = new Lru<string, MetaAnswer>(4_096)
+/** `metaError`'s answers by dialect and canonical content, the least recently used dropped past 4,096 or 32 Mi characters of keys. */
+const metaAnswers = new Lru<MetaAnswer>(4_096)
 
 /**
  * `metaError` as a value, kept by `content` (the schema's `stableKey`) when given: the prover asks it of a

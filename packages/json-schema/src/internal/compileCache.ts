@@ -31,13 +31,21 @@ export const byPair = <K, A>(derive: (a: K, b: K) => A): (a: K, b: K) => A => {
   }
 }
 
-/** A map of at most `limit` entries: a full map drops its least recently used one, through `onEvict`. */
-export class Lru<K, V> {
-  private readonly map = new Map<K, V>()
-  constructor(readonly limit: number, private readonly onEvict?: (value: V) => void) {}
+/** The most characters an `Lru`'s keys hold in all by default: 32 Mi (its keys are canonical schema texts). */
+export const defaultMaxChars = 32 * 1024 * 1024
+
+/**
+ * A map of at most `limit` entries whose keys (canonical schema texts) hold at most `maxChars` characters
+ * in all, so a few huge schemas cannot hold gigabytes where a count alone would let them: past either bound
+ * the least recently used entries are dropped, through `onEvict`. The newest entry always stays.
+ */
+export class Lru<V> {
+  private readonly map = new Map<string, V>()
+  private chars = 0
+  constructor(readonly limit: number, private readonly onEvict?: (value: V) => void, readonly maxChars = defaultMaxChars) {}
 
   /** The value under `key`, now the most recently used. */
-  get(key: K): V | undefined {
+  get(key: string): V | undefined {
     const v = this.map.get(key)
     if (v !== undefined) {
       this.map.delete(key)
@@ -46,14 +54,16 @@ export class Lru<K, V> {
     return v
   }
 
-  /** Stores `value` under `key`, evicting the least recently used entry when full. */
-  set(key: K, value: V): void {
-    this.map.delete(key)
-    if (this.map.size > 0 && this.map.size >= this.limit) {
+  /** Stores `value` under `key`, then drops the least recently used entries while a bound is passed. */
+  set(key: string, value: V): void {
+    if (this.map.delete(key)) this.chars -= key.length
+    this.map.set(key, value)
+    this.chars += key.length
+    while (this.map.size > 1 && (this.map.size > this.limit || this.chars > this.maxChars)) {
       const [oldest, evicted] = this.map.entries().next().value!
       this.map.delete(oldest)
+      this.chars -= oldest.length
       this.onEvict?.(evicted)
     }
-    this.map.set(key, value)
   }
 }

@@ -4,7 +4,7 @@ import * as Cache from "../../src/internal/compileCache.js"
 describe("compileCache", () => {
   it("Lru drops the least recently used entry, through onEvict", () => {
     const evicted: Array<string> = []
-    const lru = new Cache.Lru<string, string>(2, (v) => evicted.push(v))
+    const lru = new Cache.Lru<string>(2, (v) => evicted.push(v))
     lru.set("a", "A")
     lru.set("b", "B")
     assert.strictEqual(lru.get("a"), "A")
@@ -12,6 +12,24 @@ describe("compileCache", () => {
     assert.deepStrictEqual(evicted, ["B"])
     assert.isUndefined(lru.get("b"))
     assert.deepStrictEqual([lru.get("a"), lru.get("c")], ["A", "C"])
+  })
+
+  it("Lru also bounds its keys' characters: past maxChars the oldest go, the newest always stays", () => {
+    const evicted: Array<string> = []
+    const lru = new Cache.Lru<string>(100, (v) => evicted.push(v), 10)
+    lru.set("aaaa", "A")
+    lru.set("bbbb", "B")
+    assert.deepStrictEqual(evicted, [])
+    lru.set("cccc", "C")
+    assert.deepStrictEqual(evicted, ["A"])
+    lru.set("x".repeat(50), "huge")
+    assert.deepStrictEqual(evicted, ["A", "B", "C"])
+    assert.strictEqual(lru.get("x".repeat(50)), "huge")
+    // setting a key again counts it once
+    lru.set("dd", "D")
+    lru.set("dd", "D2")
+    lru.set("ee", "E")
+    assert.deepStrictEqual([lru.get("dd"), lru.get("ee")], ["D2", "E"])
   })
 
   it("byIdentity derives once per object and on every call otherwise", () => {
