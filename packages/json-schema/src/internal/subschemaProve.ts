@@ -93,6 +93,9 @@ const decideFor = (ctx: Ctx, nodes: ReadonlyArray<Node>, types: ReadonlySet<Base
 const structural = (ctx: Ctx, nodes: ReadonlyArray<Node>, types: ReadonlySet<Base>, local: Node): Outcome => {
   const bad = firstUnmodelled(local, ctx.localDialect)
   if (bad !== undefined) return unknown(bad, where(local, bad === "embedded $id" ? "$id" : bad))
+  const lt = declaredTypes(local)
+  const live = typeGap(ctx, nodes, types, local, lt)
+  if ("_tag" in live) return live
   const self = (v: ReadonlyArray<Node>, l: Node) => prove(ctx, v, l)
   const steps: Array<() => Outcome> = []
   const ref = kw(local, "$ref")
@@ -108,7 +111,7 @@ const structural = (ctx: Ctx, nodes: ReadonlyArray<Node>, types: ReadonlySet<Bas
   if (kw(local, "not") !== undefined) steps.push(() => Comb.not(ctx, local, nodes, types, (x, y) => inside(ctx, x, y)))
   if (kw(local, "if") !== undefined) steps.push(() => Comb.conditional(ctx, local, nodes, types, self))
   const core = without(local, "$ref", "allOf", "anyOf", "oneOf", "not", "if", "then", "else")
-  steps.push(() => byType(ctx, nodes, types, core))
+  steps.push(() => lt === "invalid" ? unknown("type", where(local, "type")) : byType(ctx, nodes, types, live, core))
   return all(steps)
 }
 
@@ -172,23 +175,41 @@ const emptyByNot = (ctx: Ctx, nodes: ReadonlyArray<Node>): "empty" | ReadonlyArr
   return found
 }
 
-/** The local node's own keywords, per cloud type. */
-const byType = (ctx: Ctx, nodes: ReadonlyArray<Node>, types: ReadonlySet<Base>, local: Node): Outcome => {
-  const lt = declaredTypes(local)
-  if (lt === "invalid") return unknown("type", where(local, "type"))
-  const cloudPath = cloudAt(nodes)
-  const typed = (b: Base): ReadonlyArray<Node> => [...nodes, { schema: { type: b === "fraction" ? "number" : b }, ptr: undefined }]
-  // one type's part of the cloud may be empty by a `not` where the whole cloud is not
-  const each = types.size > 1 ? (t: Base, o: Outcome) => refuted(ctx, typed(t), o) : (_: Base, o: Outcome) => o
+/** A cloud type's part of the conjunction: one type's part may be empty by a `not` where the whole cloud is not. */
+const typed = (nodes: ReadonlyArray<Node>, b: Base): ReadonlyArray<Node> => [...nodes, { schema: { type: b === "fraction" ? "number" : b }, ptr: undefined }]
+
+/** Refutes one type's counterexample by that type's part of the cloud being empty (with more than one cloud type). */
+const perType = (ctx: Ctx, nodes: ReadonlyArray<Node>, types: ReadonlySet<Base>) =>
+  types.size > 1 ? (t: Base, o: Outcome) => refuted(ctx, typed(nodes, t), o) : (_: Base, o: Outcome) => o
+
+/**
+ * The cloud types the local node's own `type` leaves to be proven, or the counterexample of a cloud type it
+ * excludes (a type whose part of the cloud is empty is dropped instead). The plainest counterexample there
+ * is, so it leads alone: no applicator is explored for counterexamples that would only ride along.
+ */
+const typeGap = (ctx: Ctx, nodes: ReadonlyArray<Node>, types: ReadonlySet<Base>, local: Node, lt: ReturnType<typeof declaredTypes>): Outcome | ReadonlySet<Base> => {
+  if (lt === undefined || lt === "invalid" || within(types, lt)) return types
+  const each = perType(ctx, nodes, types)
   const live = new Set(types)
   for (const t of types) {
-    if (lt !== undefined && !lt.has(t)) {
-      const o = each(t, counter({ cloudPath, localPath: where(local, "type"), message: `the cloud schema allows ${article(typeName(t))} here; the local schema does not` }, [sample(ctx, nodes, t)]))
-      if (o._tag !== "Proven") return o
-      live.delete(t)
-    }
+    if (lt.has(t)) continue
+    const o = each(t, counter({ cloudPath: cloudAt(nodes), localPath: where(local, "type"), message: `the cloud schema allows ${article(typeName(t))} here; the local schema does not` }, [sample(ctx, nodes, t)]))
+    if (o._tag !== "Proven") return o
+    live.delete(t)
   }
+  return live
+}
+
+/** Whether every cloud type is one the local `type` allows (the everyday case: nothing to allocate). */
+const within = (types: ReadonlySet<Base>, lt: ReadonlySet<Base>): boolean => {
+  for (const t of types) if (!lt.has(t)) return false
+  return true
+}
+
+/** The local node's own keywords, per cloud type its `type` allows (`live`, from `typeGap`). */
+const byType = (ctx: Ctx, nodes: ReadonlyArray<Node>, types: ReadonlySet<Base>, live: ReadonlySet<Base>, local: Node): Outcome => {
   if (live.size === 0) return proven
+  const each = perType(ctx, nodes, types)
   const listed = enumerated(ctx, nodes, live, local)
   if (listed !== undefined) return listed
   const self = (v: ReadonlyArray<Node>, l: Node) => prove(ctx, v, l)
@@ -196,8 +217,8 @@ const byType = (ctx: Ctx, nodes: ReadonlyArray<Node>, types: ReadonlySet<Base>, 
   for (const t of live) {
     if (isNumeric(t)) steps.push(() => each(t, Numbers.check(nodes, t, local)))
     else if (t === "string") steps.push(() => each(t, Strings.check(nodes, local)))
-    else if (t === "array") steps.push(() => each(t, Arrays.check(ctx, typed(t), local, self)))
-    else if (t === "object") steps.push(() => each(t, Objects.check(ctx, typed(t), local, self)))
+    else if (t === "array") steps.push(() => each(t, Arrays.check(ctx, typed(nodes, t), local, self)))
+    else if (t === "object") steps.push(() => each(t, Objects.check(ctx, typed(nodes, t), local, self)))
   }
   return all(steps)
 }
