@@ -103,32 +103,8 @@ export const make = (options?: Options): Either.Either<Validator, SchemaError> =
     }
   }
   const cacheSize = options?.cacheSize ?? 4_096
-  return Either.right(engine(shareBy(shared, fresh as Fresh, optimize, retirement(cacheSize)), fresh, cacheSize, optimize, ownMeta))
+  return Either.right(engine(A.shareBy(shared, fresh as A.Fresh, optimize, A.retirement(cacheSize)), fresh, cacheSize, optimize, ownMeta))
 }
-
-type Fresh = (d: JsonSchema.Dialect, own: boolean, all: boolean, optimize?: boolean) => A.AnyAjv
-type Instance = (d: JsonSchema.Dialect, own: boolean, all?: boolean, optimize?: boolean) => A.AnyAjv
-
-/**
- * One shared instance per dialect, `ownProperties`, `allErrors` and code optimization setting, made on first
- * use and replaced by a fresh one after `retireAfter` compiles. Ajv keeps every function and schema an
- * instance compiled in the instance's scope, removed ones too, so the cache's bound alone would not bound
- * memory: a retired instance is garbage once the cache has released the last schema it compiled.
- */
-const shareBy = (shared: Map<string, A.AnyAjv>, fresh: Fresh, optimize: boolean, retireAfter: number): Instance => {
-  const compiles = new Map<string, number>()
-  return (d, own, all = true, opt = optimize) => {
-    const key = `${d}:${own}:${all}:${opt}`
-    let ajv = shared.get(key)
-    const n = compiles.get(key) ?? 0
-    if (ajv === undefined || n >= retireAfter) shared.set(key, ajv = fresh(d, own, all, opt))
-    compiles.set(key, n >= retireAfter ? 1 : n + 1)
-    return ajv
-  }
-}
-
-/** Compiles per shared instance before it is retired: the cache's size, so memory follows it (at least 256: a new instance costs milliseconds). */
-const retirement = (cacheSize: number): number => (cacheSize >= 256 ? Math.min(cacheSize, 65_536) : 256)
 
 /**
  * The compile cache's entry for one distinct schema: `root` as first compiled, the instance that compiled
@@ -171,7 +147,7 @@ const release = (entry: Entry): void => {
 }
 
 const engine = (
-  instance: Instance,
+  instance: A.Instance,
   fresh: (d: JsonSchema.Dialect, own: boolean, all: boolean, optimize?: boolean) => A.AnyAjv | SchemaError,
   cacheSize: number,
   optimize: boolean,
@@ -314,7 +290,7 @@ const safeIsSchema = (u: unknown): boolean => {
   }
 }
 
-const defaultValidator: Validator = engine(shareBy(new Map(), A.makeAjv, true, retirement(4_096)), A.makeAjv, 4_096, true)
+const defaultValidator: Validator = engine(A.shareBy(new Map(), A.makeAjv, true, A.retirement(4_096)), A.makeAjv, 4_096, true)
 
 /** Compiles a schema with the default instance (its cache keeps 4,096 schemas by content). */
 export const compile = (schema: JsonSchema.JsonSchema): Either.Either<Compiled, SchemaError> => defaultValidator.compile(schema)

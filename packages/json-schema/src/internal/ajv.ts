@@ -1,6 +1,7 @@
 /**
- * Ajv instances as toolgate configures them, compiling on them, and Ajv's thrown errors turned into a
- * message and a pointer. Checking a schema against its meta-schema is `ajvMeta.ts`.
+ * Ajv instances as toolgate configures and shares them (each retired after a number of compiles), compiling
+ * on them, and Ajv's thrown errors turned into a message and a pointer. Checking a schema against its
+ * meta-schema is `ajvMeta.ts`.
  *
  * @internal
  */
@@ -39,6 +40,32 @@ export const makeAjv = (dialect: Dialect, ownProperties = false, allErrors = tru
   for (const def of safeKeywords) ajv.removeKeyword(def.keyword as string).addKeyword(def)
   return ajv
 }
+
+/** Makes a fresh instance for a dialect, `ownProperties`, `allErrors` and code optimization setting. */
+export type Fresh = (d: Dialect, own: boolean, all: boolean, optimize?: boolean) => AnyAjv
+/** The instance to compile on for those settings. */
+export type Instance = (d: Dialect, own: boolean, all?: boolean, optimize?: boolean) => AnyAjv
+
+/**
+ * One shared instance per dialect, `ownProperties`, `allErrors` and code optimization setting, made on first
+ * use and replaced by a fresh one after `retireAfter` compiles. Ajv keeps every function and schema an
+ * instance compiled in the instance's scope, removed ones too, so the cache's bound alone would not bound
+ * memory: a retired instance is garbage once the cache has released the last schema it compiled.
+ */
+export const shareBy = (shared: Map<string, AnyAjv>, fresh: Fresh, optimize: boolean, retireAfter: number): Instance => {
+  const compiles = new Map<string, number>()
+  return (d, own, all = true, opt = optimize) => {
+    const key = `${d}:${own}:${all}:${opt}`
+    let ajv = shared.get(key)
+    const n = compiles.get(key) ?? 0
+    if (ajv === undefined || n >= retireAfter) shared.set(key, ajv = fresh(d, own, all, opt))
+    compiles.set(key, n >= retireAfter ? 1 : n + 1)
+    return ajv
+  }
+}
+
+/** Compiles per shared instance before it is retired: the cache's size, so memory follows it (at least 256: a new instance costs milliseconds). */
+export const retirement = (cacheSize: number): number => (cacheSize >= 256 ? Math.min(cacheSize, 65_536) : 256)
 
 /** Names `Object.prototype` answers (Ajv looks `properties` and `required` up with `data[name]`). */
 export const inherited: ReadonlySet<string> = new Set([...Object.getOwnPropertyNames(Object.prototype), "__proto__"])
