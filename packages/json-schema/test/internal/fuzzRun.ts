@@ -51,7 +51,9 @@ export interface Options {
   readonly check?: (cloud: JsonSchema, local: JsonSchema) => Subschema.Verdict
 }
 
-const fresh = Either.getOrThrow(Validator.make())
+// The judge's own instance. Its cache is small: what it answers is the same at any size, and 4,096 compiled
+// validators (~280 MB on fuzz schemas) would slow every young-generation collection in the checks it judges.
+const fresh = Either.getOrThrow(Validator.make({ cacheSize: 256 }))
 
 const accepts = (s: JsonSchema, v: JsonValue): boolean | undefined => {
   const c = fresh.compile(s)
