@@ -59,7 +59,8 @@ export interface Options {
   readonly remotes?: Readonly<Record<string, JsonSchema.JsonSchema>>
   /**
    * How many distinct schemas (by content) stay compiled (default 4,096); the least recently used is released.
-   * Memory follows it: a shared Ajv instance is replaced after this many compiles (at least 256).
+   * Memory follows it: a shared Ajv instance is replaced after this many compiles (at least 256). A whole
+   * number of at least 1: anything else makes `make` fail.
    */
   readonly cacheSize?: number
   /**
@@ -79,6 +80,10 @@ type Result = Either.Either<Compiled, SchemaError>
 
 /** A validator instance with its own remotes; the module-level `compile`/`compileAt` use a default one. */
 export const make = (options?: Options): Either.Either<Validator, SchemaError> => {
+  const cacheSize = options?.cacheSize ?? 4_096
+  if (!Number.isInteger(cacheSize) || cacheSize < 1) {
+    return Either.left(new SchemaError({ message: `Option \`cacheSize\` must be a whole number of at least 1 (got ${String(cacheSize)}).`, path: "" }))
+  }
   const remotes = Object.entries(options?.remotes ?? {})
   const optimize = options?.optimize !== false
   const ownMeta = options?.ownMetaCheck === true
@@ -102,7 +107,6 @@ export const make = (options?: Options): Either.Either<Validator, SchemaError> =
       shared.set(`${d}:${own}:true:${optimize}`, ajv)
     }
   }
-  const cacheSize = options?.cacheSize ?? 4_096
   return Either.right(engine(A.shareBy(shared, fresh as A.Fresh, optimize, A.retirement(cacheSize)), fresh, cacheSize, optimize, ownMeta))
 }
 

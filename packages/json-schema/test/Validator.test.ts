@@ -251,6 +251,15 @@ describe("Validator cache", () => {
     assert.deepStrictEqual(Either.getOrThrow(v.compileAt(a, "/properties/n")).validate("x").map((i) => i.keyword), ["type"])
   })
 
+  it("refuses a cacheSize that is not a whole number of at least 1 (it bounds the cache and Ajv's memory)", () => {
+    for (const cacheSize of [0, -1, 2.5, Number.NaN, Number.POSITIVE_INFINITY, "8" as unknown as number]) {
+      const made = Validator.make({ cacheSize })
+      assert.isTrue(Either.isLeft(made), String(cacheSize))
+      if (Either.isLeft(made)) assert.match(made.left.message, /cacheSize.*whole number/)
+    }
+    assert.isTrue(Either.isRight(Validator.make({ cacheSize: 1 })))
+  })
+
   it("memory follows cacheSize: a released schema is freed (Ajv keeps what an instance compiled, so instances retire)", async () => {
     const gc = collector()
     const v = Either.getOrThrow(Validator.make({ cacheSize: 16 }))

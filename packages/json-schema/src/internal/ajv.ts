@@ -65,7 +65,7 @@ export const shareBy = (shared: Map<string, AnyAjv>, fresh: Fresh, optimize: boo
 }
 
 /** Compiles per shared instance before it is retired: the cache's size, so memory follows it (at least 256: a new instance costs milliseconds). */
-export const retirement = (cacheSize: number): number => (cacheSize >= 256 ? Math.min(cacheSize, 65_536) : 256)
+export const retirement = (cacheSize: number): number => Math.min(Math.max(cacheSize, 256), 65_536)
 
 /** Names `Object.prototype` answers (Ajv looks `properties` and `required` up with `data[name]`). */
 export const inherited: ReadonlySet<string> = new Set([...Object.getOwnPropertyNames(Object.prototype), "__proto__"])
