@@ -12,6 +12,9 @@ import { report, time } from "./harness.js"
 
 const corpus = resolve(import.meta.dirname, "../corpus/tools.jsonl")
 
+/** How many tools an app's toolkit has, for the warm-cache comparison: the first ones of the corpus. */
+const appTools = 20
+
 interface Case {
   readonly schema: JsonSchema.JsonSchema
   readonly isValid: (value: unknown) => boolean
@@ -19,6 +22,8 @@ interface Case {
   readonly zod: { safeParse: (value: unknown) => { success: boolean } }
   readonly value: unknown
   readonly text: string
+  /** Which corpus tool (in file order) the call is for. */
+  readonly tool: number
 }
 
 /** Every corpus example that raw Ajv accepts and that zod can also convert, with its upgraded schema. */
@@ -27,6 +32,7 @@ const load = () => {
   let examples = 0
   let invalid = 0
   let zodUnsupported = 0
+  let tools = 0
   for (const line of readFileSync(corpus, "utf8").split("\n")) {
     if (line.trim() === "") continue
     const tool = JSON.parse(line) as { parameters: unknown; examples: ReadonlyArray<unknown> }
@@ -34,6 +40,7 @@ const load = () => {
     const { schema } = JsonSchema.upgrade(tool.parameters)
     const compiled = Validator.compile(schema)
     if (Either.isLeft(compiled)) continue
+    tools++
     let zod: Case["zod"] | undefined
     try {
       zod = z.fromJSONSchema(schema as never)
@@ -50,7 +57,7 @@ const load = () => {
         zodUnsupported++
         continue
       }
-      cases.push({ schema, isValid: compiled.right.isValid, prepare: Arguments.preparer(schema), zod, value, text: JSON.stringify(value) })
+      cases.push({ schema, isValid: compiled.right.isValid, prepare: Arguments.preparer(schema), zod, value, text: JSON.stringify(value), tool: tools })
     }
   }
   return { cases, examples, invalid, zodUnsupported }
@@ -83,13 +90,29 @@ export const run = async () => {
     { name: "prepare / raw Ajv", candidate: "Arguments.prepare (lenient)", baseline: "raw Ajv (compiled validator)", max: 1.3 },
     { name: "zod / prepare", candidate: "zod 4 fromJSONSchema(…).safeParse", baseline: "Arguments.prepare (lenient)", min: 3 }
   ])
-  // A missed target says why, from this run's own figures.
+  // The same comparison on an app's worth of tools: their validators, schemas and values stay in the CPU's
+  // caches, where across all 4,345 calls every check starts cold. Reported, not a target: what `prepare`
+  // adds in nanoseconds is the steadier figure, and it is shown for both.
+  const app = cases.filter((c) => c.tool <= appTools)
+  const warm = await time([
+    { name: "raw Ajv (compiled validator)", ops: app.length, run: () => {
+      for (const c of app) do_not_optimize(c.isValid(c.value))
+    } },
+    { name: "Arguments.prepare (lenient)", ops: app.length, run: () => {
+      for (const c of app) do_not_optimize(Arguments.prepare(c.schema, c.value))
+    } }
+  ])
+  const third = report(`Arguments.prepare on parsed values, ${appTools} tools' ${app.length} calls (caches warm)`, warm, "raw Ajv (compiled validator)", [])
   const ajv = parsed.get("raw Ajv (compiled validator)")!
   const prepared = parsed.get("Arguments.prepare (lenient)")!
+  const added = (m: Map<string, number>) => (m.get("Arguments.prepare (lenient)")! - m.get("raw Ajv (compiled validator)")!).toFixed(0)
+  console.log(`  prepare adds ${added(warm)} ns a call here, ${added(parsed)} ns a call across all ${cases.length} (cold)`)
+  // A missed target says why, from this run's own figures.
   const zod = parsed.get("zod 4 fromJSONSchema(…).safeParse")!
   if (prepared / ajv > 1.3) {
     console.log("  why ✘ prepare / raw Ajv: prepare also proves a parsed value is JSON all the way down (no NaN, undefined,")
-    console.log("    class instance, hole or cycle reaches an executor), which raw Ajv does not; on JSON text, below, it need not")
+    console.log("    class instance, hole or cycle reaches an executor), which raw Ajv does not; on JSON text, below, it need not;")
+    console.log(`    the ratio is to a check of ${ajv.toFixed(0)} ns when cold, ${warm.get("raw Ajv (compiled validator)")!.toFixed(0)} ns when warm (above)`)
   }
   if (zod / prepared < 3) {
     console.log(`  why ✘ zod / prepare: zod 4 itself ran ${(zod / ajv).toFixed(2)}× raw Ajv here, and prepare cannot be faster`)
@@ -111,5 +134,5 @@ export const run = async () => {
     // zod is shown for context only: JSON.parse dominates both sides here, so the 3× target is the parsed one
     { name: "prepare / (parse + raw Ajv)", candidate: "Arguments.prepare (lenient, JSON text)", baseline: "JSON.parse + raw Ajv", max: 1.3 }
   ])
-  return { results: [...first.results, ...second.results], met: first.met && second.met }
+  return { results: [...first.results, ...third.results, ...second.results], met: first.met && second.met }
 }
