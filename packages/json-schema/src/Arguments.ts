@@ -78,7 +78,7 @@ const compiledPreparer = (schema: JsonSchema, validator: Validator.Compiled): Pr
   // The hot path (a valid value) stays small so the engine inlines the read and the validator into it.
   return (raw, options) => {
     try {
-      const value = Input.read(schema, raw)
+      const value = Input.read(schema, raw, fillers)
       if (value === undefined) return invalid([Input.lastRead.issue!])
       if (!isValid(value)) return repair(schema, validator, value, options)
       if (!fillers || !Input.lastRead.mayHoldBlank || options?.policy === "strict") return valid(value, none)

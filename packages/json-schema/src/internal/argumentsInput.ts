@@ -43,11 +43,16 @@ const unreadable = (issue: Issue): undefined => {
   return undefined
 }
 
+// Whether the walk in progress notes strings that may be blank (see `read`'s `noteBlanks`).
+let noting = true
+
 /**
  * Reads raw arguments; `null`, `undefined` and a blank string are `{}` for an object schema. `undefined`
- * (never a JSON value) when they cannot be read, the reason in `lastRead.issue`.
+ * (never a JSON value) when they cannot be read, the reason in `lastRead.issue`. `noteBlanks: false` is for a
+ * caller with no use for `lastRead.mayHoldBlank` (a schema with no filler to drop): the walk then reads no
+ * string's characters, and the note stays "maybe".
  */
-export const read = (schema: JsonSchema, raw: unknown): JsonValue.JsonValue | undefined => {
+export const read = (schema: JsonSchema, raw: unknown, noteBlanks = true): JsonValue.JsonValue | undefined => {
   lastRead.mayHoldBlank = true
   let value: JsonValue.JsonValue
   if (raw === undefined || raw === null) value = null
@@ -61,7 +66,8 @@ export const read = (schema: JsonSchema, raw: unknown): JsonValue.JsonValue | un
       }
     }
   } else {
-    lastRead.mayHoldBlank = false
+    lastRead.mayHoldBlank = !noteBlanks
+    noting = noteBlanks
     const scanned = member(raw, -1)
     if (scanned !== 1) {
       lastRead.mayHoldBlank = true
@@ -147,7 +153,7 @@ const fast = (u: object, depth: number): 0 | 1 | 2 => {
 // A string (noting one that may be blank), a finite number (NaN and ±Infinity give NaN), a boolean, or JSON below.
 const member = (x: unknown, depth: number): 0 | 1 | 2 => {
   if (typeof x === "string") {
-    if (S.mayBeBlank(x)) lastRead.mayHoldBlank = true
+    if (noting && S.mayBeBlank(x)) lastRead.mayHoldBlank = true
     return 1
   }
   if (typeof x === "object") return x === null ? 1 : fast(x, depth + 1)
