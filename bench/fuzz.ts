@@ -44,6 +44,6 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   console.log(`  check per pair: median ${b.median.toFixed(3)} ms, p99 ${b.p99.toFixed(2)} ms, max ${Math.max(...b.times).toFixed(1)} ms`)
   for (const [c, n] of [...b.constructs].sort((x, y) => y[1] - x[1]).slice(0, 15)) console.log(`  ${String(n).padStart(6)}  ${c}`)
   console.log(b.failures.length === 0 ? "no failures" : `${b.failures.length} FAILURES (minimized):`)
-  for (const f of b.failures) console.log(JSON.stringify(minimize(f)))
+  for (const f of b.failures) console.log(JSON.stringify(minimize(f, 3000, Subschema.check)))
   process.exitCode = b.failures.length === 0 ? 0 : 1
 }

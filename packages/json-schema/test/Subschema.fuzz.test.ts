@@ -7,6 +7,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import type { Failure } from "./internal/fuzzRun.js"
 import { minimize, run, tools } from "./internal/fuzzRun.js"
+import type { Subschema } from "@toolgate/json-schema"
 
 const corpusTools = tools()
 
@@ -38,4 +39,12 @@ describe("Subschema fuzz suite", () => {
       assert.deepStrictEqual(total.failures.length, 0, show(total.failures))
     })
   }
+
+  it("minimize shrinks a failure under the prover it was found with, not always this package's", () => {
+    // A prover that wrongly proves every pair: `"abc"` under string ⊆ number is a failure for it, not for the real one.
+    const wrong = (): Subschema.Verdict => ({ _tag: "Subtype" })
+    const f: Failure = { kind: "Subtype", cloud: { type: "string" }, local: { type: "number" }, value: "abc" }
+    assert.strictEqual(minimize(f, 100, wrong).value, "")
+    assert.deepStrictEqual(minimize(f, 100), f)
+  })
 })

@@ -48,8 +48,11 @@ export interface Options {
    * The prover under test (default: this package's source). The bench passes the built package's, so the
    * batch it times is the code an app installs, like every other bench line.
    */
-  readonly check?: (cloud: JsonSchema, local: JsonSchema) => Subschema.Verdict
+  readonly check?: Check
 }
+
+/** A prover: `Subschema.check`, from the source or from a build. */
+export type Check = (cloud: JsonSchema, local: JsonSchema) => Subschema.Verdict
 
 // The judge's own instance. Its cache is small: what it answers is the same at any size, and 4,096 compiled
 // validators (~280 MB on fuzz schemas) would slow every young-generation collection in the checks it judges.
@@ -110,9 +113,9 @@ export const run = (options: Options): Report => {
   return { ...report, checkedValues: seen.n }
 }
 
-/** Whether a (smaller) pair still fails the way `f` did. */
-const stillFails = (f: Failure, cloud: JsonSchema, local: JsonSchema, value: JsonValue): boolean => {
-  const v = Subschema.check(cloud, local)
+/** Whether a (smaller) pair still fails the way `f` did under the prover `check`. */
+const stillFails = (check: Check, f: Failure, cloud: JsonSchema, local: JsonSchema, value: JsonValue): boolean => {
+  const v = check(cloud, local)
   if (f.kind === "Drift") return v._tag === "Drift" && !(accepts(cloud, v.witness) === true && accepts(local, v.witness) === false)
   if (v._tag !== "Subtype") return false
   if (Either.isLeft(fresh.compile(local))) return Either.isRight(fresh.compile(cloud))
@@ -144,8 +147,8 @@ function* shrinks(v: JsonValue): Generator<JsonValue> {
   else if (typeof v === "string" && v !== "") yield ""
 }
 
-/** A failure made as small as it will go while it still fails (at most `limit` tries). */
-export const minimize = (f: Failure, limit = 3000): Failure => {
+/** A failure made as small as it will go while it still fails under `check`, the prover it failed (at most `limit` tries). */
+export const minimize = (f: Failure, limit = 3000, check: Check = Subschema.check): Failure => {
   let cur = f
   let tries = 0
   let progress = true
@@ -161,7 +164,7 @@ export const minimize = (f: Failure, limit = 3000): Failure => {
       for (const s of shrinks(sources[p]!)) {
         if (++tries > limit) break
         const next = parts[p]!(s)
-        if ((p < 2 && typeof s !== "boolean" && (typeof s !== "object" || s === null || Array.isArray(s))) || !safely(() => stillFails(f, next.cloud, next.local, next.value))) continue
+        if ((p < 2 && typeof s !== "boolean" && (typeof s !== "object" || s === null || Array.isArray(s))) || !safely(() => stillFails(check, f, next.cloud, next.local, next.value))) continue
         cur = next
         progress = true
         break
