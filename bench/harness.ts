@@ -3,6 +3,8 @@
  * ratios, because absolute times on a shared two-core machine mean little.
  */
 import { measure } from "mitata"
+import { setFlagsFromString } from "node:v8"
+import { runInNewContext } from "node:vm"
 
 /** One thing to time: `run` does `ops` operations per call. */
 export interface Candidate {
@@ -83,4 +85,18 @@ export const report = (
     console.log(`  ${ok ? "✔" : "✘"} ${t.name}: ${ratio.toFixed(2)}× (target ${bound})`)
   }
   return { results, met }
+}
+
+/** `globalThis.gc`, or one obtained through V8's flag when the process was not started with --expose-gc. */
+export const gcOf = (): { readonly gc: (() => void) | undefined; readonly how: string } => {
+  const own = (globalThis as { gc?: () => void }).gc
+  if (typeof own === "function") return { gc: own, how: "global.gc (--expose-gc)" }
+  try {
+    setFlagsFromString("--expose-gc")
+    const gc = runInNewContext("gc") as () => void
+    if (typeof gc === "function") return { gc, how: "gc via v8.setFlagsFromString('--expose-gc')" }
+  } catch {
+    // no way to collect on demand: fall back to the bare heap difference
+  }
+  return { gc: undefined, how: "heap difference without gc (noisy: garbage included)" }
 }

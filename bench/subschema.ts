@@ -10,8 +10,7 @@ import { JsonSchema, Subschema, Validator } from "@toolgate/json-schema"
 import { Either } from "effect"
 import { readdirSync, readFileSync } from "node:fs"
 import { join, resolve } from "node:path"
-import { setFlagsFromString } from "node:v8"
-import { runInNewContext } from "node:vm"
+import { gcOf } from "./harness.js"
 
 const corpus = resolve(import.meta.dirname, "../corpus")
 
@@ -94,12 +93,11 @@ const quantile = (xs: ReadonlyArray<number>, q: number): number => {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))]!
 }
 
-setFlagsFromString("--expose-gc")
 /**
  * A full collection, run before each timed part: so that no part pays, in a few of its pairs, for collecting
  * what the part before it left (the p99 is the tenth-slowest of 1,000 pairs: a handful of pauses moves it).
  */
-const collect = runInNewContext("gc") as () => void
+const collect: () => void = gcOf().gc ?? (() => {})
 
 /**
  * Each pair proved once (the first call: nothing cached for it), in ns. The pairs are made here and dropped on

@@ -27,10 +27,9 @@ import { AgentSession, ArgumentValidator, type Provider, type StreamEvent, Tool,
 import { generateText, isStepCount, tool as aiTool, type ToolSet } from "ai"
 import { MockLanguageModelV4 } from "ai/test"
 import { Effect, Either, ManagedRuntime, Schema, Stream } from "effect"
-import { getHeapStatistics, setFlagsFromString } from "node:v8"
-import { runInNewContext } from "node:vm"
+import { getHeapStatistics } from "node:v8"
 import { z } from "zod"
-import { type Candidate, report, type Result } from "./harness.js"
+import { type Candidate, gcOf, report, type Result } from "./harness.js"
 
 /** Interleaved rounds (`BENCH_ROUNDS` to change): many short ones, so the median shrugs off bursts of the other agents' load. */
 const rounds = Number(process.env["BENCH_ROUNDS"] ?? 9)
@@ -345,20 +344,6 @@ const warm = async (runs: ReadonlyArray<() => unknown>, ms = 400) => {
       while (performance.now() < end) await run()
     }
   }
-}
-
-/** `globalThis.gc`, or one obtained through V8's flag when the process was not started with --expose-gc. */
-const gcOf = (): { readonly gc: (() => void) | undefined; readonly how: string } => {
-  const own = (globalThis as { gc?: () => void }).gc
-  if (typeof own === "function") return { gc: own, how: "global.gc (--expose-gc)" }
-  try {
-    setFlagsFromString("--expose-gc")
-    const gc = runInNewContext("gc") as () => void
-    if (typeof gc === "function") return { gc, how: "gc via v8.setFlagsFromString('--expose-gc')" }
-  } catch {
-    // no way to collect on demand: fall back to the bare heap difference
-  }
-  return { gc: undefined, how: "heap difference without gc (noisy: garbage included)" }
 }
 
 /** Heap held per live object made by `make`, over `count` of them kept reachable. */
