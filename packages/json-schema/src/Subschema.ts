@@ -11,7 +11,7 @@ import * as Cache from "./internal/compileCache.js"
 import { stableKey } from "./internal/stableKey.js"
 import { bundle } from "./internal/subschemaBundle.js"
 import { expansions } from "./internal/subschemaCloud.js"
-import { untrusted } from "./internal/subschemaKeywords.js"
+import { misjudged, untrusted } from "./internal/subschemaKeywords.js"
 import { invalidLocal } from "./internal/subschemaLocal.js"
 import { withoutDynamicRefs } from "./internal/subschemaLower.js"
 import type { Ctx, Outcome } from "./internal/subschemaModel.js"
@@ -130,6 +130,8 @@ const run = (cloud: JsonSchema.JsonSchema, local: JsonSchema.JsonSchema, budget:
   }
   const o: Outcome = prove(ctx, [{ schema: ctx.cloudRoot, ptr: "", dialect: cloudDialect }], { schema: ctx.localRoot, ptr: "", dialect: localDialect })
   if (o._tag === "Proven") {
+    const ajvDiffers = misjudged(local) ?? misjudged(cloud)
+    if (ajvDiffers !== undefined) return { _tag: "Unsupported", ...ajvDiffers }
     const broken = invalidLocal(local, ctx.localDialect, localKey)
     return broken === undefined ? subtype : { _tag: "Unsupported", construct: `the local schema does not compile: ${broken.message}`, path: broken.path }
   }

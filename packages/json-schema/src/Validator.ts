@@ -13,7 +13,7 @@ import * as AM from "./internal/ajvMeta.js"
 import * as Cache from "./internal/compileCache.js"
 import type * as I from "./internal/issues.js"
 import * as P from "./internal/pointer.js"
-import { faultOf, issues, wrap } from "./internal/validatorRun.js"
+import { faultOf, issues, namedProbes, wrap } from "./internal/validatorRun.js"
 import { stableKey } from "./internal/stableKey.js"
 import * as JsonSchema from "./JsonSchema.js"
 
@@ -211,6 +211,7 @@ const engine = (
     // Ajv's code optimizer can drop a variable its code still uses (`props0 is not defined`, seen with `if`):
     // the same schema's unoptimized code stands in (the code the prover's validator runs), then its first-error code
     const stand = optimize ? ([[true, false], [false, false]] as const) : ([[false, false]] as const)
+    const named = namedProbes(schema)
     let standIn: ValidateFunction | undefined | null = null
     const fallback = () => {
       if (standIn !== null) return standIn
@@ -220,11 +221,11 @@ const engine = (
         if (on instanceof SchemaError) continue
         entry.holders.add(on)
         const f = alone ? AM.tryCompileAlone(on, schema, d, entry.content) : onShared(on)
-        if (typeof f === "function" && faultOf(f) === undefined) return standIn = f
+        if (typeof f === "function" && faultOf(f, named) === undefined) return standIn = f
       }
       return standIn
     }
-    const broken = faultOf(r)
+    const broken = faultOf(r, named)
     if (broken === undefined) return Either.right(wrap(schema, d, r, entry.ctx, fallback))
     const alternative = fallback()
     if (alternative !== undefined) return Either.right(wrap(schema, d, alternative, entry.ctx))

@@ -36,6 +36,18 @@ const pinned = ([cloud, local, value, verdict]: Row): void => {
 const d7 = "http://json-schema.org/draft-07/schema#"
 
 describe("Subschema regressions (issue 12)", () => {
+  it("contains beside a tuple is no proof: Ajv skips it on arrays shorter than the tuple inside not and if (fuzz seed 40404)", () => {
+    const rows: ReadonlyArray<Row> = [
+      [{ not: { contains: true } }, { not: { contains: true, prefixItems: [false] } }, [], "not Subtype"],
+      [{ type: "array", maxItems: 0 }, { if: { prefixItems: [{ type: "number" }], contains: true }, then: false }, [], "not Subtype"],
+      [{ $schema: d7, not: { contains: true } }, { $schema: d7, not: { contains: true, items: [{ type: "number" }] } }, [], "not Subtype"],
+      // through a definition a `$ref` under `not` reaches: Ajv inlines it into the first-error code
+      [{ not: { contains: true } }, { not: { $ref: "#/$defs/t" }, $defs: { t: { contains: true, prefixItems: [false] } } }, [], "not Subtype"],
+      // on the cloud side too: the fuzz judge, like any Ajv, reads the cloud the same way
+      [{ not: { contains: true, prefixItems: [false] } }, { type: "array" }, undefined, "not Subtype"]
+    ]
+    rows.forEach(pinned)
+  })
   it("nullable is read wherever the validator honours it (not, oneOf disjointness, if)", () => {
     const rows: ReadonlyArray<Row> = [
       [{ type: ["null", "integer"] }, { not: { type: "object", nullable: true } }, null, "Drift"],
@@ -93,6 +105,17 @@ describe("Subschema regressions (issue 12)", () => {
       const c = Validator.compile(local)
       assert.isTrue(Either.isRight(c) && c.right.isValid("") && c.right.validate("x").length === 0)
     }
+  })
+  it("patternProperties beside an if: Ajv's code throws once a matching key is present, so it proves nothing (fuzz seed 50505)", () => {
+    const rows: ReadonlyArray<Row> = [
+      [{}, { patternProperties: { x: true }, if: { type: "string" }, then: { $ref: "#/$defs/node" }, $defs: { node: { properties: { next: true } } } }, { x: "" }, "not Subtype"],
+      [{ type: "object" }, { patternProperties: { x: true }, if: true, then: { if: { type: "integer" }, then: { if: { additionalProperties: false }, else: { exclusiveMaximum: 0 } } } }, { x: 0 }, "not Subtype"],
+      // the probes hold no value that passes `const: "a"`, so this code compiles; the prover fails closed on the construct
+      [{ type: "object", patternProperties: { x: { const: "a" } } }, { patternProperties: { x: { const: "a" } }, if: { type: "string" }, then: { $ref: "" } }, { x: "a" }, "not Subtype"]
+    ]
+    rows.forEach(pinned)
+    const c = Validator.compile(rows[0]![1] as JsonSchema.JsonSchema)
+    assert.isTrue(Either.isLeft(c) && /fails when run.*setting 'x'/.test(c.left.message))
   })
   it("own toString / valueOf keys: the validator's equality never throws, so these are proofs", () => {
     const rows: ReadonlyArray<Row> = [

@@ -97,6 +97,37 @@ export const numberFormats: ReadonlySet<string> = new Set(["int32", "int64", "fl
 /** Formats that accept every string (`password`, `binary`) or every number (`float`, `double`). */
 export const universalFormats: ReadonlySet<string> = new Set(["password", "binary", "float", "double"])
 
+// Where Ajv runs first-error code: `not`, an `if`'s condition, and definitions a `$ref` there may inline.
+const firstErrorAt: ReadonlySet<string> = new Set(["not", "if", "$defs", "definitions"])
+
+/**
+ * The first construct where Ajv's code is known to answer otherwise than the specification the prover
+ * reads, so a proof would not hold for the validator that runs the schema (both found by the fuzz suite):
+ * - `contains` beside a tuple (2020-12 `prefixItems`, a draft-07 `items` array) under a `not`, an `if` or in
+ *   definitions: in the first-error code Ajv runs there, an array shorter than the tuple skips `contains`, so
+ *   `{not: {contains: true, prefixItems: [false]}}` rejects `[]` (seed 40404);
+ * - `patternProperties` beside an `if` in one schema object: Ajv's code merging evaluated properties has
+ *   thrown on a value with a matching key (`Cannot set properties of undefined`, seed 50505).
+ */
+export const misjudged = (root: JsonSchema): { readonly construct: string; readonly path: string } | undefined => {
+  const stack: Array<readonly [JsonValue, string, boolean]> = [[root, "", false]]
+  const seen = new Set<object>()
+  while (stack.length > 0) {
+    const [v, p, firstError] = stack.pop()!
+    if (typeof v !== "object" || v === null || Array.isArray(v) || seen.has(v)) continue
+    seen.add(v)
+    const s = v as { readonly [k: string]: JsonValue }
+    if (firstError && s["contains"] !== undefined && (Array.isArray(s["prefixItems"]) || Array.isArray(s["items"]))) {
+      return { construct: "contains beside a tuple under not or if (Ajv skips it on shorter arrays there)", path: P.append(p, "contains") }
+    }
+    if (s["patternProperties"] !== undefined && s["if"] !== undefined) {
+      return { construct: "patternProperties beside an if (Ajv's code for it throws on some values)", path: P.append(p, "patternProperties") }
+    }
+    for (const c of children(s)) stack.push([c.schema, c.tokens.reduce(P.append, p), firstError || firstErrorAt.has(c.tokens[0]!)])
+  }
+  return undefined
+}
+
 /**
  * The first construct in a local schema whose validator semantics the prover does not trust (Ajv is known
  * to differ from the specification there; see the Conformance pins): dynamic references, `unevaluated*`

@@ -38,11 +38,15 @@ export const invalidLocal = (local: JsonSchema.JsonSchema, dialect: JsonSchema.D
 
 /**
  * Whether a schema may fail to compile where its meta-schema passes it: a `$ref` the resolver does not
- * resolve, an empty `enum` (2020-12's meta-schema allows it, Ajv does not), or a `nullable` Ajv refuses.
+ * resolve, an empty `enum` (2020-12's meta-schema allows it, Ajv does not), a `nullable` Ajv refuses, or
+ * `patternProperties` beside an applicator whose evaluated properties Ajv merges, where its code has thrown
+ * once a matching key is present (fuzz seed 50505: `Validator` probes such keys and refuses that code).
  */
 const beyondMeta = (root: JsonSchema.JsonSchema): boolean => {
   const stack: Array<JsonSchema.JsonSchema> = [root]
   const seen = new Set<object>()
+  let patterns = false
+  let merging = false
   while (stack.length > 0) {
     const s = stack.pop()!
     if (typeof s !== "object" || seen.has(s)) continue
@@ -51,10 +55,16 @@ const beyondMeta = (root: JsonSchema.JsonSchema): boolean => {
     if (ref !== undefined && (typeof ref !== "string" || JsonSchema.resolveRef(root, ref)._tag === "Unresolvable")) return true
     if (Array.isArray(s["enum"]) && s["enum"].length === 0) return true
     if (nullableRefused(s["nullable"], s["type"])) return true
+    patterns ||= s["patternProperties"] !== undefined
+    merging ||= merges.some((k) => s[k] !== undefined)
+    if (patterns && merging) return true
     for (const c of JsonSchema.subschemas(s)) stack.push(c.schema)
   }
   return false
 }
+
+// Applicators whose evaluated properties Ajv merges into the enclosing schema's.
+const merges = ["if", "anyOf", "oneOf", "allOf", "dependentSchemas", "$ref", "unevaluatedProperties"] as const
 
 const inPlace = ["allOf", "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas", "$ref"] as const
 
