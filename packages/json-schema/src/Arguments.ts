@@ -106,6 +106,8 @@ export const preparer: (schema: JsonSchema) => Preparer = Cache.byIdentity((sche
 /**
  * Prepares raw tool-call arguments (a JSON string, a parsed value, `null`, `undefined` or `""`) for an
  * executor. Never throws and never mutates `raw`: unreadable or non-JSON input is `Invalid`. A parsed value
- * is read as `JSON.stringify` reads it: a getter is read like a data property, once (plain data only).
+ * is read as `JSON.stringify` reads it (own enumerable string keys, a getter like a data property) and is
+ * `Valid` as it is, not copied: the proof that it is JSON and the validation read it again, so hand over plain
+ * data (a getter or proxy answering differently on a later read is not caught).
  */
 export const prepare = (schema: JsonSchema, raw: unknown, options?: Options): Prepared => preparer(schema)(raw, options)

@@ -84,6 +84,13 @@ describe("Arguments.prepare: raw input", () => {
     const o = Object.assign(Object.create(null) as object, { city: "Oslo" })
     assert.deepStrictEqual(valueOf(Arguments.prepare(weather, o)), { city: "Oslo" })
   })
+  it("a getter is read like a data property, on every read: the value is Valid as it is, not a copy", () => {
+    let reads = 0
+    const o = Object.defineProperty({}, "city", { enumerable: true, get: () => (reads++, "Oslo") })
+    assert.strictEqual(valueOf(Arguments.prepare(weather, o)), o)
+    // the proof that it is JSON and the validation each read it: plain data is what `prepare` can vouch for
+    assert.isAbove(reads, 1)
+  })
   it("a getter that throws is Invalid, not a throw", () => {
     const o = Object.defineProperty({}, "city", { enumerable: true, get: () => { throw new Error("boom") } })
     assert.match(issuesOf(Arguments.prepare(weather, o))[0]!.message, /could not be read.*boom/)
