@@ -177,10 +177,15 @@ export type SendError =
 /** The model's structured answer did not decode with the caller's schema (or the schema has no JSON Schema form). */
 export { StructuredOutputInvalid } from "./Errors.js"
 
-/** What `undoLastTurn` did: the turn taken back and the calls this attempt undid (newest first). */
+/**
+ * What `undoLastTurn` did: the turn taken back, the calls this attempt undid, and the calls whose effects stay
+ * because no undo can take them back (their tool has none, or they timed out): those are now `outstanding`
+ * (reason `no_undo` or `interrupted`) until the app reconciles them. Both newest first.
+ */
 export interface UndoReport {
   readonly turn: number
   readonly undone: ReadonlyArray<string>
+  readonly notUndone: ReadonlyArray<string>
 }
 
 /** A session. */
@@ -198,11 +203,12 @@ export interface AgentSession {
   readonly history: Effect.Effect<ReadonlyArray<Message.Message>>
   /**
    * Runs the last committed turn's undo steps still to run, newest first, and removes the turn from history
-   * once none is left; `None` when nothing is to undo. A failed step fails it with `UndoIncomplete` (the turn
-   * stays, the steps that succeeded are marked), so calling it again retries exactly what is left.
+   * once none is left (its calls no undo can take back then join `outstanding`); `None` when nothing is to
+   * undo. A failed step fails it with `UndoIncomplete` (the turn stays, the steps that succeeded are marked),
+   * so calling it again retries exactly what is left.
    */
   readonly undoLastTurn: Effect.Effect<Option.Option<UndoReport>, Compensation.UndoIncomplete>
-  /** Effects of failed turns that could not be taken back, oldest first, until `reconcile` removes them. */
+  /** Effects of failed or undone turns that could not be taken back, oldest first, until `reconcile` removes them. */
   readonly outstanding: Effect.Effect<ReadonlyArray<Compensation.OutstandingEffect>>
   /** Marks outstanding effects as handled by the app (by call idempotency key); returns those removed. */
   readonly reconcile: (idempotencyKeys: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<Compensation.OutstandingEffect>>

@@ -45,7 +45,7 @@ export const NotCompensated = Schema.Struct({
 export type NotCompensated = typeof NotCompensated.Type
 
 /**
- * An effect of a failed turn that is still in the world: the call as it ran and why it was not taken back.
+ * An effect of a failed or undone turn that is still in the world: the call as it ran and why it was not taken back.
  * The session keeps it (`AgentSession.outstanding`) until the app reconciles it.
  */
 export const OutstandingEffect = Schema.Struct({

@@ -41,11 +41,15 @@ describe("AgentSession.undoLastTurn", () => {
       const before = yield* s.history
       yield* s.send("two")
       const report = Option.getOrThrow(yield* s.undoLastTurn)
-      assert.deepStrictEqual(report, { turn: 2, undone: ["w2", "w1"] })
+      assert.deepStrictEqual(report, { turn: 2, undone: ["w2", "w1"], notUndone: ["r"] })
       assert.deepStrictEqual(log, ["write a", "write b", "undo b {\"wrote\":\"b\"} w2", "undo a {\"wrote\":\"a\"} w1"])
       assert.deepStrictEqual(yield* s.history, before)
+      // `read` has no undo: whatever it did stays, and the session says so until the app reconciles it
+      assert.deepStrictEqual((yield* s.outstanding).map((o) => [o.turn, o.callId, o.tool, o.reason, o.idempotencyKey, o.envelope?.ok]), [
+        [2, "r", "read", "no_undo", `${s.id}:2:r`, true]
+      ])
       const first = Option.getOrThrow(yield* s.undoLastTurn)
-      assert.deepStrictEqual(first, { turn: 1, undone: [] })
+      assert.deepStrictEqual(first, { turn: 1, undone: [], notUndone: [] })
       assert.deepStrictEqual(yield* s.history, [])
       assert.isTrue(Option.isNone(yield* s.undoLastTurn))
     }))
@@ -70,10 +74,11 @@ describe("AgentSession.undoLastTurn", () => {
       assert.deepStrictEqual(yield* s.history, history, "the turn stays in history")
       assert.deepStrictEqual(log.slice(2), ["undo b {\"wrote\":\"b\"} w2", "undo a {\"wrote\":\"a\"} w"])
       const retried = Option.getOrThrow(yield* s.undoLastTurn)
-      assert.deepStrictEqual(retried, { turn: 2, undone: ["f"] })
+      assert.deepStrictEqual(retried, { turn: 2, undone: ["f"], notUndone: [] })
       assert.deepStrictEqual(log.slice(4), ["undo flaky"], "the steps already undone do not run again")
       assert.deepStrictEqual(yield* s.history, history.slice(0, 2))
-      assert.deepStrictEqual(Option.getOrThrow(yield* s.undoLastTurn), { turn: 1, undone: [] })
+      assert.deepStrictEqual(Option.getOrThrow(yield* s.undoLastTurn), { turn: 1, undone: [], notUndone: [] })
+      assert.deepStrictEqual(yield* s.outstanding, [])
     }))
 
   it.effect("a failed turn after a committed one: undo removes the committed turn and keeps the failed turn's user message", () =>
@@ -103,7 +108,26 @@ describe("AgentSession.undoLastTurn", () => {
       const s = yield* session(provider, withBoom)
       yield* s.send("go")
       const report = Option.getOrThrow(yield* s.undoLastTurn)
-      assert.deepStrictEqual(report.undone, [])
+      assert.deepStrictEqual([report.undone, report.notUndone], [[], []])
       assert.deepStrictEqual(log, [])
+      assert.deepStrictEqual(yield* s.outstanding, [], "a call that failed had no effect to keep")
+    }))
+
+  it.live("a committed call that ran out of time may have done anything: undoing its turn leaves it outstanding", () =>
+    Effect.gen(function*() {
+      const slow = Tool.make("slow", {
+        description: "s",
+        parameters: { type: "object" },
+        timeout: "20 millis",
+        execute: () => Effect.never,
+        undo: () => Effect.die("an unanswered call has no result to undo")
+      })
+      const provider = make([[call("s1", "slow"), done], answer("it timed out")])
+      const s = yield* session(provider, Either.getOrThrow(Toolkit.make(slow)))
+      yield* s.send("go")
+      const report = Option.getOrThrow(yield* s.undoLastTurn)
+      assert.deepStrictEqual(report, { turn: 1, undone: [], notUndone: ["s1"] })
+      assert.deepStrictEqual((yield* s.outstanding).map((o) => [o.callId, o.reason, o.envelope?.ok === false && o.envelope.kind]), [["s1", "interrupted", "timeout"]])
+      assert.deepStrictEqual(yield* s.history, [])
     }))
 })

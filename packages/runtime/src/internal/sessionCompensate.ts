@@ -58,13 +58,25 @@ const messagesOf = (turn: number, left: ReadonlyArray<readonly [Execution, Compe
     ...left.map(([e, l]): Message.Message => ({ _tag: "ToolResult", callId: e.callId, name: e.tool, envelope: told(turn, e, l) }))
   ]
 
+/**
+ * Why an execution's effect stays with no undo to try: it was interrupted or ran out of time (its effect
+ * unknown), or its tool has no undo. `undefined` when it had no effect (it answered a failure) or has an undo.
+ */
+export const stays = (e: Execution): Compensation.NotCompensated | undefined => {
+  if (e.envelope === undefined || e.timedOut) return { callId: e.callId, tool: e.tool, reason: "interrupted" }
+  return e.envelope.ok && e.undo === undefined ? { callId: e.callId, tool: e.tool, reason: "no_undo" } : undefined
+}
+
+/** An execution of `turn` left in effect, as the session keeps it until the app reconciles it. */
+export const outstandingOf = (turn: number, e: Execution, left: Compensation.NotCompensated): Compensation.OutstandingEffect =>
+  ({ ...executedCall(e), ...left, turn })
+
 /** One execution taken back: `undefined` when undone or when it had no effect, else why it stays. */
 const takeBack = (e: Execution): Effect.Effect<Compensation.NotCompensated | "undone" | undefined> => {
-  const base = { callId: e.callId, tool: e.tool }
-  if (e.envelope === undefined || e.timedOut) return Effect.succeed({ ...base, reason: "interrupted" })
-  if (!e.envelope.ok) return Effect.succeed(undefined)
-  if (e.undo === undefined) return Effect.succeed({ ...base, reason: "no_undo" })
-  return Effect.map(attempt(e.undo), (failure) => failure === undefined ? "undone" : { ...base, reason: "undo_failed", undoFailure: failure })
+  const left = stays(e)
+  if (left !== undefined || e.undo === undefined) return Effect.succeed(left)
+  return Effect.map(attempt(e.undo), (failure) =>
+    failure === undefined ? "undone" : { callId: e.callId, tool: e.tool, reason: "undo_failed", undoFailure: failure })
 }
 
 /** Takes back `executions` (newest first), records what stays as outstanding effects and publishes `TurnCompensated`. */
@@ -81,7 +93,7 @@ export const compensate = (env: Env, turn: number, executions: ReadonlyArray<Exe
     const notCompensated = left.map(([, l]) => l)
     yield* Ref.update(env.outstanding, (o) => [
       ...o,
-      ...left.map(([e, l]): Compensation.OutstandingEffect => ({ ...executedCall(e), ...l, turn }))
+      ...left.map(([e, l]) => outstandingOf(turn, e, l))
     ])
     const executed = executions.map(executedCall)
     yield* publish(env, { _tag: "TurnCompensated", turn, executed: executed.map((e) => e.callId), compensated, notCompensated })

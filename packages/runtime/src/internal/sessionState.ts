@@ -63,6 +63,8 @@ export interface UndoEntry {
   /** The ids of the turn's answered calls (their results leave the session's results on undo). */
   readonly calls: ReadonlyArray<string>
   readonly steps: ReadonlyArray<UndoStep>
+  /** Its calls no undo can take back (no undo, or timed out), in execution order: outstanding once the turn is undone. */
+  readonly kept: ReadonlyArray<Compensation.OutstandingEffect>
 }
 
 /** Rewrites an outbound request (the pre-transmit filter). */

@@ -25,7 +25,7 @@ import type * as ToolEnvelope from "../ToolEnvelope.js"
 import { safeString } from "./json.js"
 import * as Deadline from "./deadline.js"
 import { answerRound, reportCall } from "./sessionCalls.js"
-import { type Compensated, failedAfterTools, rollBack } from "./sessionCompensate.js"
+import { type Compensated, failedAfterTools, outstandingOf, rollBack, stays } from "./sessionCompensate.js"
 import * as RoundEvents from "./roundEvents.js"
 import * as SessionRequest from "./sessionRequest.js"
 import * as SessionRound from "./sessionRound.js"
@@ -238,7 +238,11 @@ const commit = (env: Env, current: Current) =>
         start: current.start,
         count: messages.length + 1,
         calls: [...results.keys()],
-        steps: current.executions.flatMap((e) => e.undo === undefined ? [] : [e.undo])
+        steps: current.executions.flatMap((e) => e.undo === undefined ? [] : [e.undo]),
+        kept: current.executions.flatMap((e) => {
+          const left = stays(e)
+          return left === undefined ? [] : [outstandingOf(current.number, e, left)]
+        })
       }
     ])
     if (env.chainScope === "session" && results.size > 0) {

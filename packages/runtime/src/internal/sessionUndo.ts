@@ -1,8 +1,9 @@
 /**
  * Undoing the last committed turn: its undo steps still to run go newest first (each one's failure is
  * recorded, the others still run; each one that succeeds is marked at once, so a retry never runs it
- * again). Only when no step is left does the turn leave history; otherwise the undo fails with
- * `UndoIncomplete` and the turn stays, ready to be undone again.
+ * again). Only when no step is left does the turn leave history, and its calls no undo can take back (no
+ * undo, or timed out) become outstanding effects; otherwise the undo fails with `UndoIncomplete` and the
+ * turn stays, ready to be undone again.
  *
  * @internal
  */
@@ -40,10 +41,14 @@ const runStep = (env: Env, entry: UndoEntry, step: UndoStep) =>
     )
   )
 
-/** Takes the turn of `entry` out of the log, history and the session's results: one step no interruption can split. */
+/**
+ * Takes the turn of `entry` out of the log, history and the session's results, and makes the effects no undo
+ * could take back outstanding: one step no interruption can split.
+ */
 const remove = (env: Env, entry: UndoEntry) =>
   Effect.uninterruptible(Effect.gen(function*() {
     yield* Ref.update(env.undoLog, (log) => log.filter((e) => e.turn !== entry.turn))
+    if (entry.kept.length > 0) yield* Ref.update(env.outstanding, (o) => [...o, ...entry.kept])
     yield* Ref.update(env.history, (h) => [...h.slice(0, entry.start), ...h.slice(entry.start + entry.count)])
     const without = <V>(byCall: ReadonlyMap<string, V>) => {
       const kept = new Map(byCall)
@@ -73,5 +78,5 @@ export const undoLast = (env: Env): Effect.Effect<Option.Option<AgentSession.Und
       return yield* new UndoIncomplete({ turn: entry.turn, undone, failed, left: [...left].reverse().map((s) => s.callId) })
     }
     yield* remove(env, entry)
-    return Option.some({ turn: entry.turn, undone })
+    return Option.some({ turn: entry.turn, undone, notUndone: entry.kept.map((k) => k.callId).reverse() })
   })
