@@ -1,7 +1,8 @@
 /**
  * The turn as a transaction, over random scripts: tools with an undo, with none, with an undo that fails, that
  * answer a failure, that run past their time budget, invalid calls; turns that commit, fail (a provider error,
- * a broken event contract, repairs exhausted) or are interrupted; `undoLastTurn` and `reconcile` between them.
+ * a broken event contract, repairs exhausted) or are interrupted (waiting for the model, or while a tool runs);
+ * `undoLastTurn` and `reconcile` between them.
  * After every step, each effect still in the world belongs to a committed turn or is an outstanding effect of
  * the session: nothing is left behind that the session cannot account for, and no undo runs twice.
  */
@@ -12,7 +13,7 @@ import * as Tool from "../src/Tool.js"
 import * as Toolkit from "../src/Toolkit.js"
 import { answer, call, done, make, type Round, session, text } from "./support/scriptedProvider.js"
 
-type Kind = "add" | "note" | "stuck" | "refuse" | "late" | "invalid"
+type Kind = "add" | "note" | "stuck" | "refuse" | "late" | "invalid" | "block"
 type Ending = "answer" | "providerError" | "missingDone" | "interrupt"
 type After = "none" | "undo" | "reconcile"
 
@@ -22,15 +23,22 @@ interface TurnSpec {
   readonly after: After
 }
 
-const kind = fc.constantFrom<Kind>("add", "add", "note", "stuck", "refuse", "late", "invalid")
-const turnSpec: fc.Arbitrary<TurnSpec> = fc.record({
-  rounds: fc.array(fc.array(kind, { minLength: 1, maxLength: 3 }), { maxLength: 3 }),
-  ending: fc.constantFrom<Ending>("answer", "answer", "providerError", "missingDone", "interrupt"),
-  after: fc.constantFrom<After>("none", "none", "undo", "reconcile")
-})
+const kinds: ReadonlyArray<Kind> = ["add", "add", "note", "stuck", "refuse", "late", "invalid"]
+// a turn that is interrupted may be so while a tool runs (`block` never answers): only such a turn has one
+const turnSpec: fc.Arbitrary<TurnSpec> = fc.constantFrom<Ending>("answer", "answer", "providerError", "missingDone", "interrupt")
+  .chain((ending) =>
+    fc.record({
+      rounds: fc.array(fc.array(fc.constantFrom(...kinds, ...(ending === "interrupt" ? ["block" as const] : [])), { minLength: 1, maxLength: 3 }), { maxLength: 3 }),
+      ending: fc.constant(ending),
+      after: fc.constantFrom<After>("none", "none", "undo", "reconcile")
+    })
+  )
 
-/** The world the tools act on: the idempotency keys whose effects are in place, and every key ever run. */
-const world = () => {
+/**
+ * The world the tools act on: the idempotency keys whose effects are in place, and every key ever run.
+ * `blocked` is called by a `block` call once its effect is in place (it then never answers).
+ */
+const world = (blocked: () => Effect.Effect<void>) => {
   const live = new Set<string>()
   const ran = new Set<string>()
   const doubleRuns: Array<string> = []
@@ -63,6 +71,13 @@ const world = () => {
       timeout: "5 millis",
       execute: (_, ctx) => Effect.zipRight(apply(ctx.idempotencyKey), Effect.never),
       undo: () => Effect.die("a call that never answered has nothing to undo")
+    }),
+    Tool.make("block", {
+      description: "Starts an effect, then waits until the turn is interrupted.",
+      parameters: param,
+      timeout: "none",
+      execute: (_, ctx) => Effect.zipRight(apply(ctx.idempotencyKey), Effect.zipRight(blocked(), Effect.never)),
+      undo: () => Effect.die("a call that never answered has nothing to undo")
     })
   ]
   return { live, doubleRuns, undoOfNothing, toolkit: Either.getOrThrow(Toolkit.make(...tools)) }
@@ -77,8 +92,9 @@ describe("AgentSession: the turn as a transaction (property)", () => {
     [fc.array(turnSpec, { minLength: 1, maxLength: 4 }), fc.boolean()],
     ([turns, parallel]) =>
       Effect.gen(function*() {
-        const w = world()
         const asked = yield* Effect.forEach(turns, () => Deferred.make<void>())
+        let current = 0
+        const w = world(() => Deferred.succeed(asked[current]!, undefined))
         // each turn plays its own rounds: a turn that ends early (repairs exhausted) leaves the rest unplayed
         const script = turns.map((t, i): Array<Round> => {
           const rounds: Array<Round> = []
@@ -109,6 +125,7 @@ describe("AgentSession: the turn as a transaction (property)", () => {
         const committed = new Set<number>()
         for (const [i, t] of turns.entries()) {
           playing = script[i]!
+          current = i
           if (t.ending === "interrupt") {
             const fiber = yield* Effect.fork(s.send(`turn ${i}`))
             yield* Effect.raceFirst(Deferred.await(asked[i]!), Fiber.await(fiber))
