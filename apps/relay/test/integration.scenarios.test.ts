@@ -40,7 +40,11 @@ const checks: Readonly<Record<string, (seen: Seen, via: "cloud" | "openai" | "ge
     const error = errorOf(outcome)
     assert.strictEqual(error["tool"], "get_weather")
     assert.deepStrictEqual(error["drifted"], ["get_weather"])
-    assert.deepStrictEqual(error["reasons"], [{ cloudPath: "", localPath: "/required", message: "`city` is required locally but optional in the cloud schema" }])
+    // both differences of the drifted profile, each on a witness of its own
+    const reasons = error["reasons"] as ReadonlyArray<{ cloudPath: string; localPath: string; message: string }>
+    assert.deepStrictEqual(reasons[0], { cloudPath: "", localPath: "/required", message: "`city` is required locally but optional in the cloud schema" })
+    assert.deepStrictEqual(reasons.map((r) => r.localPath), ["/required", "/properties/units/enum"])
+    assert.include(reasons[1]!.message, "\"kelvin\"")
     assert.deepStrictEqual([probes, rounds], [1, 0], "the gate failed before any stream request")
   },
   "old-relay": ({ outcome, ran, rounds }, via) => {

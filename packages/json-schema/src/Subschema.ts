@@ -33,6 +33,29 @@ export interface Reason {
   readonly message: string
 }
 
+/**
+ * A reason as one line that stands alone: its message, after the field its local path points into when the
+ * path is a plain chain of `properties`/`items` (`` `days`: the local schema allows at most 7; … ``).
+ */
+export const explain = (reason: Reason): string => {
+  const field = fieldOf(JsonSchema.Pointer.parse(reason.localPath))
+  return field === "" ? reason.message : `\`${field}\`: ${reason.message}`
+}
+
+/** The instance field of a schema path made of `properties/<name>`, `items`, `prefixItems/<i>` and one last keyword; else "". */
+const fieldOf = (tokens: ReadonlyArray<string>): string => {
+  let field = ""
+  let i = 0
+  for (; i < tokens.length; i++) {
+    const t = tokens[i]!
+    if (t === "properties" && i + 1 < tokens.length) field += `${field === "" ? "" : "."}${tokens[++i]}`
+    else if (t === "items") field += "[]"
+    else if (t === "prefixItems" && i + 1 < tokens.length && /^\d+$/.test(tokens[i + 1]!)) field += `[${tokens[++i]}]`
+    else break
+  }
+  return i >= tokens.length - 1 ? field : ""
+}
+
 /** The verdict: proven, drift with a verified witness, or a construct the prover cannot model. */
 export type Verdict =
   | { readonly _tag: "Subtype" }
@@ -151,10 +174,16 @@ const run = (cloud: JsonSchema.JsonSchema, local: JsonSchema.JsonSchema, budget:
   let lowerCompiled: Lower | undefined
   const lower = bound === undefined ? undefined : () => lowerCompiled ??= Either.flatMap(Validators.isolated(), (v) => v.compile(bound))
   if (o._tag === "Counter") {
+    // every counterexample whose own witness both validators confirm names its reason, so one run of
+    // `toolgate check` lists each drift the prover found; the first confirmed witness is the verdict's
+    let drift: { reasons: Array<Reason>; witness: JsonValue } | undefined
     for (const c of [o, ...(o.more ?? [])]) {
       const w = verified(cloud, local, c.witnesses, lower)
-      if (w !== undefined) return { _tag: "Drift", reasons: c.reasons, witness: w }
+      if (w === undefined) continue
+      if (drift === undefined) drift = { reasons: [...c.reasons], witness: w }
+      else drift.reasons.push(...c.reasons.filter((r) => !drift!.reasons.some((d) => d.message === r.message && d.localPath === r.localPath)))
     }
+    if (drift !== undefined) return { _tag: "Drift", ...drift }
   }
   // no verified witness, or a construct it cannot model: samples of the whole cloud may still show drift,
   // and so may one plain value of each type where the cloud cannot be sampled

@@ -61,6 +61,32 @@ describe("Subschema.check: drift with a verified witness", () => {
     assert.strictEqual(v.reasons[0]!.message, "`units` is required locally but optional in the cloud schema")
     assert.strictEqual(v.reasons[0]!.localPath, "/required")
   })
+  it("names every difference whose own witness both validators confirm, each as one line with its field", () => {
+    const local = obj({ city: { type: "string" }, units: { enum: ["metric", "imperial"] }, days: { type: "integer", maximum: 7 } }, { required: ["city"], additionalProperties: false })
+    const cloud = obj({ city: { type: "string" }, units: { enum: ["metric", "imperial", "kelvin"] }, days: { type: "integer" } }, { additionalProperties: false })
+    const v = drift(cloud, local)
+    assert.deepStrictEqual(v.reasons.map((r) => r.localPath), ["/required", "/properties/units/enum", "/properties/days/maximum"])
+    assert.deepStrictEqual(v.reasons.map(Subschema.explain), [
+      "`city` is required locally but optional in the cloud schema",
+      "`units`: " + v.reasons[1]!.message,
+      "`days`: the local schema allows at most 7; the cloud schema allows any higher value"
+    ])
+    // each reason stands on a witness of its own: fixing one leaves the others
+    const fixed = drift({ ...(cloud as object), required: ["city"] } as JsonSchema.JsonSchema, local)
+    assert.deepStrictEqual(fixed.reasons.map((r) => r.localPath), ["/properties/units/enum", "/properties/days/maximum"])
+  })
+  it("explain: a field only for a plain chain of properties and items; any other path gives the message as is", () => {
+    const at = (localPath: string) => Subschema.explain({ cloudPath: "", localPath, message: "m" })
+    assert.deepStrictEqual(
+      ["", "/required", "/properties/a~1b/properties/c/type", "/properties/tags/items/pattern", "/prefixItems/1/type", "/items/0/type"].map(at),
+      ["m", "m", "`a/b.c`: m", "`tags[]`: m", "`[1]`: m", "m"]
+    )
+    // paths it cannot read as one field (definitions, combinators, a dangling `properties`, `__proto__`, junk) add nothing
+    for (const p of ["/$defs/x/properties/y/type", "/properties/a/anyOf/0/type", "/properties", "#/%zz", "/properties/__proto__/type/extra/more"]) {
+      assert.strictEqual(at(p), "m", p)
+    }
+    assert.strictEqual(at("/properties/__proto__/type"), "`__proto__`: m")
+  })
   it("a type the local side rejects, an enum value, a const", () => {
     drift(obj({ a: { type: ["string", "null"] } }), obj({ a: { type: "string" } }))
     drift({ type: "number" }, { type: "integer" })

@@ -6,6 +6,7 @@
  * @since 0.1.0
  */
 import type * as HttpClientError from "@effect/platform/HttpClientError"
+import { Subschema } from "@toolgate/json-schema"
 import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
 import type * as ArgumentValidator from "./ArgumentValidator.js"
@@ -70,7 +71,7 @@ export class SchemaDriftError extends Schema.TaggedError<SchemaDriftError>()("Sc
   readonly [TypeId]: TypeId = TypeId
   /** A readable summary: the tool, why it drifted, the witness and every drifted tool. */
   override get message(): string {
-    const why = listed(this.reasons.map((r) => r.message))
+    const why = listed(this.reasons.map(Subschema.explain))
     const others = this.drifted.length > 1 ? ` Drifted tools: ${this.drifted.join(", ")}.` : ""
     return `Tool \`${this.tool}\` drifted from its local schema${why === "" ? "" : `: ${why}`}. ` +
       `The relay would send ${preview(this.witness)}, which the local schema rejects.${others}`

@@ -4,7 +4,7 @@
  *
  * @internal
  */
-import { JsonValue } from "@toolgate/json-schema"
+import { JsonValue, Subschema } from "@toolgate/json-schema"
 import { DriftGate } from "@toolgate/runtime"
 import * as Either from "effect/Either"
 import { jsonLine } from "./output.js"
@@ -48,7 +48,7 @@ const line = (row: Row, width: number): string => {
       return `  ✔ ${name}  proven`
     case "Drift":
       return [
-        `  ✘ ${name}  drift: ${row.reasons.map((r) => r.message).join("; ")}`,
+        `  ✘ ${name}  drift: ${row.reasons.map(Subschema.explain).join("; ")}`,
         `    ${" ".repeat(width)}  witness (the relay accepts it, the app rejects it): ${clipped(row.witness)}`
       ].join("\n")
     case "Unsupported":
