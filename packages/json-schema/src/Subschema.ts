@@ -176,14 +176,15 @@ const run = (cloud: JsonSchema.JsonSchema, local: JsonSchema.JsonSchema, budget:
   if (o._tag === "Counter") {
     // every counterexample whose own witness both validators confirm names its reason, so one run of
     // `toolgate check` lists each drift the prover found; the first confirmed witness is the verdict's
-    let drift: { reasons: Array<Reason>; witness: JsonValue } | undefined
+    const reasons: Array<Reason> = []
+    let witness: { readonly value: JsonValue } | undefined // (a witness may be `null`)
     for (const c of [o, ...(o.more ?? [])]) {
       const w = verified(cloud, local, c.witnesses, lower)
       if (w === undefined) continue
-      if (drift === undefined) drift = { reasons: [...c.reasons], witness: w }
-      else drift.reasons.push(...c.reasons.filter((r) => !drift!.reasons.some((d) => d.message === r.message && d.localPath === r.localPath)))
+      witness ??= { value: w }
+      for (const r of c.reasons) if (!reasons.some((d) => d.message === r.message && d.localPath === r.localPath)) reasons.push(r)
     }
-    if (drift !== undefined) return { _tag: "Drift", ...drift }
+    if (witness !== undefined) return { _tag: "Drift", reasons, witness: witness.value }
   }
   // no verified witness, or a construct it cannot model: samples of the whole cloud may still show drift,
   // and so may one plain value of each type where the cloud cannot be sampled
