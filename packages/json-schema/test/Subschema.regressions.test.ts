@@ -48,6 +48,17 @@ describe("Subschema regressions (issue 12)", () => {
     ]
     rows.forEach(pinned)
   })
+  it("a dependency requiring a name Object.prototype has is checked on own properties whatever else the schema names (fuzz seed 131313)", () => {
+    // the cloud's validator found `valueOf` on the prototype and accepted {b: ""}; the local one, compiled for
+    // own properties because its `required` names `constructor`, rejected it: no proof may rest on that split
+    const then = { dependencies: { b: ["valueOf"] } }
+    const rows: ReadonlyArray<Row> = [
+      [{ if: true, then }, { if: { not: { anyOf: [{ type: "null" }], not: { required: ["constructor"] } } }, then }, { b: "" }, "Subtype"],
+      [{ $schema: d7, type: "object" }, { $schema: d7, dependencies: { b: ["valueOf"] } }, { b: "" }, "Drift"],
+      [{ type: "object" }, { dependentRequired: { b: ["toString"] } }, { b: "" }, "Drift"]
+    ]
+    rows.forEach(pinned)
+  })
   it("nullable is read wherever the validator honours it (not, oneOf disjointness, if)", () => {
     const rows: ReadonlyArray<Row> = [
       [{ type: ["null", "integer"] }, { not: { type: "object", nullable: true } }, null, "Drift"],

@@ -211,6 +211,11 @@ describe("Validator results", () => {
     const named = compiled({ type: "object", properties: { toString: { type: "string" }, valueOf: { type: "integer" } } })
     assert.isTrue(named.isValid({}))
     assert.isFalse(named.isValid({ toString: 1 }))
+    // a dependency's required names are own properties too (draft-07 `dependencies`, `dependentRequired`)
+    for (const s of [{ $schema: "http://json-schema.org/draft-07/schema#", dependencies: { b: ["valueOf"] } }, { dependentRequired: { b: ["constructor"] } }]) {
+      assert.isFalse(compiled(s).isValid({ b: "" }), JSON.stringify(s))
+      assert.isTrue(compiled(s).isValid(JSON.parse('{"b": "", "valueOf": 1, "constructor": 2}')), JSON.stringify(s))
+    }
   })
 
   it("reads draft-07 schemas with the draft-07 class", () => {

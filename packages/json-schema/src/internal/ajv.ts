@@ -90,10 +90,12 @@ const someSubschema = (schema: JsonSchema, visit: (s: { readonly [k: string]: Js
 /** Whether a schema looks a property up by a name `Object.prototype` also has (`constructor`, `toString`, …). */
 export const namesPrototypeMembers = (schema: JsonSchema): boolean =>
   someSubschema(schema, (s) => {
-    const req = s["dependentRequired"]
+    const req = s["dependentRequired"], deps = s["dependencies"]
+    // the names a dependency requires too: `dependentRequired`'s lists, draft-07 `dependencies`' array form
+    const required = [req, deps].flatMap((d) => isObject(d) ? Object.values(d).filter(Array.isArray).flatMap(namesIn) : [])
     const lookups = [
       ...namesIn(s["properties"]), ...namesIn(s["required"]), ...namesIn(req), ...namesIn(s["dependentSchemas"]),
-      ...namesIn(s["dependencies"]), ...(isObject(req) ? Object.values(req).flatMap(namesIn) : [])
+      ...namesIn(deps), ...required
     ]
     return lookups.some((n) => inherited.has(n))
   })
