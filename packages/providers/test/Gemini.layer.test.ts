@@ -5,7 +5,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
-import { ConfigProvider, Effect, Exit, Layer, Stream } from "effect"
+import { ConfigProvider, Effect, Exit, Layer, Redacted, Stream } from "effect"
 import { Provider } from "@toolgate/runtime"
 import * as Gemini from "../src/Gemini.js"
 import { fixture, replay, request, sent, start } from "./Gemini.support.js"
@@ -45,6 +45,33 @@ describe("Gemini layers", () => {
       assert.strictEqual(server.requests[0]!.path, "/v1/v1internal:streamGenerateContent?alt=sse")
       assert.strictEqual(server.requests[0]!.headers["authorization"], "Bearer ya29.config")
       assert.deepStrictEqual([sent(server).model, sent(server).project], ["claude-sonnet-4-5", "proj-1"])
+    }))
+
+  it.scopedLive("layerWith: options of the wrong type or shape fail the build with InvalidOptions and send nothing; valid ones reach the server", () =>
+    Effect.gen(function*() {
+      const server = yield* start(replay(fixture("gemini-text.txt")))
+      const hostile: ReadonlyArray<unknown> = [
+        null,
+        42,
+        "gemini-2.5-flash",
+        [],
+        { model: 42, baseUrl: server.baseUrl },
+        { model: "   ", baseUrl: server.baseUrl },
+        { model: "m", baseUrl: "javascript:alert(1)" },
+        { model: "m", baseUrl: server.baseUrl, apiKey: "not redacted" },
+        { model: "m", baseUrl: server.baseUrl, maxEventLength: -1 },
+        JSON.parse(`{"__proto__":{"model":"m"},"baseUrl":"${server.baseUrl}"}`)
+      ]
+      for (const options of hostile) {
+        const layer = Gemini.layerWith(options as Gemini.Options).pipe(Layer.provide(FetchHttpClient.layer))
+        const error = yield* Effect.flip(oneRound.pipe(Effect.provide(layer)))
+        assert.strictEqual(error._tag, "InvalidOptions", JSON.stringify(options))
+      }
+      assert.strictEqual(server.requests.length, 0)
+      const layer = Gemini.layerWith({ model: "gemini-2.5-flash", baseUrl: server.baseUrl, apiKey: Redacted.make("k") }).pipe(Layer.provide(FetchHttpClient.layer))
+      const { events } = yield* oneRound.pipe(Effect.provide(layer))
+      assert.strictEqual(events.at(-1)?._tag, "Done")
+      assert.strictEqual(server.requests.length, 1)
     }))
 
   it.effect("layerConfig without a model fails while the layer is built", () =>

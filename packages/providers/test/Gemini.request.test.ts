@@ -206,6 +206,42 @@ describe("Gemini request", () => {
       assert.isUndefined(sent(server).project)
     }))
 
+  it("argumentsObject: truncated or non-object JSON text and wrong types are {}; a __proto__ key stays an own key; 10,000 levels parse", () => {
+    const hostile: ReadonlyArray<unknown> = ["{\"city\":", "", "null", "[1,2]", "\"text\"", "42", `{"a":"${"x".repeat(1_000_000)}`, 42, null, undefined, [{ a: 1 }], true]
+    for (const args of hostile) assert.deepStrictEqual(Gemini.argumentsObject(args as never), {}, String(args).slice(0, 30))
+    const proto = Gemini.argumentsObject("{\"__proto__\":{\"polluted\":true}}")
+    assert.deepStrictEqual(Object.keys(proto), ["__proto__"])
+    assert.strictEqual(Object.getPrototypeOf(proto), Object.prototype)
+    assert.isUndefined(({} as Record<string, unknown>)["polluted"])
+    const deep = Gemini.argumentsObject(`{"x":${"[".repeat(10_000)}${"]".repeat(10_000)}}`)
+    assert.deepStrictEqual(Object.keys(deep), ["x"])
+    const given = { city: "Oslo" }
+    assert.strictEqual(Gemini.argumentsObject(given), given)
+  })
+
+  it.scopedLive("path: a model name with ../, ?, # and % stays one encoded segment under the base URL, on the wire too; hostile argument text goes as {}", () =>
+    Effect.gen(function*() {
+      const model = "models/../../evil?key=1#frag%2F"
+      const expected = "/models/..%2F..%2Fevil%3Fkey%3D1%23frag%252F:streamGenerateContent?alt=sse"
+      assert.strictEqual(Gemini.path("gemini", model), expected)
+      assert.strictEqual(Gemini.path("cloudCodeAssist", model), "/v1internal:streamGenerateContent?alt=sse")
+      const server = yield* start(replay(fixture("gemini-text.txt")))
+      const gemini = yield* provider(server, { model })
+      const calls = [
+        { id: "c1", name: "t", arguments: "{\"city\":" },
+        { id: "c2", name: "t", arguments: "{\"__proto__\":{\"polluted\":true}}" }
+      ]
+      const messages: ReadonlyArray<Message.Message> = [
+        { _tag: "User", text: "hi" },
+        { _tag: "Assistant", text: "", toolCalls: calls },
+        ...calls.map((c): Message.Message => ({ _tag: "ToolResult", callId: c.id, name: c.name, envelope: { ok: true, result: null } }))
+      ]
+      yield* collect(gemini, request({ messages }))
+      assert.strictEqual(server.requests[0]!.path, `${new URL(server.baseUrl).pathname}${expected}`)
+      const args = sent(server).contents[1].parts.map((p: { functionCall: { args: unknown } }) => p.functionCall.args)
+      assert.deepStrictEqual(args, [{}, JSON.parse("{\"__proto__\":{\"polluted\":true}}")])
+    }))
+
   it.effect("capabilities, tool-name warnings and options decoded once", () =>
     Effect.gen(function*() {
       assert.deepStrictEqual(

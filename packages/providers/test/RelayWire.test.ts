@@ -187,6 +187,48 @@ describe("RelayWire: hostile input", () => {
     }))
 })
 
+describe("RelayWire.decodeBlocks: hostile blocks", () => {
+  /** Plays `chunks` of blocks (each a chunk, as a bounded reader hands them over); the events seen, then the outcome. */
+  const play = (...chunks: ReadonlyArray<ReadonlyArray<{ readonly event: string; readonly data: string }>>) =>
+    Effect.gen(function*() {
+      const seen: Array<StreamEvent.StreamEvent> = []
+      const outcome = yield* RelayWire.decodeBlocks(Stream.fromChunks(...chunks.map((c) => Chunk.fromIterable(c)))).pipe(
+        Stream.runForEach((e) => Effect.sync(() => seen.push(e))),
+        Effect.either
+      )
+      return { seen, outcome }
+    })
+  const message = (data: string) => ({ event: "message", data })
+
+  it.effect("events before a truncated, wrong-typed or odd block are kept; the block is a clipped ProviderError; odd event names are skipped; nothing after is read", () =>
+    Effect.gen(function*() {
+      const hello = { _tag: "TextDelta", text: "hello" } as const
+      for (const bad of ["{\"_tag\":\"TextDel", "", "null", "[]", "{\"__proto__\":{\"_tag\":\"Done\"}}", `{"_tag":"TextDelta","text":"${"x".repeat(1_000_000)}`]) {
+        const { outcome, seen } = yield* play(
+          [message(JSON.stringify(hello)), { event: "__proto__", data: "{}" }, { event: "constructor", data: "x" }, { event: "", data: "x" }],
+          [message(bad), message("{\"_tag\":\"Done\"}")]
+        )
+        assert.deepStrictEqual(seen, [hello], bad.slice(0, 30))
+        const error = failure(outcome)
+        assert.deepStrictEqual([error.reason, error.retryable], ["malformed event", false])
+        assert.isAtMost((error.cause ?? "").length, 301)
+      }
+      assert.isUndefined(({} as Record<string, unknown>)["_tag"])
+    }))
+
+  it.effect("an error block whose data is truncated, wrong-typed or huge is malformed, not retryable; a well-formed one keeps its reason and retryable", () =>
+    Effect.gen(function*() {
+      const cases = ["{\"reason\":\"x\",\"retry", "{\"reason\":42,\"retryable\":true}", "{\"reason\":\"x\",\"retryable\":\"yes\"}", "{\"__proto__\":{\"reason\":\"x\",\"retryable\":true}}", `{"reason":${"[".repeat(10_000)}`, "y".repeat(10_000_000)]
+      for (const data of cases) {
+        const error = failure((yield* play([{ event: "error", data }])).outcome)
+        assert.deepStrictEqual([error.reason, error.retryable], ["malformed event", false], data.slice(0, 30))
+        assert.isAtMost((error.cause ?? "").length, 301)
+      }
+      const relayed = failure((yield* play([{ event: "error", data: "{\"reason\":\"__proto__\",\"retryable\":true,\"extra\":1}" }])).outcome)
+      assert.deepStrictEqual([relayed.reason, relayed.retryable], ["__proto__", true])
+    }))
+})
+
 describe("RelayWire.TurnRequest", () => {
   it.effect("a request of real messages round-trips through JSON; tool definitions are not a field", () =>
     Effect.gen(function*() {

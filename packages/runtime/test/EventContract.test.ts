@@ -132,6 +132,34 @@ describe("StreamEvent.roles: the one vocabulary", () => {
     assert.isFalse(StreamEvent.isTerminal(started("a")))
     assert.isUndefined(StreamEvent.roles.get("constructor"))
   })
+
+  it("decodeJson answers truncated JSON, wrong types and unknown tags with a Left; __proto__ stays data; 10 MB and 10,000 levels decode", () => {
+    const hostile: ReadonlyArray<unknown> = [
+      "{\"_tag\":\"TextDelta\",\"te",
+      "",
+      "null",
+      "{\"__proto__\":{\"_tag\":\"Done\"}}",
+      "{\"_tag\":\"constructor\"}",
+      "{\"_tag\":\"TextDelta\",\"text\":42}",
+      42,
+      null,
+      { _tag: "Done" },
+      ["{\"_tag\":\"Done\"}"]
+    ]
+    for (const input of hostile) assert.isTrue(Either.isLeft(StreamEvent.decodeJson(input as string)), JSON.stringify(input))
+    const polluting = StreamEvent.decodeJson("{\"_tag\":\"ToolCallComplete\",\"id\":\"__proto__\",\"name\":\"constructor\",\"arguments\":{\"__proto__\":{\"polluted\":true}}}")
+    const call = Either.getOrThrow(polluting)
+    assert.strictEqual(call._tag, "ToolCallComplete")
+    const args = (call as { readonly arguments: object }).arguments
+    assert.deepStrictEqual(Object.keys(args), ["__proto__"])
+    assert.strictEqual(Object.getPrototypeOf(args), Object.prototype)
+    assert.isUndefined(({} as Record<string, unknown>)["polluted"])
+    const big = "x".repeat(10_000_000)
+    assert.deepStrictEqual(StreamEvent.decodeJson(JSON.stringify({ _tag: "TextDelta", text: big })), Either.right({ _tag: "TextDelta", text: big }))
+    const deep = `${"[".repeat(10_000)}${"]".repeat(10_000)}`
+    const nested = StreamEvent.decodeJson(`{"_tag":"ToolCallComplete","id":"c","name":"t","arguments":{"x":${deep}}}`)
+    assert.strictEqual(Either.getOrThrow(nested)._tag, "ToolCallComplete")
+  })
 })
 
 describe("EventContract.check: the rules of both models", () => {

@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Cause, Effect, Exit, Fiber, Logger, Schema } from "effect"
+import type { JsonValue as J } from "@toolgate/json-schema"
 import { ArgumentValidator, Tool, ToolEnvelope } from "@toolgate/runtime"
 
 /** A logger that keeps what it is given, to assert that a defect is logged. */
@@ -167,6 +168,54 @@ describe("Tool", () => {
     assert.isFalse(Tool.isTool({ name: "x" }))
     assert.isUndefined(({} as Record<string, unknown>)["polluted"])
   })
+
+  it("warningsOf: wrong types and throwing getters give none; __proto__ keys are reported as keywords; a misspelling 10,000 levels down is found", () => {
+    const throwing = {
+      get type(): unknown {
+        throw new Error("getter")
+      }
+    }
+    for (const schema of [null, 42, "object", [], throwing, new Proxy({}, { ownKeys: () => { throw new Error("trap") } })]) {
+      assert.deepStrictEqual(Tool.warningsOf("t", schema as never), [], String(schema))
+    }
+    const proto = JSON.parse("{\"type\":\"object\",\"properties\":{\"__proto__\":{\"maxLenght\":3,\"format\":\"bogus\"}},\"__proto__\":{\"minimum\":1}}") as never
+    assert.deepStrictEqual(Tool.warningsOf("t", proto).map((w) => [w.kind, w.name, w.path]), [
+      ["keyword", "__proto__", "/__proto__"],
+      ["keyword", "maxLenght", "/properties/__proto__/maxLenght"],
+      ["format", "bogus", "/properties/__proto__/format"]
+    ])
+    assert.isUndefined(({} as Record<string, unknown>)["minimum"])
+    const root: Record<string, unknown> = {}
+    let at = root
+    for (let i = 0; i < 10_000; i++) {
+      const next: Record<string, unknown> = {}
+      at["properties"] = { a: next }
+      at = next
+    }
+    at["maxLenght"] = 3
+    const [deep, ...rest] = Tool.warningsOf("t", root as never)
+    assert.deepStrictEqual(rest, [])
+    assert.strictEqual(deep?.name, "maxLenght")
+    assert.strictEqual(deep?.path, `${"/properties/a".repeat(10_000)}/maxLenght`)
+  })
+
+  it.effect("contextOf: an artifact that is not JSON is a ToolFailure and never reaches the sink; a wrong-typed idempotency key falls back to the call id", () =>
+    Effect.gen(function*() {
+      const tool = Tool.make("t", { description: "", parameters: { type: "object" }, execute: () => Effect.void })
+      const saved: Array<string> = []
+      const prepared: Tool.Prepared<J.JsonValue> = { _tag: "Prepared", tool: "t", callId: "c1", raw: {}, value: {}, coercions: [], args: {} }
+      const ctx = Tool.contextOf(tool, prepared, { idempotencyKey: 42 as never, onArtifact: (name) => void saved.push(name) })
+      assert.strictEqual(ctx.idempotencyKey, "c1")
+      const cycle: Record<string, unknown> = {}
+      cycle["self"] = cycle
+      for (const value of [cycle, 1n, () => 1, Number.NaN, undefined, Symbol("s")]) {
+        const exit = yield* Effect.exit(ctx.saveArtifact("bad", value as never))
+        assert.deepStrictEqual(exit, Exit.fail(new Tool.ToolFailure({ kind: "execution_error", message: "The tool's artifact `bad` is not JSON." })))
+      }
+      yield* ctx.saveArtifact("__proto__", JSON.parse("{\"__proto__\":{\"polluted\":true}}") as never)
+      assert.deepStrictEqual(saved, ["__proto__"])
+      assert.isUndefined(({} as Record<string, unknown>)["polluted"])
+    }))
 
   it("a JSON Schema is upgraded to 2020-12 and its changes kept", () => {
     const tool = Tool.make("t", {

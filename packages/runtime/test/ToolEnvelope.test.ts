@@ -78,6 +78,16 @@ describe("ToolEnvelope schemas", () => {
     assert.isTrue(ToolEnvelope.failure("rejected", "m", { retryable: true }).retryable)
   })
 
+  it("isKind is true for the eight kinds only: inherited names, other cases, wrapped strings and non-strings are not kinds", () => {
+    for (const kind of ToolEnvelope.allKinds) assert.isTrue(ToolEnvelope.isKind(kind), kind)
+    const hostile: ReadonlyArray<unknown> = [
+      "__proto__", "constructor", "toString", "hasOwnProperty", "", "Timeout", " timeout", "timeout\u0000",
+      new String("timeout"), ["timeout"], { toString: () => "timeout" }, Symbol("timeout"), null, undefined, 0, revoked(),
+      "x".repeat(10_000_000)
+    ]
+    for (const u of hostile) assert.isFalse(ToolEnvelope.isKind(u), typeof u === "string" ? u.slice(0, 20) : typeof u)
+  })
+
   it("decode rejects shapes that are not envelopes, and never throws", () => {
     const cases: ReadonlyArray<unknown> = [
       "",
