@@ -40,6 +40,16 @@ describe("Decode", () => {
         assert.strictEqual(error.of, "Thing")
         assert.isAtMost(error.message.length, 100_000)
       }
+      // options that cannot even be read are InvalidOptions too, not a defect
+      const unreadable: ReadonlyArray<unknown> = [
+        Object.defineProperty({}, "url", { enumerable: true, get: () => { throw new Error("boom") } }),
+        new Proxy({}, { get: () => { throw new Error("trap") }, getOwnPropertyDescriptor: () => { throw new Error("trap") } })
+      ]
+      for (const input of unreadable) {
+        const error = yield* Effect.flip(decodeThing(input))
+        assert.instanceOf(error, Errors.InvalidOptions)
+        assert.match(error.message, /could not be read: (boom|trap)/)
+      }
       assert.isUndefined(({} as Record<string, unknown>)["url"])
       const ok = yield* decodeThing({ url: "https://relay.example/v1", timeout: "5 seconds", __proto__: null, extra: 1 })
       assert.deepStrictEqual(ok, { url: "https://relay.example/v1", timeout: Duration.seconds(5) })
@@ -56,9 +66,10 @@ describe("Decode", () => {
     for (const u of hostile) assert.isUndefined(url(u), typeof u === "string" ? u.slice(0, 30) : typeof u)
   })
 
-  it("PositiveDuration: zero, negatives, NaN and anything that is no duration are refused; a duration string, millis and a Duration pass", () => {
+  it("PositiveDuration: zero, negatives, infinity, NaN and anything that is no duration are refused; a duration string, millis and a Duration pass", () => {
     const positive = accepted(Decode.PositiveDuration)
-    for (const u of [...notDurations, 0, -1, -0.5, "0 millis", Duration.zero, [-1, 0]]) {
+    // and infinity, which would turn the timeout it configures off
+    for (const u of [...notDurations, 0, -1, -0.5, "0 millis", Duration.zero, [-1, 0], Infinity, Duration.infinity]) {
       assert.isUndefined(positive(u), typeof u === "string" ? u.slice(0, 30) : String(typeof u))
     }
     assert.deepStrictEqual(positive("5 seconds"), Duration.seconds(5))
@@ -66,9 +77,11 @@ describe("Decode", () => {
     assert.deepStrictEqual(positive(Duration.minutes(2)), Duration.minutes(2))
   })
 
-  it("DurationInput: zero is a duration; anything that is no duration (NaN, wrong types, unknown units, 10 MB of digits) is refused", () => {
+  it("DurationInput: zero is a duration; a negative one or anything that is no duration (NaN, wrong types, unknown units, 10 MB of digits) is refused", () => {
     const duration = accepted(Decode.DurationInput)
     for (const u of notDurations) assert.isUndefined(duration(u), typeof u === "string" ? u.slice(0, 30) : String(typeof u))
+    // a negative one is refused, not taken as zero in silence
+    for (const u of [-5, -0.5, -1n, [-1, 0]]) assert.isUndefined(duration(u), String(u))
     assert.deepStrictEqual(duration(0), Duration.zero)
     assert.deepStrictEqual(duration("3 minutes"), Duration.minutes(3))
   })
