@@ -10,7 +10,6 @@ import * as Chunk from "effect/Chunk"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
-import { JsonValue as J } from "@toolgate/json-schema"
 import { Errors, Message, Provider, StreamEvent } from "@toolgate/runtime"
 import * as Sse from "./internal/sse.js"
 
@@ -45,9 +44,7 @@ export const providerName = "cloud-relay"
  * `event: error` block (not retryable) rather than a throw or a line the client could not decode.
  */
 export const encodeEvent = (event: StreamEvent.StreamEvent): string => {
-  const encoded = encodeStreamEvent(event)
-  // The deep-safe writer: an event's JSON arguments may nest deeper than `JSON.stringify` recurses.
-  const json = Either.isRight(encoded) ? J.stringify(encoded.right) : undefined
+  const json = StreamEvent.encodeJson(event)
   return json !== undefined
     ? Sse.encode({ event: "message", data: json })
     : encodeError("the relay produced an event that is not a StreamEvent", false)
@@ -112,7 +109,6 @@ const malformed = (cause: string): Errors.ProviderError =>
 
 const decodeErrorData = Schema.decodeUnknownEither(Schema.parseJson(ErrorData), { errors: "all" })
 
-const encodeStreamEvent = Schema.encodeEither(StreamEvent.StreamEvent)
 
 /** At most `max` characters of `s`, marked when cut. */
 const clip = (s: string, max: number): string => s.length <= max ? s : `${s.slice(0, max)}…`

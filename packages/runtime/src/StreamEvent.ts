@@ -5,8 +5,10 @@
  *
  * @since 0.1.0
  */
+import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import * as AST from "effect/SchemaAST"
+import { JsonValue } from "@toolgate/json-schema"
 import { Json } from "./internal/schemas.js"
 
 /** A chunk of assistant text. */
@@ -131,5 +133,13 @@ export const isTerminal = (event: StreamEvent): event is Terminal => roles.get(e
 /** JSON text to an event (for SSE `data:` lines), or a `ParseError`. */
 export const decodeJson = Schema.decodeUnknownEither(Schema.parseJson(StreamEvent), { errors: "all" })
 
-/** An event to JSON text. */
-export const encodeJson = Schema.encodeSync(Schema.parseJson(StreamEvent))
+const encode = Schema.encodeEither(StreamEvent)
+
+/**
+ * An event to JSON text, at any depth of arguments `decodeJson` reads (`JSON.stringify` recurses only so
+ * far); `undefined` for a value that is not a `StreamEvent`.
+ */
+export const encodeJson = (event: StreamEvent): string | undefined => {
+  const encoded = encode(event)
+  return Either.isRight(encoded) ? JsonValue.stringify(encoded.right) : undefined
+}

@@ -159,6 +159,12 @@ describe("StreamEvent.roles: the one vocabulary", () => {
     const deep = `${"[".repeat(10_000)}${"]".repeat(10_000)}`
     const nested = StreamEvent.decodeJson(`{"_tag":"ToolCallComplete","id":"c","name":"t","arguments":{"x":${deep}}}`)
     assert.strictEqual(Either.getOrThrow(nested)._tag, "ToolCallComplete")
+    // and what it decodes encodes back, at that depth too; a value that is no event encodes to nothing
+    const text = StreamEvent.encodeJson(Either.getOrThrow(nested))
+    assert.strictEqual(text, `{"_tag":"ToolCallComplete","id":"c","name":"t","arguments":{"x":${deep}}}`)
+    for (const bad of [{ _tag: "Nope" }, { _tag: "TextDelta", text: 42 }, null, { _tag: "ToolCallComplete", id: "c", name: "t", arguments: { x: Number.NaN } }]) {
+      assert.isUndefined(StreamEvent.encodeJson(bad as never), JSON.stringify(bad))
+    }
   })
 })
 
