@@ -235,6 +235,37 @@ describe("toolgate check --relay (the process, a relay on loopback)", () => {
     }
   })
 
+  it("a relay that trickles its capabilities body slower than --timeout is unreachable (3); one whose body passes 16 MiB is a broken envelope (2)", async () => {
+    const tools = file("bounded-tools.json", local)
+    const held: Array<http.ServerResponse> = []
+    const timers: Array<ReturnType<typeof setInterval>> = []
+    const trickling = await serve((res) => {
+      held.push(res)
+      res.writeHead(200, { "content-type": "application/json" })
+      res.write("{\"capabilities_version\":\"1.0\",")
+      timers.push(setInterval(() => res.write(" "), 100))
+    })
+    const huge = await serve((res) =>
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ ...caps(local), pad: "x".repeat(17 * 1024 * 1024) }))
+    )
+    try {
+      const [slow, big] = await Promise.all([
+        toolgate("check", "--tools", tools, "--relay", trickling.url, "--timeout", "1", "--json"),
+        toolgate("check", "--tools", tools, "--relay", huge.url, "--json")
+      ])
+      assert.strictEqual(slow.code, 3, slow.stderr)
+      assert.deepInclude(JSON.parse(slow.stdout), { _tag: "Unreachable", exitCode: 3 })
+      assert.strictEqual(big.code, 2, big.stderr)
+      const report = JSON.parse(big.stdout)
+      assert.deepInclude(report, { _tag: "ContractError", exitCode: 2 })
+      assert.match(report.detail, /larger than 16777216 bytes/)
+    } finally {
+      timers.forEach(clearInterval)
+      held.forEach((res) => res.destroy())
+      await Promise.all([trickling.close(), huge.close()])
+    }
+  }, 120_000)
+
   it("calls a refused connection unreachable (3)", async () => {
     const relay = await serve(json({}))
     await relay.close()

@@ -1,8 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { execFileSync } from "node:child_process"
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { toolgate } from "./toolgate.js"
+import { toolgate, toolgateAsync } from "./toolgate.js"
 
 const schema = JSON.stringify({ type: "object", properties: { n: { type: "integer" } }, required: ["n"] })
 
@@ -100,4 +101,36 @@ describe("toolgate (the process)", () => {
     assert.strictEqual(run.code, 2)
     assert.deepInclude(JSON.parse(run.stdout), { _tag: "BadInput", exitCode: 2 })
   })
+
+  it("a FIFO, a directory or a device where a file belongs is refused as not a regular file, with each command's bad-input code, never read", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "toolgate-special-"))
+    try {
+      const fifo = join(dir, "fifo.json")
+      execFileSync("mkfifo", [fifo]) // nothing ever writes it: reading it would wait for ever
+      const folder = join(dir, "folder.json")
+      mkdirSync(folder)
+      const schemaFile = join(dir, "s.json")
+      writeFileSync(schemaFile, schema)
+      const runs: Array<readonly [ReadonlyArray<string>, number]> = [fifo, folder, "/dev/zero"].flatMap((path) => [
+        [["validate", "--schema", path, "--args-json", "{}"], 2],
+        [["validate", "--schema", schemaFile, "--args", path, "--json"], 2],
+        [["check", "--tools", path, "--capabilities-json", "{}"], 4],
+        [["check", "--tools-json", "{}", "--capabilities", path, "--json"], 4],
+        [["subschema", path, "--local-json", "{}"], 3],
+        [["normalize", "--target", "google", path], 2],
+        [["serve", "--port", "0", "--profile", path], 2],
+        [["serve", "--port", "0", "--scenario", path, "--json"], 2]
+      ] as const)
+      const results = await Promise.all(runs.map(([args]) => toolgateAsync(...args)))
+      results.forEach((run, i) => {
+        const [args, code] = runs[i]!
+        const path = args.find((arg) => arg === fifo || arg === folder || arg === "/dev/zero")!
+        assert.strictEqual(run.code, code, args.join(" "))
+        assert.include(run.stderr, `Expected path '${path}' to be a regular file`, args.join(" "))
+        if (args.includes("--json")) assert.deepInclude(JSON.parse(run.stdout), { _tag: "BadInput", exitCode: code }, args.join(" "))
+      })
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }, 180_000)
 })

@@ -46,6 +46,12 @@ describe("loadProfile / loadScript", () => {
       assert.deepStrictEqual(proto.turns, [])
       assert.isFalse("polluted" in {})
     }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.effect("a directory given as a profile or a script is a RelayFileError naming it, not a crash", () =>
+    Effect.gen(function*() {
+      assert.match(yield* loadError(Relay.loadProfile(dir)), /cannot be read \(.*EISDIR/)
+      assert.match(yield* loadError(Relay.loadScript(dir)), /cannot be read \(.*EISDIR/)
+    }).pipe(Effect.provide(NodeContext.layer)))
 })
 
 describe("configuration", () => {

@@ -171,4 +171,84 @@ describe("relay hardening", () => {
         assert.isTrue(Exit.isFailure(exit), JSON.stringify(bad))
       }
     }))
+
+  it.scopedLive("a body declared past the drain bound (content-length 100 MB) is a 413 JSON error answered before any of it is sent", () =>
+    Effect.gen(function*() {
+      const { url } = yield* start({ profile, script, maxBodyBytes: 1_000 })
+      const head = "POST /v1/agent/turns HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 100000000\r\nconnection: close\r\n\r\n"
+      const answer = yield* raw(url, [head])
+      assert.match(answer.text, /^HTTP\/1\.1 413 /)
+      assert.match(answer.text, /content-type: application\/json/i)
+      assert.match(answer.text, /"the request body is larger than 1000 bytes"/)
+      assert.strictEqual((yield* post(`${url}/v1/agent/turns`, turnBody(firstTurn))).status, 200)
+    }))
+
+  it.scopedLive("a chunked body that grows past the drain bound (40 MiB, limit 1,000 bytes) has its connection closed, never a 200; the relay goes on", () =>
+    Effect.gen(function*() {
+      const { url } = yield* start({ profile, script, maxBodyBytes: 1_000 })
+      const head = "POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n"
+      const piece = "x".repeat(1 << 20)
+      const frame = `${piece.length.toString(16)}\r\n${piece}\r\n`
+      const answer = yield* raw(url, [head, ...Array.from({ length: 40 }, () => frame)], 0, 10_000)
+      assert.isTrue(answer.closed, "the relay closed the connection")
+      assert.notMatch(answer.text, /HTTP\/1\.1 200/)
+      assert.strictEqual((yield* post(`${url}/v1/agent/turns`, turnBody(firstTurn))).status, 200)
+    }))
+
+  it.scopedLive("a body cut short (the client half-closes or resets mid-body) is a 400 or nothing, never a 200; the relay goes on", () =>
+    Effect.gen(function*() {
+      const { url } = yield* start({ profile, script })
+      const { port } = new URL(url)
+      const head = "POST /v1/responses HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 500\r\n\r\n{\"model\":"
+      for (const ending of ["half-close", "reset"] as const) {
+        const text = yield* Effect.promise(() =>
+          new Promise<string>((resolve) => {
+            const socket = Net.connect(Number(port), "127.0.0.1")
+            let text = ""
+            const timer = setTimeout(() => socket.destroy(), 5_000)
+            socket.on("data", (data) => (text += data.toString("utf8")))
+            socket.on("error", () => undefined)
+            socket.on("close", () => (clearTimeout(timer), resolve(text)))
+            socket.on("connect", () => {
+              socket.write(head)
+              if (ending === "half-close") socket.end()
+              else setTimeout(() => socket.resetAndDestroy(), 50)
+            })
+          })
+        )
+        if (ending === "half-close") assert.match(text, /^HTTP\/1\.1 400 /)
+        else assert.strictEqual(text, "")
+      }
+      assert.strictEqual((yield* post(`${url}/v1/agent/turns`, turnBody(firstTurn))).status, 200)
+    }))
+
+  it.scopedLive("headers past Node's 16 KiB (one 20 KB header, or 3,000 small ones) are a 431 and a closed connection; the relay goes on", () =>
+    Effect.gen(function*() {
+      const { url } = yield* start({ profile, script })
+      const one = `GET /v1/agent/capabilities HTTP/1.1\r\nhost: x\r\nx-big: ${"a".repeat(20_000)}\r\n\r\n`
+      const many = `GET /v1/agent/capabilities HTTP/1.1\r\nhost: x\r\n${Array.from({ length: 3_000 }, (_, i) => `h${i}: 1\r\n`).join("")}\r\n`
+      for (const request of [one, many]) {
+        const answer = yield* raw(url, [request])
+        assert.isTrue(answer.closed)
+        assert.match(answer.text, /^HTTP\/1\.1 431 /)
+      }
+      assert.strictEqual((yield* requestText(`${url}/v1/agent/capabilities`)).status, 200)
+    }))
+
+  it.scopedLive("every POST endpoint cuts a trickled body off with a 408 JSON error: chat completions, responses, gemini, and under a scenario", () =>
+    Effect.gen(function*() {
+      const { url } = yield* start({ profile, script, bodyTimeoutMs: 300, scenarios: new Map([["s", { profile, script }]]) })
+      const paths = ["/v1/chat/completions", "/v1/responses", "/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse", "/scenarios/s/v1/chat/completions"]
+      const answers = yield* Effect.all(
+        paths.map((path) =>
+          raw(url, [`POST ${path} HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n`, ...Array.from({ length: 40 }, () => " ")], 100)
+        ),
+        { concurrency: "unbounded" }
+      )
+      answers.forEach((answer, i) => {
+        assert.isTrue(answer.closed, paths[i])
+        assert.match(answer.text, /^HTTP\/1\.1 408 /, paths[i])
+        assert.match(answer.text, /did not arrive within 300 ms/, paths[i])
+      })
+    }))
 })

@@ -44,6 +44,44 @@ describe("make", () => {
   })
 })
 
+describe("hostile schemas", () => {
+  it("a schema of the wrong type, 10,000 levels deep, cyclic, or throwing when read: make throws InvalidSchema, the validator answers it, nothing else throws", () => {
+    let deep: unknown = { type: "integer" }
+    for (let i = 0; i < 10_000; i++) deep = { type: "object", properties: { a: deep } }
+    const cyclic: Record<string, unknown> = { type: "object", properties: {} }
+    ;(cyclic["properties"] as Record<string, unknown>)["a"] = cyclic
+    const getter = Object.defineProperty({}, "type", { enumerable: true, get: () => { throw new Error("boom") } })
+    const trap = new Proxy({}, { get: () => { throw new Error("trap") }, ownKeys: () => { throw new Error("trap") } })
+    const cases: ReadonlyArray<readonly [unknown, RegExp]> = [
+      [5, /a boolean or a plain object/],
+      [null, /a boolean or a plain object/],
+      ["{\"type\":\"object\"}", /a boolean or a plain object/],
+      [[{ type: "object" }], /a boolean or a plain object/],
+      [undefined, /a boolean or a plain object/],
+      [deep, /nested too deeply/],
+      [cyclic, /nested too deeply/],
+      [getter, /could not be read: boom/],
+      [trap, /does not compile/]
+    ]
+    for (const [schema, message] of cases) {
+      const error = assert.throws(() => ToolgateSchema.make(schema as never))
+      assert.instanceOf(error, ToolgateSchema.InvalidSchema)
+      assert.match(error.message, message)
+      const result = ToolgateSchema.validator(schema as never)({ a: 1 })
+      assert.isFalse(result.success)
+      if (!result.success) assert.instanceOf(result.error, ToolgateSchema.InvalidSchema)
+    }
+  })
+
+  it("a __proto__ property a schema requires is required: without it, the issue names it, nothing is polluted", () => {
+    const schema = JSON.parse("{\"type\":\"object\",\"properties\":{\"__proto__\":{\"type\":\"integer\"}},\"required\":[\"__proto__\"]}")
+    const missing = ToolgateSchema.validator(schema)({})
+    assert.isFalse(missing.success)
+    if (!missing.success) assert.strictEqual(missing.error.message, "Missing required argument `__proto__` (integer).")
+    assert.isFalse("polluted" in {})
+  })
+})
+
 describe("validate", () => {
   it("coerces leniently by default: \"15\" → 15 where an integer belongs", () => {
     assert.deepStrictEqual(outcome(validate({ city: "Oslo", days: "5", metric: "yes", units: "Celsius" })), {

@@ -8,7 +8,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { AgentSession, ArgumentValidator, Tool, Toolkit } from "@toolgate/runtime"
 import { Effect } from "effect"
 import { AiProvider } from "../src/index.js"
-import { json, serve, sse } from "./support/loopback.js"
+import { hang, json, serve, sse } from "./support/loopback.js"
 import * as Responses from "./support/responses.js"
 import { forecastTool, languageModel } from "./support/session.js"
 
@@ -79,5 +79,21 @@ describe("AiProvider over OpenAiLanguageModel (Responses streaming wire on loopb
       assert.isTrue(error._tag === "ProviderError" && !error.retryable)
       assert.include(error.message, "could not be read")
       assert.deepStrictEqual(ran, [])
+    }).pipe(Effect.provide(ArgumentValidator.layer)))
+
+  it.scopedLive("a server that stops after its headers and first events (silent, or trickling keep-alive comments): the turn deadline ends it with TurnDeadlineExceeded, nothing runs", () =>
+    Effect.gen(function*() {
+      for (const trickleMs of [undefined, 50]) {
+        const server = yield* serve([hang([...created(), ...functionCall(0, "call_1", "get_forecast", "{\"city\":").slice(0, -1)], trickleMs)])
+        const { ran, toolkit } = forecastTool()
+        const model = yield* languageModel(Responses.model(server.url))
+        const provider = AiProvider.fromLanguageModel(model, AiProvider.openAi)
+        const s = yield* AgentSession.make({ provider, toolkit: yield* toolkit, mode: "local", limits: { turnDeadlineMillis: 500 } })
+        const error = yield* Effect.flip(s.send("Forecast for Oslo?"))
+        assert.strictEqual(error._tag, "TurnDeadlineExceeded", `${String(trickleMs)}: ${error.message}`)
+        assert.strictEqual(error._tag === "TurnDeadlineExceeded" ? error.limitMillis : 0, 500)
+        assert.deepStrictEqual(ran, [])
+        assert.strictEqual(server.requests.length, 1)
+      }
     }).pipe(Effect.provide(ArgumentValidator.layer)))
 })

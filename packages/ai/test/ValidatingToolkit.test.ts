@@ -179,5 +179,56 @@ describe("ValidatingToolkit.wrap's handler", () => {
       assert.isTrue(answer.isFailure)
       assert.strictEqual(answer.result.kind, "tool_not_found")
     }))
-})
 
+  it.effect("hostile params (wrong types, 100,000 levels, __proto__, a throwing getter, bigint, a cycle) are invalid_args envelopes; the handler never runs", () =>
+    Effect.gen(function*() {
+      const { ran, toolkit } = yield* handler
+      let deep: unknown = 1
+      for (let i = 0; i < 100_000; i++) deep = { a: deep }
+      const cycle: Record<string, unknown> = { city: "Oslo", days: 2 }
+      cycle["self"] = cycle
+      const hostile: ReadonlyArray<readonly [unknown, RegExp]> = [
+        [5, /must be object, got integer 5/],
+        [[1], /must be object, got an array/],
+        [{ city: "Oslo", days: deep }, /`days` must be integer/],
+        [JSON.parse("{\"__proto__\":{\"polluted\":true},\"city\":\"Oslo\",\"days\":2}"), /Unknown argument `__proto__`/],
+        [Object.defineProperty({ city: "Oslo" }, "days", { enumerable: true, get: () => { throw new Error("boom") } }), /could not be read as JSON: boom/],
+        [{ city: "Oslo", days: 2n }, /not JSON: found a bigint at `days`/],
+        [cycle, /not JSON: found a cycle/]
+      ]
+      for (const [params, message] of hostile) {
+        const answer = yield* toolkit.handle("get_forecast", params as never)
+        const envelope = answer.result as any
+        assert.isTrue(answer.isFailure)
+        assert.strictEqual(envelope.kind, "invalid_args")
+        assert.match(envelope.message, message)
+      }
+      assert.deepStrictEqual(ran, [])
+      assert.isFalse("polluted" in {})
+    }))
+
+  it.effect("a name the toolkit lacks but Object.prototype has (__proto__, constructor, toString) is tool_not_found", () =>
+    Effect.gen(function*() {
+      const { ran, toolkit } = yield* handler
+      for (const name of ["__proto__", "constructor", "toString", "hasOwnProperty"]) {
+        const answer = yield* (toolkit.handle as any)(name, {}) as Effect.Effect<{ result: any; isFailure: boolean }>
+        assert.isTrue(answer.isFailure, name)
+        assert.deepInclude(answer.result, { kind: "tool_not_found", tool: name })
+      }
+      assert.deepStrictEqual(ran, [])
+    }))
+
+  it.effect("a handler result that is not JSON (bigint, a cycle, NaN, a function) is an execution_error envelope, not a defect", () =>
+    Effect.gen(function*() {
+      const Odd = Tool.make("odd", { parameters: { n: Schema.Int }, success: Schema.Unknown })
+      const kit = Toolkit.make(Odd)
+      const cycle: Record<string, unknown> = {}
+      cycle["self"] = cycle
+      for (const value of [10n, cycle, Number.NaN, () => 1]) {
+        const toolkit = ValidatingToolkit.wrap(yield* kit.pipe(Effect.provide(kit.toLayer({ odd: () => Effect.succeed(value) }))))
+        const answer = yield* toolkit.handle("odd", { n: 1 })
+        assert.isTrue(answer.isFailure, typeof value)
+        assert.deepInclude(answer.result as any, { kind: "execution_error", message: "Tool `odd` returned a value that is not JSON." })
+      }
+    }))
+})

@@ -1,6 +1,7 @@
 /**
  * A scripted HTTP server on 127.0.0.1 for the provider wires: each request takes the next reply in order
- * (server-sent events, a JSON body, a status with a body, or events and then a cut connection) and its
+ * (server-sent events, a JSON body, a status with a body, events and then a cut connection, or events and then
+ * nothing more, the connection held open, optionally kept busy with comment lines) and its
  * JSON body is recorded, so a test can check what went out as well as what came back.
  */
 import { Effect } from "effect"
@@ -15,11 +16,15 @@ export type Reply =
   | { readonly _tag: "Sse"; readonly events: ReadonlyArray<Event> }
   | { readonly _tag: "Json"; readonly status?: number; readonly body: unknown }
   | { readonly _tag: "Cut"; readonly events: ReadonlyArray<Event> }
+  | { readonly _tag: "Hang"; readonly events: ReadonlyArray<Event>; readonly trickleMs: number | undefined }
 
 export const sse = (...events: ReadonlyArray<Event>): Reply => ({ _tag: "Sse", events })
 export const json = (body: unknown, status = 200): Reply => ({ _tag: "Json", status, body })
 /** The events, then the socket is destroyed mid-body (no terminating chunk). */
 export const cut = (...events: ReadonlyArray<Event>): Reply => ({ _tag: "Cut", events })
+
+/** The events, then the connection is held open without another event (a `: keep-alive` comment every `trickleMs`, when given). */
+export const hang = (events: ReadonlyArray<Event>, trickleMs?: number): Reply => ({ _tag: "Hang", events, trickleMs })
 
 export interface Server {
   readonly url: string
@@ -58,6 +63,12 @@ export const serve = (replies: ReadonlyArray<Reply>): Effect.Effect<Server, neve
               res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" })
               res.flushHeaders()
               return void res.write(reply.events.map(frame).join(""), () => setTimeout(() => res.socket?.destroy(), 20))
+            case "Hang": {
+              res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" })
+              res.write(reply.events.map(frame).join(""))
+              const trickle = reply.trickleMs === undefined ? undefined : setInterval(() => res.write(": keep-alive\n\n"), reply.trickleMs)
+              return void res.on("close", () => clearInterval(trickle))
+            }
           }
         })
       })
