@@ -11,7 +11,7 @@ import * as Path from "@effect/platform/Path"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import { fileURLToPath } from "node:url"
-import { BadInput, parseJson } from "./internal/input.js"
+import { BadInput, parseJson, readFile } from "./internal/input.js"
 import * as Lazy from "./internal/lazy.js"
 import { badInput, jsonLine } from "./internal/output.js"
 import { json, policy } from "./Validate.js"
@@ -44,8 +44,7 @@ const load = Effect.fn("Examples.load")(function*(folder: string) {
     Effect.mapError((e) => new BadInput({ message: `Cannot read ${folder}: ${e.message}` }))
   )).filter((name) => name.endsWith(".json")).sort()
   return yield* Effect.forEach(names, (name) =>
-    fs.readFileString(path.join(folder, name)).pipe(
-      Effect.mapError((e) => new BadInput({ message: `Cannot read ${name}: ${e.message}` })),
+    readFile(path.join(folder, name), `example ${name}`).pipe(
       Effect.flatMap((text) => parseJson(text, `example ${name}`)),
       Effect.filterOrFail(isExample, () => new BadInput({ message: `${name} is not { tool, source, note, schema, args }` }))
     ))

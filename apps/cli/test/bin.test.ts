@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { execFileSync } from "node:child_process"
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, truncateSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { toolgate, toolgateAsync } from "./toolgate.js"
@@ -129,6 +129,28 @@ describe("toolgate (the process)", () => {
         assert.include(run.stderr, `Expected path '${path}' to be a regular file`, args.join(" "))
         if (args.includes("--json")) assert.deepInclude(JSON.parse(run.stdout), { _tag: "BadInput", exitCode: code }, args.join(" "))
       })
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }, 180_000)
+
+  it("a file past 64 MiB is refused before it is read; an examples folder holding a FIFO, a device or a folder is refused, not waited on", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "toolgate-limits-"))
+    try {
+      const huge = join(dir, "huge.json")
+      writeFileSync(huge, "{}")
+      truncateSync(huge, 65 * 1024 * 1024) // sparse: no disk, and never read
+      const big = await toolgateAsync("validate", "--schema", huge, "--args-json", "{}", "--json")
+      assert.strictEqual(big.code, 2)
+      assert.deepInclude(JSON.parse(big.stdout), { _tag: "BadInput", exitCode: 2 })
+      assert.include(big.stdout, "is larger than 67108864 bytes")
+      for (const make of [(p: string) => execFileSync("mkfifo", [p]), (p: string) => symlinkSync("/dev/zero", p), (p: string) => mkdirSync(p)]) {
+        const folder = mkdtempSync(join(dir, "examples-"))
+        make(join(folder, "a.json"))
+        const run = await toolgateAsync("examples", "--dir", folder)
+        assert.strictEqual(run.code, 2, run.stderr)
+        assert.include(run.stderr, "is not a regular file")
+      }
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }

@@ -187,13 +187,18 @@ export const layer = (config: Config, options: { readonly port: number }): Layer
 export const start = (config: Config, options?: { readonly port?: number }): Effect.Effect<{ readonly url: string }, HttpServerError.ServeError, Scope.Scope> =>
   listen(config, options?.port ?? 0)
 
-/** Reads a file as JSON, or says why not. */
+/** The most bytes a profile or script file may hold: 64 MiB. */
+const maxFileBytes = 64 * 1024 * 1024
+
+/** Reads a regular file of at most `maxFileBytes` as JSON (a FIFO or device is refused, not waited on), or says why not. */
 const readJson = (path: string) =>
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
-    const text = yield* fs.readFileString(path).pipe(
-      Effect.mapError((e) => new RelayFileError({ path, reason: `cannot be read (${e.message})` }))
-    )
+    const cannot = (e: { readonly message: string }) => new RelayFileError({ path, reason: `cannot be read (${e.message})` })
+    const info = yield* Effect.mapError(fs.stat(path), cannot)
+    if (info.type !== "File") return yield* new RelayFileError({ path, reason: "is not a regular file" })
+    if (Number(info.size) > maxFileBytes) return yield* new RelayFileError({ path, reason: `is larger than ${maxFileBytes} bytes` })
+    const text = yield* Effect.mapError(fs.readFileString(path), cannot)
     const json = Http.parseJson(text)
     if (Either.isLeft(json)) return yield* new RelayFileError({ path, reason: "is not JSON" })
     return json.right

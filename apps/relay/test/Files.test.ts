@@ -2,6 +2,7 @@ import { HttpServer } from "@effect/platform"
 import { NodeContext, NodeHttpServer } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { Cause, Context, Effect, Exit, Layer, Logger, LogLevel } from "effect"
+import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as net from "node:net"
 import * as os from "node:os"
@@ -47,10 +48,24 @@ describe("loadProfile / loadScript", () => {
       assert.isFalse("polluted" in {})
     }).pipe(Effect.provide(NodeContext.layer)))
 
-  it.effect("a directory given as a profile or a script is a RelayFileError naming it, not a crash", () =>
+  it.effect("a directory, a FIFO or a device given as a profile or a script is a RelayFileError naming it, never read or waited on", () =>
     Effect.gen(function*() {
-      assert.match(yield* loadError(Relay.loadProfile(dir)), /cannot be read \(.*EISDIR/)
-      assert.match(yield* loadError(Relay.loadScript(dir)), /cannot be read \(.*EISDIR/)
+      const fifo = path.join(dir, "fifo.json")
+      if (!fs.existsSync(fifo)) execFileSync("mkfifo", [fifo]) // nothing ever writes it: reading it would wait for ever
+      for (const path of [dir, fifo, "/dev/zero"]) {
+        assert.match(yield* loadError(Relay.loadProfile(path)), /is not a regular file/, path)
+        assert.match(yield* loadError(Relay.loadScript(path)), /is not a regular file/, path)
+      }
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.effect("a profile or script past 64 MiB is refused before any of it is read", () =>
+    Effect.gen(function*() {
+      const huge = path.join(dir, "huge.json")
+      fs.writeFileSync(huge, "{}")
+      fs.truncateSync(huge, 65 * 1024 * 1024) // sparse: no disk, no read
+      assert.match(yield* loadError(Relay.loadProfile(huge)), /is larger than 67108864 bytes/)
+      assert.match(yield* loadError(Relay.loadScript(huge)), /is larger than 67108864 bytes/)
+      fs.rmSync(huge)
     }).pipe(Effect.provide(NodeContext.layer)))
 })
 

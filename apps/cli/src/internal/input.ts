@@ -42,10 +42,26 @@ export const fileOrInline = (name: string, what: string, need: string, inlineWha
     )
   })
 
-/** Reads the file at `path` (given by the user for `what`). */
+/** The most bytes a file the user gives may hold: 64 MiB (tool catalogues and schemas are far smaller). */
+export const maxFileBytes = 64 * 1024 * 1024
+
+/**
+ * Reads the file at `path` (given by the user for `what`): a regular file of at most `maxFileBytes`, checked
+ * before any of it is read, so a FIFO, a device or a huge file is refused rather than waited on or loaded.
+ */
 export const readFile = (path: string, what: string) =>
-  Effect.flatMap(FileSystem.FileSystem, (fs) => fs.readFileString(path)).pipe(
-    Effect.mapError((e) => new BadInput({ message: `Cannot read the ${what} file ${path} (${e._tag === "SystemError" ? e.reason : e.message}).` }))
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const info = yield* fs.stat(path)
+    if (info.type !== "File") return yield* new BadInput({ message: `The ${what} file ${path} is not a regular file.` })
+    if (Number(info.size) > maxFileBytes) {
+      return yield* new BadInput({ message: `The ${what} file ${path} is larger than ${maxFileBytes} bytes (${info.size}).` })
+    }
+    return yield* fs.readFileString(path)
+  }).pipe(
+    Effect.mapError((e) =>
+      e instanceof BadInput ? e : new BadInput({ message: `Cannot read the ${what} file ${path} (${e._tag === "SystemError" ? e.reason : e.message}).` })
+    )
   )
 
 /** How the two ways to give a value are named in messages: `--NAME FILE` and `--NAME-json JSON` by default. */
