@@ -17,7 +17,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
-import { type Failure, failureFor, fromAiError } from "./internal/errors.js"
+import { brokeOff, type Failure, failureFor, fromAiError } from "./internal/errors.js"
 import { events, tokens } from "./internal/events.js"
 import * as Prompts from "./internal/prompt.js"
 import * as RawParameters from "./internal/rawParameters.js"
@@ -84,6 +84,7 @@ export const fromLanguageModel = (model: LanguageModel.Service, options?: Option
 
   const stream = (request: Provider.CompletionRequest): Stream.Stream<StreamEvent.StreamEvent, Errors.ProviderError> =>
     (request.structuredOutput === undefined ? streamed(model, request, failure) : structured(model, request, request.structuredOutput, failure)).pipe(
+      Stream.catchAllCause((cause) => Stream.failCause(brokeOff(failure, cause))),
       Stream.withSpan("AiProvider.stream", { attributes: Telemetry.chat(caps.name) })
     )
 

@@ -96,4 +96,17 @@ describe("AiProvider over OpenAiLanguageModel (Responses streaming wire on loopb
         assert.strictEqual(server.requests.length, 1)
       }
     }).pipe(Effect.provide(ArgumentValidator.layer)))
+
+  it.scopedLive("one event past @effect/ai's 10 MiB SSE bound ends the turn with a ProviderError that is not retried, not a defect", () =>
+    Effect.gen(function*() {
+      const server = yield* serve([sse(...created(), ...message(0, "x".repeat(11 * 1024 * 1024)), ...completed(1, 1))])
+      const { ran, toolkit } = forecastTool()
+      const error = yield* Effect.flip((yield* session(server.url, yield* toolkit)).send("Say a lot."))
+      assert.strictEqual(error._tag, "ProviderError", error.message)
+      if (error._tag !== "ProviderError") return
+      assert.isFalse(error.retryable)
+      assert.match(error.message, /the model library failed while reading the answer/)
+      assert.match(error.cause ?? "", /maximum size/)
+      assert.deepStrictEqual(ran, [])
+    }).pipe(Effect.provide(ArgumentValidator.layer)))
 })

@@ -4,6 +4,8 @@
  * output the provider could not parse and input it refused will not.
  */
 import type * as AiError from "@effect/ai/AiError"
+import * as Cause from "effect/Cause"
+import * as Option from "effect/Option"
 import { Errors } from "@toolgate/runtime"
 
 /** Builds the provider's `ProviderError`s (its name is fixed). */
@@ -12,6 +14,18 @@ export type Failure = (reason: string, retryable: boolean, cause?: string) => Er
 /** A `Failure` for the provider `name`. */
 export const failureFor = (name: string): Failure => (reason, retryable, cause) =>
   new Errors.ProviderError({ provider: name, reason, retryable, ...(cause === undefined ? {} : { cause: clip(cause) }) })
+
+/**
+ * A model stream's end as the session can handle it: its typed failures and interruption as they are; a
+ * defect (the model library's own code dying, e.g. @effect/ai's SSE reader on an event past its 10 MiB bound)
+ * as a `ProviderError` that is not retried, since the same answer would break the same way.
+ */
+export const brokeOff = (failure: Failure, cause: Cause.Cause<Errors.ProviderError>): Cause.Cause<Errors.ProviderError> => {
+  if (Cause.isInterrupted(cause) || Option.isSome(Cause.failureOption(cause))) return cause
+  const defect = Cause.dieOption(cause)
+  const message = Option.match(defect, { onNone: () => Cause.pretty(cause), onSome: (d) => d instanceof Error ? d.message : String(d) })
+  return Cause.fail(failure("the model library failed while reading the answer", false, message))
+}
 
 /** A status the runtime may try again. */
 export const statusRetryable = (status: number): boolean => status === 408 || status === 429 || status >= 500
