@@ -1,5 +1,5 @@
 /**
- * The examples in packages/providers/README.md run as written (the rule: the runtime's
+ * The examples in packages/providers/README.md and docs/reference.md run as written (the rule: the runtime's
  * packages/test-support/src/readmeExamples.ts), with `TOOLGATE_RELAY_URL` pointing at a loopback relay that answers the
  * capabilities probe and echoes the tool names a turns request carried.
  */
@@ -13,8 +13,12 @@ import * as RelayWire from "../src/RelayWire.js"
 
 const packageDir = path.resolve(import.meta.dirname, "..")
 const readme = fs.readFileSync(path.join(packageDir, "README.md"), "utf8")
+const reference = fs.readFileSync(path.join(packageDir, "docs/reference.md"), "utf8")
 
-const found = examples(readme)
+const inReadme = examples(readme)
+// numbered after the README's, so no two examples share a file name
+const inReference = examples(reference).map((e) => ({ ...e, index: e.index + inReadme.length }))
+const found = [...inReadme, ...inReference]
 
 let server: http.Server | undefined
 let relayUrl = ""
@@ -48,8 +52,9 @@ afterAll(() =>
   }))
 
 describe("README.md examples", () => {
-  it("the README has runnable examples with stated outputs", () => {
-    assert.isAtLeast(found.length, 2)
+  it("the README has one runnable example, the reference more, all with stated outputs", () => {
+    assert.strictEqual(inReadme.length, 1)
+    assert.isAtLeast(inReference.length, 2)
     assert.isTrue(found.every((e) => e.expectations.length > 0))
   })
 

@@ -1,6 +1,7 @@
 /**
- * The examples in packages/runtime/README.md run as written (the rule: packages/test-support/src/readmeExamples.ts), with
- * `TOOLGATE_RELAY_URL` pointing at a loopback relay that exports the README's `get_weather` schema.
+ * The examples in packages/runtime/README.md and docs/reference.md run as written (the rule:
+ * packages/test-support/src/readmeExamples.ts), with `TOOLGATE_RELAY_URL` pointing at a loopback relay that
+ * exports the reference's `get_weather` schema.
  */
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import * as fs from "node:fs"
@@ -11,8 +12,9 @@ import { check, examples, matches } from "@toolgate/test-support/readmeExamples"
 
 const packageDir = path.resolve(import.meta.dirname, "..")
 const readme = fs.readFileSync(path.join(packageDir, "README.md"), "utf8")
+const reference = fs.readFileSync(path.join(packageDir, "docs/reference.md"), "utf8")
 
-/** The README's "Proven" profile, served on loopback for the examples that read `TOOLGATE_RELAY_URL`. */
+/** The reference's "Proven" profile, served on loopback for the examples that read `TOOLGATE_RELAY_URL`. */
 const profile = {
   capabilities_version: "1.0",
   tool_schemas: {
@@ -53,14 +55,20 @@ describe("README.md examples", () => {
     assert.isFalse(matches("exact", "exact "))
   })
 
-  const found = examples(readme)
-  it("the README has examples with stated outputs", () => {
-    assert.isAtLeast(found.length, 3)
-    assert.isAtLeast(found.flatMap((e) => e.expectations).length, 8)
+  const inReadme = examples(readme)
+  // numbered after the README's, so no two examples share a file name
+  const inReference = examples(reference).map((e) => ({ ...e, index: e.index + inReadme.length }))
+  it("the README has an example with stated outputs, and so does the reference", () => {
+    assert.strictEqual(inReadme.length, 1)
+    assert.isAtLeast(inReadme[0]!.expectations.length, 7)
+    assert.isAtLeast(inReference.length, 3)
+    assert.isAtLeast(inReference.flatMap((e) => e.expectations).length, 6)
   })
 
-  for (const example of found) {
-    it(`example ${example.index + 1} (${example.firstLine}) runs and prints what its comments say`, () =>
-      check(example, packageDir, { ...process.env, TOOLGATE_RELAY_URL: relayUrl }), 90_000)
+  for (const [file, found] of [["README.md", inReadme], ["docs/reference.md", inReference]] as const) {
+    for (const example of found) {
+      it(`${file} example ${example.index + 1} (${example.firstLine}) runs and prints what its comments say`, () =>
+        check(example, packageDir, { ...process.env, TOOLGATE_RELAY_URL: relayUrl }), 90_000)
+    }
   }
 })
