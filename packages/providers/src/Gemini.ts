@@ -157,6 +157,7 @@ export const make = (options: Options): Effect.Effect<Provider.AgentProvider, Er
     const target = dialect(endpoint, model)
     const caps: Provider.ProviderCapabilities = {
       ...capabilities,
+      model,
       supportsStructuredOutput: target === "google",
       ...o.capabilities as Partial<Provider.ProviderCapabilities>
     }

@@ -97,7 +97,7 @@ export const make = (options: Options): Effect.Effect<Provider.AgentProvider, Er
   Effect.gen(function*() {
     const o = yield* decodeOptions(options)
     const timeout = o.timeout
-    const caps: Provider.ProviderCapabilities = { ...capabilities, ...o.capabilities as Partial<Provider.ProviderCapabilities> }
+    const caps: Provider.ProviderCapabilities = { ...capabilities, model: o.model, ...o.capabilities as Partial<Provider.ProviderCapabilities> }
     const provider = caps.name
     const baseUrl = o.baseUrl.replace(/\/+$/, "")
     const scrub = scrubber(o.apiKey === undefined ? undefined : Redacted.value(o.apiKey))
