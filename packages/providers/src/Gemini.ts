@@ -206,7 +206,7 @@ export const make = (options: Options): Effect.Effect<Provider.AgentProvider, Er
 
     const stream = (request: Provider.CompletionRequest): Stream.Stream<StreamEvent.StreamEvent, Errors.ProviderError> =>
       Stream.unwrap(respond(request)).pipe(
-        Stream.withSpan("Gemini.stream", { captureStackTrace: false, attributes: Telemetry.endpoint(provider, { model, url }) })
+        Telemetry.streamSpan("Gemini.stream", Telemetry.endpoint(provider, { model, url }))
       )
 
     const validateTools = (definitions: ReadonlyArray<Provider.ToolDefinition>) => Effect.succeed(definitions.flatMap(tools.warnings))

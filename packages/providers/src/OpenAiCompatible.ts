@@ -122,7 +122,7 @@ export const make = (options: Options): Effect.Effect<Provider.AgentProvider, Er
 
     const stream = (request: Provider.CompletionRequest): Stream.Stream<StreamEvent.StreamEvent, Errors.ProviderError> =>
       Stream.unwrap(respond(request)).pipe(
-        Stream.withSpan("OpenAiCompatible.stream", { captureStackTrace: false, attributes: Telemetry.endpoint(provider, { model: o.model, url: `${baseUrl}${path}` }) })
+        Telemetry.streamSpan("OpenAiCompatible.stream", Telemetry.endpoint(provider, { model: o.model, url: `${baseUrl}${path}` }))
       )
 
     const validateTools = (tools: ReadonlyArray<Provider.ToolDefinition>) =>

@@ -41,4 +41,22 @@ describe("OpenAiCompatible spans", () => {
       assert.strictEqual(transport.attributes.get("gen_ai.request.model"), "gpt-test")
       assert.isFalse(transport.attributes.has("gen_ai.operation.name"))
     }), 30_000)
+
+  it.scopedLive("a refused request: the turn, its chat span and the transport span under it carry error.type ProviderError", () =>
+    Effect.gen(function*() {
+      const server = yield* start((_req, res) => {
+        res.writeHead(401, { "content-type": "application/json" })
+        res.end(JSON.stringify({ error: { message: "bad key" } }))
+      })
+      const s = yield* AgentSession.make({ provider: yield* provider(server), toolkit: Either.getOrThrow(Toolkit.make()), mode: "local" }).pipe(
+        Effect.provide(ArgumentValidator.layer)
+      )
+      const { spans, tracer } = RecordingTracer.make()
+      const error = yield* Effect.flip(s.send("Hello.").pipe(Effect.withTracer(tracer)))
+      assert.strictEqual(error._tag, "ProviderError")
+      assert.deepStrictEqual(
+        spans.map((span) => [span.name, span.parent, span.attributes.get("error.type")]).slice(0, 3),
+        [["invoke_agent", undefined, "ProviderError"], ["chat test-model", "invoke_agent", "ProviderError"], ["OpenAiCompatible.stream", "chat test-model", "ProviderError"]]
+      )
+    }), 30_000)
 })

@@ -9,8 +9,10 @@
  * | `chat {model}` (one round trip) | client | `gen_ai.operation.name` `chat`, `gen_ai.provider.name`, `gen_ai.request.model` (when known), `gen_ai.request.temperature` / `top_p` / `max_tokens` (from the request's sampling); at the end `gen_ai.response.finish_reasons`, `gen_ai.usage.*` (absent when the round reported none) |
  * | `execute_tool {tool}` (every call of a turn, `Tool.run`) | internal | `gen_ai.operation.name` `execute_tool`, `gen_ai.tool.name`, `gen_ai.tool.call.id`, `gen_ai.tool.type` `function`; a session's add `toolgate.tool.outcome`, `toolgate.tool.issue_count`, `toolgate.tool.result` |
  * | a provider's `….stream` | internal | `gen_ai.provider.name`, `gen_ai.request.model`, `url.full` (the transport under the `chat` span) |
+ * | `ArgumentValidator.prepare`, `ToolChain.resolve` | internal | `gen_ai.tool.name`, `gen_ai.tool.call.id`, plus `toolgate.argument_policy` / `toolgate.tool_chain.refs` |
+ * | `Capabilities.fetch`, `AgentSession.compensate`, `AgentSession.undoLastTurn` | internal | `url.full`; `toolgate.turn`, `toolgate.tool.executed` |
  *
- * Every span made with `span` carries `error.type` when its effect fails: the error's `_tag` (a defect: the
+ * Every span made with `span` or `streamSpan` carries `error.type` when its effect fails: the error's `_tag` (a defect: the
  * thrown `Error`'s name, else `_OTHER`). Strings are cut to `maxValueLength` characters, numbers that are not
  * finite are left out, so no input makes a span fail.
  *
@@ -20,6 +22,7 @@ import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
 import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
 import type * as Tracer from "effect/Tracer"
 import type * as Provider from "./Provider.js"
 import type * as StreamEvent from "./StreamEvent.js"
@@ -153,21 +156,33 @@ export const errorType = (cause: Cause.Cause<unknown>): string | undefined => {
   return tag ?? (error instanceof Error ? text(error.name, 128) : undefined) ?? "_OTHER"
 }
 
+/** Sets `error.type` on the current span for a failure's cause. */
+const annotateError = (cause: Cause.Cause<unknown>): Effect.Effect<void> => {
+  const type = errorType(cause)
+  return type === undefined ? Effect.void : Effect.annotateCurrentSpan("error.type", type)
+}
+
 /** Annotates the current span with `error.type` when `self` fails. */
-const withErrorType = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-  Effect.tapErrorCause(self, (cause) => {
-    const type = errorType(cause)
-    return type === undefined ? Effect.void : Effect.annotateCurrentSpan("error.type", type)
-  })
+const withErrorType = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => Effect.tapErrorCause(self, annotateError)
+
+/** How `span` and `streamSpan` make a span: the name cut (`span` when empty), the attributes sanitized. */
+const spanOptions = (name: string, attributes: Readonly<Record<string, unknown>> | undefined, kind: Tracer.SpanKind) =>
+  [text(name) || "span", { captureStackTrace: false, attributes: sanitize(attributes), kind }] as const
 
 /**
  * `self` in a span named `name` (cut to `maxValueLength`; `span` when empty) with `attributes` (sanitized) and `kind`
  * (default internal), `error.type` set when it fails. No stack trace is captured.
  */
 export const span = (name: string, attributes?: Readonly<Record<string, unknown>>, kind: Tracer.SpanKind = "internal") => {
-  const options = { captureStackTrace: false, attributes: sanitize(attributes), kind } as const
-  const spanName = text(name) || "span"
+  const [spanName, options] = spanOptions(name, attributes, kind)
   return <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => Effect.withSpan(withErrorType(self), spanName, options)
+}
+
+/** `span` for a stream: the span lasts while the stream runs, with `error.type` set when it fails. */
+export const streamSpan = (name: string, attributes?: Readonly<Record<string, unknown>>, kind: Tracer.SpanKind = "internal") => {
+  const [spanName, options] = spanOptions(name, attributes, kind)
+  return <A, E, R>(self: Stream.Stream<A, E, R>): Stream.Stream<A, E, R> =>
+    Stream.withSpan(Stream.tapErrorCause(self, annotateError), spanName, options)
 }
 
 /** The span name `{operation} {name}`, or the operation alone when there is no name. */

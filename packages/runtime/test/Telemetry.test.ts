@@ -4,7 +4,7 @@
  * not finite are left out; `span` leaves the effect's outcome as it is and records `error.type` on failure.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Cause, Data, Effect, Exit, FiberId } from "effect"
+import { Cause, Chunk, Data, Effect, Exit, FiberId, Stream } from "effect"
 import * as fc from "fast-check"
 import { Telemetry } from "@toolgate/runtime"
 import * as RecordingTracer from "@toolgate/test-support/recordingTracer"
@@ -169,6 +169,18 @@ describe("Telemetry", () => {
       assert.isTrue(Exit.isSuccess(yield* Effect.exit(Effect.void.pipe(Telemetry.span("", undefined), Effect.withTracer(tracer)))))
       assert.strictEqual(spans.at(-1)!.name, "span")
       assert.isUndefined(({} as Record<string, unknown>)["gen_ai.tool.name"])
+    }))
+
+  it.effect("streamSpan: a stream's elements and failure pass through, in one span that records error.type on failure", () =>
+    Effect.gen(function*() {
+      const { spans, tracer } = RecordingTracer.make()
+      const ok = yield* Stream.make(1, 2, 3).pipe(Telemetry.streamSpan("s.ok", { "url.full": "u" }), Stream.runCollect, Effect.withTracer(tracer))
+      assert.deepStrictEqual(Chunk.toReadonlyArray(ok), [1, 2, 3])
+      const failed = yield* Stream.make(1).pipe(Stream.concat(Stream.fail(new Boom())), Telemetry.streamSpan("", { n: Number.NaN }), Stream.runCollect, Effect.flip, Effect.withTracer(tracer))
+      assert.strictEqual(failed._tag, "Boom")
+      assert.deepStrictEqual(spans.map((s) => [s.name, s.attributes.get("error.type"), s.exit?._tag]), [["s.ok", undefined, "Success"], ["span", "Boom", "Failure"]])
+      assert.strictEqual(spans[0]!.attributes.get("url.full"), "u")
+      assert.isFalse(spans[1]!.attributes.has("n"))
     }))
 
   it.effect("executeTool and invokeAgentSpan name their spans after the tool and the agent; an empty name leaves the operation alone", () =>
