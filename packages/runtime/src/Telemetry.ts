@@ -36,9 +36,13 @@ export type Attributes = Readonly<Record<string, Value>>
 /** The longest string value (and span name) kept; longer ones are cut, ending in `…`. */
 export const maxValueLength = 1024
 
-/** `u` as an attribute string: cut to `max` characters; anything but a string is left out. */
-const text = (u: unknown, max = maxValueLength): string | undefined =>
-  typeof u !== "string" ? undefined : u.length <= max ? u : `${u.slice(0, max - 1)}…`
+/** `u` as an attribute string: cut to `max` characters (never inside a surrogate pair); anything but a string is left out. */
+const text = (u: unknown, max = maxValueLength): string | undefined => {
+  if (typeof u !== "string") return undefined
+  if (u.length <= max) return u
+  const cut = u.slice(0, max - 1)
+  return `${/[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut}…`
+}
 
 /** `u` when it is a finite number; anything else is left out. */
 const finite = (u: unknown): number | undefined => typeof u === "number" && Number.isFinite(u) ? u : undefined

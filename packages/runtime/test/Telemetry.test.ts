@@ -58,6 +58,10 @@ describe("Telemetry", () => {
       assert.strictEqual(attributes["gen_ai.tool.call.id"], kept(s))
     }
     assert.strictEqual(Telemetry.toolCall("x".repeat(5000), "c")["gen_ai.tool.name"]!.length, Telemetry.maxValueLength)
+    // a cut never leaves half of a surrogate pair behind
+    const emoji = Telemetry.toolCall(`${"x".repeat(Telemetry.maxValueLength - 2)}😀😀`, "c")["gen_ai.tool.name"]!
+    assert.strictEqual(emoji, `${"x".repeat(Telemetry.maxValueLength - 2)}…`)
+    assert.notMatch(emoji, /[\uD800-\uDBFF](?![\uDC00-\uDFFF])/)
   })
 
   it("chat leaves out a model, URL and sampling given as undefined, and non-finite sampling numbers", () => {
