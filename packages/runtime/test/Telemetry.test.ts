@@ -187,6 +187,33 @@ describe("Telemetry", () => {
       assert.isFalse(spans[1]!.attributes.has("n"))
     }))
 
+  it.effect("chatSpan and invokeAgentSpan on hostile capabilities, sampling and events: sanitized spans, the effect's value unchanged", () =>
+    Effect.gen(function*() {
+      const { spans, tracer } = RecordingTracer.make()
+      const capabilities = { name: { not: "a string" }, model: 42 } as unknown as Parameters<typeof Telemetry.chatSpan>[0]
+      const request = { messages: [], tools: [], toolChoice: "auto", sampling: { temperature: Number.NaN, topP: Number.POSITIVE_INFINITY, maxTokens: 1e400 } } as const
+      const events = [null, { _tag: "Usage", inputTokens: -5, outputTokens: Number.NaN }, { _tag: "Usage", inputTokens: 2, outputTokens: 3 }] as unknown as ReadonlyArray<never>
+      const huge = { ...capabilities, name: "p", model: "m".repeat(100_000) }
+      const value = yield* Effect.succeed(events).pipe(
+        Telemetry.chatSpan(capabilities, request),
+        Telemetry.invokeAgentSpan({ "gen_ai.agent.name": Symbol("weird"), "gen_ai.conversation.id": "x".repeat(100_000) }),
+        Effect.withTracer(tracer)
+      )
+      assert.strictEqual(value, events)
+      yield* Effect.succeed([]).pipe(Telemetry.chatSpan(huge, request), Effect.withTracer(tracer))
+      assert.deepStrictEqual(spans.map((s) => s.name), ["invoke_agent", "chat", `chat ${"m".repeat(255)}…`])
+      const [agent, chat] = spans
+      assert.deepStrictEqual(Object.fromEntries(chat!.attributes), {
+        "gen_ai.operation.name": "chat",
+        "gen_ai.response.finish_reasons": ["stop"],
+        "gen_ai.usage.input_tokens": 2,
+        "gen_ai.usage.output_tokens": 3
+      })
+      assert.deepStrictEqual([agent!.attributes.get("gen_ai.usage.input_tokens"), agent!.attributes.get("gen_ai.usage.output_tokens")], [2, 3])
+      assert.strictEqual((agent!.attributes.get("gen_ai.conversation.id") as string).length, Telemetry.maxValueLength)
+      assert.isFalse(agent!.attributes.has("gen_ai.agent.name"))
+    }))
+
   it.effect("executeTool and invokeAgentSpan name their spans after the tool and the agent; an empty name leaves the operation alone", () =>
     Effect.gen(function*() {
       const { spans, tracer } = RecordingTracer.make()
