@@ -85,7 +85,7 @@ export const fromLanguageModel = (model: LanguageModel.Service, options?: Option
   const stream = (request: Provider.CompletionRequest): Stream.Stream<StreamEvent.StreamEvent, Errors.ProviderError> =>
     (request.structuredOutput === undefined ? streamed(model, request, failure) : structured(model, request, request.structuredOutput, failure)).pipe(
       Stream.catchAllCause((cause) => Stream.failCause(brokeOff(failure, cause))),
-      Stream.withSpan("AiProvider.stream", { attributes: Telemetry.chat(caps.name) })
+      Telemetry.streamSpan("AiProvider.stream", Telemetry.endpoint(caps.name))
     )
 
   const validateTools = (tools: ReadonlyArray<Provider.ToolDefinition>) => {

@@ -122,7 +122,7 @@ export const make = (options: Options): Effect.Effect<Provider.AgentProvider, Er
         const response = yield* open(body.right)
         const bytes = response.stream.pipe(Stream.catchTag("ResponseError", (e) => Stream.fail(Http.bodyFailure(e))))
         return RelayWire.decodeBlocks(Bounded.events(bytes, settings, Http.failure)).pipe(Bounded.timed(settings, Http.failure))
-      })).pipe(Stream.withSpan("CloudRelay.stream", { captureStackTrace: false, attributes: Telemetry.chat(Http.name, { url: `${baseUrl}${RelayWire.turnsPath}` }) }))
+      })).pipe(Telemetry.streamSpan("CloudRelay.stream", Telemetry.endpoint(Http.name, { url: `${baseUrl}${RelayWire.turnsPath}` })))
     return Provider.Provider.of({
       capabilities: { ...capabilities, contextWindow: contextWindowFor(maxRequestBytes), ...settings.capabilities as Partial<Provider.ProviderCapabilities> },
       stream,

@@ -157,6 +157,7 @@ export const make = (options: Options): Effect.Effect<Provider.AgentProvider, Er
     const target = dialect(endpoint, model)
     const caps: Provider.ProviderCapabilities = {
       ...capabilities,
+      model,
       supportsStructuredOutput: target === "google",
       ...o.capabilities as Partial<Provider.ProviderCapabilities>
     }
@@ -205,7 +206,7 @@ export const make = (options: Options): Effect.Effect<Provider.AgentProvider, Er
 
     const stream = (request: Provider.CompletionRequest): Stream.Stream<StreamEvent.StreamEvent, Errors.ProviderError> =>
       Stream.unwrap(respond(request)).pipe(
-        Stream.withSpan("Gemini.stream", { captureStackTrace: false, attributes: Telemetry.chat(provider, { model, url }) })
+        Telemetry.streamSpan("Gemini.stream", Telemetry.endpoint(provider, { model, url }))
       )
 
     const validateTools = (definitions: ReadonlyArray<Provider.ToolDefinition>) => Effect.succeed(definitions.flatMap(tools.warnings))

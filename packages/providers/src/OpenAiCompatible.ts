@@ -97,7 +97,7 @@ export const make = (options: Options): Effect.Effect<Provider.AgentProvider, Er
   Effect.gen(function*() {
     const o = yield* decodeOptions(options)
     const timeout = o.timeout
-    const caps: Provider.ProviderCapabilities = { ...capabilities, ...o.capabilities as Partial<Provider.ProviderCapabilities> }
+    const caps: Provider.ProviderCapabilities = { ...capabilities, model: o.model, ...o.capabilities as Partial<Provider.ProviderCapabilities> }
     const provider = caps.name
     const baseUrl = o.baseUrl.replace(/\/+$/, "")
     const scrub = scrubber(o.apiKey === undefined ? undefined : Redacted.value(o.apiKey))
@@ -122,7 +122,7 @@ export const make = (options: Options): Effect.Effect<Provider.AgentProvider, Er
 
     const stream = (request: Provider.CompletionRequest): Stream.Stream<StreamEvent.StreamEvent, Errors.ProviderError> =>
       Stream.unwrap(respond(request)).pipe(
-        Stream.withSpan("OpenAiCompatible.stream", { captureStackTrace: false, attributes: Telemetry.chat(provider, { model: o.model, url: `${baseUrl}${path}` }) })
+        Telemetry.streamSpan("OpenAiCompatible.stream", Telemetry.endpoint(provider, { model: o.model, url: `${baseUrl}${path}` }))
       )
 
     const validateTools = (tools: ReadonlyArray<Provider.ToolDefinition>) =>

@@ -183,7 +183,7 @@ describe("OpenAiCompatible: capabilities, tools and wiring", () => {
       const p = yield* OpenAiCompatible.make({ baseUrl: "http://127.0.0.1:1/v1", model: "m", capabilities: { requiresNetworking: false, contextWindow: 8192 } }).pipe(
         Effect.provide(FetchHttpClient.layer)
       )
-      assert.deepStrictEqual(p.capabilities, { ...OpenAiCompatible.capabilities, requiresNetworking: false, contextWindow: 8192 })
+      assert.deepStrictEqual(p.capabilities, { ...OpenAiCompatible.capabilities, model: "m", requiresNetworking: false, contextWindow: 8192 })
     }))
 
   it.effect("validateTools warns about names OpenAI refuses and passes the others", () =>

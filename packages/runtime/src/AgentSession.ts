@@ -236,7 +236,6 @@ interface Running {
 
 const acceptAny = (_text: string) => Effect.void
 
-// Built once for every session; the span is made only when the app installed a tracer.
 const sendIn = (s: Running, text: string, options?: SendOptions) =>
   Effect.gen(function*() {
     const { directives, sampling } = options == null ? noSendOptions : yield* decodeSend(options)
@@ -244,9 +243,9 @@ const sendIn = (s: Running, text: string, options?: SendOptions) =>
     const [turn] = yield* s.serialized(
       SessionTurn.run(s.env, safeString(text), { toolChoice, accept: acceptAny, sampling, ...(directives === undefined ? {} : { directives }) })
     )
-    yield* Effect.annotateCurrentSpan(Telemetry.usage(turn.turn, turn.usage.inputTokens, turn.usage.outputTokens))
+    yield* Effect.annotateCurrentSpan("toolgate.turn", turn.turn)
     return turn
-  }).pipe(Telemetry.span("AgentSession.send", s.agent))
+  }).pipe(Telemetry.invokeAgentSpan(s.agent))
 
 const generateIn = <A, I>(s: Running, schema: Schema.Schema<A, I>, text: string) =>
   Effect.gen(function*() {
@@ -258,7 +257,7 @@ const generateIn = <A, I>(s: Running, schema: Schema.Schema<A, I>, text: string)
       Effect.mapError(decode(answer), (e) => new StructuredOutputInvalid({ detail: ParseResult.TreeFormatter.formatErrorSync(e) }))
     const [, value] = yield* s.serialized(SessionTurn.run(s.env, text, { toolChoice: "auto", structuredOutput, accept, sampling: {} }))
     return value
-  }).pipe(Telemetry.span("AgentSession.generate", s.agent))
+  }).pipe(Telemetry.invokeAgentSpan(s.agent))
 
 const undoSpan = Telemetry.span("AgentSession.undoLastTurn")
 

@@ -30,6 +30,7 @@ import * as Errors from "./Errors.js"
 import * as Decode from "./Decode.js"
 import { CapabilitiesContractError, transportCause } from "./Errors.js"
 import { classify, Envelope, malformed } from "./internal/capabilitiesWire.js"
+import * as Telemetry from "./Telemetry.js"
 
 /** What the relay said: its exported tool schemas, that it predates the export, or nothing usable. */
 export type Probe = Data.TaggedEnum<{
@@ -131,7 +132,7 @@ export const make = (options: Options): Effect.Effect<Service, Errors.InvalidOpt
         ResponseError: responseFailure,
         ParseError: (e) => Effect.fail(malformed(e))
       }),
-      Effect.withSpan("Capabilities.fetch", { attributes: { "url.full": `${baseUrl}${path}` } })
+      Telemetry.span("Capabilities.fetch", { "url.full": `${baseUrl}${path}` })
     )
     const scope = yield* Effect.scope
     const [cached, invalidate] = yield* Effect.cachedInvalidateWithTTL(

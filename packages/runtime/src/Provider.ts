@@ -31,6 +31,8 @@ export type ToolChoice = typeof ToolChoice.Type
 export interface ProviderCapabilities {
   /** Names the provider in errors and spans. */
   readonly name: string
+  /** The model the requests ask for, when the provider knows it: names the `chat` span (`gen_ai.request.model`). */
+  readonly model?: string
   readonly executionModel: ExecutionModel
   /** `false`: requests carry no tools. */
   readonly supportsToolCalling: boolean

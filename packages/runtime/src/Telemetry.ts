@@ -1,58 +1,244 @@
 /**
- * The span attributes toolgate sets, in one naming scheme: the OpenTelemetry GenAI semantic conventions
- * where they apply (as `@effect/ai` uses them), `url.full` for HTTP, and `toolgate.*` for what only toolgate
- * knows. Spans sit at the boundaries a user traces:
+ * toolgate's spans and their attributes, in one naming scheme: the OpenTelemetry GenAI semantic conventions
+ * (semantic-conventions v1.41.0, `gen-ai-spans.md` and `gen-ai-agent-spans.md`, status Development) where
+ * they apply, `url.full` for HTTP, and `toolgate.*` for what only toolgate knows:
  *
- * | span | attributes |
- * |---|---|
- * | `AgentSession.send`, `AgentSession.generate` | `invokeAgent`: operation `invoke_agent`, `gen_ai.provider.name`, `gen_ai.conversation.id`; at the end `usage`: `gen_ai.usage.input_tokens` / `output_tokens`, `toolgate.turn` |
- * | a provider's `….stream` (one round trip) | `chat`: operation `chat`, `gen_ai.provider.name`, `gen_ai.request.model` (when known), `url.full` (HTTP) |
- * | `AgentSession.toolCall`, `Tool.run` | `toolCall`: operation `execute_tool`, `gen_ai.tool.name`, `gen_ai.tool.call.id`; the session's adds `toolgate.tool.outcome`, `toolgate.tool.issue_count`, `toolgate.tool.result` |
- * | `ArgumentValidator.prepare`, `ToolChain.resolve` | `gen_ai.tool.name`, `gen_ai.tool.call.id`, plus `toolgate.argument_policy` / `toolgate.tool_chain.refs` |
- * | `DriftGate.check`, `Capabilities.fetch`, `AgentSession.compensate` | `toolgate.drift_gate.tools`, `toolgate.capabilities.version`; `url.full`; `toolgate.turn`, `toolgate.tool.executed` |
+ * | span | kind | attributes |
+ * |---|---|---|
+ * | `invoke_agent` (`AgentSession.send`, `.generate`) | internal | `gen_ai.operation.name` `invoke_agent`, `gen_ai.provider.name`, `gen_ai.conversation.id`; at the end `gen_ai.usage.input_tokens` / `output_tokens` (summed over the turn's round trips, absent when none reported any), `toolgate.turn` |
+ * | `chat {model}` (one round trip) | client | `gen_ai.operation.name` `chat`, `gen_ai.provider.name`, `gen_ai.request.model` (when known), `gen_ai.request.temperature` / `top_p` / `max_tokens` (from the request's sampling); at the end `gen_ai.response.finish_reasons`, `gen_ai.usage.*` (absent when the round reported none) |
+ * | `execute_tool {tool}` (every call of a turn, `Tool.run`) | internal | `gen_ai.operation.name` `execute_tool`, `gen_ai.tool.name`, `gen_ai.tool.call.id`, `gen_ai.tool.type` `function`; a session's add `toolgate.tool.outcome`, `toolgate.tool.issue_count`, `toolgate.tool.result` |
+ * | a provider's `….stream` | internal | `gen_ai.provider.name`, `gen_ai.request.model`, `url.full` (the transport under the `chat` span) |
+ * | `ArgumentValidator.prepare`, `ToolChain.resolve` | internal | `gen_ai.tool.name`, `gen_ai.tool.call.id`, plus `toolgate.argument_policy` / `toolgate.tool_chain.refs` |
+ * | `Capabilities.fetch`, `AgentSession.compensate`, `AgentSession.undoLastTurn` | internal | `url.full`; `toolgate.turn`, `toolgate.tool.executed` |
  *
- * Spans are made with `span`: only when the app installed a tracer (with Effect's built-in one nobody reads
- * them, and each costs more than a short tool call), and without a captured stack trace.
+ * Every span made with `span` or `streamSpan` carries `error.type` when its effect fails: the error's `_tag` (a defect: the
+ * thrown `Error`'s name, else `_OTHER`). Strings are cut to `maxValueLength` characters, numbers that are not
+ * finite are left out, so no input makes a span fail.
  *
  * @since 0.1.0
  */
+import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
+import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
+import type * as Tracer from "effect/Tracer"
+import type * as Provider from "./Provider.js"
+import type * as StreamEvent from "./StreamEvent.js"
 
-/** One call of a tool: operation `execute_tool`, the tool's name and the call id. */
-export const toolCall = (name: string, callId: string): Record<string, string> => ({
+/** A span attribute's value as toolgate sets it. */
+export type Value = string | number | boolean | ReadonlyArray<string>
+
+/** Span attributes. */
+export type Attributes = Readonly<Record<string, Value>>
+
+/** The longest string value (and span name) kept; longer ones are cut, ending in `…`. */
+export const maxValueLength = 1024
+
+/** `u` as an attribute string: cut to `max` characters (never inside a surrogate pair); anything but a string is left out. */
+const text = (u: unknown, max = maxValueLength): string | undefined => {
+  if (typeof u !== "string") return undefined
+  if (u.length <= max) return u
+  const cut = u.slice(0, max - 1)
+  return `${/[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut}…`
+}
+
+/** `u` when it is a finite number; anything else is left out. */
+const finite = (u: unknown): number | undefined => typeof u === "number" && Number.isFinite(u) ? u : undefined
+
+/** A token count: a finite number at least 0; anything else is left out. */
+const count = (u: unknown): number | undefined => {
+  const n = finite(u)
+  return n !== undefined && n >= 0 ? n : undefined
+}
+
+/** `key: value` when the value is there, for spreading into attributes. */
+const entry = <V extends Value>(key: string, value: V | undefined): Readonly<Record<string, V>> => value === undefined ? {} : { [key]: value }
+
+/** Attributes with every value sanitized: strings cut, non-finite numbers and other kinds left out. */
+const sanitize = (attributes: Readonly<Record<string, unknown>> | undefined): Attributes => {
+  const out: Record<string, Value> = {}
+  if (attributes == null) return out
+  for (const [key, value] of Object.entries(attributes)) {
+    const kept = typeof value === "boolean"
+      ? value
+      : typeof value === "number"
+      ? finite(value)
+      : Array.isArray(value)
+      ? value.flatMap((v) => text(v) ?? []).slice(0, 64)
+      : text(value)
+    if (kept !== undefined) Object.defineProperty(out, text(key, 256) ?? "", { value: kept, enumerable: true, writable: true, configurable: true })
+  }
+  return out
+}
+
+/** One call of a tool: operation `execute_tool`, the tool's name, the call id and the tool type `function`. */
+export const toolCall = (name: string, callId: string): Readonly<Record<string, string>> => ({
   "gen_ai.operation.name": "execute_tool",
-  "gen_ai.tool.name": name,
-  "gen_ai.tool.call.id": callId
+  ...entry("gen_ai.tool.name", text(name)),
+  ...entry("gen_ai.tool.call.id", text(callId)),
+  "gen_ai.tool.type": "function"
 })
 
-/** One round trip to a model: operation `chat`, the provider, and the model and URL when the provider knows them. */
-export const chat = (provider: string, options: { readonly model?: string | undefined; readonly url?: string | undefined } = {}): Record<string, string> => ({
+/** What the request asks of the model: the sampling's temperature, top_p and max tokens, each when set. */
+const requested = (sampling: Provider.Sampling | undefined): Attributes => ({
+  ...entry("gen_ai.request.temperature", finite(sampling?.temperature)),
+  ...entry("gen_ai.request.top_p", finite(sampling?.topP)),
+  ...entry("gen_ai.request.max_tokens", finite(sampling?.maxTokens))
+})
+
+/**
+ * One round trip to a model: operation `chat`, the provider, and the model, URL and sampling when known.
+ */
+export const chat = (
+  provider: string,
+  options: { readonly model?: string | undefined; readonly url?: string | undefined; readonly sampling?: Provider.Sampling | undefined } = {}
+): Attributes => ({
   "gen_ai.operation.name": "chat",
-  "gen_ai.provider.name": provider,
-  ...(options.model === undefined ? {} : { "gen_ai.request.model": options.model }),
-  ...(options.url === undefined ? {} : { "url.full": options.url })
+  ...endpoint(provider, options),
+  ...requested(options.sampling)
+})
+
+/** Where a provider's transport sends a round trip: the provider, the model and the URL when known (no operation). */
+export const endpoint = (provider: string, options: { readonly model?: string | undefined; readonly url?: string | undefined } = {}): Attributes => ({
+  ...entry("gen_ai.provider.name", text(provider)),
+  ...entry("gen_ai.request.model", text(options.model)),
+  ...entry("url.full", text(options.url))
 })
 
 /** One turn of a session: operation `invoke_agent`, the provider and the session id (the conversation). */
-export const invokeAgent = (provider: string, sessionId: string): Record<string, string> => ({
+export const invokeAgent = (provider: string, sessionId: string): Readonly<Record<string, string>> => ({
   "gen_ai.operation.name": "invoke_agent",
-  "gen_ai.provider.name": provider,
-  "gen_ai.conversation.id": sessionId
+  ...entry("gen_ai.provider.name", text(provider)),
+  ...entry("gen_ai.conversation.id", text(sessionId))
 })
 
-/** What a finished turn cost: its tokens (when the provider reported them) and its number. */
-export const usage = (turn: number, inputTokens: number | undefined, outputTokens: number | undefined): Record<string, number> => ({
-  "toolgate.turn": turn,
-  ...(inputTokens === undefined ? {} : { "gen_ai.usage.input_tokens": inputTokens }),
-  ...(outputTokens === undefined ? {} : { "gen_ai.usage.output_tokens": outputTokens })
+/** Token counts, each only when reported (an unreported count is left out, not 0). */
+export const tokens = (inputTokens: number | undefined, outputTokens: number | undefined): Attributes => ({
+  ...entry("gen_ai.usage.input_tokens", count(inputTokens)),
+  ...entry("gen_ai.usage.output_tokens", count(outputTokens))
 })
 
-/** The tracer a fiber has unless the app installs one: the spans it makes are kept by nobody. */
-const builtIn = Effect.runSync(Effect.tracer)
+/** What a finished turn cost: its tokens (when reported) and its number. */
+export const usage = (turn: number, inputTokens: number | undefined, outputTokens: number | undefined): Attributes => ({
+  ...entry("toolgate.turn", finite(turn)),
+  ...tokens(inputTokens, outputTokens)
+})
+
+/** The tokens a round reported: the sum of its `Usage` events, or none when it had none. */
+const reported = (events: ReadonlyArray<StreamEvent.StreamEvent>): { input: number; output: number } | undefined => {
+  let sum: { input: number; output: number } | undefined
+  for (const event of events) {
+    if (event?._tag !== "Usage") continue
+    sum ??= { input: 0, output: 0 }
+    sum.input += count(event.inputTokens) ?? 0
+    sum.output += count(event.outputTokens) ?? 0
+  }
+  return sum
+}
 
 /**
- * `self` in a span named `name` with `attributes`, when the app installed a tracer (`@effect/opentelemetry`,
- * say); with Effect's built-in tracer, `self` as it is. No stack trace is captured.
+ * How a round ended, read from its events: `gen_ai.response.finish_reasons` (`tool_calls` when the model
+ * asked for tools to run, else `stop`; the event stream carries no finish reason of its own) and the
+ * tokens the round reported (left out when it reported none).
  */
-export const span = (name: string, attributes?: Record<string, unknown>) => <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-  Effect.tracerWith((tracer) => tracer === builtIn ? self : Effect.withSpan(self, name, { captureStackTrace: false, attributes }))
+export const roundOutcome = (events: ReadonlyArray<StreamEvent.StreamEvent>): Attributes => {
+  const used = reported(events)
+  return {
+    "gen_ai.response.finish_reasons": [events.some((e) => e?._tag === "ToolCallComplete") ? "tool_calls" : "stop"],
+    ...(used === undefined ? {} : tokens(used.input, used.output))
+  }
+}
+
+/** `error.type` for a failed effect: the error's `_tag`, a thrown `Error`'s name, else `_OTHER`; none for an interruption. */
+export const errorType = (cause: Cause.Cause<unknown>): string | undefined => {
+  if (Cause.isInterruptedOnly(cause)) return undefined
+  const failure = Cause.failureOption(cause)
+  const error: unknown = Option.isSome(failure) ? failure.value : Option.getOrUndefined(Cause.dieOption(cause))
+  const tag = typeof error === "object" && error !== null && "_tag" in error ? text(error._tag, 128) : undefined
+  return tag ?? (error instanceof Error ? text(error.name, 128) : undefined) ?? "_OTHER"
+}
+
+/** Sets `error.type` on the current span for a failure's cause. */
+const annotateError = (cause: Cause.Cause<unknown>): Effect.Effect<void> => {
+  const type = errorType(cause)
+  return type === undefined ? Effect.void : Effect.annotateCurrentSpan("error.type", type)
+}
+
+/** Annotates the current span with `error.type` when `self` fails. */
+const withErrorType = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => Effect.tapErrorCause(self, annotateError)
+
+/** How `span` and `streamSpan` make a span: the name cut (`span` when empty), the attributes sanitized. */
+const spanOptions = (name: string, attributes: Readonly<Record<string, unknown>> | undefined, kind: Tracer.SpanKind) =>
+  [text(name) || "span", { captureStackTrace: false, attributes: sanitize(attributes), kind }] as const
+
+/**
+ * `self` in a span named `name` (cut to `maxValueLength`; `span` when empty) with `attributes` (sanitized) and `kind`
+ * (default internal), `error.type` set when it fails. No stack trace is captured.
+ */
+export const span = (name: string, attributes?: Readonly<Record<string, unknown>>, kind: Tracer.SpanKind = "internal") => {
+  const [spanName, options] = spanOptions(name, attributes, kind)
+  return <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => Effect.withSpan(withErrorType(self), spanName, options)
+}
+
+/** `span` for a stream: the span lasts while the stream runs, with `error.type` set when it fails. */
+export const streamSpan = (name: string, attributes?: Readonly<Record<string, unknown>>, kind: Tracer.SpanKind = "internal") => {
+  const [spanName, options] = spanOptions(name, attributes, kind)
+  return <A, E, R>(self: Stream.Stream<A, E, R>): Stream.Stream<A, E, R> =>
+    Stream.withSpan(Stream.tapErrorCause(self, annotateError), spanName, options)
+}
+
+/** The span name `{operation} {name}`, or the operation alone when there is no name. */
+const named = (operation: string, name: unknown): string => {
+  const s = text(name, 256)
+  return s === undefined || s === "" ? operation : `${operation} ${s}`
+}
+
+/** `self` in an `execute_tool {tool}` span (internal) with `toolCall` attributes and `extra` ones. */
+export const executeTool = (name: string, callId: string, extra?: Readonly<Record<string, unknown>>) =>
+  span(named("execute_tool", name), { ...toolCall(name, callId), ...extra })
+
+/** The tokens the round trips of the current turn reported, summed (a turn's own, set by `invokeAgentSpan`). */
+interface TurnTokens {
+  input: number
+  output: number
+  reported: boolean
+}
+
+const currentTurnTokens = FiberRef.unsafeMake<TurnTokens | undefined>(undefined)
+
+/**
+ * One round trip in a `chat {model}` span (client): `chat` attributes with the request's sampling, and at
+ * the end `roundOutcome` of the events it read. The tokens also count toward the enclosing `invoke_agent` span.
+ */
+export const chatSpan = (capabilities: Provider.ProviderCapabilities, request: Provider.CompletionRequest) =>
+<E, R>(self: Effect.Effect<ReadonlyArray<StreamEvent.StreamEvent>, E, R>): Effect.Effect<ReadonlyArray<StreamEvent.StreamEvent>, E, R> =>
+  Effect.tap(self, (events) =>
+    Effect.flatMap(FiberRef.get(currentTurnTokens), (turn) => {
+      const used = reported(events)
+      if (turn !== undefined && used !== undefined) {
+        turn.input += used.input
+        turn.output += used.output
+        turn.reported = true
+      }
+      return Effect.annotateCurrentSpan(roundOutcome(events))
+    })).pipe(span(
+      named("chat", capabilities.model),
+      chat(capabilities.name, { model: capabilities.model, sampling: request.sampling }),
+      "client"
+    ))
+
+/**
+ * A session's turn in an `invoke_agent` span (internal) with `attributes` (`invokeAgent`'s); at the end,
+ * succeeded or not, the tokens its `chatSpan`s reported (left out when none did).
+ */
+export const invokeAgentSpan = (attributes: Readonly<Record<string, unknown>>) => {
+  const inSpan = span(named("invoke_agent", attributes["gen_ai.agent.name"]), attributes)
+  return <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+    Effect.suspend(() => {
+      const turn: TurnTokens = { input: 0, output: 0, reported: false }
+      const annotate = Effect.suspend(() => turn.reported ? Effect.annotateCurrentSpan(tokens(turn.input, turn.output)) : Effect.void)
+      return self.pipe(Effect.ensuring(annotate), Effect.locally(currentTurnTokens, turn), inSpan)
+    })
+}

@@ -250,4 +250,4 @@ export const run = <A, R>(tool: Tool<A, R>, prepared: Prepared<A>, options?: Run
   Effect.suspend(() => {
     const ctx = contextOf(tool, prepared, options)
     return Effect.map(timed(tool, prepared.callId, Effect.suspend(() => tool.execute(prepared.args, ctx))), (t) => t.envelope)
-  }).pipe(Telemetry.span("Tool.run", Telemetry.toolCall(tool.name, prepared.callId)))
+  }).pipe(Telemetry.executeTool(tool.name, prepared.callId))

@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Either, Queue, Tracer } from "effect"
+import { Effect, Either, Exit, Queue } from "effect"
+import * as RecordingTracer from "@toolgate/test-support/recordingTracer"
 import * as AgentSession from "../src/AgentSession.js"
 import * as ArgumentValidator from "../src/ArgumentValidator.js"
 import type * as SessionEvent from "../src/SessionEvent.js"
@@ -45,48 +46,6 @@ const brief = (e: SessionEvent.SessionEvent): string => {
   }
 }
 
-interface Recorded {
-  readonly name: string
-  readonly attributes: Map<string, unknown>
-  ended: boolean
-}
-
-/** A tracer that records every span with its attributes. */
-const recordingTracer = () => {
-  const spans: Array<Recorded> = []
-  let ids = 0
-  const tracer = Tracer.make({
-    span: (name, parent, context, links, _startTime, kind, options) => {
-      const recorded: Recorded = { name, attributes: new Map(Object.entries(options?.attributes ?? {})), ended: false }
-      spans.push(recorded)
-      const span: Tracer.Span = {
-        _tag: "Span",
-        name,
-        spanId: String(++ids),
-        traceId: "trace",
-        parent,
-        context,
-        status: { _tag: "Started", startTime: 0n },
-        attributes: recorded.attributes,
-        links,
-        sampled: true,
-        kind,
-        end: () => {
-          recorded.ended = true
-        },
-        attribute: (key, value) => {
-          recorded.attributes.set(key, value)
-        },
-        event: () => {},
-        addLinks: () => {}
-      }
-      return span
-    },
-    context: (f) => f()
-  })
-  return { spans, tracer }
-}
-
 describe("AgentSession (observability)", () => {
   it.scoped("the events of a turn with one repair come in the expected sequence", () =>
     Effect.gen(function*() {
@@ -129,12 +88,12 @@ describe("AgentSession (observability)", () => {
       assert.include(last.message, "repairs exhausted")
     }))
 
-  it.effect("one AgentSession.toolCall span per call, invalid ones included, with name, id, outcome and issue count", () =>
+  it.effect("one execute_tool span per call, invalid ones included, with name, id, outcome and issue count", () =>
     Effect.gen(function*() {
-      const { spans, tracer } = recordingTracer()
+      const { spans, tracer } = RecordingTracer.make()
       const s = yield* session(oneRepair(), toolkit)
       yield* s.send("sum").pipe(Effect.withTracer(tracer))
-      const calls = spans.filter((span) => span.name === "AgentSession.toolCall")
+      const calls = spans.filter((span) => span.name.startsWith("execute_tool "))
       assert.deepStrictEqual(calls.map((span) => [
         span.attributes.get("gen_ai.tool.name"),
         span.attributes.get("gen_ai.tool.call.id"),
@@ -146,43 +105,54 @@ describe("AgentSession (observability)", () => {
         ["add", "c3", "valid", 0],
         ["nope", "c4", "unknown_tool", 0]
       ])
-      assert.isTrue(calls.every((span) => span.ended))
-      assert.isTrue(spans.some((span) => span.name === "AgentSession.send"))
-      assert.isTrue(spans.some((span) => span.name === "Tool.run"))
+      assert.deepStrictEqual(calls.map((span) => span.name), ["execute_tool add", "execute_tool add", "execute_tool add", "execute_tool nope"])
+      assert.isTrue(calls.every((span) => span.exit !== undefined && Exit.isSuccess(span.exit)))
+      assert.isTrue(spans.some((span) => span.name === "invoke_agent"))
     }))
 
-  it.effect("with Effect's built-in tracer (no tracer installed) the turn makes no spans: its work sees the caller's span", () =>
+  it.effect("an executor runs inside its execute_tool span, under the caller's span, with Effect's built-in tracer as with an installed one", () =>
     Effect.gen(function*() {
       const seen: Array<string> = []
       const spy = Tool.make("spy", {
-        description: "reports the span it runs in",
+        description: "reports the span it runs in and that span's parents",
         parameters: { type: "object" },
-        execute: () => Effect.map(Effect.option(Effect.currentSpan), (span) => (seen.push(span._tag === "Some" ? span.value.name : "none"), "ok"))
+        execute: () =>
+          Effect.map(Effect.option(Effect.currentSpan), (span) => {
+            const names: Array<string> = []
+            for (let s = span._tag === "Some" ? span.value : undefined; s !== undefined; s = s.parent._tag === "Some" && s.parent.value._tag === "Span" ? s.parent.value : undefined) names.push(s.name)
+            seen.push(names.join(" < "))
+            return "ok"
+          })
       })
       const s = yield* session(make([[call("c1", "spy", {}), done], [text("done"), done]]), Either.getOrThrow(Toolkit.make(spy)))
       yield* s.send("go").pipe(Effect.withSpan("app.request"))
-      assert.deepStrictEqual(seen, ["app.request"])
-      // the same turn under a tracer runs inside the session's spans
-      const { spans, tracer } = recordingTracer()
+      const { spans, tracer } = RecordingTracer.make()
       const traced = yield* session(make([[call("c2", "spy", {}), done], [text("done"), done]]), Either.getOrThrow(Toolkit.make(spy)))
       yield* traced.send("go").pipe(Effect.withSpan("app.request"), Effect.withTracer(tracer))
-      assert.deepStrictEqual(seen, ["app.request", "Tool.run"])
-      assert.deepStrictEqual(spans.map((span) => span.name).filter((n) => n !== "app.request").sort(), ["AgentSession.send", "AgentSession.toolCall", "ArgumentValidator.prepare", "Tool.run"])
+      assert.deepStrictEqual(seen, ["execute_tool spy < invoke_agent < app.request", "execute_tool spy < invoke_agent < app.request"])
+      assert.deepStrictEqual(spans.map((span) => `${span.name} < ${span.parent}`), [
+        "app.request < undefined",
+        "invoke_agent < app.request",
+        "chat < invoke_agent",
+        "ArgumentValidator.prepare < invoke_agent",
+        "execute_tool spy < invoke_agent",
+        "chat < invoke_agent"
+      ])
     }))
 
   it.effect("a turn that exhausts its repairs still leaves a span for every invalid call", () =>
     Effect.gen(function*() {
-      const { spans, tracer } = recordingTracer()
+      const { spans, tracer } = RecordingTracer.make()
       const s = yield* session(make([[call("c1", "add", {}), done], [call("c2", "add", { a: 1 }), done]]), toolkit)
       yield* Effect.flip(s.send("sum").pipe(Effect.withTracer(tracer)))
-      const calls = spans.filter((span) => span.name === "AgentSession.toolCall")
+      const calls = spans.filter((span) => span.name.startsWith("execute_tool "))
       assert.deepStrictEqual(calls.map((span) => [span.attributes.get("gen_ai.tool.call.id"), span.attributes.get("toolgate.tool.outcome")]), [["c1", "invalid"], ["c2", "invalid"]])
       assert.deepStrictEqual(calls.map((span) => span.attributes.get("toolgate.tool.issue_count")), [2, 1])
     }))
 
   it.effect("a provider-driven call gets its span too: outcome provider, with what it ended with", () =>
     Effect.gen(function*() {
-      const { spans, tracer } = recordingTracer()
+      const { spans, tracer } = RecordingTracer.make()
       const provider = make([[
         { _tag: "ToolCallStarted", id: "p1", name: "add", arguments: { a: 1, b: 2 } },
         { _tag: "ToolCallStarted", id: "p2", name: "rm" },
@@ -192,14 +162,14 @@ describe("AgentSession (observability)", () => {
       ]], { executionModel: "providerDriven" })
       const s = yield* session(provider, toolkit)
       yield* s.send("sum").pipe(Effect.withTracer(tracer))
-      const calls = spans.filter((span) => span.name === "AgentSession.toolCall")
+      const calls = spans.filter((span) => span.name.startsWith("execute_tool "))
       assert.deepStrictEqual(calls.map((span) => [
         span.attributes.get("gen_ai.tool.name"),
         span.attributes.get("gen_ai.tool.call.id"),
         span.attributes.get("toolgate.tool.outcome"),
         span.attributes.get("toolgate.tool.result")
       ]), [["add", "p1", "provider", "success"], ["rm", "p2", "provider", "user_denied"]])
-      assert.isTrue(calls.every((span) => span.ended))
+      assert.isTrue(calls.every((span) => span.exit !== undefined))
     }))
 
   it.scoped("a sliding events hub drops the oldest events for a slow subscriber instead of blocking the turn", () =>

@@ -29,7 +29,7 @@ export interface Observed {
   readonly requests: ReadonlyArray<Provider.CompletionRequest>
   readonly received: ReadonlyArray<Received>
   readonly events: ReadonlyArray<SessionEvent.SessionEvent>
-  /** The attributes of the send's `AgentSession.toolCall` spans. */
+  /** The attributes of the send's `execute_tool {tool}` spans. */
   readonly spans: ReadonlyArray<ReadonlyMap<string, unknown>>
 }
 
@@ -213,7 +213,7 @@ const checkEvents = (o: Observed, expected: ExpectedTurn, tag: string | undefine
   }
 }
 
-/** Every answered call has an `AgentSession.toolCall` span naming it, with the outcome its `ToolCalled` event has. */
+/** Every answered call has an `execute_tool {tool}` span naming it, with the outcome its `ToolCalled` event has. */
 const checkSpans = (o: Observed, expected: ExpectedTurn): void => {
   // ids may repeat across rounds and spans carry no round: each call takes one matching span out of the pool
   const pool = [...o.spans]

@@ -161,7 +161,7 @@ export const runSession = (plan: SessionPlan, how: Mode = { mode: "local" }, mod
         requests: (yield* requests).slice(requestsBefore),
         received: tools.received.slice(receivedBefore),
         events: Chunk.toReadonlyArray(yield* Queue.takeAll(events)),
-        spans: traced.spans.filter((s) => s.name === "AgentSession.toolCall").map((s) => s.attributes)
+        spans: traced.spans.filter((s) => s.attributes.get("gen_ai.operation.name") === "execute_tool").map((s) => s.attributes)
       }
       checkSend(plan, expected, observed)
       const gated = observed.events.filter((e) => e._tag === "DriftGateChecked")

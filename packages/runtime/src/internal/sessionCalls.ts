@@ -2,7 +2,7 @@
  * One app-driven round's calls: every call is prepared (and its refs resolved) before any runs; a round
  * with an invalid call spends a repair and runs nothing (valid siblings are told they were not run);
  * otherwise the valid calls run (concurrently when the provider allows) and unknown tools are answered
- * `tool_not_found`. Every call, valid or not, gets an `AgentSession.toolCall` span and its events.
+ * `tool_not_found`. Every call, valid or not, gets an `execute_tool {tool}` span and its events.
  *
  * @internal
  */
@@ -106,7 +106,7 @@ export interface At {
 
 /**
  * One call, reported at its edges: the `ToolCalled` event, then `answer` (the executor, or an envelope
- * already known), then `ToolAnswered`, all in one `AgentSession.toolCall` span with the tool's name, the
+ * already known), then `ToolAnswered`, all in one `execute_tool {tool}` span with the tool's name, the
  * call id, the outcome (`provider`: the provider ran it), the issue count and what it answered.
  */
 export const reportCall = <E>(
@@ -126,8 +126,7 @@ export const reportCall = <E>(
     yield* publish(env, { _tag: "ToolAnswered", ...where, envelope })
     return { callId: call.id, tool: call.name, ...args, envelope }
   }).pipe(
-    Telemetry.span("AgentSession.toolCall", {
-      ...Telemetry.toolCall(call.name, call.id),
+    Telemetry.executeTool(call.name, call.id, {
       "toolgate.tool.outcome": outcome,
       "toolgate.tool.issue_count": issues.length
     })
@@ -167,9 +166,7 @@ const execute = Effect.fnUntraced(function*(env: Env, input: RoundInput, c: Chec
   }
   input.executions.push(execution)
   const ctx = Tool.contextOf(c.tool, c.prepared, { idempotencyKey: key, onArtifact: (name, value) => execution.artifacts.set(name, value) })
-  const { envelope, timedOut } = yield* timed(c.tool, c.call.id, Effect.provide(Effect.suspend(() => c.tool.execute(c.prepared.args, ctx)), env.context)).pipe(
-    Telemetry.span("Tool.run", Telemetry.toolCall(c.tool.name, c.call.id))
-  )
+  const { envelope, timedOut } = yield* timed(c.tool, c.call.id, Effect.provide(Effect.suspend(() => c.tool.execute(c.prepared.args, ctx)), env.context))
   execution.envelope = envelope
   execution.timedOut = timedOut
   execution.undo = undoOf(env, c, envelope, key)

@@ -11,6 +11,7 @@ import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Compensation from "../Compensation.js"
 import type * as Message from "../Message.js"
+import * as Telemetry from "../Telemetry.js"
 import * as ToolEnvelope from "../ToolEnvelope.js"
 import { clip } from "./json.js"
 import { type Env, type Execution, publish } from "./sessionState.js"
@@ -98,7 +99,7 @@ export const compensate = (env: Env, turn: number, executions: ReadonlyArray<Exe
     const executed = executions.map(executedCall)
     yield* publish(env, { _tag: "TurnCompensated", turn, executed: executed.map((e) => e.callId), compensated, notCompensated })
     return { executed, compensated, notCompensated, messages: messagesOf(turn, left) }
-  }).pipe(Effect.withSpan("AgentSession.compensate", { attributes: { "toolgate.turn": turn, "toolgate.tool.executed": executions.length } }))
+  }).pipe(Telemetry.span("AgentSession.compensate", { "toolgate.turn": turn, "toolgate.tool.executed": executions.length }))
 
 /** A failed turn's event: the typed error's tag and message, an interruption, or a defect. */
 const rolledBack = (env: Env, turn: number, cause: Cause.Cause<{ readonly _tag: string; readonly message: string }>) => {

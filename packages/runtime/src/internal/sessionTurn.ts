@@ -21,6 +21,7 @@ import type * as Message from "../Message.js"
 import * as Provider from "../Provider.js"
 import * as RepairBudget from "../RepairBudget.js"
 import * as RunLimits from "../RunLimits.js"
+import * as Telemetry from "../Telemetry.js"
 import type * as ToolEnvelope from "../ToolEnvelope.js"
 import { safeString } from "./json.js"
 import * as Deadline from "./deadline.js"
@@ -172,7 +173,7 @@ const roundTrip = Effect.fnUntraced(function*<A, X>(env: Env, current: Current, 
     toolCalling: capabilities.supportsToolCalling,
     ...(maxToolCalls === undefined ? {} : { maxToolCalls })
   }
-  const events = yield* RoundEvents.read(env, env.provider.stream(request), contract)
+  const events = yield* RoundEvents.read(env, env.provider.stream(request), contract).pipe(Telemetry.chatSpan(capabilities, request))
   return { events, sent: all.length, active }
 })
 
