@@ -189,7 +189,7 @@ const withPreamble = (
 ): ReadonlyArray<Message.Message> =>
   preamble === undefined || user?._tag !== "User"
     ? messages
-    : messages.map((m) => m === user ? { _tag: "User", text: `${preamble}\n\n${user.text}` } : m)
+    : messages.map((m) => m === user ? { ...user, text: `${preamble}\n\n${user.text}` } : m)
 
 /** The sampling a request carries: the session's keys, a send's over them; none for a provider that takes none. */
 export const sampling = (
@@ -227,6 +227,8 @@ export interface Parts {
   readonly structuredOutput: JsonSchema.JsonSchema | undefined
   readonly sampling: Provider.Sampling | undefined
   readonly maxToolCallsPerTurn: number | undefined
+  /** The model the send chose (admitted only for `modelSelection: "perRequest"`). */
+  readonly model?: string | undefined
 }
 
 /** One request: messages cut and prompted, the active tools (natively, or in the system prompt as text), sampling. */
@@ -249,6 +251,7 @@ export const build = (parts: Parts): Provider.CompletionRequest => {
     ...(parts.structuredOutput === undefined ? {} : { structuredOutput: parts.structuredOutput }),
     ...(systemPrompt === undefined ? {} : { systemPrompt }),
     ...(parts.sampling === undefined ? {} : { sampling: parts.sampling }),
-    ...(parts.maxToolCallsPerTurn === undefined ? {} : { maxToolCallsPerTurn: parts.maxToolCallsPerTurn })
+    ...(parts.maxToolCallsPerTurn === undefined ? {} : { maxToolCallsPerTurn: parts.maxToolCallsPerTurn }),
+    ...(parts.model === undefined ? {} : { model: parts.model })
   }
 }
