@@ -105,6 +105,14 @@ export interface InFlightTracker {
   readonly finished: (requestId: string) => Effect.Effect<void>
 }
 
+const isHook = (u: unknown): u is (requestId: string) => Effect.Effect<void> => typeof u === "function"
+
+/** An `InFlightTracker` in options, as a Schema: two functions (what they return is checked when they run). */
+export const InFlightTrackerSchema: Schema.Schema<InFlightTracker> = Schema.Struct({
+  started: Schema.declare(isHook, { identifier: "InFlightTracker.started" }),
+  finished: Schema.declare(isHook, { identifier: "InFlightTracker.finished" })
+})
+
 /** How the model samples: each key optional; a provider maps what its backend supports. */
 export const Sampling = Schema.Struct({
   /** From 0 (most likely tokens) up; most backends take at most 2. */
