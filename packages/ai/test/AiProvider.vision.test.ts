@@ -6,7 +6,8 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { AgentSession, ArgumentValidator, type Message, Toolkit } from "@toolgate/runtime"
-import { Effect, Either } from "effect"
+import { LanguageModel } from "@effect/ai"
+import { Effect, Either, Exit, Stream } from "effect"
 import { AiProvider } from "../src/index.js"
 import * as Anthropic from "./support/anthropic.js"
 import { serve, sse } from "./support/loopback.js"
@@ -54,4 +55,29 @@ describe("AiProvider: images", () => {
       assert.strictEqual((yield* Effect.flip(s.send("look", { model: "gpt-x" })))._tag, "ModelSelectionUnsupported")
       assert.strictEqual(server.requests.length, 0)
     }).pipe(Effect.provide(ArgumentValidator.layer)))
+
+  it.effect("hostile images handed to the provider directly: a ProviderError that is not retried, never a defect, no model call", () =>
+    Effect.gen(function*() {
+      let calls = 0
+      const model = yield* LanguageModel.make({
+        streamText: () => (calls++, Stream.empty),
+        generateText: () => Effect.dieMessage("not used")
+      })
+      const provider = AiProvider.fromLanguageModel(model, AiProvider.openAi)
+      const getter = Object.defineProperty({ _tag: "ImageData", mediaType: "image/png" }, "data", { get: () => { throw new Error("boom") } })
+      for (const image of [
+        { _tag: "ImageData", mediaType: "image/png", data: "not base64!" },
+        { _tag: "ImageUrl", url: "not a url" },
+        { _tag: "Picture" },
+        getter
+      ]) {
+        const exit = yield* Effect.exit(Stream.runDrain(provider.stream({ messages: [{ _tag: "User", text: "x", images: [image as never] }], tools: [], toolChoice: "auto" })))
+        assert.isTrue(Exit.isFailure(exit) && exit.cause._tag === "Fail", JSON.stringify(image))
+        if (Exit.isFailure(exit) && exit.cause._tag === "Fail") {
+          assert.strictEqual(exit.cause.error._tag, "ProviderError")
+          assert.isFalse(exit.cause.error.retryable)
+        }
+      }
+      assert.strictEqual(calls, 0)
+    }))
 })

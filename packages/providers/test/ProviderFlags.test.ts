@@ -111,6 +111,21 @@ describe("Gemini: vision and model selection", () => {
     }), 30_000)
 })
 
+describe("hostile images handed to a provider directly", () => {
+  it.scopedLive("what is no image is a ProviderError that is not retried, and nothing is sent", () =>
+    Effect.gen(function*() {
+      const server = yield* start(replay(fixture("openai-text.txt")))
+      for (const p of [yield* openAi(server, { capabilities: { supportsVision: true } }), yield* gemini(server)]) {
+        for (const image of [{ _tag: "Picture" }, { _tag: "ImageData", mediaType: "image/png" }, { _tag: "ImageUrl", url: 7 }]) {
+          const messages = [{ _tag: "User", text: "x", images: [image] }] as unknown as ReadonlyArray<Message.Message>
+          const error = yield* Effect.flip(collect(p, request({ messages })))
+          assert.isTrue(typeof error === "object" && error._tag === "ProviderError" && !error.retryable, JSON.stringify(error))
+        }
+      }
+      assert.strictEqual(server.requests.length, 0)
+    }), 30_000)
+})
+
 describe("inFlightTracker over a real socket", () => {
   it.scopedLive("started when the request goes out, finished when the send is interrupted while the server is silent", () =>
     Effect.gen(function*() {

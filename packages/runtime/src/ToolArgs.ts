@@ -263,7 +263,12 @@ const readPathOptions = (options: unknown): { readonly roots: ReadonlyArray<stri
   const base = safeGet(options, "base")
   if (!Array.isArray(roots) || roots.length === 0 || roots.length > 64) return undefined
   const list = Array.from(roots as ReadonlyArray<unknown>)
-  if (!list.every((r): r is string => typeof r === "string" && r !== "" && PathGuard.lexical(r)?._tag !== "Dangerous")) return undefined
+  const usable = (r: unknown): r is string => {
+    if (typeof r !== "string" || r === "") return false
+    const refusal = PathGuard.lexical(r)
+    return refusal === undefined || refusal._tag === "Traversal"
+  }
+  if (!list.every(usable)) return undefined
   if (base !== undefined && (typeof base !== "string" || base === "" || PathGuard.lexical(base) !== undefined)) return undefined
   return { roots: list, base: base ?? list[0]! }
 }

@@ -50,16 +50,31 @@ const user = (message: Message.User): Prompt.UserMessage =>
     ]
   })
 
-/** Why a message's image cannot be sent (data that is not base64, a URL that does not parse), or `undefined`. */
-export const badImage = (messages: ReadonlyArray<Message.Message>): string | undefined => {
-  for (const m of messages) {
-    if (m._tag !== "User" || m.images === undefined) continue
-    for (const image of m.images) {
-      if (image._tag === "ImageData" && Either.isLeft(Encoding.decodeBase64(image.data))) return "an image's data is not base64"
-      if (image._tag === "ImageUrl" && !URL.canParse(image.url)) return "an image's URL does not parse"
-    }
+/** Why one image cannot be sent, or `undefined`. */
+const imageProblem = (image: Message.Image): string | undefined => {
+  if (image._tag === "ImageData") {
+    return typeof image.data === "string" && typeof image.mediaType === "string" && Either.isRight(Encoding.decodeBase64(image.data))
+      ? undefined
+      : "an image's data is not base64"
   }
-  return undefined
+  if (image._tag === "ImageUrl") return typeof image.url === "string" && URL.canParse(image.url) ? undefined : "an image's URL does not parse"
+  return "an image is neither ImageData nor ImageUrl"
+}
+
+/** Why a message's image cannot be sent (data that is not base64, a URL that does not parse, a value that is no image), or `undefined`. */
+export const badImage = (messages: ReadonlyArray<Message.Message>): string | undefined => {
+  try {
+    for (const m of messages) {
+      if (m._tag !== "User" || m.images === undefined) continue
+      for (const image of m.images) {
+        const problem = imageProblem(image)
+        if (problem !== undefined) return problem
+      }
+    }
+    return undefined
+  } catch {
+    return "an image could not be read"
+  }
 }
 
 const assistant = (message: Message.Assistant): Prompt.AssistantMessage => {

@@ -39,11 +39,14 @@ export const argumentsText = (args: Message.ToolCall["arguments"]): string => {
   return J.stringify(args) ?? "{}"
 }
 
-/** An image as a Chat Completions `image_url` part: a URL as given, inline bytes as a `data:` URL. */
-const imagePart = (image: Message.Image): Wire => ({
-  type: "image_url",
-  image_url: { url: image._tag === "ImageUrl" ? image.url : `data:${image.mediaType};base64,${image.data}` }
-})
+/** An image as a Chat Completions `image_url` part: a URL as given, inline bytes as a `data:` URL (what is no image throws: `body` fails). */
+const imagePart = (image: Message.Image): Wire => {
+  if (image._tag === "ImageUrl" && typeof image.url === "string") return { type: "image_url", image_url: { url: image.url } }
+  if (image._tag === "ImageData" && typeof image.data === "string" && typeof image.mediaType === "string") {
+    return { type: "image_url", image_url: { url: `data:${image.mediaType};base64,${image.data}` } }
+  }
+  throw new TypeError("not an image")
+}
 
 /** One message of the history on the wire (a user message with images as content parts: its text, then the images). */
 const message = (m: Message.Message): Wire => {

@@ -103,11 +103,16 @@ export const argumentsObject = (args: Message.ToolCall["arguments"]): J.JsonObje
   return {}
 }
 
-/** An image as a Gemini part: inline bytes as `inlineData`, a URL as `fileData` (its media type when known). */
-const imagePart = (image: Message.Image): Wire =>
-  image._tag === "ImageData"
-    ? { inlineData: { mimeType: image.mediaType, data: image.data } }
-    : { fileData: { ...(image.mediaType === undefined ? {} : { mimeType: image.mediaType }), fileUri: image.url } }
+/** An image as a Gemini part: inline bytes as `inlineData`, a URL as `fileData` (its media type when known); what is no image throws (`body` fails). */
+const imagePart = (image: Message.Image): Wire => {
+  if (image._tag === "ImageData" && typeof image.data === "string" && typeof image.mediaType === "string") {
+    return { inlineData: { mimeType: image.mediaType, data: image.data } }
+  }
+  if (image._tag === "ImageUrl" && typeof image.url === "string") {
+    return { fileData: { ...(typeof image.mediaType === "string" ? { mimeType: image.mediaType } : {}), fileUri: image.url } }
+  }
+  throw new TypeError("not an image")
+}
 
 const parts = (settings: Settings, m: Message.Message): Content | undefined => {
   switch (m._tag) {
