@@ -36,6 +36,9 @@ export type TaskState = Data.TaggedEnum<{
 /** Constructors and matchers of `TaskState`. */
 export const TaskState = Data.taggedEnum<TaskState>()
 
+/** `$is(tag)` (a type guard per state) and `$match` (exhaustive matching), as `Data.taggedEnum` gives them. */
+export const { $is, $match } = TaskState
+
 const count = (u: unknown): number | undefined =>
   typeof u === "number" && Number.isSafeInteger(u) && u >= 0 ? u : undefined
 

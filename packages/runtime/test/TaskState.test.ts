@@ -46,6 +46,22 @@ describe("TaskState.classify", () => {
     assert.isFalse(TaskState.isListing(TaskState.classify(ToolEnvelope.text("a"))))
   })
 
+  it("$match routes every state; $is guards one", () => {
+    const next = TaskState.$match({
+      EmptyListing: ({ path }) => `list the parent of ${path}`,
+      PartialListing: ({ entryCount, shown }) => `page: ${shown}/${entryCount}`,
+      PopulatedListing: () => "descend",
+      FileContent: () => "answer",
+      NotFound: () => "pick a path from the last listing",
+      Failed: ({ kind }) => `handle ${kind}`,
+      Succeeded: () => "go on",
+      Unrecognized: () => "treat as text"
+    })
+    assert.strictEqual(next(TaskState.classify(ToolEnvelope.listing("d", []))), "list the parent of d")
+    assert.strictEqual(next(TaskState.classify(ToolEnvelope.failure("not_found", "gone"))), "pick a path from the last listing")
+    assert.isTrue(TaskState.$is("FileContent")(TaskState.classify(ToolEnvelope.file("a", "b"))))
+  })
+
   it("hostile values (throwing getters, revoked proxies) never throw", () => {
     const { proxy, revoke } = Proxy.revocable([], {})
     revoke()

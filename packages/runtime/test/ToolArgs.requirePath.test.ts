@@ -5,7 +5,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import type { JsonValue } from "@toolgate/json-schema"
-import { ToolArgs, type ToolEnvelope } from "@toolgate/runtime"
+import { Tool, ToolArgs, ToolEnvelope } from "@toolgate/runtime"
 
 /**
  * A fresh sandbox: `root/` (with `a/b/`, `a/file.txt`) and `outside/` beside it; inside root, links that
@@ -108,6 +108,28 @@ describe("ToolArgs.requirePath", () => {
       fs.symlinkSync(root, path.join(top, "rootlink"))
       assert.deepStrictEqual(yield* run({ path: "a" }, { roots: [path.join(top, "rootlink")] }), Either.right(path.join(root, "a")))
       assert.deepStrictEqual(yield* run({ path: "out/z" }, { roots: [root, outside] }), Either.right(path.join(outside, "z")))
+    }))
+
+  it.effect("in a tool: a refusal is the call's answer, an accepted path is read", () =>
+    Effect.gen(function*() {
+      const { root } = sandbox()
+      const read = Tool.make("read_file", {
+        description: "Reads a file under the root.",
+        parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] },
+        execute: (args) =>
+          ToolArgs.requirePath(args as JsonValue.JsonObject, "path", { roots: [root], tool: "read_file" }).pipe(
+            Effect.map((real) => ToolEnvelope.file(real, fs.readFileSync(real, "utf8"))),
+            // the failure envelope is the answer: an executor that returns an envelope is answered with it
+            Effect.catchAll(Effect.succeed),
+            Effect.provide(NodeContext.layer)
+          )
+      })
+      const run = (args: JsonValue.JsonObject) =>
+        Tool.run(read, { _tag: "Prepared", tool: "read_file", callId: "c", raw: args, value: args, coercions: [], args })
+      const ok = yield* run({ path: "in/file.txt" })
+      assert.deepStrictEqual(ok, ToolEnvelope.file(path.join(root, "a", "file.txt"), "x", { tool: "read_file" }))
+      const refused = yield* run({ path: "out/secret" })
+      assert.deepStrictEqual([refused.ok, !refused.ok && refused.kind, !refused.ok && refused.field], [false, "invalid_args", "path"])
     }))
 
   const segment = fc.constantFrom("a", "b", "file.txt", "in", "out", "abs", "dangling", "dangling2", "deep", "loop", "up", ".", "..", "", "new", "x y", "%2e%2e", "…")
