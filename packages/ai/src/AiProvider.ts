@@ -32,6 +32,8 @@ export interface Options {
    * before the send (OpenAI would answer 400), instead of failing the turn at the first request.
    */
   readonly strictTools?: boolean
+  /** Told when each request of a session starts and ends (default: none). */
+  readonly inFlightTracker?: Provider.InFlightTracker
 }
 
 /**
@@ -107,7 +109,8 @@ export const fromLanguageModel = (model: LanguageModel.Service, options?: Option
     )
   }
 
-  return { capabilities: caps, stream, validateTools }
+  const tracker = options?.inFlightTracker
+  return { capabilities: caps, stream, validateTools, ...(tracker === undefined ? {} : { inFlightTracker: tracker }) }
 }
 
 /** The provider over the `LanguageModel` in context. */

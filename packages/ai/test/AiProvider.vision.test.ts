@@ -2,11 +2,12 @@
  * A user's images through the bridge, against loopback servers speaking the real wires: the Responses API
  * through `OpenAiLanguageModel` (`input_image` with a `data:` URL for inline bytes, the URL as given) and
  * the Messages API through `AnthropicLanguageModel` (`image` blocks, base64 or url sources); the generic
- * bridge declares no vision, so a session refuses images before any request.
+ * bridge declares no vision, so a session refuses images before any request; and the `inFlightTracker`
+ * option reaches the session.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { AgentSession, ArgumentValidator, type Message, Toolkit } from "@toolgate/runtime"
-import { LanguageModel } from "@effect/ai"
+import { LanguageModel, type Response } from "@effect/ai"
 import { Effect, Either, Exit, Stream } from "effect"
 import { AiProvider } from "../src/index.js"
 import * as Anthropic from "./support/anthropic.js"
@@ -80,4 +81,25 @@ describe("AiProvider: images", () => {
       }
       assert.strictEqual(calls, 0)
     }))
+
+  it.effect("an inFlightTracker given in the options is told when each request starts and ends", () =>
+    Effect.gen(function*() {
+      const log: Array<string> = []
+      const model = yield* LanguageModel.make({
+        streamText: () =>
+          Stream.make<Array<Response.StreamPartEncoded>>(
+            { type: "text-delta", id: "t", delta: "hi" },
+            { type: "finish", reason: "stop", usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 } }
+          ),
+        generateText: () => Effect.dieMessage("not used")
+      })
+      const inFlightTracker = {
+        started: (id: string) => Effect.sync(() => void log.push(`+${id}`)),
+        finished: (id: string) => Effect.sync(() => void log.push(`-${id}`))
+      }
+      const provider = AiProvider.fromLanguageModel(model, { inFlightTracker })
+      const s = yield* AgentSession.make({ id: "b", provider, toolkit, mode: "local" })
+      assert.strictEqual((yield* s.send("x")).text, "hi")
+      assert.deepStrictEqual(log, ["+b:1:1", "-b:1:1"])
+    }).pipe(Effect.provide(ArgumentValidator.layer)))
 })
