@@ -32,6 +32,8 @@ export interface Options {
    * before the send (OpenAI would answer 400), instead of failing the turn at the first request.
    */
   readonly strictTools?: boolean
+  /** Told when each request of a session starts and ends (default: none). */
+  readonly inFlightTracker?: Provider.InFlightTracker
 }
 
 /**
@@ -42,6 +44,8 @@ export interface Options {
  * - parallel calls off: nothing is known about the model, so a round's calls run one after another.
  * - dialect `none`: tool schemas go out as declared.
  * - stateless, and the conversation leaves the process.
+ * - no vision unless declared (`openAi` and `anthropic` declare it: their models take images as file parts).
+ * - `modelSelection` `fixed`: the `LanguageModel` is one model.
  */
 export const capabilities: Provider.ProviderCapabilities = {
   name: "effect-ai",
@@ -54,7 +58,9 @@ export const capabilities: Provider.ProviderCapabilities = {
   maxTools: undefined,
   contextWindow: undefined,
   managedConversation: false,
-  requiresNetworking: true
+  requiresNetworking: true,
+  supportsVision: false,
+  modelSelection: "fixed"
 }
 
 /**
@@ -64,7 +70,7 @@ export const capabilities: Provider.ProviderCapabilities = {
  * With `OpenAiLanguageModel` configured `strict: false`, use `{ capabilities: { ...openAi.capabilities, schemaDialect: "none" } }`.
  */
 export const openAi: Options = {
-  capabilities: { name: "openai", supportsParallelToolCalls: true, schemaDialect: "openai-strict", maxTools: 128 },
+  capabilities: { name: "openai", supportsParallelToolCalls: true, schemaDialect: "openai-strict", maxTools: 128, supportsVision: true },
   strictTools: true
 }
 
@@ -73,7 +79,7 @@ export const openAi: Options = {
  * takes JSON Schema as declared (dialect `none`); `tool_choice` `none` is sent as a request without tools.
  */
 export const anthropic: Options = {
-  capabilities: { name: "anthropic", supportsParallelToolCalls: true, schemaDialect: "none" }
+  capabilities: { name: "anthropic", supportsParallelToolCalls: true, schemaDialect: "none", supportsVision: true }
 }
 
 /** The provider over `model`. */
@@ -82,11 +88,14 @@ export const fromLanguageModel = (model: LanguageModel.Service, options?: Option
   const failure = failureFor(caps.name)
   const strictTools = options?.strictTools === true
 
-  const stream = (request: Provider.CompletionRequest): Stream.Stream<StreamEvent.StreamEvent, Errors.ProviderError> =>
-    (request.structuredOutput === undefined ? streamed(model, request, failure) : structured(model, request, request.structuredOutput, failure)).pipe(
+  const stream = (request: Provider.CompletionRequest): Stream.Stream<StreamEvent.StreamEvent, Errors.ProviderError> => {
+    const bad = Prompts.badImage(request.messages)
+    if (bad !== undefined) return Stream.fail(failure(bad, false))
+    return (request.structuredOutput === undefined ? streamed(model, request, failure) : structured(model, request, request.structuredOutput, failure)).pipe(
       Stream.catchAllCause((cause) => Stream.failCause(brokeOff(failure, cause))),
       Telemetry.streamSpan("AiProvider.stream", Telemetry.endpoint(caps.name))
     )
+  }
 
   const validateTools = (tools: ReadonlyArray<Provider.ToolDefinition>) => {
     const loose = strictTools ? tools.find((t) => !t.strict) : undefined
@@ -100,7 +109,8 @@ export const fromLanguageModel = (model: LanguageModel.Service, options?: Option
     )
   }
 
-  return { capabilities: caps, stream, validateTools }
+  const tracker = options?.inFlightTracker
+  return { capabilities: caps, stream, validateTools, ...(tracker === undefined ? {} : { inFlightTracker: tracker }) }
 }
 
 /** The provider over the `LanguageModel` in context. */

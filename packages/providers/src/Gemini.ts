@@ -72,7 +72,8 @@ export const OptionsSchema = Schema.Struct({
   systemInstruction: Schema.optional(Schema.String),
   generationConfig: Schema.optional(GenerationConfig),
   ...Bounded.fields({ idleTimeout: "2 minutes", roundTimeout: "10 minutes" }),
-  capabilities: Schema.optional(Schema.Object)
+  capabilities: Schema.optional(Schema.Object),
+  inFlightTracker: Schema.optional(Provider.InFlightTrackerSchema)
 })
 
 /**
@@ -100,6 +101,8 @@ export interface Options extends Bounded.Options {
   readonly generationConfig?: GenerationConfig
   /** What this model does differently (`contextWindow`, `requiresNetworking: false` for a loopback double). */
   readonly capabilities?: Partial<Provider.ProviderCapabilities>
+  /** Told when each request of a session starts and ends (default: none). */
+  readonly inFlightTracker?: Provider.InFlightTracker
 }
 
 /**
@@ -111,6 +114,9 @@ export interface Options extends Bounded.Options {
  * - no stated tool limit or context window (they depend on the model); stateless, every request carries
  *   the whole history; the conversation leaves the process.
  * - sampling: `temperature`, `topP` and `maxOutputTokens` in `generationConfig` (over the options' own).
+ * - vision: a user's images go as `inlineData` / `fileData` parts (not claimed for Claude through Cloud Code Assist).
+ * - `modelSelection` `perRequest` on the Gemini API (a send's `model` goes in that request's path); `fixed` on
+ *   Cloud Code Assist, where the model decides the schema dialect.
  */
 export const capabilities: Provider.ProviderCapabilities = {
   name: "gemini",
@@ -124,7 +130,9 @@ export const capabilities: Provider.ProviderCapabilities = {
   contextWindow: undefined,
   managedConversation: false,
   requiresNetworking: true,
-  supportsSamplingConfig: true
+  supportsSamplingConfig: true,
+  supportsVision: true,
+  modelSelection: "perRequest"
 }
 
 /** A call's arguments as the object Gemini's `args` must be: an object as is, JSON text of an object parsed, else `{}`. */
@@ -147,6 +155,7 @@ export const dialect = (endpoint: Endpoint, model: string): Dialect =>
   endpoint === "cloudCodeAssist" && model.startsWith("claude-") ? "cca" : "google"
 
 const decodeOptions = Decode.options("Gemini", OptionsSchema)
+const decodeFlags = Decode.options("Gemini.capabilities", Provider.CapabilityFlags)
 
 /** Builds the provider over the `HttpClient` in context; options that fail `OptionsSchema` fail as `InvalidOptions`. */
 export const make = (options: Options): Effect.Effect<Provider.AgentProvider, Errors.InvalidOptions, HttpClient.HttpClient> =>
@@ -159,10 +168,14 @@ export const make = (options: Options): Effect.Effect<Provider.AgentProvider, Er
       ...capabilities,
       model,
       supportsStructuredOutput: target === "google",
+      supportsVision: target === "google",
+      modelSelection: endpoint === "cloudCodeAssist" ? "fixed" : "perRequest",
       ...o.capabilities as Partial<Provider.ProviderCapabilities>
     }
+    yield* decodeFlags(caps)
     const provider = caps.name
-    const url = `${(o.baseUrl ?? defaultBaseUrl[endpoint]).replace(/\/+$/, "")}${path(endpoint, model)}`
+    const root = (o.baseUrl ?? defaultBaseUrl[endpoint]).replace(/\/+$/, "")
+    const url = `${root}${path(endpoint, model)}`
     const scrub = scrubber([o.apiKey, o.accessToken].flatMap((r) => r === undefined ? [] : [Redacted.value(r)]))
     const client = (yield* HttpClient.HttpClient).pipe(
       HttpClient.mapRequest((request) =>
@@ -199,19 +212,33 @@ export const make = (options: Options): Effect.Effect<Provider.AgentProvider, Er
     }
     const reading = { provider, wrapped: settings.wrapped, remember: thoughts.remember, scrub, freshId: () => `gemini_${Date.now().toString(36)}_${ids++}` }
 
-    const respond = (request: Provider.CompletionRequest) => {
-      const text = body(settings, request)
-      return Either.isLeft(text) ? Effect.fail(failure(text.left, false)) : Round.post(server, url, text.right, events(reading))
+    /** The settings and URL of a request: the provider's model, or the one the request chose (`perRequest` only). */
+    const chosenFor = (request: Provider.CompletionRequest) => {
+      const chosen = typeof request.model !== "string" || request.model.trim() === "" || caps.modelSelection !== "perRequest"
+        ? undefined
+        : request.model.replace(/^models\//, "")
+      return chosen === undefined || chosen === model ? { settings, url } : {
+        settings: { ...settings, model: chosen, requiresSignatures: requiresSignatures(chosen) },
+        url: `${root}${path(endpoint, chosen)}`
+      }
+    }
+
+    const respond = (request: Provider.CompletionRequest, at: ReturnType<typeof chosenFor>) => {
+      const text = body(at.settings, request)
+      return Either.isLeft(text) ? Effect.fail(failure(text.left, false)) : Round.post(server, at.url, text.right, events(reading))
     }
 
     const stream = (request: Provider.CompletionRequest): Stream.Stream<StreamEvent.StreamEvent, Errors.ProviderError> =>
-      Stream.unwrap(respond(request)).pipe(
-        Telemetry.streamSpan("Gemini.stream", Telemetry.endpoint(provider, { model, url }))
-      )
+      Stream.suspend(() => {
+        const at = chosenFor(request)
+        return Stream.unwrap(respond(request, at)).pipe(
+          Telemetry.streamSpan("Gemini.stream", Telemetry.endpoint(provider, { model: at.settings.model, url: at.url }))
+        )
+      })
 
     const validateTools = (definitions: ReadonlyArray<Provider.ToolDefinition>) => Effect.succeed(definitions.flatMap(tools.warnings))
 
-    return { capabilities: caps, stream, validateTools }
+    return { capabilities: caps, stream, validateTools, ...(o.inFlightTracker === undefined ? {} : { inFlightTracker: o.inFlightTracker }) }
   })
 
 /** The provider for `options` as the application's `Provider`. */

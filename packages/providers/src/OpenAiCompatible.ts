@@ -28,7 +28,7 @@ import * as Stream from "effect/Stream"
 import * as Bounded from "./internal/boundedStream.js"
 import { bodyMessage, scrubber } from "./internal/chatCompletionsErrors.js"
 import { events } from "./internal/chatCompletionsEvents.js"
-import { body } from "./internal/chatCompletionsRequest.js"
+import { body, modelOf } from "./internal/chatCompletionsRequest.js"
 import * as Round from "./internal/streamedRound.js"
 
 /**
@@ -45,6 +45,8 @@ export interface Options extends Bounded.Options {
   readonly timeout?: Duration.DurationInput
   /** What this backend does differently (a loopback server: `requiresNetworking: false`; a model's `contextWindow`). */
   readonly capabilities?: Partial<Provider.ProviderCapabilities>
+  /** Told when each request of a session starts and ends (default: none). */
+  readonly inFlightTracker?: Provider.InFlightTracker
 }
 
 /** The options as a Schema (defaults filled in). */
@@ -54,10 +56,12 @@ const OptionsSchema = Schema.Struct({
   apiKey: Schema.optional(Schema.RedactedFromSelf(Schema.String)),
   timeout: Schema.optionalWith(Decode.PositiveDuration, { default: () => Duration.minutes(2) }),
   ...Bounded.fields({ idleTimeout: "2 minutes", roundTimeout: "10 minutes" }),
-  capabilities: Schema.optional(Schema.Object)
+  capabilities: Schema.optional(Schema.Object),
+  inFlightTracker: Schema.optional(Provider.InFlightTrackerSchema)
 })
 
 const decodeOptions = Decode.options("OpenAiCompatible", OptionsSchema)
+const decodeFlags = Decode.options("OpenAiCompatible.capabilities", Provider.CapabilityFlags)
 
 /**
  * What the Chat Completions API offers; override per backend through `Options.capabilities`:
@@ -70,6 +74,8 @@ const decodeOptions = Decode.options("OpenAiCompatible", OptionsSchema)
  * - not `managedConversation`: the API is stateless, every request carries the whole history.
  * - `requiresNetworking`: the conversation leaves the process (a remote API unless told otherwise).
  * - `supportsSamplingConfig`: `temperature`, `top_p` and `max_tokens` are part of the API.
+ * - `supportsVision` false: images (`image_url` parts) reach only models that see; declare it for one that does.
+ * - `modelSelection` `perRequest`: a send's `model` replaces `Options.model` in that request's body.
  */
 export const capabilities: Provider.ProviderCapabilities = {
   name: "openai-compatible",
@@ -83,7 +89,9 @@ export const capabilities: Provider.ProviderCapabilities = {
   contextWindow: undefined,
   managedConversation: false,
   requiresNetworking: true,
-  supportsSamplingConfig: true
+  supportsSamplingConfig: true,
+  supportsVision: false,
+  modelSelection: "perRequest"
 }
 
 /** The path of the endpoint under the base URL. */
@@ -98,6 +106,7 @@ export const make = (options: Options): Effect.Effect<Provider.AgentProvider, Er
     const o = yield* decodeOptions(options)
     const timeout = o.timeout
     const caps: Provider.ProviderCapabilities = { ...capabilities, model: o.model, ...o.capabilities as Partial<Provider.ProviderCapabilities> }
+    yield* decodeFlags(caps)
     const provider = caps.name
     const baseUrl = o.baseUrl.replace(/\/+$/, "")
     const scrub = scrubber(o.apiKey === undefined ? undefined : Redacted.value(o.apiKey))
@@ -113,7 +122,7 @@ export const make = (options: Options): Effect.Effect<Provider.AgentProvider, Er
     )
     const failure = Round.failureOf(provider, scrub)
     const server: Round.Server = { client, timeout, bounds: o, failure, bodyMessage: (text) => bodyMessage(text, scrub), jsonAnswer: "the server answered JSON instead of an event stream" }
-    const settings = { model: o.model, parallelToolCalls: caps.supportsParallelToolCalls }
+    const settings = { model: o.model, parallelToolCalls: caps.supportsParallelToolCalls, modelPerRequest: caps.modelSelection === "perRequest" }
 
     const respond = (request: Provider.CompletionRequest) => {
       const text = body(settings, request)
@@ -122,7 +131,7 @@ export const make = (options: Options): Effect.Effect<Provider.AgentProvider, Er
 
     const stream = (request: Provider.CompletionRequest): Stream.Stream<StreamEvent.StreamEvent, Errors.ProviderError> =>
       Stream.unwrap(respond(request)).pipe(
-        Telemetry.streamSpan("OpenAiCompatible.stream", Telemetry.endpoint(provider, { model: o.model, url: `${baseUrl}${path}` }))
+        Telemetry.streamSpan("OpenAiCompatible.stream", Telemetry.endpoint(provider, { model: modelOf(settings, request), url: `${baseUrl}${path}` }))
       )
 
     const validateTools = (tools: ReadonlyArray<Provider.ToolDefinition>) =>
@@ -133,7 +142,7 @@ export const make = (options: Options): Effect.Effect<Provider.AgentProvider, Er
         }))
       )
 
-    return { capabilities: caps, stream, validateTools }
+    return { capabilities: caps, stream, validateTools, ...(o.inFlightTracker === undefined ? {} : { inFlightTracker: o.inFlightTracker }) }
   })
 
 /** The provider for `options` as the application's `Provider`. */

@@ -17,7 +17,8 @@ import * as Script from "./Script.js"
  * What a scripted model can do: everything a session can exercise, with no limits. `appDriven` (a script
  * holding provider-driven events can still be played: pass `{ executionModel: "providerDriven" }`),
  * tool calling, parallel calls, tool choice and structured output (the script's text is the answer),
- * dialect `none` (definitions arrive as declared), no networking.
+ * vision and a per-request model (both recorded in the requests, neither changes the script), dialect
+ * `none` (definitions arrive as declared), no networking.
  */
 export const defaults: Provider.ProviderCapabilities = {
   name: "scripted",
@@ -31,7 +32,9 @@ export const defaults: Provider.ProviderCapabilities = {
   contextWindow: undefined,
   // Position is counted over the whole history; a managed conversation would send only part of it.
   managedConversation: false,
-  requiresNetworking: false
+  requiresNetworking: false,
+  supportsVision: true,
+  modelSelection: "perRequest"
 }
 
 /** A scripted provider that remembers what it was asked. */

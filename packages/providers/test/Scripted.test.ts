@@ -94,6 +94,17 @@ describe("Scripted", () => {
       assert.strictEqual((yield* provider.requests).length, 4)
     }))
 
+  it.effect("a send's images and model reach the recorded request; the script plays as written", () =>
+    Effect.gen(function*() {
+      const provider = yield* Scripted.make({ turns: [[[{ _tag: "TextDelta", text: "a cat" }, { _tag: "Done" }]]] })
+      const s = yield* AgentSession.make({ provider, toolkit: Either.getOrThrow(Toolkit.make()), mode: "local" }).pipe(Effect.provide(ArgumentValidator.layer))
+      const image = { _tag: "ImageData", mediaType: "image/png", data: "iVBORw0KGgo=" } as const
+      assert.strictEqual((yield* s.send("what?", { images: [image], model: "m2" })).text, "a cat")
+      const [request] = yield* provider.requests
+      assert.deepStrictEqual(request!.messages, [{ _tag: "User", text: "what?", images: [image] }])
+      assert.strictEqual(request!.model, "m2")
+    }))
+
   it.effect("declares its defaults, overridable; validateTools never warns", () =>
     Effect.gen(function*() {
       const plain = yield* Scripted.make(script)
@@ -101,6 +112,7 @@ describe("Scripted", () => {
       assert.strictEqual(Scripted.defaults.executionModel, "appDriven")
       assert.strictEqual(Scripted.defaults.schemaDialect, "none")
       assert.isTrue(Scripted.defaults.supportsParallelToolCalls && Scripted.defaults.supportsToolChoice && Scripted.defaults.supportsStructuredOutput)
+      assert.isTrue(Scripted.defaults.supportsVision === true && Scripted.defaults.modelSelection === "perRequest")
       const driven = yield* Scripted.make(script, { executionModel: "providerDriven", supportsToolChoice: false, maxTools: 2 })
       assert.strictEqual(driven.capabilities.executionModel, "providerDriven")
       assert.isFalse(driven.capabilities.supportsToolChoice)

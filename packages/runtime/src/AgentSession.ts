@@ -30,7 +30,7 @@ import { registry } from "./internal/registry.js"
 import * as SessionTurn from "./internal/sessionTurn.js"
 import * as ToolDiscovery from "./internal/toolDiscovery.js"
 import { undoLast } from "./internal/sessionUndo.js"
-import type * as Message from "./Message.js"
+import * as Message from "./Message.js"
 import * as Provider from "./Provider.js"
 import type * as RepairBudget from "./RepairBudget.js"
 import * as RunLimits from "./RunLimits.js"
@@ -86,10 +86,13 @@ const Settings = Schema.Struct({
 /** A send's options that are data, as a Schema. */
 const SendSettings = Schema.Struct({
   directives: Schema.optionalWith(Schema.String, { exact: true }),
-  sampling: Schema.optionalWith(Provider.Sampling, { exact: true, default: () => ({}) })
+  sampling: Schema.optionalWith(Provider.Sampling, { exact: true, default: () => ({}) }),
+  images: Schema.optionalWith(Message.Images, { exact: true }),
+  model: Schema.optionalWith(Schema.NonEmptyTrimmedString.pipe(Schema.maxLength(256)), { exact: true })
 })
 
 const decodeSettings = Decode.options("AgentSession", Settings)
+const decodeFlags = Decode.options("AgentSession.provider.capabilities", Provider.CapabilityFlags)
 const decodeSend = Decode.options("AgentSession.send", SendSettings)
 
 /** What `make` decodes when the options give no data but `mode` (the common call): decoded once, here. */
@@ -127,6 +130,10 @@ export interface SendOptions {
   readonly directives?: string
   /** This turn's sampling, key by key over the session's. */
   readonly sampling?: Provider.Sampling
+  /** Images sent with the text (1 to 16; the provider must declare `supportsVision`, else `VisionUnsupported`). */
+  readonly images?: ReadonlyArray<Message.Image>
+  /** The model for this turn's requests (the provider must declare `modelSelection: "perRequest"`, else `ModelSelectionUnsupported`). */
+  readonly model?: string
 }
 
 /** A call of a committed turn and the envelope it was answered with. */
@@ -173,6 +180,8 @@ export type SendError =
   | InvalidToolSchema
   | Compensation.TurnFailedAfterTools
   | Errors.InvalidOptions
+  | Errors.VisionUnsupported
+  | Errors.ModelSelectionUnsupported
 
 /** The model's structured answer did not decode with the caller's schema (or the schema has no JSON Schema form). */
 export { StructuredOutputInvalid } from "./Errors.js"
@@ -238,10 +247,17 @@ const acceptAny = (_text: string) => Effect.void
 
 const sendIn = (s: Running, text: string, options?: SendOptions) =>
   Effect.gen(function*() {
-    const { directives, sampling } = options == null ? noSendOptions : yield* decodeSend(options)
+    const { directives, images, model, sampling } = options == null ? noSendOptions : yield* decodeSend(options)
     const toolChoice = options?.toolChoice ?? "auto"
     const [turn] = yield* s.serialized(
-      SessionTurn.run(s.env, safeString(text), { toolChoice, accept: acceptAny, sampling, ...(directives === undefined ? {} : { directives }) })
+      SessionTurn.run(s.env, safeString(text), {
+        toolChoice,
+        accept: acceptAny,
+        sampling,
+        ...(directives === undefined ? {} : { directives }),
+        ...(images === undefined ? {} : { images }),
+        ...(model === undefined ? {} : { model })
+      })
     )
     yield* Effect.annotateCurrentSpan("toolgate.turn", turn.turn)
     return turn
@@ -316,7 +332,7 @@ export function make(options: Options<unknown>): Effect.Effect<AgentSession, Err
       const state = makeState(settings.eventCapacity, ToolDiscovery.initial(options.toolkit, provider.capabilities))
       // only strict-mode schemas have a flag to turn off, so only their sessions read it
       const strictOff = provider.capabilities.schemaDialect === "openai-strict" ? Effect.orElseSucceed(strictDisabled, () => false) : Effect.succeed(false)
-      return Effect.zipWith(
+      return Effect.zipRight(decodeFlags(provider.capabilities), Effect.zipWith(
         ToolDiscovery.withTools(options.toolkit as Toolkit.Toolkit<never>, provider.capabilities, state.discovery),
         strictOff,
         (toolkit, strictDisabled) =>
@@ -336,6 +352,6 @@ export function make(options: Options<unknown>): Effect.Effect<AgentSession, Err
             persona: settings.persona,
             sampling: settings.sampling
           }), oneAtATime(Effect.unsafeMakeSemaphore(1)))
-      )
+      ))
     }))
 }

@@ -243,6 +243,31 @@ export class StructuredOutputInvalid extends Schema.TaggedError<StructuredOutput
   }
 }
 
+/** A send carried images to a provider that does not declare `supportsVision`; no request was made. */
+export class VisionUnsupported extends Schema.TaggedError<VisionUnsupported>()("VisionUnsupported", {
+  provider: Schema.String,
+  images: Schema.NonNegativeInt
+}) {
+  readonly [TypeId]: TypeId = TypeId
+  /** Names the provider. */
+  override get message(): string {
+    return `Provider ${this.provider} does not declare vision support; the send's ${this.images} image(s) were not sent.`
+  }
+}
+
+/** A send asked for a model of a provider that does not declare `modelSelection: "perRequest"`; no request was made. */
+export class ModelSelectionUnsupported extends Schema.TaggedError<ModelSelectionUnsupported>()("ModelSelectionUnsupported", {
+  provider: Schema.String,
+  model: Schema.String,
+  modelSelection: Schema.String
+}) {
+  readonly [TypeId]: TypeId = TypeId
+  /** Names the provider, the model and what the provider declares. */
+  override get message(): string {
+    return `Provider ${this.provider} cannot choose a model per request (modelSelection ${this.modelSelection}); model ${JSON.stringify(clip(this.model, 100))} was not used.`
+  }
+}
+
 /**
  * What a caller can act on in a `ProviderError`, when the provider knows it: `request_too_large` (the endpoint
  * refused the request's size, HTTP 413, or the provider would not send a body past its endpoint's limit:
@@ -280,7 +305,9 @@ export const RuntimeError = Schema.Union(
   StructuredOutputUnsupported,
   StructuredOutputInvalid,
   ProviderError,
-  InvalidOptions
+  InvalidOptions,
+  VisionUnsupported,
+  ModelSelectionUnsupported
 )
 
 /** Any of this module's typed errors. */

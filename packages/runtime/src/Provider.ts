@@ -27,6 +27,13 @@ export type SchemaDialect = typeof SchemaDialect.Type
 export const ToolChoice = Schema.Literal("auto", "required", "none")
 export type ToolChoice = typeof ToolChoice.Type
 
+/**
+ * How a provider picks its model: `none` (the backend has no notion of one), `fixed` (one model, set when the
+ * provider is made), `perRequest` (a send's `model` rides the request and the provider honours it).
+ */
+export const ModelSelection = Schema.Literal("none", "fixed", "perRequest")
+export type ModelSelection = typeof ModelSelection.Type
+
 /** What a provider can do. Each flag changes session behaviour; declare only what the backend really does. */
 export interface ProviderCapabilities {
   /** Names the provider in errors and spans. */
@@ -64,7 +71,49 @@ export interface ProviderCapabilities {
    * directives ride a preamble inside its user message (default `false`: they join the system prompt).
    */
   readonly backendManagedSystemPrompt?: boolean
+  /**
+   * `true`: a user message's images are sent to the model (default `false`: a send with images fails with
+   * `VisionUnsupported` before any request).
+   */
+  readonly supportsVision?: boolean
+  /**
+   * Whether a send may choose the model (default `none`): only `perRequest` takes a send's `model`; otherwise
+   * a send that names one fails with `ModelSelectionUnsupported` before any request.
+   */
+  readonly modelSelection?: ModelSelection
 }
+
+/** The optional capability flags as a Schema: a session decodes them when it is made (a wrong value is `InvalidOptions`). */
+export const CapabilityFlags = Schema.Struct({
+  supportsSamplingConfig: Schema.optional(Schema.Boolean),
+  backendManagedSystemPrompt: Schema.optional(Schema.Boolean),
+  supportsVision: Schema.optional(Schema.Boolean),
+  modelSelection: Schema.optional(ModelSelection)
+})
+
+/** Whether a provider takes images (`supportsVision`, default false). */
+export const supportsVision = (capabilities: ProviderCapabilities): boolean => capabilities.supportsVision === true
+
+/** How a provider picks its model (`modelSelection`, default `none`). */
+export const modelSelection = (capabilities: ProviderCapabilities): ModelSelection => capabilities.modelSelection ?? "none"
+
+/**
+ * Told when each request of a session starts and ends (`finished` runs however it ended: answered, failed or
+ * interrupted), so an app can count the requests in flight. `requestId` is `<session id>:<turn>:<round>`.
+ * What the hooks fail with or throw is logged and does not change the turn.
+ */
+export interface InFlightTracker {
+  readonly started: (requestId: string) => Effect.Effect<void>
+  readonly finished: (requestId: string) => Effect.Effect<void>
+}
+
+const isHook = (u: unknown): u is (requestId: string) => Effect.Effect<void> => typeof u === "function"
+
+/** An `InFlightTracker` in options, as a Schema: two functions (what they return is checked when they run). */
+export const InFlightTrackerSchema: Schema.Schema<InFlightTracker> = Schema.Struct({
+  started: Schema.declare(isHook, { identifier: "InFlightTracker.started" }),
+  finished: Schema.declare(isHook, { identifier: "InFlightTracker.finished" })
+})
 
 /** How the model samples: each key optional; a provider maps what its backend supports. */
 export const Sampling = Schema.Struct({
@@ -125,6 +174,8 @@ export interface CompletionRequest {
   readonly sampling?: Sampling
   /** Provider-driven: the most tool calls the provider may start in this turn (`RunLimits.maxToolCallsPerTurn`; the contract stage enforces it). */
   readonly maxToolCallsPerTurn?: number
+  /** The model the send chose (only for `modelSelection: "perRequest"`; absent: the provider's own). */
+  readonly model?: string
 }
 
 /** A non-fatal remark about a tool definition; the turn proceeds and the warning is reported. */
@@ -158,6 +209,8 @@ export interface AgentProvider {
   readonly validateTools?: (
     tools: ReadonlyArray<ToolDefinition>
   ) => Effect.Effect<ReadonlyArray<ToolSchemaWarning>, ToolsRejected>
+  /** Told when each request starts and ends (default: none). */
+  readonly inFlightTracker?: InFlightTracker
 }
 
 /** One tool of a session's registry as a provider-driven provider sees it: its definition and a way to run it. */

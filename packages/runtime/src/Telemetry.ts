@@ -224,8 +224,8 @@ export const chatSpan = (capabilities: Provider.ProviderCapabilities, request: P
       }
       return Effect.annotateCurrentSpan(roundOutcome(events))
     })).pipe(span(
-      named("chat", capabilities.model),
-      chat(capabilities.name, { model: capabilities.model, sampling: request.sampling }),
+      named("chat", request.model ?? capabilities.model),
+      chat(capabilities.name, { model: request.model ?? capabilities.model, sampling: request.sampling }),
       "client"
     ))
 

@@ -7,15 +7,20 @@
  * (`"15"`, `"3.14"`, `"yes"`), and a string array as a JSON-encoded string. Strings stay strict (42 is
  * not a string), a bare string is never wrapped into an array, and a required string must not be empty.
  * Optional helpers treat an absent key, `null` and a blank string (a model's empty filler) as absent.
- * Only own properties are read, so a `__proto__` key is just a key.
+ * Only own properties are read, so a `__proto__` key is just a key. `requirePath` also checks a path
+ * against allowed roots on the filesystem, so it is an Effect.
  *
  * @since 0.1.0
  */
+import type * as FileSystem from "@effect/platform/FileSystem"
+import type * as Path from "@effect/platform/Path"
+import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import { Coercion, type JsonValue as J } from "@toolgate/json-schema"
 import { clip, describe, hasOwnValue, isPlainObject, ownValue, parseJson, safeGet, safeString } from "./internal/json.js"
 import { failure } from "./internal/kinds.js"
+import * as PathGuard from "./internal/pathGuard.js"
 import type { Failure } from "./ToolEnvelope.js"
 
 /** The value, or the `invalid_args` failure envelope to return to the model. */
@@ -227,3 +232,75 @@ export const optionalStringArray = (
 
 /** Whether `args` has the key as an own property (present, even if `null`). */
 export const has = (args: J.JsonObject, key: string): boolean => hasOwnValue(args, keyOf(key))
+
+/** Options of `requirePath`: the directories the path must land in. */
+export interface PathOptions extends Options {
+  /** The allowed roots (absolute, or relative to the working directory); the path must land in one of them. */
+  readonly roots: ReadonlyArray<string>
+  /** What a relative path is relative to (default: the first root). */
+  readonly base?: string | undefined
+}
+
+const pathReasons = {
+  Dangerous: "it holds a dangerous character",
+  Traversal: "path traversal (`..`) is not allowed",
+  TooLong: `it is longer than ${PathGuard.maxLength} characters`,
+  Outside: "it resolves outside the allowed roots",
+  Loop: "it passes through too many symbolic links"
+} as const
+
+/** The roots and base of `PathOptions`, read without invoking a hostile getter; `undefined` when unusable. */
+const pathOptionsOf = (options: unknown): { readonly roots: ReadonlyArray<string>; readonly base: string } | undefined => {
+  try {
+    return readPathOptions(options)
+  } catch {
+    return undefined
+  }
+}
+
+const readPathOptions = (options: unknown): { readonly roots: ReadonlyArray<string>; readonly base: string } | undefined => {
+  const roots = safeGet(options, "roots")
+  const base = safeGet(options, "base")
+  if (!Array.isArray(roots) || roots.length === 0 || roots.length > 64) return undefined
+  const list = Array.from(roots as ReadonlyArray<unknown>)
+  const usable = (r: unknown): r is string => {
+    if (typeof r !== "string" || r === "") return false
+    const refusal = PathGuard.lexical(r)
+    return refusal === undefined || refusal._tag === "Traversal"
+  }
+  if (!list.every(usable)) return undefined
+  if (base !== undefined && (typeof base !== "string" || base === "" || PathGuard.lexical(base) !== undefined)) return undefined
+  return { roots: list, base: base ?? list[0]! }
+}
+
+/**
+ * A required path argument that must stay inside `options.roots`: the real path it lands on, to use in
+ * its place. Refused with an `invalid_args` envelope naming the reason: a dangerous character (NUL and
+ * other controls, bidirectional overrides, a lone surrogate), a `..` segment (path traversal), more than
+ * 4096 characters, or landing outside every root once symbolic links are followed (the real path of its
+ * longest existing prefix; a dangling link is followed to its target, a link loop is refused). Roots are
+ * compared by their real paths too. Options without a usable root are the app's mistake: an
+ * `execution_error` that is not retryable.
+ */
+export const requirePath = (
+  args: J.JsonObject,
+  key: string,
+  options: PathOptions
+): Effect.Effect<string, Failure, FileSystem.FileSystem | Path.Path> =>
+  Effect.suspend(() => {
+    const text = requireString(args, key, options)
+    if (Either.isLeft(text)) return Effect.fail(text.left)
+    const o = optionsOf(options)
+    const where = pathOptionsOf(options)
+    if (where === undefined) {
+      return Effect.fail(failure("execution_error", "The tool's allowed roots are not usable paths.", { tool: o.tool, retryable: false }))
+    }
+    const field = keyOf(key)
+    const expected = o.expected ?? `a path inside ${where.roots.map((r) => JSON.stringify(clip(r, 200))).join(" or ")}`
+    return Effect.flatMap(PathGuard.check(text.right, where.roots, where.base), (verdict) => {
+      if (verdict._tag === "Accepted") return Effect.succeed(verdict.path)
+      const r = verdict.refusal
+      const why = r._tag === "Dangerous" ? `${pathReasons.Dangerous} (${r.character} at index ${r.index})` : pathReasons[r._tag]
+      return Effect.fail(failure("invalid_args", `Argument \`${field}\` is rejected: ${why}.`, { field, expected, tool: o.tool }))
+    })
+  })

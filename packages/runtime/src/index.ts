@@ -13,6 +13,9 @@ export * as Errors from "./Errors.js"
 /** `require…` / `optional…` helpers: read a tool argument or get its `invalid_args` envelope. */
 export * as ToolArgs from "./ToolArgs.js"
 
+/** Where a tool result leaves the task: listing empty / partial / populated, file content, not found, failed. */
+export * as TaskState from "./TaskState.js"
+
 /** A tool: name, description, parameter schema (JSON Schema or Effect Schema), executor; `run` answers with an envelope. */
 export * as Tool from "./Tool.js"
 

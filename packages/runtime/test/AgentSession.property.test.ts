@@ -102,8 +102,8 @@ describe("AgentSession (property)", () => {
               assert.isTrue(error.notCompensated.every((c) => c.reason === "no_undo"))
             }
             const told = left.length === 0 ? [] : [
-              { _tag: "Assistant", text: "", toolCalls: left.map((id) => ({ id, name: "put" })) },
-              ...left.map((id) => ({ _tag: "ToolResult", callId: id }))
+              { _tag: "Assistant" as const, text: "", toolCalls: left.map((id) => ({ id, name: "put" })) },
+              ...left.map((id) => ({ _tag: "ToolResult" as const, callId: id }))
             ]
             const added = after.slice(before.length).map((m) =>
               m._tag === "Assistant" ? { ...m, toolCalls: m.toolCalls.map((c) => ({ id: c.id, name: c.name })) } :

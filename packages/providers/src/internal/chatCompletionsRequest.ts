@@ -1,10 +1,11 @@
 /**
  * A `CompletionRequest` as a Chat Completions request body (JSON text): the history as OpenAI messages
- * (an assistant's calls as `tool_calls` with their arguments as JSON text, a tool result as a `tool`
+ * (a user's images as `image_url` content parts, inline ones as `data:` URLs; an assistant's calls as `tool_calls` with their arguments as JSON text, a tool result as a `tool`
  * message whose content is the envelope's JSON), the tool definitions as given (their parameters are
  * already in the provider's dialect; `strict: true` only when the definition says so), `tool_choice` when
  * it is not `auto`, `response_format` for structured output, the system prompt as a leading `system`
- * message, sampling as `temperature` / `top_p` / `max_tokens`, and always `stream` with usage.
+ * message, sampling as `temperature` / `top_p` / `max_tokens`, the request's `model` over the provider's,
+ * and always `stream` with usage.
  *
  * @internal
  */
@@ -18,7 +19,13 @@ import { ToolEnvelope } from "@toolgate/runtime"
 export interface Settings {
   readonly model: string
   readonly parallelToolCalls: boolean
+  /** The request's `model`, when it has one, replaces `model` (`modelSelection: "perRequest"`). */
+  readonly modelPerRequest?: boolean
 }
+
+/** The model a request goes to: its own when the provider takes one per request and it names one, else the provider's. */
+export const modelOf = (settings: Settings, request: Provider.CompletionRequest): string =>
+  settings.modelPerRequest === true && typeof request.model === "string" && request.model.trim() !== "" ? request.model : settings.model
 
 /** The name `response_format` gives the caller's schema (the API requires one). */
 export const responseFormatName = "response"
@@ -32,11 +39,22 @@ export const argumentsText = (args: Message.ToolCall["arguments"]): string => {
   return J.stringify(args) ?? "{}"
 }
 
-/** One message of the history on the wire. */
+/** An image as a Chat Completions `image_url` part: a URL as given, inline bytes as a `data:` URL (what is no image throws: `body` fails). */
+const imagePart = (image: Message.Image): Wire => {
+  if (image._tag === "ImageUrl" && typeof image.url === "string") return { type: "image_url", image_url: { url: image.url } }
+  if (image._tag === "ImageData" && typeof image.data === "string" && typeof image.mediaType === "string") {
+    return { type: "image_url", image_url: { url: `data:${image.mediaType};base64,${image.data}` } }
+  }
+  throw new TypeError("not an image")
+}
+
+/** One message of the history on the wire (a user message with images as content parts: its text, then the images). */
 const message = (m: Message.Message): Wire => {
   switch (m._tag) {
     case "User":
-      return { role: "user", content: m.text }
+      return m.images === undefined || m.images.length === 0
+        ? { role: "user", content: m.text }
+        : { role: "user", content: [...(m.text === "" ? [] : [{ type: "text", text: m.text }]), ...m.images.map(imagePart)] }
     case "Assistant":
       return m.toolCalls.length === 0 ? { role: "assistant", content: m.text } : {
         role: "assistant",
@@ -90,7 +108,7 @@ export const body = (settings: Settings, request: Provider.CompletionRequest): E
 const wire = (settings: Settings, request: Provider.CompletionRequest): Wire => {
   const hasTools = request.tools.length > 0
   return {
-    model: settings.model,
+    model: modelOf(settings, request),
     messages: [
       ...(request.systemPrompt === undefined ? [] : [{ role: "system", content: request.systemPrompt }]),
       ...request.messages.map(message)

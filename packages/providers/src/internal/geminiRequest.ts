@@ -1,6 +1,6 @@
 /**
  * A `CompletionRequest` as a `streamGenerateContent` request body (JSON text). The history becomes
- * `contents`: a User message a `user` text part, an Assistant message a `model` content of its text and a
+ * `contents`: a User message a `user` text part (then its images, `inlineData` or `fileData`), an Assistant message a `model` content of its text and a
  * `functionCall` part per call (arguments as an object; the thought signature Gemini gave the call sent
  * back with it), a tool result a `user` `functionResponse` part whose `response` is the toolgate envelope;
  * adjacent contents of one role are merged, so the answers to parallel calls travel together as Gemini
@@ -103,10 +103,23 @@ export const argumentsObject = (args: Message.ToolCall["arguments"]): J.JsonObje
   return {}
 }
 
+/** An image as a Gemini part: inline bytes as `inlineData`, a URL as `fileData` (its media type when known); what is no image throws (`body` fails). */
+const imagePart = (image: Message.Image): Wire => {
+  if (image._tag === "ImageData" && typeof image.data === "string" && typeof image.mediaType === "string") {
+    return { inlineData: { mimeType: image.mediaType, data: image.data } }
+  }
+  if (image._tag === "ImageUrl" && typeof image.url === "string") {
+    return { fileData: { ...(typeof image.mediaType === "string" ? { mimeType: image.mediaType } : {}), fileUri: image.url } }
+  }
+  throw new TypeError("not an image")
+}
+
 const parts = (settings: Settings, m: Message.Message): Content | undefined => {
   switch (m._tag) {
     case "User":
-      return { role: "user", parts: [{ text: m.text }] }
+      return m.images === undefined || m.images.length === 0
+        ? { role: "user", parts: [{ text: m.text }] }
+        : { role: "user", parts: [...(m.text === "" ? [] : [{ text: m.text }]), ...m.images.map(imagePart)] }
     case "Assistant": {
       const known = m.toolCalls.map((call) => settings.signature(call.id))
       // Only a step's first call carries the signature (parallel calls share it); none known: the sentinel there

@@ -2,12 +2,40 @@
  * What the model is told about the turns a request leaves out to fit the provider's context window: a
  * short, deterministic summary of them (what the user asked, which tools answered how, what was answered),
  * so the model knows earlier context existed and what it was about. It is built from history alone (no
- * model call), bounded in size whatever the history holds, and rides the system prompt (or the user
+ * model call; a listing is named as `<N> entries in <path>`), bounded in size whatever the history holds, and rides the system prompt (or the user
  * message's preamble for a backend that manages its own system prompt).
  *
  * @internal
  */
 import type * as Message from "../Message.js"
+import * as TaskState from "../TaskState.js"
+
+/** A listing result in words: `<N> entries in <path>` (`undefined` for any other result). */
+export const listingLine = (envelope: Message.ToolResult["envelope"]): string | undefined => {
+  if (!envelope.ok) return undefined
+  const state = TaskState.classify(envelope)
+  switch (state._tag) {
+    case "EmptyListing":
+      return `0 entries in ${state.path}`
+    case "PartialListing":
+    case "PopulatedListing":
+      return `${state.entryCount} ${state.entryCount === 1 ? "entry" : "entries"} in ${state.path}`
+    default:
+      return undefined
+  }
+}
+
+/**
+ * An old listing result as the window keeps it: its result collapsed to `{ text: "<N> entries in <path>" }`
+ * (the entries dropped; the model lists the directory again to descend). `undefined` for any other message.
+ */
+export const collapseListing = (message: Message.Message): Message.ToolResult | undefined => {
+  if (message._tag !== "ToolResult") return undefined
+  const line = listingLine(message.envelope)
+  if (line === undefined || !message.envelope.ok) return undefined
+  const tool = message.envelope.tool
+  return { ...message, envelope: { ok: true, ...(tool === undefined ? {} : { tool }), result: { text: line } } }
+}
 
 /** The most omitted turns listed one by one (the most recent ones); older ones are counted. */
 const maxListed = 12
@@ -29,7 +57,7 @@ const turnLine = (turn: ReadonlyArray<Message.Message>): string => {
   for (const message of turn) {
     if (message._tag === "ToolResult") {
       const seen = outcomes.get(message.name) ?? []
-      seen.push(message.envelope.ok ? "ok" : message.envelope.kind)
+      seen.push(message.envelope.ok ? listingLine(message.envelope) ?? "ok" : message.envelope.kind)
       outcomes.set(message.name, seen)
     } else if (message._tag === "Assistant" && message.text.trim() !== "") answer = message.text
   }

@@ -50,7 +50,9 @@ const byTag: { readonly [Tag in Errors.RuntimeError["_tag"]]: readonly [Kind, bo
   StructuredOutputUnsupported: ["unavailable", false],
   StructuredOutputInvalid: ["execution_error"],
   ProviderError: ["unavailable"],
-  InvalidOptions: ["execution_error", false]
+  InvalidOptions: ["execution_error", false],
+  VisionUnsupported: ["unavailable", false],
+  ModelSelectionUnsupported: ["unavailable", false]
 }
 
 /** One of the runtime's own errors, as a failure. */

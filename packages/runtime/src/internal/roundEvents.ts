@@ -6,6 +6,7 @@
  * @internal
  */
 import * as Chunk from "effect/Chunk"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import { ProviderError, type ProviderEventContractViolation } from "../Errors.js"
@@ -59,4 +60,33 @@ export const read = (
 ): Effect.Effect<ReadonlyArray<StreamEvent.StreamEvent>, ProviderError | ProviderEventContractViolation> => {
   const whole = Provider.wholeRoundOf(stream)
   return whole === undefined ? readStream(env, stream, contract) : Effect.flatMap(whole, (events) => readWhole(env, events, contract))
+}
+
+/** The longest a tracker hook may take before it is given up on (logged, the turn goes on). */
+const hookTimeout = Duration.seconds(5)
+
+/**
+ * A tracker hook, whatever it does (fails, throws, hangs, returns something that is not an effect): logged and
+ * dropped, given up on after `hookTimeout`, and interruptible even where it runs as a finalizer.
+ */
+const hook = (provider: string, which: string, run: () => Effect.Effect<void>): Effect.Effect<void> =>
+  Effect.suspend(run).pipe(
+    Effect.interruptible,
+    Effect.timeout(hookTimeout),
+    Effect.catchAllCause((cause) => Effect.logWarning(`${provider}'s inFlightTracker.${which} failed; the turn goes on`, cause))
+  )
+
+/**
+ * `read`, with the provider's `inFlightTracker` told when it starts and when it ends: `finished` runs however
+ * the request ends (answered, failed, interrupted), also when `started` did not complete.
+ */
+export const tracked = <A, E>(env: Env, requestId: string, read: () => Effect.Effect<A, E>): Effect.Effect<A, E> => {
+  const tracker = env.provider.inFlightTracker
+  if (tracker === undefined) return read()
+  const name = env.provider.capabilities.name
+  return Effect.uninterruptibleMask((restore) =>
+    restore(Effect.zipRight(hook(name, "started", () => tracker.started(requestId)), Effect.suspend(read))).pipe(
+      Effect.ensuring(hook(name, "finished", () => tracker.finished(requestId)))
+    )
+  )
 }

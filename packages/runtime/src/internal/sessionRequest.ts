@@ -126,7 +126,7 @@ export const messages = (
   history: ReadonlyArray<Message.Message>,
   turnStart: number,
   seen: number
-): ReadonlyArray<Message.Message> => history.slice(cut(capabilities, history, turnStart, seen).from)
+): ReadonlyArray<Message.Message> => fit(capabilities, history, turnStart, seen).messages
 
 /** Where `messages` cuts: `start` (what a managed backend has not seen), `from` (where the window lets the request begin). */
 export const cut = (
@@ -135,14 +135,38 @@ export const cut = (
   turnStart: number,
   seen: number
 ): { readonly start: number; readonly from: number } => {
+  const { from, start } = fit(capabilities, history, turnStart, seen)
+  return { start, from }
+}
+
+/**
+ * `cut`, and the messages from `from` as the request carries them: when they exceed the window, the
+ * listing results of earlier turns are collapsed to `<N> entries in <path>` first (oldest first, until
+ * the estimate fits), and only then are whole turns left out.
+ */
+export const fit = (
+  capabilities: Provider.ProviderCapabilities,
+  history: ReadonlyArray<Message.Message>,
+  turnStart: number,
+  seen: number
+): { readonly start: number; readonly from: number; readonly messages: ReadonlyArray<Message.Message> } => {
   const start = capabilities.managedConversation === true ? clamp(seen, history.length) : 0
   const window = capabilities.contextWindow
-  if (window === undefined) return { start, from: start }
+  if (window === undefined) return { start, from: start, messages: history.slice(start) }
   const current = Math.max(start, clamp(turnStart, history.length))
-  const size = sizes(history.slice(start))
+  const list = history.slice(start)
+  const size = sizes(list).slice()
   // the JSON text of an array: brackets, the members and a comma between each two
   let chars = 2 + Math.max(0, size.length - 1)
   for (const s of size) chars += s
+  for (let i = 0; i < current - start && chars / 4 > window; i++) {
+    const collapsed = ContextSummary.collapseListing(list[i]!)
+    const s = collapsed === undefined ? undefined : J.stringify(collapsed)?.length
+    if (s === undefined || s >= size[i]!) continue
+    chars -= size[i]! - s
+    size[i] = s
+    list[i] = collapsed!
+  }
   let from = start
   const starts = turnStarts(history, start, current)
   for (let t = 0; t < starts.length && chars / 4 > window; t++) {
@@ -150,7 +174,7 @@ export const cut = (
     for (let i = starts[t]!; i < next; i++) chars -= size[i - start]! + 1
     from = next
   }
-  return { start, from }
+  return { start, from, messages: list.slice(from - start) }
 }
 
 /** Where a send's words go: the request's system prompt, and a preamble of its user message. */
@@ -189,7 +213,7 @@ const withPreamble = (
 ): ReadonlyArray<Message.Message> =>
   preamble === undefined || user?._tag !== "User"
     ? messages
-    : messages.map((m) => m === user ? { _tag: "User", text: `${preamble}\n\n${user.text}` } : m)
+    : messages.map((m) => m === user ? { ...user, text: `${preamble}\n\n${user.text}` } : m)
 
 /** The sampling a request carries: the session's keys, a send's over them; none for a provider that takes none. */
 export const sampling = (
@@ -227,13 +251,15 @@ export interface Parts {
   readonly structuredOutput: JsonSchema.JsonSchema | undefined
   readonly sampling: Provider.Sampling | undefined
   readonly maxToolCallsPerTurn: number | undefined
+  /** The model the send chose (admitted only for `modelSelection: "perRequest"`). */
+  readonly model?: string | undefined
 }
 
 /** One request: messages cut and prompted, the active tools (natively, or in the system prompt as text), sampling. */
 export const build = (parts: Parts): Provider.CompletionRequest => {
   const { capabilities, textRouted } = parts
   const tools = parts.definitions.tools.filter((t) => parts.active.has(t.name))
-  const { from, start } = cut(capabilities, parts.all, parts.turnStart, parts.seen)
+  const { from, messages, start } = fit(capabilities, parts.all, parts.turnStart, parts.seen)
   const { preamble, systemPrompt } = prompt(
     capabilities,
     parts.persona,
@@ -241,7 +267,7 @@ export const build = (parts: Parts): Provider.CompletionRequest => {
     parts.directives,
     textRouted && tools.length > 0 ? TextTools.instructions(tools) : undefined
   )
-  const prompted = withPreamble(parts.all.slice(from), parts.all[parts.turnStart], preamble)
+  const prompted = withPreamble(messages, parts.all[parts.turnStart], preamble)
   return {
     messages: textRouted ? TextTools.transcript(prompted) : prompted,
     tools: capabilities.supportsToolCalling === true ? tools : [],
@@ -249,6 +275,7 @@ export const build = (parts: Parts): Provider.CompletionRequest => {
     ...(parts.structuredOutput === undefined ? {} : { structuredOutput: parts.structuredOutput }),
     ...(systemPrompt === undefined ? {} : { systemPrompt }),
     ...(parts.sampling === undefined ? {} : { sampling: parts.sampling }),
-    ...(parts.maxToolCallsPerTurn === undefined ? {} : { maxToolCallsPerTurn: parts.maxToolCallsPerTurn })
+    ...(parts.maxToolCallsPerTurn === undefined ? {} : { maxToolCallsPerTurn: parts.maxToolCallsPerTurn }),
+    ...(parts.model === undefined ? {} : { model: parts.model })
   }
 }

@@ -15,7 +15,7 @@ import * as Schema from "effect/Schema"
 import type { JsonSchema, JsonValue as J } from "@toolgate/json-schema"
 import type * as AgentSession from "../AgentSession.js"
 import type * as DriftGate from "../DriftGate.js"
-import { ToolChoiceUnsupported, TurnDeadlineExceeded } from "../Errors.js"
+import { ModelSelectionUnsupported, ToolChoiceUnsupported, TurnDeadlineExceeded, VisionUnsupported } from "../Errors.js"
 import * as EventContract from "../EventContract.js"
 import type * as Message from "../Message.js"
 import * as Provider from "../Provider.js"
@@ -45,6 +45,10 @@ export interface TurnOptions<A, X> {
   readonly directives?: string
   /** The send's sampling, key by key over the session's. */
   readonly sampling: Provider.Sampling
+  /** The images the user's message carries. */
+  readonly images?: ReadonlyArray<Message.Image>
+  /** The model the send chose (see `Provider.modelSelection`). */
+  readonly model?: string
 }
 
 /** A turn in progress: everything here is dropped on rollback. */
@@ -105,10 +109,16 @@ const advance = (current: Current, round: RoundRecord): void => {
 const isToolChoice = Schema.is(Provider.ToolChoice)
 
 /** The checks before the user's message is recorded: tool choice, definitions, the provider's `validateTools`. */
-const admit = Effect.fnUntraced(function*(env: Env, toolChoice: Provider.ToolChoice) {
+const admit = Effect.fnUntraced(function*<A, X>(env: Env, toolChoice: Provider.ToolChoice, options?: TurnOptions<A, X>) {
   const capabilities = env.provider.capabilities
   if (!isToolChoice(toolChoice) || (toolChoice !== "auto" && !capabilities.supportsToolChoice)) {
     return yield* new ToolChoiceUnsupported({ choice: safeString(toolChoice), provider: capabilities.name })
+  }
+  if (options?.images !== undefined && !Provider.supportsVision(capabilities)) {
+    return yield* new VisionUnsupported({ provider: capabilities.name, images: options.images.length })
+  }
+  if (options?.model !== undefined && Provider.modelSelection(capabilities) !== "perRequest") {
+    return yield* new ModelSelectionUnsupported({ provider: capabilities.name, model: options.model, modelSelection: Provider.modelSelection(capabilities) })
   }
   const definitions = SessionRequest.definitions(env.toolkit, capabilities, {
     toolChaining: env.validator.toolChaining,
@@ -166,14 +176,16 @@ const roundTrip = Effect.fnUntraced(function*<A, X>(env: Env, current: Current, 
     toolChoice: options.toolChoice,
     structuredOutput: options.structuredOutput,
     sampling: current.sampling,
-    maxToolCallsPerTurn: maxToolCalls
+    maxToolCallsPerTurn: maxToolCalls,
+    model: options.model
   })
   if (capabilities.requiresNetworking && env.preTransmit !== undefined) request = yield* env.preTransmit(request)
   const contract: EventContract.Options = {
     toolCalling: capabilities.supportsToolCalling,
     ...(maxToolCalls === undefined ? {} : { maxToolCalls })
   }
-  const events = yield* RoundEvents.read(env, env.provider.stream(request), contract).pipe(Telemetry.chatSpan(capabilities, request))
+  const events = yield* RoundEvents.tracked(env, `${env.id}:${current.number}:${round}`, () => RoundEvents.read(env, env.provider.stream(request), contract))
+    .pipe(Telemetry.chatSpan(capabilities, request))
   return { events, sent: all.length, active }
 })
 
@@ -255,10 +267,11 @@ const commit = (env: Env, current: Current) =>
   }))
 
 /** Records the user's message and starts the turn's state. */
-const begin = Effect.fnUntraced(function*(env: Env, text: string, definitions: SessionRequest.Definitions, sampling: Provider.Sampling | undefined) {
+const begin = Effect.fnUntraced(function*(env: Env, text: string, definitions: SessionRequest.Definitions, sampling: Provider.Sampling | undefined, images?: ReadonlyArray<Message.Image>) {
   const routed = textRouted(env.provider.capabilities)
   const number = yield* Ref.updateAndGet(env.turns, (n) => n + 1)
-  const start = yield* Ref.modify(env.history, (h) => [h.length, [...h, { _tag: "User", text } as const]])
+  const user: Message.User = images === undefined ? { _tag: "User", text } : { _tag: "User", text, images }
+  const start = yield* Ref.modify(env.history, (h) => [h.length, [...h, user]])
   yield* publish(env, { _tag: "TurnStarted", turn: number, text })
   const current: Current = {
     number,
@@ -314,9 +327,9 @@ export const run = <A, X extends { readonly _tag: string; readonly message: stri
   options: TurnOptions<A, X>
 ): Effect.Effect<readonly [AgentSession.Turn, A], AgentSession.SendError | X> =>
   Effect.gen(function*() {
-    const { definitions, requestWarnings, warnings } = yield* admit(env, options.toolChoice)
+    const { definitions, requestWarnings, warnings } = yield* admit(env, options.toolChoice, options)
     const asked = SessionRequest.sampling(env.provider.capabilities, env.sampling, options.sampling)
-    const current = yield* begin(env, text, definitions, asked.sampling)
+    const current = yield* begin(env, text, definitions, asked.sampling, options.images)
     let compensated: Compensated | undefined
     const limitMillis = env.limits.turnDeadlineMillis ?? RunLimits.defaultTurnDeadlineMillis
     const turn = body(env, current, options, { tools: warnings, request: [...requestWarnings, ...asked.warnings] })
