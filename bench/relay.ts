@@ -1,5 +1,5 @@
 /**
- * The relay's own overhead (issue 17, item 4): its capabilities and turns endpoints (`Relay.start` on
+ * The relay's own overhead: its capabilities and turns endpoints (`Relay.start` on
  * loopback: `@effect/platform-node` server, router, request log (silenced), body decoding, `Script.select`,
  * SSE encoding) against a bare `node:http` server answering the same bytes: the same status, headers (but
  * the per-connection ones) and body, recorded from the relay before timing and checked equal; the bare

@@ -1,7 +1,7 @@
 /**
  * The prover's cost: time per pair over the containment suite and over corpus self / narrowed / widened
  * pairs (median and p99, each pair proved once, cold), and the drift gate's cost for a 50-tool profile,
- * cold (new content: validators compiled for witnesses included) and warm (verdicts cached). Issue 12's
+ * cold (new content: validators compiled for witnesses included) and warm (verdicts cached). The
  * targets: containment 2020-12 decided right (judged against the validator) ≥ 98.5%, and a fuzz batch
  * with Unsupported ≤ 5%, 0 unsound, median ≤ 0.5 ms and p99 ≤ 10 ms per pair.
  */

@@ -1,5 +1,5 @@
 /**
- * A whole turn, side by side with the peers, in one run (issue 17): toolgate (`Scripted` provider,
+ * A whole turn, side by side with the peers, in one run: toolgate (`Scripted` provider,
  * `AgentSession.make` + `send`, Effect Schema tools), the Vercel AI SDK (`generateText` with
  * `MockLanguageModelV4` from `ai/test` and zod input schemas) and @effect/ai (`Chat.empty` + `generateText`
  * until the model stops calling tools, a mock `LanguageModel`, a `Toolkit` with handlers). Every peer builds

@@ -6,7 +6,7 @@
  * - `cloudCodeAssist`: Cloud Code Assist (the Gemini CLI's backend), `POST {baseUrl}/v1internal:streamGenerateContent?alt=sse`,
  *   a bearer token, the body wrapped as `{ model, project, request }`. For Claude models there (ids
  *   starting with `claude-`) the parameters go through the full `Normalize.cca` pipeline onto the legacy
- *   `parameters` field (seed 002 §3.1, §4, §6); a tool CCA cannot take is sent without parameters and
+ *   `parameters` field (see `Normalize.cca`); a tool CCA cannot take is sent without parameters and
  *   `validateTools` warns about it.
  *
  * The provider normalises the schemas itself (the dialect depends on the model and the endpoint), so it

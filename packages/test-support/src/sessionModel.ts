@@ -1,5 +1,5 @@
 /**
- * The property test's model of a turn: walks a `SessionPlan` the way DESIGN.md's "A turn, as data flows"
+ * The property test's model of a turn: walks a `SessionPlan` the way docs/architecture.md's turn pipeline
  * says a session must, rendering each round into the `StreamEvent`s the scripted provider will emit and
  * predicting, per send, the outcome (committed, or which typed error), the provider requests, the repairs,
  * each call's envelope kind and which executors run. Refs get their targets here, since only the walk

@@ -1,5 +1,5 @@
 /**
- * The property test's checks of one send against the model's `ExpectedTurn`: the invariants of issue 6
+ * The property test's checks of one send against the model's `ExpectedTurn`: the session's invariants
  * (no executor sees invalid arguments, repairs and round trips within their limits, a failed send leaves
  * history as it was plus the user message, a committed turn answers every call) and the model's finer
  * predictions (outcome, requests, envelope kinds, which executors ran, the events). Each check throws an
