@@ -7,6 +7,7 @@
 import type { ErrorObject } from "ajv"
 import type { JsonSchema } from "../JsonSchema.js"
 import type { Issue } from "../Validator.js"
+import { isRestated } from "./ajvProto.js"
 import * as D from "./describe.js"
 import * as P from "./pointer.js"
 
@@ -116,7 +117,7 @@ const one = (e: Err, ctx: Context, before: Err | undefined): Issue => {
       const path = P.append(e.instancePath, name)
       const allowed = [
         ...keysOf(parent, "properties"),
-        ...keysOf(parent, "patternProperties").map((p) => `names matching /${p}/`)
+        ...keysOf(parent, "patternProperties").filter((p) => !isRestated(parent, p)).map((p) => `names matching /${p}/`)
       ]
       const expected = allowed.length === 0 ? "no other arguments" : `one of: ${D.list(allowed)}`
       const tail = allowed.length === 0 ? "no other arguments are allowed" : `allowed: ${D.list(allowed)}`
