@@ -64,12 +64,26 @@ const decoderOf = <A, I>(schema: Schema.Schema<A, I, never>) => {
   }
 }
 
+/** How `JSONSchema.make` writes a struct without fields (`Schema.Struct({})`): any object, or any array. */
+const emptyStruct = { $id: "/schemas/%7B%7D", anyOf: [{ type: "object" }, { type: "array" }] }
+
+/**
+ * A tool without arguments, written `Schema.Struct({})`, as the object schema every other struct becomes:
+ * `{"type": "object", "properties": {}, "additionalProperties": false}` (so a no-argument call, `null` or
+ * omitted, means `{}`, `[]` is not arguments, and OpenAI's strict mode accepts it). Annotations stay.
+ */
+const emptyStructAsObject = (made: JSONSchema.JsonSchema7Root): JSONSchema.JsonSchema7Root => {
+  const { $id, anyOf, ...rest } = made as JSONSchema.JsonSchema7Root & { readonly $id?: unknown; readonly anyOf?: unknown }
+  if ($id !== emptyStruct.$id || !J.equals(anyOf as J.JsonValue, emptyStruct.anyOf)) return made
+  return { ...rest, type: "object", properties: {}, additionalProperties: false } as JSONSchema.JsonSchema7Root
+}
+
 /** The parameters of `Tool.make`, read once: JSON Schema upgraded, Effect Schema turned into one. */
 export const parametersOf = <A>(parameters: unknown): Parameters<A> => {
   if (Schema.isSchema(parameters)) {
     const decode = decoderOf(parameters as Schema.Schema<A, unknown, never>)
     try {
-      const made = JSONSchema.make(parameters, { target: "jsonSchema2020-12" })
+      const made = emptyStructAsObject(JSONSchema.make(parameters, { target: "jsonSchema2020-12" }))
       const upgraded = JsonSchema.upgrade(made)
       return { jsonSchema: upgraded.schema, changes: upgraded.changes, schemaError: undefined, decode }
     } catch (e) {
