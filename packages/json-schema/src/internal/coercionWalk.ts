@@ -76,10 +76,10 @@ const isNullWord = (s: string): boolean => s.trim().toLowerCase() === "null"
 const scalar = (ctx: Context, schema: JsonSchemaObject, v: JsonValue.JsonValue, path: Path): JsonValue.JsonValue => {
   if (typeof v !== "string") return v
   const values = S.enumValues(schema)
-  if (values !== undefined && values.includes(v)) return v
+  if (values !== undefined && S.enumHas(values, v)) return v
   const types = S.allowedTypes(schema)
   const nullable = values !== undefined
-    ? values.includes(null)
+    ? S.enumHas(values, null)
     : types !== undefined && types.has("null") && !types.has("string")
   if (nullable && isNullWord(v)) {
     note(ctx, path, "string-null", v, null)

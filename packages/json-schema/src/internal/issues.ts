@@ -139,7 +139,7 @@ const one = (e: Err, ctx: Context, before: Err | undefined): Issue => {
     }
     case "enum": {
       const values = Array.isArray(p["allowedValues"]) ? (p["allowedValues"] as ReadonlyArray<unknown>) : []
-      const expected = `one of: ${D.list(values.map(D.member))}`
+      const expected = `one of: ${D.members(values)}`
       return make(e.instancePath, e.keyword, expected, `${s} must be ${expected}; got ${D.got(e.data)}.`)
     }
     case "const": {
