@@ -7,7 +7,7 @@
 import type * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import type * as Either from "effect/Either"
+import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import { type Coercion, JsonSchema, JsonValue as J, type Validator } from "@toolgate/json-schema"
 import * as Errors from "./Errors.js"
@@ -119,18 +119,21 @@ export interface SchemaWarning {
   readonly kind: "keyword" | "format"
   /** The keyword, or the format's name. */
   readonly name: string
+  /** For a keyword: the keyword it most likely misspells (`propertes` → `properties`), when one is that close. */
+  readonly likely?: string
   readonly message: string
 }
 
 /** The warnings of a tool's local schema (annotations, `x-*` and the corpus's `optional`/`example_value` stay silent). */
 export const warningsOf = (tool: string, schema: JsonSchema.JsonSchema): ReadonlyArray<SchemaWarning> =>
-  JsonSchema.unenforced(schema).map(({ kind, name, path }) => ({
+  JsonSchema.unenforced(schema).map(({ kind, likely, name, path }) => ({
     tool,
     path,
     kind,
     name,
+    ...(likely === undefined ? {} : { likely }),
     message: kind === "keyword"
-      ? `Tool \`${tool}\`: \`${name}\` (at ${path}) is not a keyword the validator knows; it is not enforced.`
+      ? `Tool \`${tool}\`: \`${name}\` (at ${path}) is not a keyword the validator knows${likely === undefined ? "" : ` (a misspelling of \`${likely}\`?)`}; it is not enforced.`
       : `Tool \`${tool}\`: format \`${name}\` (at ${path}) is not one the validator defines; it is not enforced.`
   }))
 
@@ -191,23 +194,85 @@ const timeoutOf = (timeout: Timeout | undefined): Duration.Duration | "none" | u
   return decoded._tag === "Some" && Duration.greaterThan(decoded.value, Duration.zero) ? decoded.value : undefined
 }
 
-/** Makes a tool from an Effect Schema (turned into JSON Schema with `JSONSchema.make`) or a JSON Schema. */
+/** The options of `make` as read once: each field read one time, so a getter or proxy trap runs once. */
+interface Read {
+  readonly description: string
+  readonly parameters: unknown
+  readonly execute: Execute<any, any>
+  readonly undo: Undo<any, any> | undefined
+  readonly timeout: Timeout | undefined
+}
+
+/** Reads `make`'s options once; a throwing getter or proxy trap, or a field of the wrong kind, is the reason they cannot be used. */
+const readOptions = (options: unknown): Read | string => {
+  try {
+    if (typeof options !== "object" || options === null) return "the options are not an object"
+    const o = options as Record<string, unknown>
+    const read = { description: o["description"], parameters: o["parameters"], execute: o["execute"], undo: o["undo"], timeout: o["timeout"] }
+    if (typeof read.description !== "string") return "`description` is not a string"
+    if (typeof read.execute !== "function") return "`execute` is not a function"
+    if (read.undo !== undefined && typeof read.undo !== "function") return "`undo` is not a function"
+    return read as Read
+  } catch (e) {
+    return `the options could not be read (${messageOf(e)})`
+  }
+}
+
+const messageOf = (e: unknown): string => {
+  try {
+    return e instanceof Error ? e.message : String(e)
+  } catch {
+    return "unreadable error"
+  }
+}
+
+/**
+ * The tool `make` answers for options it cannot use (past the types: a proxy whose traps throw, a getter
+ * that throws, a revoked proxy, an `execute` that is not a function): no JSON Schema and `schemaError`
+ * saying why, so preparing a call answers `InvalidToolSchema` and a session sends it with a schema that
+ * holds nothing, as for parameters without a JSON Schema form. Its executor fails with a `ToolFailure`.
+ */
+const unusable = (name: string, reason: string): Tool<any, any> => ({
+  [TypeId]: TypeId,
+  name,
+  description: "",
+  jsonSchema: false,
+  changes: [],
+  warnings: [],
+  schemaError: `the tool cannot be used: ${reason}`,
+  decode: () => Either.left([{ path: "", field: "", keyword: "schema", expected: "a usable tool", message: `The tool cannot be used: ${reason}.` }]),
+  execute: () => fail("execution_error", `The tool \`${name}\` cannot be used: ${reason}.`)
+})
+
+/**
+ * Makes a tool from an Effect Schema (turned into JSON Schema with `JSONSchema.make`) or a JSON Schema.
+ * Never throws: options it cannot read or use give a tool whose `schemaError` says why (see `unusable`).
+ */
 export function make<A, I, R = never>(name: string, options: SchemaOptions<A, I, R>): Tool<A, R>
 export function make<R = never>(name: string, options: JsonSchemaOptions<R>): Tool<J.JsonValue, R>
 export function make(name: string, options: SchemaOptions<any, any, any> | JsonSchemaOptions<any>): Tool<any, any> {
-  const parameters = parametersOf<unknown>(options.parameters)
+  const read = readOptions(options)
+  if (typeof read === "string") return unusable(name, read)
+  let parameters: ReturnType<typeof parametersOf<unknown>>
+  let timeout: Duration.Duration | "none" | undefined
+  try {
+    parameters = parametersOf<unknown>(read.parameters)
+    timeout = timeoutOf(read.timeout)
+  } catch (e) {
+    return unusable(name, `the parameters or the timeout could not be read (${messageOf(e)})`)
+  }
   return {
     [TypeId]: TypeId,
     name,
-    description: options.description,
+    description: read.description,
     jsonSchema: parameters.jsonSchema,
     changes: parameters.changes,
     warnings: warningsOf(name, parameters.jsonSchema),
     schemaError: parameters.schemaError,
     decode: parameters.decode,
-    execute: options.execute,
-    ...(options.undo === undefined ? {} : { undo: options.undo }),
-    ...withTimeout(timeoutOf(options.timeout))
+    execute: read.execute,
+    ...(read.undo === undefined ? {} : { undo: read.undo }),
+    ...withTimeout(timeout)
   }
 }
 

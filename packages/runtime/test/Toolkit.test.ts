@@ -100,3 +100,55 @@ describe("Toolkit", () => {
       assert.deepStrictEqual(undone, ["read x"])
     }))
 })
+
+describe("Tool.make and Toolkit.make: hostile objects get typed answers, never a throw", () => {
+  const trap = () => {
+    throw new Error("trap")
+  }
+  const throwing = new Proxy({}, { get: trap, has: trap, ownKeys: trap, getOwnPropertyDescriptor: trap, getPrototypeOf: trap })
+  const revoked = (() => {
+    const r = Proxy.revocable({}, {})
+    r.revoke()
+    return r.proxy
+  })()
+  const throwingGetter = Object.defineProperty({ description: "d", execute: () => Effect.succeed(1) }, "parameters", { get: trap, enumerable: true })
+
+  it.effect("Tool.make: unreadable options or parameters give a tool whose schemaError says why; preparing a call is InvalidToolSchema", () =>
+    Effect.gen(function*() {
+      const validator = yield* ArgumentValidator.make()
+      const cases: ReadonlyArray<readonly [string, unknown]> = [
+        ["options proxy", throwing],
+        ["revoked options", revoked],
+        ["throwing getter", throwingGetter],
+        ["parameters proxy", { description: "d", parameters: throwing, execute: () => Effect.succeed(1) }],
+        ["revoked parameters", { description: "d", parameters: revoked, execute: () => Effect.succeed(1) }],
+        ["no options", null],
+        ["execute not a function", { description: "d", parameters: { type: "object" }, execute: 1 }]
+      ]
+      for (const [label, options] of cases) {
+        const tool = Tool.make("t", options as never)
+        assert.isTrue(Tool.isTool(tool), label)
+        assert.isString(tool.schemaError, label)
+        assert.strictEqual(tool.jsonSchema, false, label)
+        const error = yield* Effect.flip(validator.prepare(tool, {}, { callId: "c" }))
+        assert.strictEqual(error._tag, "InvalidToolSchema", label)
+        const ran = yield* Tool.run(tool, { _tag: "Prepared", tool: "t", callId: "c", raw: {}, value: {}, coercions: [], args: {} })
+        assert.strictEqual(ran.ok, false, label)
+      }
+    }))
+
+  it("Toolkit.make and Toolkit.domains: a proxy whose traps throw, a revoked proxy, a tool whose name getter throws are NotATool or InvalidOptions", () => {
+    const ok = Tool.make("ok", { description: "d", parameters: { type: "object" }, execute: () => Effect.succeed(1) })
+    const nameTrap = new Proxy(ok, { get: (o, k) => k === "name" ? trap() : (o as never)[k] })
+    for (const [label, tools] of [["proxy", [throwing]], ["revoked", [ok, revoked]], ["name getter", [nameTrap]]] as const) {
+      const made = Toolkit.make(...(tools as unknown as ReadonlyArray<Tool.Tool<unknown>>))
+      assert.isTrue(Either.isLeft(made) && made.left._tag === "NotATool", label)
+    }
+    for (const [label, domains] of [["proxy", throwing], ["revoked", revoked], ["member proxy", { a: throwing }], ["null", null], ["not a list", { a: 3 }]] as const) {
+      const made = Toolkit.domains(domains as never)
+      assert.isTrue(Either.isLeft(made) && made.left._tag === "InvalidOptions", label)
+    }
+    assert.isTrue(Either.isLeft(Toolkit.domains({ a: [throwing as never] })))
+    assert.isTrue(Either.isRight(Toolkit.domains({ a: [ok] })))
+  })
+})
