@@ -152,6 +152,8 @@ export interface Tool<A, R = never> extends Any {
   readonly undo?: Undo<A, R>
   /** How long one run (and one undo) may take: `defaultTimeout` when absent, no limit when `"none"`. */
   readonly timeout?: Duration.Duration | "none"
+  /** Present (true) when the tool keeps empty optional strings as values (see `SchemaOptions.keepEmptyStrings`). */
+  readonly keepEmptyStrings?: true
 }
 
 /** How long a tool's run (or undo) may take unless the tool says otherwise: 120 seconds. */
@@ -175,6 +177,11 @@ export interface SchemaOptions<A, I, R> {
   readonly execute: Execute<A, R>
   readonly undo?: Undo<A, R>
   readonly timeout?: Timeout
+  /**
+   * Whether an empty (or blank) string for an optional property is a value the executor receives (`body: ""`
+   * to clear a body). Default false: the lenient policy drops such a string as a model's filler for "no value".
+   */
+  readonly keepEmptyStrings?: boolean
 }
 
 /** The options of `make` for a JSON Schema: the executor receives the validated JSON. */
@@ -184,6 +191,8 @@ export interface JsonSchemaOptions<R> {
   readonly execute: Execute<J.JsonValue, R>
   readonly undo?: Undo<J.JsonValue, R>
   readonly timeout?: Timeout
+  /** Whether an empty optional string is a value, not a filler to drop (see `SchemaOptions.keepEmptyStrings`). */
+  readonly keepEmptyStrings?: boolean
 }
 
 /** A timeout option as the tool keeps it (a value that is not a duration takes the default). */
@@ -201,14 +210,18 @@ interface Read {
   readonly execute: Execute<any, any>
   readonly undo: Undo<any, any> | undefined
   readonly timeout: Timeout | undefined
+  readonly keepEmptyStrings: boolean | undefined
 }
+
+const decodeFlag = Schema.decodeUnknownEither(Schema.UndefinedOr(Schema.Boolean))
 
 /** Reads `make`'s options once; a throwing getter or proxy trap, or a field of the wrong kind, is the reason they cannot be used. */
 const readOptions = (options: unknown): Read | string => {
   try {
     if (typeof options !== "object" || options === null) return "the options are not an object"
     const o = options as Record<string, unknown>
-    const read = { description: o["description"], parameters: o["parameters"], execute: o["execute"], undo: o["undo"], timeout: o["timeout"] }
+    const read = { description: o["description"], parameters: o["parameters"], execute: o["execute"], undo: o["undo"], timeout: o["timeout"], keepEmptyStrings: o["keepEmptyStrings"] }
+    if (Either.isLeft(decodeFlag(read.keepEmptyStrings))) return "`keepEmptyStrings` is not a boolean"
     if (typeof read.description !== "string") return "`description` is not a string"
     if (typeof read.execute !== "function") return "`execute` is not a function"
     if (read.undo !== undefined && typeof read.undo !== "function") return "`undo` is not a function"
@@ -272,7 +285,8 @@ export function make(name: string, options: SchemaOptions<any, any, any> | JsonS
     decode: parameters.decode,
     execute: read.execute,
     ...(read.undo === undefined ? {} : { undo: read.undo }),
-    ...withTimeout(timeout)
+    ...withTimeout(timeout),
+    ...(read.keepEmptyStrings === true ? { keepEmptyStrings: true as const } : {})
   }
 }
 

@@ -271,3 +271,28 @@ describe("Tool: a tool without arguments", () => {
     assert.deepStrictEqual({ ...(list!.jsonSchema as object), $schema: undefined }, { $schema: undefined, type: "object", properties: {}, additionalProperties: false })
   })
 })
+
+describe("Tool: keepEmptyStrings", () => {
+  const updateIssue = {
+    type: "object",
+    properties: { number: { type: "integer" }, body: { type: "string" } },
+    required: ["number"]
+  } as const
+
+  it.effect("a tool made with keepEmptyStrings receives body: \"\"; one made without gets the field dropped", () =>
+    Effect.gen(function*() {
+      const validator = yield* ArgumentValidator.make()
+      const keeping = Tool.make("update_issue", { description: "d", parameters: updateIssue, keepEmptyStrings: true, execute: () => Effect.succeed(1) })
+      const dropping = Tool.make("update_issue", { description: "d", parameters: updateIssue, execute: () => Effect.succeed(1) })
+      assert.strictEqual(keeping.keepEmptyStrings, true)
+      const kept = yield* validator.prepare(keeping, "{\"number\": \"3\", \"body\": \"\"}", { callId: "c" })
+      assert.deepStrictEqual((kept as Tool.Prepared<unknown>).value, { number: 3, body: "" })
+      const dropped = yield* validator.prepare(dropping, { number: 3, body: "" }, { callId: "c" })
+      assert.deepStrictEqual((dropped as Tool.Prepared<unknown>).value, { number: 3 })
+    }))
+
+  it("a keepEmptyStrings that is not a boolean makes an unusable tool, not a silent default", () => {
+    const tool = Tool.make("t", { description: "d", parameters: updateIssue, keepEmptyStrings: "yes" as never, execute: () => Effect.succeed(1) })
+    assert.include(tool.schemaError, "keepEmptyStrings")
+  })
+})

@@ -31,9 +31,10 @@ const budget = 100_000
 export const coerce = (
   root: JsonSchema,
   value: JsonValue.JsonValue,
-  strictNulls: boolean
+  strictNulls: boolean,
+  keepEmpty = false
 ): { readonly value: JsonValue.JsonValue; readonly coercions: ReadonlyArray<Coercion> } => {
-  const ctx: Context = { root, strictNulls, out: [], budget: { left: budget }, trial: false }
+  const ctx: Context = { root, strictNulls, keepEmpty, out: [], budget: { left: budget }, trial: false }
   const v = walk(ctx, root, "", value, [], undefined)
   return { value: v, coercions: ctx.out }
 }
@@ -153,7 +154,7 @@ const object = (
   for (const [k, x, written] of entries) {
     const declared = props === undefined ? undefined : S.own(props, k)
     if (
-      typeof x === "string" && S.isSchemaValue(declared) && !required.has(k) && S.isBlank(x) &&
+      !ctx.keepEmpty && typeof x === "string" && S.isSchemaValue(declared) && !required.has(k) && S.isBlank(x) &&
       Schema.isFiller(Schema.fillers(ctx.root, declared), x)
     ) {
       note(ctx, written, "drop-empty-optional", x, undefined)
