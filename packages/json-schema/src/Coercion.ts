@@ -73,4 +73,4 @@ export const coerce = (
 }
 
 /** `"true"`/`"yes"`/`"1"` and `"false"`/`"no"`/`"0"`, trimmed, any case, as a boolean, or undefined: the one table of boolean words. */
-export const parseBoolean: (s: string) => boolean | undefined = Scalars.parseBoolean
+export const parseBoolean = (s: string): boolean | undefined => typeof s === "string" ? Scalars.parseBoolean(s) : undefined

@@ -81,13 +81,22 @@ type Result = Either.Either<Compiled, SchemaError>
 
 /** A validator instance with its own remotes; the module-level `compile`/`compileAt` use a default one. */
 export const make = (options?: Options): Either.Either<Validator, SchemaError> => {
-  const cacheSize = options?.cacheSize ?? 4_096
-  if (!Number.isInteger(cacheSize) || cacheSize < 1) {
-    return Either.left(new SchemaError({ message: `Option \`cacheSize\` must be a whole number of at least 1 (got ${String(cacheSize)}).`, path: "" }))
+  let read: { readonly cacheSize: unknown; readonly remotes: Array<[string, JsonSchema.JsonSchema]>; readonly optimize: boolean; readonly ownMeta: boolean }
+  try {
+    // each option read once; a throwing getter or proxy trap (past the types) is an error, not a throw
+    read = {
+      cacheSize: options?.cacheSize ?? 4_096,
+      remotes: Object.entries(options?.remotes ?? {}),
+      optimize: options?.optimize !== false,
+      ownMeta: options?.ownMetaCheck === true
+    }
+  } catch (e) {
+    return Either.left(new SchemaError({ message: `The options could not be read: ${messageOf(e)}`, path: "" }))
   }
-  const remotes = Object.entries(options?.remotes ?? {})
-  const optimize = options?.optimize !== false
-  const ownMeta = options?.ownMetaCheck === true
+  const { cacheSize, optimize, ownMeta, remotes } = read
+  if (typeof cacheSize !== "number" || !Number.isInteger(cacheSize) || cacheSize < 1) {
+    return Either.left(new SchemaError({ message: `Option \`cacheSize\` must be a whole number of at least 1 (got ${typeof cacheSize === "number" ? String(cacheSize) : typeof cacheSize}).`, path: "" }))
+  }
   const fresh = (d: JsonSchema.Dialect, own: boolean, all: boolean, opt = optimize): A.AnyAjv | SchemaError => {
     const ajv = A.makeAjv(d, own, all, opt)
     if (ownMeta) ajv.opts.validateSchema = false
@@ -95,7 +104,7 @@ export const make = (options?: Options): Either.Either<Validator, SchemaError> =
       try {
         ajv.addSchema(schema as object, uri, undefined, false)
       } catch (e) {
-        return new SchemaError({ message: `Remote \`${uri}\`: ${e instanceof Error ? e.message : String(e)}`, path: "" })
+        return new SchemaError({ message: `Remote \`${uri}\`: ${messageOf(e)}`, path: "" })
       }
     }
     return ajv
@@ -295,9 +304,21 @@ const engine = (
   return { compile, compileAt }
 }
 
-// only a hostile object (a throwing getter or proxy trap) gets here: Ajv's own throws are mapped inside
+/** A thrown value's message, never throwing itself. */
+const messageOf = (e: unknown): string => {
+  try {
+    return e instanceof Error ? e.message : String(e)
+  } catch {
+    return "an unreadable error"
+  }
+}
+
+// only a hostile object (a throwing getter or proxy trap) or a schema deeper than the stack gets here: Ajv's
+// own throws are mapped inside
 const unreadable = (e: unknown): Result =>
-  Either.left(new SchemaError({ message: `The schema could not be read: ${e instanceof Error ? e.message : String(e)}`, path: "" }))
+  Either.left(new SchemaError(e instanceof RangeError
+    ? { message: "The schema is nested too deeply to compile.", path: "" }
+    : { message: `The schema could not be read: ${messageOf(e)}`, path: "" }))
 
 const notASchema: Result = Either.left(new SchemaError({ message: "A schema is a boolean or a plain object.", path: "" }))
 

@@ -474,6 +474,26 @@ describe("SchemaError", () => {
     left(proxy)
   })
 
+  it("make: options whose getters or proxy traps throw, a revoked proxy, a cacheSize that is not a number are a SchemaError, not a throw", () => {
+    const trap = () => {
+      throw new Error("trap")
+    }
+    const throwing = new Proxy({}, { get: trap, has: trap, ownKeys: trap, getOwnPropertyDescriptor: trap, getPrototypeOf: trap })
+    const r = Proxy.revocable({}, {})
+    r.revoke()
+    const cases = [throwing, r.proxy, { remotes: throwing }, { remotes: r.proxy }, { cacheSize: throwing }, { cacheSize: "12" }]
+    cases.forEach((options, i) => {
+      const made = Validator.make(options as never)
+      assert.isTrue(Either.isLeft(made) && made.left._tag === "SchemaError", `case ${i}`)
+    })
+  })
+
+  it("a __proto__ member nested past the stack is a SchemaError saying so", () => {
+    const depth = 20_000
+    const deep = JSON.parse("{\"properties\":{\"__proto__\":".repeat(depth) + "{}" + "}}".repeat(depth))
+    assert.match(left(deep)?.message ?? "", /nested too deeply/)
+  })
+
   it("an unknown format is ignored, as an annotation (tools publish formats of their own)", () => {
     const c = compiled({ type: "string", format: "file-path" })
     assert.isTrue(c.isValid("anything"))
