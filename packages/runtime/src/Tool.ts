@@ -91,14 +91,19 @@ export const fail = (
   message: string,
   options?: { readonly field?: string; readonly expected?: string; readonly retryable?: boolean }
 ): Effect.Effect<never, ToolFailure> => {
-  const text = (key: "field" | "expected") => typeof options?.[key] === "string" ? { [key]: options[key] } : {}
-  return new ToolFailure({
-    kind: ToolEnvelope.isKind(kind) ? kind : "execution_error",
-    message: typeof message === "string" ? message : String(message),
-    ...text("field"),
-    ...text("expected"),
-    ...(typeof options?.retryable === "boolean" ? { retryable: options.retryable } : {})
-  })
+  try {
+    const text = (key: "field" | "expected") => typeof options?.[key] === "string" ? { [key]: options[key] } : {}
+    return new ToolFailure({
+      kind: ToolEnvelope.isKind(kind) ? kind : "execution_error",
+      message: typeof message === "string" ? message : String(message),
+      ...text("field"),
+      ...text("expected"),
+      ...(typeof options?.retryable === "boolean" ? { retryable: options.retryable } : {})
+    })
+  } catch (e) {
+    // a message or options that throw when read (past the types) still fail the call, with what can be said
+    return new ToolFailure({ kind: "execution_error", message: `The tool failed; its failure could not be read (${messageOf(e)}).` })
+  }
 }
 
 /** An executor: typed arguments and the call's context to a JSON-able result. */
@@ -293,8 +298,13 @@ export function make(name: string, options: SchemaOptions<any, any, any> | JsonS
 const withTimeout = (timeout: Duration.Duration | "none" | undefined) => timeout === undefined ? {} : { timeout }
 
 /** Whether `u` was built by `make`. */
-export const isTool = (u: unknown): u is Tool<unknown, unknown> =>
-  typeof u === "object" && u !== null && (u as { readonly [TypeId]?: unknown })[TypeId] === TypeId
+export const isTool = (u: unknown): u is Tool<unknown, unknown> => {
+  try {
+    return typeof u === "object" && u !== null && (u as { readonly [TypeId]?: unknown })[TypeId] === TypeId
+  } catch {
+    return false // a proxy whose trap throws is no tool
+  }
+}
 
 /** The tool with its requirements provided from a context built once: its executor (and undo) need nothing. */
 export const provideContext = <A, R>(tool: Tool<A, R>, context: Context.Context<R>): Tool<A, never> => {
@@ -307,26 +317,39 @@ export const provideContext = <A, R>(tool: Tool<A, R>, context: Context.Context<
 }
 
 /** The context an executor (and its undo) receives for `prepared`. */
-export const contextOf = <A, R>(tool: Tool<A, R>, prepared: Prepared<A>, options?: RunOptions): CallContext => ({
-  tool: tool.name,
-  callId: prepared.callId,
-  raw: prepared.raw,
-  prepared: prepared.value,
-  coercions: prepared.coercions,
-  idempotencyKey: typeof options?.idempotencyKey === "string" ? options.idempotencyKey : prepared.callId,
-  saveArtifact: (name, value) =>
-    J.isJsonValue(value)
-      ? Effect.sync(() => options?.onArtifact?.(name, value))
-      : new ToolFailure({ kind: "execution_error", message: `The tool's artifact \`${name}\` is not JSON.` })
-})
+export const contextOf = <A, R>(tool: Tool<A, R>, prepared: Prepared<A>, options?: RunOptions): CallContext => {
+  const idempotencyKey = options?.idempotencyKey
+  const onArtifact = options?.onArtifact
+  return {
+    tool: tool.name,
+    callId: prepared.callId,
+    raw: prepared.raw,
+    prepared: prepared.value,
+    coercions: prepared.coercions,
+    idempotencyKey: typeof idempotencyKey === "string" ? idempotencyKey : prepared.callId,
+    saveArtifact: (name, value) =>
+      J.isJsonValue(value)
+        ? Effect.sync(() => typeof onArtifact === "function" ? onArtifact(name, value) : undefined)
+        : new ToolFailure({ kind: "execution_error", message: `The tool's artifact \`${name}\` is not JSON.` })
+  }
+}
 
 /**
  * Runs prepared arguments and answers with an envelope: a result → `success` (an envelope the executor
  * returned itself passes through), a `ToolFailure` (or any failure) → `ToolEnvelope.fromError`, a defect
  * → `execution_error` and an `Effect.logError` with the cause. Interruption stays interruption.
  */
-export const run = <A, R>(tool: Tool<A, R>, prepared: Prepared<A>, options?: RunOptions): Effect.Effect<ToolEnvelope.Envelope, never, R> =>
-  Effect.suspend(() => {
-    const ctx = contextOf(tool, prepared, options)
-    return Effect.map(timed(tool, prepared.callId, Effect.suspend(() => tool.execute(prepared.args, ctx))), (t) => t.envelope)
-  }).pipe(Telemetry.span("Tool.run", Telemetry.toolCall(tool.name, prepared.callId)))
+export const run = <A, R>(tool: Tool<A, R>, prepared: Prepared<A>, options?: RunOptions): Effect.Effect<ToolEnvelope.Envelope, never, R> => {
+  let call: { readonly ctx: CallContext; readonly args: A } | ToolEnvelope.Envelope
+  try {
+    call = { ctx: contextOf(tool, prepared, options), args: prepared.args }
+  } catch (e) {
+    // prepared arguments or options that throw when read (past the types): the call fails, it does not throw
+    call = ToolEnvelope.fromError(new ToolFailure({ kind: "execution_error", message: `The call could not be read (${messageOf(e)}).` }), tool.name)
+  }
+  if (!("ctx" in call)) return Effect.succeed(call)
+  const { args, ctx } = call
+  return Effect.map(timed(tool, ctx.callId, Effect.suspend(() => tool.execute(args, ctx))), (t) => t.envelope).pipe(
+    Telemetry.span("Tool.run", Telemetry.toolCall(tool.name, ctx.callId))
+  )
+}

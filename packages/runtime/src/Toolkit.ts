@@ -129,8 +129,13 @@ export const domains = <const Domains extends Readonly<Record<string, ReadonlyAr
     ))
 
 /** Whether `u` was built by `make`. */
-export const isToolkit = (u: unknown): u is Toolkit<unknown> =>
-  typeof u === "object" && u !== null && (u as { readonly [TypeId]?: unknown })[TypeId] === TypeId
+export const isToolkit = (u: unknown): u is Toolkit<unknown> => {
+  try {
+    return typeof u === "object" && u !== null && (u as { readonly [TypeId]?: unknown })[TypeId] === TypeId
+  } catch {
+    return false // a proxy whose trap throws is no toolkit
+  }
+}
 
 /** The tool called `name`, if the toolkit has one (`__proto__` and friends are just names). */
 export const get = <R>(toolkit: Toolkit<R>, name: string): Option.Option<Tool.Tool<any, R>> =>

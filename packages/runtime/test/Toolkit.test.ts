@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Either, Layer, Option } from "effect"
+import type { JsonValue as J } from "@toolgate/json-schema"
 import { ArgumentValidator, Tool, Toolkit } from "@toolgate/runtime"
 
 class Weather extends Context.Tag("test/Weather")<Weather, { readonly forecast: (city: string) => Effect.Effect<string> }>() {}
@@ -151,4 +152,28 @@ describe("Tool.make and Toolkit.make: hostile objects get typed answers, never a
     assert.isTrue(Either.isLeft(Toolkit.domains({ a: [throwing as never] })))
     assert.isTrue(Either.isRight(Toolkit.domains({ a: [ok] })))
   })
+})
+
+describe("Tool and Toolkit functions: hostile values past the types answer, never throw", () => {
+  const trap = () => {
+    throw new Error("trap")
+  }
+  const throwing = new Proxy({}, { get: trap, has: trap, ownKeys: trap, getOwnPropertyDescriptor: trap, getPrototypeOf: trap })
+  const ok = Tool.make("ok", { description: "d", parameters: { type: "object" }, execute: () => Effect.succeed(1) })
+  const prepared: Tool.Prepared<J.JsonValue> = { _tag: "Prepared", tool: "ok", callId: "c", raw: {}, value: {}, coercions: [], args: {} }
+
+  it.effect("isTool/isToolkit are false for a throwing proxy; fail with throwing options still fails typed; run answers an envelope", () =>
+    Effect.gen(function*() {
+      assert.isFalse(Tool.isTool(throwing))
+      assert.isFalse(Toolkit.isToolkit(throwing))
+      const failed = yield* Effect.flip(Tool.fail("invalid_args", "m", throwing as never))
+      assert.strictEqual(failed._tag, "ToolFailure")
+      const failedMessage = yield* Effect.flip(Tool.fail("invalid_args", throwing as never))
+      assert.strictEqual(failedMessage.kind, "execution_error")
+      const withOptions = yield* Tool.run(ok, prepared, throwing as never)
+      assert.strictEqual(withOptions.ok, false)
+      const withPrepared = yield* Tool.run(ok, throwing as never)
+      assert.strictEqual(withPrepared.ok, false)
+      assert.strictEqual((yield* Tool.run(ok, prepared)).ok, true)
+    }))
 })
