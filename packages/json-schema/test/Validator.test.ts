@@ -241,6 +241,16 @@ describe("Validator results", () => {
     assert.deepStrictEqual(issues(j(`{"$schema":"${"http://json-schema.org/draft-07/schema#"}","dependencies":{"__proto__":["a"]}}`), JSON.parse('{"__proto__":0}')).map((i) => i.message), ["Missing required argument `a`."])
     assert.isFalse(compiled(j('{"dependencies":{"__proto__":{"required":["b"]}}}')).isValid(JSON.parse('{"__proto__":0}')))
     assert.isTrue(compiled(j('{"dependencies":{"__proto__":{"required":["b"]}}}')).isValid(JSON.parse('{"__proto__":0,"b":1}')))
+    // required, dependentRequired, dependentSchemas naming __proto__, and constructor/prototype names, were checked already
+    assert.isFalse(compiled(j('{"required":["__proto__"]}')).isValid({}))
+    assert.isFalse(compiled(j('{"dependentRequired":{"__proto__":["a"]}}')).isValid(JSON.parse('{"__proto__":0}')))
+    assert.isFalse(compiled(j('{"dependentSchemas":{"__proto__":{"required":["a"]}}}')).isValid(JSON.parse('{"__proto__":0}')))
+    assert.isFalse(compiled(j('{"properties":{"prototype":{"type":"integer"},"constructor":{"type":"integer"}}}')).isValid({ prototype: "x" }))
+    assert.isFalse(compiled(j('{"properties":{"prototype":{"type":"integer"},"constructor":{"type":"integer"}}}')).isValid({ constructor: "x" }))
+    // restating the member never hides an invalid schema around it
+    for (const text of ['{"allOf":5,"dependencies":{"__proto__":["a"]}}', '{"patternProperties":5,"properties":{"__proto__":{}}}']) {
+      assert.isTrue(Either.isLeft(Validator.compile(j(text))), text)
+    }
     // the compiled schema is the one given, and nothing was polluted
     assert.strictEqual(compiled(prop).schema, prop)
     assert.strictEqual(({} as Record<string, unknown>)["type"], undefined)

@@ -49,6 +49,7 @@ const spelling = (depth: number, anchored: boolean): string => {
 /** Adds a spelling of `__proto__` as a pattern (anchored or not), one not yet a key, to the object's `patternProperties` (copied). */
 const addPattern = (out: Obj, anchored: boolean, value: JsonValue): void => {
   const current = own(out, "patternProperties")
+  if (current !== undefined && !isObject(current)) return // an invalid schema: left for the meta-schema to refuse
   let depth = anchored ? 0 : 1
   while (own(current, spelling(depth, anchored)) !== undefined) depth++
   const next = (isObject(current) ? copy(current) : {}) as Obj
@@ -68,7 +69,8 @@ const restate = (s: Obj): Obj | undefined => {
   if (dep !== undefined) {
     const all = own(out, "allOf")
     const then = Array.isArray(dep) ? { required: dep } : dep
-    put(out, "allOf", [...(Array.isArray(all) ? all : []), { if: { required: [PROTO] }, then }])
+    // an `allOf` that is not a list is an invalid schema, left for the meta-schema to refuse
+    if (all === undefined || Array.isArray(all)) put(out, "allOf", [...(all ?? []), { if: { required: [PROTO] }, then }])
   }
   return out
 }
