@@ -259,7 +259,7 @@ const unusable = (name: string, reason: string): Tool<any, any> => ({
   warnings: [],
   schemaError: `the tool cannot be used: ${reason}`,
   decode: () => Either.left([{ path: "", field: "", keyword: "schema", expected: "a usable tool", message: `The tool cannot be used: ${reason}.` }]),
-  execute: () => fail("execution_error", `The tool \`${name}\` cannot be used: ${reason}.`)
+  execute: () => fail("execution_error", `The tool cannot be used: ${reason}.`)
 })
 
 /**
@@ -269,6 +269,8 @@ const unusable = (name: string, reason: string): Tool<any, any> => ({
 export function make<A, I, R = never>(name: string, options: SchemaOptions<A, I, R>): Tool<A, R>
 export function make<R = never>(name: string, options: JsonSchemaOptions<R>): Tool<J.JsonValue, R>
 export function make(name: string, options: SchemaOptions<any, any, any> | JsonSchemaOptions<any>): Tool<any, any> {
+  // a name that is not a string (past the types) is kept as given: `Toolkit.make` refuses it as `NotATool`
+  if (typeof name !== "string") return unusable(name, "the name is not a string")
   const read = readOptions(options)
   if (typeof read === "string") return unusable(name, read)
   let parameters: ReturnType<typeof parametersOf<unknown>>

@@ -150,6 +150,10 @@ describe("Tool.make and Toolkit.make: hostile objects get typed answers, never a
       assert.isTrue(Either.isLeft(made) && made.left._tag === "InvalidOptions", label)
     }
     assert.isTrue(Either.isLeft(Toolkit.domains({ a: [throwing as never] })))
+    // a name that is a throwing proxy, with a schema that warns (its messages name the tool): a tool that cannot be used
+    const named = Tool.make(throwing as never, { description: "d", parameters: { type: "object", propertes: {} }, execute: () => Effect.succeed(1) })
+    assert.isString(named.schemaError)
+    assert.isTrue(Either.isLeft(Toolkit.make(named)))
     assert.isTrue(Either.isRight(Toolkit.domains({ a: [ok] })))
   })
 })
