@@ -241,6 +241,9 @@ describe("Tool: a tool without arguments", () => {
       additionalProperties: false
     })
     assert.isTrue(Normalize.openAiStrict(noArgs.jsonSchema).strict)
+    const nested = Tool.make("list", { description: "d", parameters: Schema.Struct({ opts: Schema.optional(Schema.Struct({})) }), execute: () => Effect.succeed(1) })
+    assert.deepStrictEqual((nested.jsonSchema as { properties: object }).properties, { opts: { type: "object", properties: {}, additionalProperties: false } })
+    assert.isTrue(Normalize.openAiStrict(nested.jsonSchema).strict)
     const described = Tool.make("now", { description: "d", parameters: Schema.Struct({}).annotations({ description: "none" }), execute: () => Effect.succeed(1) })
     assert.strictEqual((described.jsonSchema as { description?: string }).description, "none")
     assert.strictEqual((described.jsonSchema as { type?: string }).type, "object")
