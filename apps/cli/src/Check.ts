@@ -2,7 +2,9 @@
  * `toolgate check (--tools FILE | --tools-json JSON) (--relay URL | --capabilities FILE | --capabilities-json
  * JSON) [--json]`: the drift gate for CI. Every tool the relay exports is proved against the local schema
  * (`cloud ⊑ local`). Exit 0 all proven, 1 drift (or a cloud tool the app cannot execute), 2 unsupported or
- * a broken capabilities envelope, 3 the relay is unreachable or predates the export, 4 bad input.
+ * a broken capabilities envelope, 3 the relay is unreachable or predates the export, 4 bad input (a local
+ * keyword one misspelling from a keyword the validator knows, such as `propertes`, is bad input; other
+ * keywords and formats the validator does not enforce are the report's warnings).
  *
  * @since 0.1.0
  */
@@ -84,8 +86,10 @@ export const command = Command.make(
     Effect.gen(function*() {
       const source = yield* sourceOf(options)
       const local = yield* localTools(options.tools)
-      const { CheckReport, report } = yield* Lazy.checking
-      const result = yield* report(source, local)
+      const { CheckKeywords, CheckReport, report } = yield* Lazy.checking
+      const keywords = CheckKeywords.found(local)
+      if (keywords.misspelled.length > 0) return yield* new BadInput({ message: CheckKeywords.misspelledMessage(keywords.misspelled) })
+      const result = yield* report(source, local, keywords.warnings)
       const code = CheckReport.exitCode(result)
       const name = source._tag === "Relay" ? source.url : source.origin
       yield* Console.log(options.json ? CheckReport.json(result, name) : CheckReport.text(result, name))

@@ -145,6 +145,29 @@ describe("toolgate check --capabilities (the process)", () => {
     assert.include(upgraded.stdout, "type `dict` is read as `object`")
   })
 
+  it("a local keyword one misspelling from a known one is bad input naming tool, path and keyword; other unknown keywords are warnings", async () => {
+    const misspelled = { get_weather: weather, search: { type: "object", propertes: { q: { type: "string" } } } }
+    const capsFile = file("misspelled-caps.json", caps({ get_weather: weather, search: { type: "object" } }))
+    const run = await toolgate("check", "--tools", file("misspelled.json", misspelled), "--capabilities", capsFile)
+    assert.strictEqual(run.code, 4)
+    assert.notInclude(run.stdout, "proven")
+    assert.include(run.stderr, "tool `search` at /propertes: `propertes` (did you mean `properties`?)")
+    const json = await toolgate("check", "--tools", file("misspelled.json", misspelled), "--capabilities", capsFile, "--json")
+    assert.strictEqual(json.code, 4)
+    const printed = JSON.parse(json.stdout)
+    assert.deepInclude(printed, { _tag: "BadInput", exitCode: 4 })
+    assert.include(printed.message, "`properties`")
+    // a keyword close to none is a warning: the proof runs, the report and --json list it
+    const vendor = { get_weather: { ...weather, "ui_hint": "map" }, search }
+    const warned = await toolgate("check", "--tools", file("vendor.json", vendor), "--capabilities", file("vendor-caps.json", caps(local)))
+    assert.strictEqual(warned.code, 0, warned.stderr)
+    assert.match(warned.stdout, /✔ get_weather\s+proven/)
+    assert.include(warned.stdout, "warning: Tool `get_weather`: `ui_hint` (at /ui_hint) is not a keyword the validator knows")
+    const warnedJson = await toolgate("check", "--tools", file("vendor.json", vendor), "--capabilities", file("vendor-caps.json", caps(local)), "--json")
+    assert.strictEqual(warnedJson.code, 0)
+    assert.deepStrictEqual(JSON.parse(warnedJson.stdout).warnings.map((w: { tool: string; path: string; name: string }) => [w.tool, w.path, w.name]), [["get_weather", "/ui_hint", "ui_hint"]])
+  })
+
   it("reads a file whose name starts with a digit as a file; inline JSON only through --tools-json / --capabilities-json", async () => {
     const numbered = file("01-string-integers.json", local)
     const run = await toolgate("check", "--tools", numbered, "--capabilities-json", JSON.stringify(caps(local)), "--json")

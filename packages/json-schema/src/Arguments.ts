@@ -26,6 +26,12 @@ export interface Options {
    * This undoes the provider's schema rewrite, not a model mistake, so it applies under both policies.
    */
   readonly fromStrictProvider?: boolean
+  /**
+   * Empty and blank strings for optional properties are values the tool means (`body: ""` clears a body):
+   * none is dropped as a filler (default false: the lenient policy drops an optional `""`, `" "`, as a model's
+   * filler for "no value"). Every other repair still applies.
+   */
+  readonly keepEmptyStrings?: boolean
 }
 
 /** Arguments the executor may receive, and every repair made to get there. */
@@ -66,7 +72,7 @@ const repair = (
   const fromStrictProvider = options?.fromStrictProvider === true
   const repaired = options?.policy === "strict"
     ? (fromStrictProvider ? Fillers.dropStrictNulls(schema, value) : { value, coercions: none })
-    : Walk.coerce(schema, value, fromStrictProvider)
+    : Walk.coerce(schema, value, fromStrictProvider, options?.keepEmptyStrings === true)
   if (repaired.coercions.length > 0 && validator.isValid(repaired.value)) return valid(repaired.value, repaired.coercions)
   return invalid(validator.validate(repaired.value))
 }
@@ -81,7 +87,7 @@ const compiledPreparer = (schema: JsonSchema, validator: Validator.Compiled): Pr
       const value = Input.read(schema, raw, fillers)
       if (value === undefined) return invalid([Input.lastRead.issue!])
       if (!isValid(value)) return repair(schema, validator, value, options)
-      if (!fillers || !Input.lastRead.mayHoldBlank || options?.policy === "strict") return valid(value, none)
+      if (!fillers || !Input.lastRead.mayHoldBlank || options?.policy === "strict" || options?.keepEmptyStrings === true) return valid(value, none)
       const dropped = Fillers.dropValidWith(plan, isValid, value)
       return dropped === undefined ? valid(value, none) : valid(dropped.value, dropped.coercions)
     } catch (e) {

@@ -44,6 +44,8 @@ export interface Coercion {
 export interface Options {
   /** The provider received an OpenAI-strict schema: drop `null`s it forced onto optional properties. */
   readonly fromStrictProvider?: boolean
+  /** Empty and blank optional strings are values: none is dropped as a filler (see `Arguments.Options`). */
+  readonly keepEmptyStrings?: boolean
 }
 
 const none: ReadonlyArray<Coercion> = Object.freeze([])
@@ -60,14 +62,15 @@ export const coerce = (
 ): { readonly value: JsonValue; readonly coercions: ReadonlyArray<Coercion> } => {
   try {
     const compiled = Validator.compile(root)
+    const keep = options?.keepEmptyStrings === true
     if (Either.isRight(compiled) && compiled.right.isValid(value)) {
-      return Fillers.dropValid(root, compiled.right.isValid, value)
+      return keep ? { value, coercions: none } : Fillers.dropValid(root, compiled.right.isValid, value)
     }
-    return Walk.coerce(root, value, options?.fromStrictProvider === true)
+    return Walk.coerce(root, value, options?.fromStrictProvider === true, keep)
   } catch {
     return { value, coercions: none }
   }
 }
 
 /** `"true"`/`"yes"`/`"1"` and `"false"`/`"no"`/`"0"`, trimmed, any case, as a boolean, or undefined: the one table of boolean words. */
-export const parseBoolean: (s: string) => boolean | undefined = Scalars.parseBoolean
+export const parseBoolean = (s: string): boolean | undefined => typeof s === "string" ? Scalars.parseBoolean(s) : undefined

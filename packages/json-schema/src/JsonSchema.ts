@@ -139,7 +139,7 @@ export const Keywords = {
  * not know, such as misspellings (`maxLenght`) or the other dialect's keywords, and formats ajv-formats
  * does not define. Annotations, `x-*` keys and the corpus's `optional`/`example_value` stay silent.
  */
-export const unenforced = (schema: JsonSchema): ReadonlyArray<{ readonly path: string; readonly kind: "keyword" | "format"; readonly name: string }> => {
+export const unenforced = (schema: JsonSchema): ReadonlyArray<{ readonly path: string; readonly kind: "keyword" | "format"; readonly name: string; readonly likely?: string }> => {
   try {
     return UE.unenforced(schema, dialect(schema))
   } catch {

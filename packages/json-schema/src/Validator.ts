@@ -10,6 +10,7 @@ import * as Data from "effect/Data"
 import * as Either from "effect/Either"
 import * as A from "./internal/ajv.js"
 import * as AM from "./internal/ajvMeta.js"
+import { forAjv } from "./internal/ajvProto.js"
 import * as Cache from "./internal/compileCache.js"
 import type * as I from "./internal/issues.js"
 import * as P from "./internal/pointer.js"
@@ -80,13 +81,22 @@ type Result = Either.Either<Compiled, SchemaError>
 
 /** A validator instance with its own remotes; the module-level `compile`/`compileAt` use a default one. */
 export const make = (options?: Options): Either.Either<Validator, SchemaError> => {
-  const cacheSize = options?.cacheSize ?? 4_096
-  if (!Number.isInteger(cacheSize) || cacheSize < 1) {
-    return Either.left(new SchemaError({ message: `Option \`cacheSize\` must be a whole number of at least 1 (got ${String(cacheSize)}).`, path: "" }))
+  let read: { readonly cacheSize: unknown; readonly remotes: Array<[string, JsonSchema.JsonSchema]>; readonly optimize: boolean; readonly ownMeta: boolean }
+  try {
+    // each option read once; a throwing getter or proxy trap (past the types) is an error, not a throw
+    read = {
+      cacheSize: options?.cacheSize ?? 4_096,
+      remotes: Object.entries(options?.remotes ?? {}),
+      optimize: options?.optimize !== false,
+      ownMeta: options?.ownMetaCheck === true
+    }
+  } catch (e) {
+    return Either.left(new SchemaError({ message: `The options could not be read: ${messageOf(e)}`, path: "" }))
   }
-  const remotes = Object.entries(options?.remotes ?? {})
-  const optimize = options?.optimize !== false
-  const ownMeta = options?.ownMetaCheck === true
+  const { cacheSize, optimize, ownMeta, remotes } = read
+  if (typeof cacheSize !== "number" || !Number.isInteger(cacheSize) || cacheSize < 1) {
+    return Either.left(new SchemaError({ message: `Option \`cacheSize\` must be a whole number of at least 1 (got ${typeof cacheSize === "number" ? String(cacheSize) : typeof cacheSize}).`, path: "" }))
+  }
   const fresh = (d: JsonSchema.Dialect, own: boolean, all: boolean, opt = optimize): A.AnyAjv | SchemaError => {
     const ajv = A.makeAjv(d, own, all, opt)
     if (ownMeta) ajv.opts.validateSchema = false
@@ -94,7 +104,7 @@ export const make = (options?: Options): Either.Either<Validator, SchemaError> =
       try {
         ajv.addSchema(schema as object, uri, undefined, false)
       } catch (e) {
-        return new SchemaError({ message: `Remote \`${uri}\`: ${e instanceof Error ? e.message : String(e)}`, path: "" })
+        return new SchemaError({ message: `Remote \`${uri}\`: ${messageOf(e)}`, path: "" })
       }
     }
     return ajv
@@ -117,6 +127,8 @@ export const make = (options?: Options): Either.Either<Validator, SchemaError> =
  */
 interface Entry {
   readonly root: JsonSchema.JsonSchema
+  /** What Ajv compiles for `root`: `root`, or its copy with `__proto__` entries restated (see `ajvProto.ts`). */
+  readonly compiled: JsonSchema.JsonSchema
   readonly content: string | undefined
   readonly ctx: I.Context
   result: Result
@@ -141,7 +153,7 @@ const pointersOf = (root: JsonSchema.JsonSchema): Map<unknown, string> => {
 
 const release = (entry: Entry): void => {
   try {
-    if (typeof entry.root === "object") for (const ajv of entry.holders) ajv.removeSchema(entry.root)
+    if (typeof entry.compiled === "object") for (const ajv of entry.holders) ajv.removeSchema(entry.compiled)
     if (entry.key !== undefined) entry.ajv?.removeSchema(entry.key)
   } catch {
     // a schema Ajv cannot find again is already released
@@ -160,7 +172,7 @@ const engine = (
   const byContent = new Cache.Lru<Entry>(cacheSize, release)
   let keys = 0
 
-  const contextOf = (root: JsonSchema.JsonSchema): I.Context => {
+  const contextOf = (root: JsonSchema.JsonSchema, compiled: JsonSchema.JsonSchema): I.Context => {
     let pointers: Map<unknown, string> | undefined
     const ctx: I.Context = {
       resolve: (ref) => {
@@ -168,7 +180,7 @@ const engine = (
         return r._tag === "Resolved" ? r.schema : undefined
       },
       branch: (sub, value, prefix) => {
-        const pointer = (pointers ??= pointersOf(root)).get(sub)
+        const pointer = (pointers ??= pointersOf(compiled)).get(sub)
         const c = pointer === undefined ? undefined : compileAt(root, pointer)
         return c !== undefined && Either.isRight(c) ? issues(c.right.isValid as unknown as ValidateFunction, ctx, value, prefix) : undefined
       }
@@ -177,18 +189,25 @@ const engine = (
   }
 
   const build = (root: JsonSchema.JsonSchema, schema: boolean, content?: string): Entry => {
-    const entry: Entry = { root, content, ctx: contextOf(root), result: notASchema, ajv: undefined, holders: new Set(), key: undefined, at: new Map() }
+    let compiled = root
+    let result = notASchema
+    try {
+      if (schema) compiled = forAjv(root, content)
+    } catch (e) {
+      result = unreadable(e)
+      schema = false
+    }
+    const entry: Entry = { root, compiled, content, ctx: contextOf(root, compiled), result, ajv: undefined, holders: new Set(), key: undefined, at: new Map() }
     try {
       if (schema) entry.result = compileRoot(entry)
     } catch (e) {
-      // only a hostile object (a throwing getter or proxy trap) gets here: Ajv's own throws are mapped inside
-      entry.result = Either.left(new SchemaError({ message: `The schema could not be read: ${e instanceof Error ? e.message : String(e)}`, path: "" }))
+      entry.result = unreadable(e)
     }
     return entry
   }
 
   const compileRoot = (entry: Entry): Result => {
-    const schema = entry.root
+    const schema = entry.compiled
     const d = JsonSchema.dialect(schema)
     const own = A.namesPrototypeMembers(schema)
     // a schema that names a resource by URI compiles alone (see `reachesOut`): what it references must not
@@ -226,9 +245,9 @@ const engine = (
       return standIn
     }
     const broken = faultOf(r, named)
-    if (broken === undefined) return Either.right(wrap(schema, d, r, entry.ctx, fallback))
+    if (broken === undefined) return Either.right(wrap(entry.root, d, r, entry.ctx, fallback))
     const alternative = fallback()
-    if (alternative !== undefined) return Either.right(wrap(schema, d, alternative, entry.ctx))
+    if (alternative !== undefined) return Either.right(wrap(entry.root, d, alternative, entry.ctx))
     return Either.left(new SchemaError({ message: `Ajv generated validation code for this schema that fails when run (${broken}).`, path: "" }))
   }
 
@@ -259,7 +278,7 @@ const engine = (
   }
 
   const sub = (entry: Entry, dialect: JsonSchema.Dialect, pointer: string): Result => {
-    const target = P.get(entry.root as JsonSchema.JsonSchemaObject, pointer)
+    const target = P.get(entry.compiled as JsonSchema.JsonSchemaObject, pointer)
     if (!JsonSchema.isSchema(target)) {
       return Either.left(new SchemaError({ message: `No subschema at \`${pointer}\`.`, path: pointer }))
     }
@@ -270,7 +289,7 @@ const engine = (
     try {
       if (entry.key === undefined) {
         const key = `https://toolgate.invalid/root/${++keys}`
-        ajv.addSchema(entry.root as object, key)
+        ajv.addSchema(entry.compiled as object, key)
         entry.key = key
       }
       const fragment = P.parse(pointer).map((t) => encodeURIComponent(t.replace(/~/g, "~0").replace(/\//g, "~1")))
@@ -284,6 +303,22 @@ const engine = (
 
   return { compile, compileAt }
 }
+
+/** A thrown value's message, never throwing itself. */
+const messageOf = (e: unknown): string => {
+  try {
+    return e instanceof Error ? e.message : String(e)
+  } catch {
+    return "an unreadable error"
+  }
+}
+
+// only a hostile object (a throwing getter or proxy trap) or a schema deeper than the stack gets here: Ajv's
+// own throws are mapped inside
+const unreadable = (e: unknown): Result =>
+  Either.left(new SchemaError(e instanceof RangeError
+    ? { message: "The schema is nested too deeply to compile.", path: "" }
+    : { message: `The schema could not be read: ${messageOf(e)}`, path: "" }))
 
 const notASchema: Result = Either.left(new SchemaError({ message: "A schema is a boolean or a plain object.", path: "" }))
 

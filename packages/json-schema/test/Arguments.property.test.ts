@@ -52,6 +52,21 @@ describe("Arguments.prepare properties", () => {
     }
   })
 
+  it.prop("idempotence with keepEmptyStrings, and no empty string is dropped under it", [anyPair, hostile], ([[name, p], h]) => {
+    const keep = { keepEmptyStrings: true }
+    for (const input of [p.accepted, p.miss, h]) {
+      const first = Arguments.prepare(schemas[name], input, keep)
+      if (first._tag !== "Valid") continue
+      assert.isFalse(first.coercions.some((c) => c.rule === "drop-empty-optional"))
+      const second = valid(Arguments.prepare(schemas[name], first.value, keep))
+      assert.strictEqual(second.value, first.value)
+      assert.strictEqual(second.coercions.length, 0)
+      assert.deepStrictEqual(Coercion.coerce(schemas[name], first.value, keep), { value: first.value, coercions: [] })
+      const again = Coercion.coerce(schemas[name], input as JsonValue.JsonValue, keep)
+      assert.deepStrictEqual(Coercion.coerce(schemas[name], again.value, keep).value, again.value)
+    }
+  })
+
   it.prop("strict never changes anything", [anyPair, hostile], ([[name, p], h]) => {
     for (const input of [p.accepted, p.miss, h]) {
       const r = Arguments.prepare(schemas[name], input, { policy: "strict" })

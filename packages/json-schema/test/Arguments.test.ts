@@ -205,6 +205,39 @@ describe("Arguments.prepare: schema errors and hostile input", () => {
     assert.strictEqual(polluted[0]!.field, "__proto__")
     assert.strictEqual(({} as Record<string, unknown>).admin, undefined)
   })
+  it("a call against a 200,000-value enum reads a bounded number of its values: a set lookup, a message listing a dozen", () => {
+    // the enum is counted as it is read: once compiled (and its coercion index built), no call scans it
+    let armed = false
+    let reads = 0
+    const values = Array.from({ length: 200_000 }, (_, k) => `v${k}`)
+    const counted = new Proxy(values, {
+      get: (t, k, r) => {
+        if (armed && typeof k === "string" && /^\d+$/.test(k)) reads++
+        return Reflect.get(t, k, r)
+      }
+    })
+    const s = { type: "object", properties: { color: { enum: counted, description: "The color." } }, required: ["color"] } as unknown as Schema
+    assert.deepStrictEqual(valueOf(Arguments.prepare(s, { color: "V5" })), { color: "v5" })
+    armed = true
+    assert.deepStrictEqual(valueOf(Arguments.prepare(s, { color: "V7" })), { color: "v7" })
+    assert.deepStrictEqual(valueOf(Arguments.prepare(s, { color: "v199999" })), { color: "v199999" })
+    const wrong = issuesOf(Arguments.prepare(s, { color: "nope" }))
+    assert.strictEqual(wrong[0]!.expected, "one of: v0, v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, … (199988 more)")
+    assert.isBelow(reads, 100)
+  }, 120_000)
+  it("keepEmptyStrings: an optional \"\" the tool means (clear the body) is kept, on a valid call and on a repaired one; the default drops it", () => {
+    const updateIssue: Schema = {
+      type: "object",
+      properties: { number: { type: "integer" }, title: { type: "string" }, body: { type: "string" } },
+      required: ["number"]
+    }
+    assert.deepStrictEqual(valueOf(Arguments.prepare(updateIssue, { number: 1, body: "" })), { number: 1 })
+    assert.deepStrictEqual(valueOf(Arguments.prepare(updateIssue, { number: 1, body: "" }, { keepEmptyStrings: true })), { number: 1, body: "" })
+    const repaired = Arguments.prepare(updateIssue, "{\"number\": \"7\", \"body\": \"\", \"title\": \" \"}", { keepEmptyStrings: true })
+    assert.deepStrictEqual(valueOf(repaired), { number: 7, body: "", title: " " })
+    assert.deepStrictEqual(repaired._tag === "Valid" ? repaired.coercions.map((c) => c.rule) : [], ["string-to-integer"])
+    assert.deepStrictEqual(valueOf(Arguments.prepare(updateIssue, "{\"number\": \"7\", \"body\": \"\"}")), { number: 7 })
+  })
   it("huge fan-out is fine", () => {
     const wide = Object.fromEntries(Array.from({ length: 100_000 }, (_, i) => [`k${i}`, String(i)]))
     const s: Schema = { type: "object", additionalProperties: { type: "integer" } }

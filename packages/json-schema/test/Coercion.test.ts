@@ -287,3 +287,11 @@ describe("Coercion.coerce", () => {
     assert.strictEqual(out.n, 1)
   })
 })
+
+describe("Coercion.parseBoolean", () => {
+  it("reads the boolean words, and answers undefined (never a throw) for a value that is not a string", () => {
+    assert.deepStrictEqual([" Yes ", "0", "maybe"].map(Coercion.parseBoolean), [true, false, undefined])
+    const throwing = new Proxy({}, { get: () => { throw new Error("trap") } })
+    for (const u of [null, 1, throwing, { trim: () => "true" }]) assert.strictEqual(Coercion.parseBoolean(u as never), undefined)
+  })
+})

@@ -10,12 +10,19 @@ describe("JsonSchema.unenforced", () => {
       requierd: ["name"]
     }
     assert.deepStrictEqual(JsonSchema.unenforced(s), [
-      { path: "/requierd", kind: "keyword", name: "requierd" },
-      { path: "/properties/name/maxLenght", kind: "keyword", name: "maxLenght" },
+      { path: "/requierd", kind: "keyword", name: "requierd", likely: "required" },
+      { path: "/properties/name/maxLenght", kind: "keyword", name: "maxLenght", likely: "maxLength" },
       { path: "/properties/name/format", kind: "format", name: "phone" }
     ])
     const d7 = { $schema: "http://json-schema.org/draft-07/schema#", dependentRequired: { a: ["b"] }, dependencies: { a: ["b"] } }
     assert.deepStrictEqual(JsonSchema.unenforced(d7), [{ path: "/dependentRequired", kind: "keyword", name: "dependentRequired" }])
+  })
+  it("a keyword a few edits (or a case) from one that changes what validates names it as likely; others do not", () => {
+    const s: JsonSchema.JsonSchema = { propertes: {}, MaxItems: 1, patternProperty: {}, enums: [1], ui_hint: "map", label: "x", readonly: true, iff: {} }
+    assert.deepStrictEqual(JsonSchema.unenforced(s).map((u) => [u.name, u.likely]), [
+      ["propertes", "properties"], ["MaxItems", "maxItems"], ["patternProperty", "patternProperties"], ["enums", "enum"],
+      ["ui_hint", undefined], ["label", undefined], ["readonly", undefined], ["iff", undefined]
+    ])
   })
   it("annotations, x-* keys, optional, example_value, nullable and numeric formats stay silent", () => {
     const s: JsonSchema.JsonSchema = {

@@ -59,6 +59,16 @@ describe("Subschema regressions (issue 12)", () => {
     ]
     rows.forEach(pinned)
   })
+  it("a member named __proto__ is checked by the validator, so the prover's drift over it is real", () => {
+    const j = (text: string): JsonSchema.JsonSchema => JSON.parse(text)
+    const rows: ReadonlyArray<Row> = [
+      [j('{"type":"object","properties":{"__proto__":{"type":"string"}}}'), j('{"type":"object","properties":{"__proto__":{"type":"integer"}}}'), JSON.parse('{"__proto__":"x"}'), "Drift"],
+      [j('{"type":"object"}'), j('{"type":"object","properties":{"__proto__":{"type":"number"}}}'), JSON.parse('{"__proto__":{}}'), "Drift"],
+      [j(`{"$schema":"${d7}","type":"object"}`), j(`{"$schema":"${d7}","dependencies":{"__proto__":["a"]}}`), JSON.parse('{"__proto__":0}'), "Drift"],
+      [j('{"type":"object","properties":{"__proto__":{"type":"integer"}}}'), j('{"type":"object","properties":{"__proto__":{"type":"number"}}}'), JSON.parse('{"__proto__":1}'), "Subtype"]
+    ]
+    rows.forEach(pinned)
+  })
   it("nullable is read wherever the validator honours it (not, oneOf disjointness, if)", () => {
     const rows: ReadonlyArray<Row> = [
       [{ type: ["null", "integer"] }, { not: { type: "object", nullable: true } }, null, "Drift"],

@@ -218,6 +218,44 @@ describe("Validator results", () => {
     }
   })
 
+  it("a member named __proto__ is checked: properties, patternProperties, dependencies (Ajv's code skips that name)", () => {
+    const j = (text: string): JsonSchema.JsonSchema => JSON.parse(text)
+    const prop = j('{"type":"object","properties":{"__proto__":{"type":"integer"}}}')
+    assert.deepStrictEqual(issues(prop, JSON.parse('{"__proto__":"x"}')).map((i) => i.message), ["Argument `__proto__` must be integer, got string \"x\"."])
+    assert.isFalse(compiled(prop).isValid(JSON.parse('{"__proto__":"x"}')))
+    assert.isTrue(compiled(prop).isValid(JSON.parse('{"__proto__":1}')))
+    // beside additionalProperties/unevaluatedProperties: a declared __proto__ is neither additional nor unevaluated
+    for (const closing of ['"additionalProperties":false', '"unevaluatedProperties":false']) {
+      const closed = j(`{"type":"object","properties":{"__proto__":{"type":"integer"},"a":{}},${closing}}`)
+      assert.isTrue(compiled(closed).isValid(JSON.parse('{"__proto__":1,"a":0}')), closing)
+      assert.isFalse(compiled(closed).isValid(JSON.parse('{"__proto__":"x"}')), closing)
+      assert.deepStrictEqual(issues(closed, { b: 1 }).map((i) => i.message), ["Unknown argument `b`; allowed: __proto__, a."], closing)
+    }
+    // nested, under $defs through a $ref, and a $ref into the member itself
+    assert.isFalse(compiled(j('{"properties":{"a":{"properties":{"__proto__":{"const":1}}}}}')).isValid(JSON.parse('{"a":{"__proto__":2}}')))
+    assert.isFalse(compiled(j('{"$defs":{"p":{"properties":{"__proto__":{"enum":[1]}}}},"$ref":"#/$defs/p"}')).isValid(JSON.parse('{"__proto__":2}')))
+    assert.isFalse(compiled(j('{"properties":{"__proto__":{"minimum":3}},"$ref":"#/properties/__proto__"}')).isValid(1))
+    // a pattern spelled `__proto__` matches names containing it
+    assert.isFalse(compiled(j('{"patternProperties":{"__proto__":{"type":"integer"}}}')).isValid({ x__proto__y: "x" }))
+    // dependencies keyed __proto__, both forms, both dialects
+    assert.deepStrictEqual(issues(j(`{"$schema":"${"http://json-schema.org/draft-07/schema#"}","dependencies":{"__proto__":["a"]}}`), JSON.parse('{"__proto__":0}')).map((i) => i.message), ["Missing required argument `a`."])
+    assert.isFalse(compiled(j('{"dependencies":{"__proto__":{"required":["b"]}}}')).isValid(JSON.parse('{"__proto__":0}')))
+    assert.isTrue(compiled(j('{"dependencies":{"__proto__":{"required":["b"]}}}')).isValid(JSON.parse('{"__proto__":0,"b":1}')))
+    // required, dependentRequired, dependentSchemas naming __proto__, and constructor/prototype names, were checked already
+    assert.isFalse(compiled(j('{"required":["__proto__"]}')).isValid({}))
+    assert.isFalse(compiled(j('{"dependentRequired":{"__proto__":["a"]}}')).isValid(JSON.parse('{"__proto__":0}')))
+    assert.isFalse(compiled(j('{"dependentSchemas":{"__proto__":{"required":["a"]}}}')).isValid(JSON.parse('{"__proto__":0}')))
+    assert.isFalse(compiled(j('{"properties":{"prototype":{"type":"integer"},"constructor":{"type":"integer"}}}')).isValid({ prototype: "x" }))
+    assert.isFalse(compiled(j('{"properties":{"prototype":{"type":"integer"},"constructor":{"type":"integer"}}}')).isValid({ constructor: "x" }))
+    // restating the member never hides an invalid schema around it
+    for (const text of ['{"allOf":5,"dependencies":{"__proto__":["a"]}}', '{"patternProperties":5,"properties":{"__proto__":{}}}']) {
+      assert.isTrue(Either.isLeft(Validator.compile(j(text))), text)
+    }
+    // the compiled schema is the one given, and nothing was polluted
+    assert.strictEqual(compiled(prop).schema, prop)
+    assert.strictEqual(({} as Record<string, unknown>)["type"], undefined)
+  })
+
   it("reads draft-07 schemas with the draft-07 class", () => {
     const c = compiled({ definitions: { s: { type: "string" } }, type: "array", items: [{ $ref: "#/definitions/s" }], additionalItems: false })
     assert.strictEqual(c.dialect, "draft-07")
@@ -444,6 +482,26 @@ describe("SchemaError", () => {
     assert.match(left(getter)?.message ?? "", /boom|could not be read/)
     const proxy = new Proxy({}, { getPrototypeOf: () => { throw new Error("trap") }, ownKeys: () => { throw new Error("trap") } })
     left(proxy)
+  })
+
+  it("make: options whose getters or proxy traps throw, a revoked proxy, a cacheSize that is not a number are a SchemaError, not a throw", () => {
+    const trap = () => {
+      throw new Error("trap")
+    }
+    const throwing = new Proxy({}, { get: trap, has: trap, ownKeys: trap, getOwnPropertyDescriptor: trap, getPrototypeOf: trap })
+    const r = Proxy.revocable({}, {})
+    r.revoke()
+    const cases = [throwing, r.proxy, { remotes: throwing }, { remotes: r.proxy }, { cacheSize: throwing }, { cacheSize: "12" }]
+    cases.forEach((options, i) => {
+      const made = Validator.make(options as never)
+      assert.isTrue(Either.isLeft(made) && made.left._tag === "SchemaError", `case ${i}`)
+    })
+  })
+
+  it("a __proto__ member nested past the stack is a SchemaError saying so", () => {
+    const depth = 20_000
+    const deep = JSON.parse("{\"properties\":{\"__proto__\":".repeat(depth) + "{}" + "}}".repeat(depth))
+    assert.match(left(deep)?.message ?? "", /nested too deeply/)
   })
 
   it("an unknown format is ignored, as an annotation (tools publish formats of their own)", () => {

@@ -148,7 +148,7 @@ export const make = (options: Options = {}): Effect.Effect<Service> =>
       const name = text(tool.name, "")
       const callId = text(prepareOptions?.callId, "")
       const policy = policyFor(name)
-      const options = { policy, fromStrictProvider: prepareOptions?.fromStrictProvider === true }
+      const options = { policy, fromStrictProvider: prepareOptions?.fromStrictProvider === true, keepEmptyStrings: tool.keepEmptyStrings === true }
       return Effect.suspend(() => {
         const outcome = outcomeOf(tool, raw, name, callId, options)
         return outcome instanceof InvalidToolArguments || outcome instanceof InvalidToolSchema ? Effect.fail(outcome) : Effect.succeed(outcome)

@@ -7,7 +7,7 @@
 import type * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import type * as Either from "effect/Either"
+import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import { type Coercion, JsonSchema, JsonValue as J, type Validator } from "@toolgate/json-schema"
 import * as Errors from "./Errors.js"
@@ -91,14 +91,19 @@ export const fail = (
   message: string,
   options?: { readonly field?: string; readonly expected?: string; readonly retryable?: boolean }
 ): Effect.Effect<never, ToolFailure> => {
-  const text = (key: "field" | "expected") => typeof options?.[key] === "string" ? { [key]: options[key] } : {}
-  return new ToolFailure({
-    kind: ToolEnvelope.isKind(kind) ? kind : "execution_error",
-    message: typeof message === "string" ? message : String(message),
-    ...text("field"),
-    ...text("expected"),
-    ...(typeof options?.retryable === "boolean" ? { retryable: options.retryable } : {})
-  })
+  try {
+    const text = (key: "field" | "expected") => typeof options?.[key] === "string" ? { [key]: options[key] } : {}
+    return new ToolFailure({
+      kind: ToolEnvelope.isKind(kind) ? kind : "execution_error",
+      message: typeof message === "string" ? message : String(message),
+      ...text("field"),
+      ...text("expected"),
+      ...(typeof options?.retryable === "boolean" ? { retryable: options.retryable } : {})
+    })
+  } catch (e) {
+    // a message or options that throw when read (past the types) still fail the call, with what can be said
+    return new ToolFailure({ kind: "execution_error", message: `The tool failed; its failure could not be read (${messageOf(e)}).` })
+  }
 }
 
 /** An executor: typed arguments and the call's context to a JSON-able result. */
@@ -119,18 +124,21 @@ export interface SchemaWarning {
   readonly kind: "keyword" | "format"
   /** The keyword, or the format's name. */
   readonly name: string
+  /** For a keyword: the keyword it most likely misspells (`propertes` → `properties`), when one is that close. */
+  readonly likely?: string
   readonly message: string
 }
 
 /** The warnings of a tool's local schema (annotations, `x-*` and the corpus's `optional`/`example_value` stay silent). */
 export const warningsOf = (tool: string, schema: JsonSchema.JsonSchema): ReadonlyArray<SchemaWarning> =>
-  JsonSchema.unenforced(schema).map(({ kind, name, path }) => ({
+  JsonSchema.unenforced(schema).map(({ kind, likely, name, path }) => ({
     tool,
     path,
     kind,
     name,
+    ...(likely === undefined ? {} : { likely }),
     message: kind === "keyword"
-      ? `Tool \`${tool}\`: \`${name}\` (at ${path}) is not a keyword the validator knows; it is not enforced.`
+      ? `Tool \`${tool}\`: \`${name}\` (at ${path}) is not a keyword the validator knows${likely === undefined ? "" : ` (a misspelling of \`${likely}\`?)`}; it is not enforced.`
       : `Tool \`${tool}\`: format \`${name}\` (at ${path}) is not one the validator defines; it is not enforced.`
   }))
 
@@ -149,6 +157,8 @@ export interface Tool<A, R = never> extends Any {
   readonly undo?: Undo<A, R>
   /** How long one run (and one undo) may take: `defaultTimeout` when absent, no limit when `"none"`. */
   readonly timeout?: Duration.Duration | "none"
+  /** Present (true) when the tool keeps empty optional strings as values (see `SchemaOptions.keepEmptyStrings`). */
+  readonly keepEmptyStrings?: true
 }
 
 /** How long a tool's run (or undo) may take unless the tool says otherwise: 120 seconds. */
@@ -172,6 +182,11 @@ export interface SchemaOptions<A, I, R> {
   readonly execute: Execute<A, R>
   readonly undo?: Undo<A, R>
   readonly timeout?: Timeout
+  /**
+   * Whether an empty (or blank) string for an optional property is a value the executor receives (`body: ""`
+   * to clear a body). Default false: the lenient policy drops such a string as a model's filler for "no value".
+   */
+  readonly keepEmptyStrings?: boolean
 }
 
 /** The options of `make` for a JSON Schema: the executor receives the validated JSON. */
@@ -181,6 +196,8 @@ export interface JsonSchemaOptions<R> {
   readonly execute: Execute<J.JsonValue, R>
   readonly undo?: Undo<J.JsonValue, R>
   readonly timeout?: Timeout
+  /** Whether an empty optional string is a value, not a filler to drop (see `SchemaOptions.keepEmptyStrings`). */
+  readonly keepEmptyStrings?: boolean
 }
 
 /** A timeout option as the tool keeps it (a value that is not a duration takes the default). */
@@ -191,31 +208,105 @@ const timeoutOf = (timeout: Timeout | undefined): Duration.Duration | "none" | u
   return decoded._tag === "Some" && Duration.greaterThan(decoded.value, Duration.zero) ? decoded.value : undefined
 }
 
-/** Makes a tool from an Effect Schema (turned into JSON Schema with `JSONSchema.make`) or a JSON Schema. */
+/** The options of `make` as read once: each field read one time, so a getter or proxy trap runs once. */
+interface Read {
+  readonly description: string
+  readonly parameters: unknown
+  readonly execute: Execute<any, any>
+  readonly undo: Undo<any, any> | undefined
+  readonly timeout: Timeout | undefined
+  readonly keepEmptyStrings: boolean | undefined
+}
+
+const decodeFlag = Schema.decodeUnknownEither(Schema.UndefinedOr(Schema.Boolean))
+
+/** Reads `make`'s options once; a throwing getter or proxy trap, or a field of the wrong kind, is the reason they cannot be used. */
+const readOptions = (options: unknown): Read | string => {
+  try {
+    if (typeof options !== "object" || options === null) return "the options are not an object"
+    const o = options as Record<string, unknown>
+    const read = { description: o["description"], parameters: o["parameters"], execute: o["execute"], undo: o["undo"], timeout: o["timeout"], keepEmptyStrings: o["keepEmptyStrings"] }
+    if (Either.isLeft(decodeFlag(read.keepEmptyStrings))) return "`keepEmptyStrings` is not a boolean"
+    if (typeof read.description !== "string") return "`description` is not a string"
+    if (typeof read.execute !== "function") return "`execute` is not a function"
+    if (read.undo !== undefined && typeof read.undo !== "function") return "`undo` is not a function"
+    return read as Read
+  } catch (e) {
+    return `the options could not be read (${messageOf(e)})`
+  }
+}
+
+const messageOf = (e: unknown): string => {
+  try {
+    return e instanceof Error ? e.message : String(e)
+  } catch {
+    return "unreadable error"
+  }
+}
+
+/**
+ * The tool `make` answers for options it cannot use (past the types: a proxy whose traps throw, a getter
+ * that throws, a revoked proxy, an `execute` that is not a function): no JSON Schema and `schemaError`
+ * saying why, so preparing a call answers `InvalidToolSchema` and a session sends it with a schema that
+ * holds nothing, as for parameters without a JSON Schema form. Its executor fails with a `ToolFailure`.
+ */
+const unusable = (name: string, reason: string): Tool<any, any> => ({
+  [TypeId]: TypeId,
+  name,
+  description: "",
+  jsonSchema: false,
+  changes: [],
+  warnings: [],
+  schemaError: `the tool cannot be used: ${reason}`,
+  decode: () => Either.left([{ path: "", field: "", keyword: "schema", expected: "a usable tool", message: `The tool cannot be used: ${reason}.` }]),
+  execute: () => fail("execution_error", `The tool cannot be used: ${reason}.`)
+})
+
+/**
+ * Makes a tool from an Effect Schema (turned into JSON Schema with `JSONSchema.make`) or a JSON Schema.
+ * Never throws: options it cannot read or use give a tool whose `schemaError` says why (see `unusable`).
+ */
 export function make<A, I, R = never>(name: string, options: SchemaOptions<A, I, R>): Tool<A, R>
 export function make<R = never>(name: string, options: JsonSchemaOptions<R>): Tool<J.JsonValue, R>
 export function make(name: string, options: SchemaOptions<any, any, any> | JsonSchemaOptions<any>): Tool<any, any> {
-  const parameters = parametersOf<unknown>(options.parameters)
+  // a name that is not a string (past the types) is kept as given: `Toolkit.make` refuses it as `NotATool`
+  if (typeof name !== "string") return unusable(name, "the name is not a string")
+  const read = readOptions(options)
+  if (typeof read === "string") return unusable(name, read)
+  let parameters: ReturnType<typeof parametersOf<unknown>>
+  let timeout: Duration.Duration | "none" | undefined
+  try {
+    parameters = parametersOf<unknown>(read.parameters)
+    timeout = timeoutOf(read.timeout)
+  } catch (e) {
+    return unusable(name, `the parameters or the timeout could not be read (${messageOf(e)})`)
+  }
   return {
     [TypeId]: TypeId,
     name,
-    description: options.description,
+    description: read.description,
     jsonSchema: parameters.jsonSchema,
     changes: parameters.changes,
     warnings: warningsOf(name, parameters.jsonSchema),
     schemaError: parameters.schemaError,
     decode: parameters.decode,
-    execute: options.execute,
-    ...(options.undo === undefined ? {} : { undo: options.undo }),
-    ...withTimeout(timeoutOf(options.timeout))
+    execute: read.execute,
+    ...(read.undo === undefined ? {} : { undo: read.undo }),
+    ...withTimeout(timeout),
+    ...(read.keepEmptyStrings === true ? { keepEmptyStrings: true as const } : {})
   }
 }
 
 const withTimeout = (timeout: Duration.Duration | "none" | undefined) => timeout === undefined ? {} : { timeout }
 
 /** Whether `u` was built by `make`. */
-export const isTool = (u: unknown): u is Tool<unknown, unknown> =>
-  typeof u === "object" && u !== null && (u as { readonly [TypeId]?: unknown })[TypeId] === TypeId
+export const isTool = (u: unknown): u is Tool<unknown, unknown> => {
+  try {
+    return typeof u === "object" && u !== null && (u as { readonly [TypeId]?: unknown })[TypeId] === TypeId
+  } catch {
+    return false // a proxy whose trap throws is no tool
+  }
+}
 
 /** The tool with its requirements provided from a context built once: its executor (and undo) need nothing. */
 export const provideContext = <A, R>(tool: Tool<A, R>, context: Context.Context<R>): Tool<A, never> => {
@@ -228,26 +319,39 @@ export const provideContext = <A, R>(tool: Tool<A, R>, context: Context.Context<
 }
 
 /** The context an executor (and its undo) receives for `prepared`. */
-export const contextOf = <A, R>(tool: Tool<A, R>, prepared: Prepared<A>, options?: RunOptions): CallContext => ({
-  tool: tool.name,
-  callId: prepared.callId,
-  raw: prepared.raw,
-  prepared: prepared.value,
-  coercions: prepared.coercions,
-  idempotencyKey: typeof options?.idempotencyKey === "string" ? options.idempotencyKey : prepared.callId,
-  saveArtifact: (name, value) =>
-    J.isJsonValue(value)
-      ? Effect.sync(() => options?.onArtifact?.(name, value))
-      : new ToolFailure({ kind: "execution_error", message: `The tool's artifact \`${name}\` is not JSON.` })
-})
+export const contextOf = <A, R>(tool: Tool<A, R>, prepared: Prepared<A>, options?: RunOptions): CallContext => {
+  const idempotencyKey = options?.idempotencyKey
+  const onArtifact = options?.onArtifact
+  return {
+    tool: tool.name,
+    callId: prepared.callId,
+    raw: prepared.raw,
+    prepared: prepared.value,
+    coercions: prepared.coercions,
+    idempotencyKey: typeof idempotencyKey === "string" ? idempotencyKey : prepared.callId,
+    saveArtifact: (name, value) =>
+      J.isJsonValue(value)
+        ? Effect.sync(() => typeof onArtifact === "function" ? onArtifact(name, value) : undefined)
+        : new ToolFailure({ kind: "execution_error", message: `The tool's artifact \`${name}\` is not JSON.` })
+  }
+}
 
 /**
  * Runs prepared arguments and answers with an envelope: a result → `success` (an envelope the executor
  * returned itself passes through), a `ToolFailure` (or any failure) → `ToolEnvelope.fromError`, a defect
  * → `execution_error` and an `Effect.logError` with the cause. Interruption stays interruption.
  */
-export const run = <A, R>(tool: Tool<A, R>, prepared: Prepared<A>, options?: RunOptions): Effect.Effect<ToolEnvelope.Envelope, never, R> =>
-  Effect.suspend(() => {
-    const ctx = contextOf(tool, prepared, options)
-    return Effect.map(timed(tool, prepared.callId, Effect.suspend(() => tool.execute(prepared.args, ctx))), (t) => t.envelope)
-  }).pipe(Telemetry.executeTool(tool.name, prepared.callId))
+export const run = <A, R>(tool: Tool<A, R>, prepared: Prepared<A>, options?: RunOptions): Effect.Effect<ToolEnvelope.Envelope, never, R> => {
+  let call: { readonly ctx: CallContext; readonly args: A } | ToolEnvelope.Envelope
+  try {
+    call = { ctx: contextOf(tool, prepared, options), args: prepared.args }
+  } catch (e) {
+    // prepared arguments or options that throw when read (past the types): the call fails, it does not throw
+    call = ToolEnvelope.fromError(new ToolFailure({ kind: "execution_error", message: `The call could not be read (${messageOf(e)}).` }), tool.name)
+  }
+  if (!("ctx" in call)) return Effect.succeed(call)
+  const { args, ctx } = call
+  return Effect.map(timed(tool, ctx.callId, Effect.suspend(() => tool.execute(args, ctx))), (t) => t.envelope).pipe(
+    Telemetry.executeTool(tool.name, ctx.callId)
+  )
+}

@@ -67,15 +67,41 @@ const fromMap = <R>(tools: ReadonlyMap<string, Tool.Tool<any, R>>, domains: Read
   warnings: Array.from(tools.values()).flatMap((t) => t.warnings)
 })
 
+/** The tool's name, when `u` is a tool `make` built whose brand, name and warnings read plainly (a throwing proxy trap or getter is not a tool). */
+const nameOf = (u: unknown): string | undefined => {
+  try {
+    return Tool.isTool(u) && typeof u.name === "string" && Array.isArray(u.warnings) ? u.name : undefined
+  } catch {
+    return undefined
+  }
+}
+
 /** The tools by name, or the first reason they cannot make a toolkit. */
 const byName = <R>(tools: ReadonlyArray<Tool.Tool<any, R>>): Either.Either<Map<string, Tool.Tool<any, R>>, DuplicateToolName | NotATool> => {
   const out = new Map<string, Tool.Tool<any, R>>()
   for (const [index, tool] of tools.entries()) {
-    if (!Tool.isTool(tool) || typeof tool.name !== "string") return Either.left(new NotATool({ index }))
-    if (out.has(tool.name)) return Either.left(new DuplicateToolName({ name: tool.name }))
-    out.set(tool.name, tool)
+    const name = nameOf(tool)
+    if (name === undefined) return Either.left(new NotATool({ index }))
+    if (out.has(name)) return Either.left(new DuplicateToolName({ name }))
+    out.set(name, tool)
   }
   return Either.right(out)
+}
+
+/** The domains' entries read once (`[domain, tools]`, each list copied), or why they cannot be read. */
+const entriesOf = (domains: unknown): Either.Either<ReadonlyArray<readonly [string, ReadonlyArray<Tool.Tool<any, any>>]>, Errors.InvalidOptions> => {
+  const invalid = (detail: string) => Either.left(new Errors.InvalidOptions({ of: "Toolkit.domains", detail }))
+  try {
+    if (typeof domains !== "object" || domains === null || Array.isArray(domains)) return invalid("the domains must be an object of domain names to lists of tools")
+    const entries: Array<readonly [string, ReadonlyArray<Tool.Tool<any, any>>]> = []
+    for (const [domain, tools] of Object.entries(domains)) {
+      if (!Array.isArray(tools)) return invalid(`the domain \`${domain}\` is not a list of tools`)
+      entries.push([domain, [...tools]])
+    }
+    return Either.right(entries)
+  } catch (e) {
+    return invalid(`the domains could not be read (${e instanceof Error ? e.message : "a value that throws"})`)
+  }
 }
 
 /**
@@ -90,21 +116,26 @@ export const make = <const Tools extends ReadonlyArray<Tool.Tool<any, any>>>(
 /**
  * A toolkit whose tools are grouped into named domains (`{ weather: [getWeather], files: [read, write] }`),
  * in the order given: a provider with `toolDiscovery` other than eager sees a domain's tools only once the
- * model activates it. Tool names are unique across domains.
+ * model activates it. Tool names are unique across domains. A value that is not such an object (or cannot
+ * be read: a proxy whose traps throw) is `InvalidOptions`.
  */
 export const domains = <const Domains extends Readonly<Record<string, ReadonlyArray<Tool.Tool<any, any>>>>>(
   domains: Domains
-): Either.Either<Toolkit<Tool.Requirements<Domains[keyof Domains][number]>>, DuplicateToolName | NotATool> => {
-  const entries = Object.entries(domains)
-  return Either.map(
-    byName<Tool.Requirements<Domains[keyof Domains][number]>>(entries.flatMap(([, tools]) => tools)),
-    (map) => fromMap(map, new Map(entries.map(([domain, tools]) => [domain, tools.map((t) => t.name)])))
-  )
-}
+): Either.Either<Toolkit<Tool.Requirements<Domains[keyof Domains][number]>>, DuplicateToolName | NotATool | Errors.InvalidOptions> =>
+  Either.flatMap(entriesOf(domains), (entries) =>
+    Either.map(
+      byName<Tool.Requirements<Domains[keyof Domains][number]>>(entries.flatMap(([, tools]) => tools)),
+      (map) => fromMap(map, new Map(entries.map(([domain, tools]) => [domain, tools.map((t) => nameOf(t)!)])))
+    ))
 
 /** Whether `u` was built by `make`. */
-export const isToolkit = (u: unknown): u is Toolkit<unknown> =>
-  typeof u === "object" && u !== null && (u as { readonly [TypeId]?: unknown })[TypeId] === TypeId
+export const isToolkit = (u: unknown): u is Toolkit<unknown> => {
+  try {
+    return typeof u === "object" && u !== null && (u as { readonly [TypeId]?: unknown })[TypeId] === TypeId
+  } catch {
+    return false // a proxy whose trap throws is no toolkit
+  }
+}
 
 /** The tool called `name`, if the toolkit has one (`__proto__` and friends are just names). */
 export const get = <R>(toolkit: Toolkit<R>, name: string): Option.Option<Tool.Tool<any, R>> =>

@@ -1,7 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Cause, Effect, Exit, Fiber, Logger, Schema } from "effect"
-import type { JsonValue as J } from "@toolgate/json-schema"
-import { ArgumentValidator, Tool, ToolEnvelope } from "@toolgate/runtime"
+import { Cause, Effect, Either, Exit, Fiber, Logger, Ref, Schema } from "effect"
+import { type JsonValue as J, Normalize } from "@toolgate/json-schema"
+import { ArgumentValidator, Provider, Tool, Toolkit, ToolEnvelope } from "@toolgate/runtime"
+import * as ToolDiscovery from "../src/internal/toolDiscovery.js"
+import { defaults } from "./support/scriptedProvider.js"
 
 /** A logger that keeps what it is given, to assert that a defect is logged. */
 const captureLogs = () => {
@@ -225,5 +227,75 @@ describe("Tool", () => {
     })
     assert.deepStrictEqual(tool.changes, [{ path: "/properties/n/nullable", change: "`nullable: true` became `\"null\"` in `type`" }])
     assert.notProperty((tool.jsonSchema as { properties: { n: object } }).properties.n, "nullable")
+  })
+})
+
+describe("Tool: a tool without arguments", () => {
+  const noArgs = Tool.make("now", { description: "The time.", parameters: Schema.Struct({}), execute: () => Effect.succeed("12:00") })
+
+  it("Schema.Struct({}) becomes the plain object schema every struct becomes (strict-able), not any object or array", () => {
+    assert.deepStrictEqual(noArgs.jsonSchema, {
+      $schema: "https://json-schema.org/draft/2020-12/schema",
+      type: "object",
+      properties: {},
+      additionalProperties: false
+    })
+    assert.isTrue(Normalize.openAiStrict(noArgs.jsonSchema).strict)
+    const nested = Tool.make("list", { description: "d", parameters: Schema.Struct({ opts: Schema.optional(Schema.Struct({})) }), execute: () => Effect.succeed(1) })
+    assert.deepStrictEqual((nested.jsonSchema as { properties: object }).properties, { opts: { type: "object", properties: {}, additionalProperties: false } })
+    assert.isTrue(Normalize.openAiStrict(nested.jsonSchema).strict)
+    const described = Tool.make("now", { description: "d", parameters: Schema.Struct({}).annotations({ description: "none" }), execute: () => Effect.succeed(1) })
+    assert.strictEqual((described.jsonSchema as { description?: string }).description, "none")
+    assert.strictEqual((described.jsonSchema as { type?: string }).type, "object")
+  })
+
+  it.effect("null, omitted, \"\" and \"null\" arguments are {} and never flagged; [] is not arguments", () =>
+    Effect.gen(function*() {
+      const validator = yield* ArgumentValidator.make()
+      for (const raw of [null, undefined, "", "null", " ", {}, "{}"]) {
+        const prepared = yield* validator.prepare(noArgs, raw, { callId: "c" })
+        assert.strictEqual(prepared._tag, "Prepared", JSON.stringify(raw))
+        assert.deepStrictEqual((prepared as Tool.Prepared<unknown>).value, {}, JSON.stringify(raw))
+      }
+      for (const raw of [[], "[]"]) {
+        const refused = yield* Effect.flip(validator.prepare(noArgs, raw, { callId: "c" }))
+        assert.include(refused.message, "must be object", JSON.stringify(raw))
+      }
+    }))
+
+  it("the discovery tool toolgate_list_domains has the plain object schema", () => {
+    const [list] = ToolDiscovery.tools(
+      Either.getOrThrow(Toolkit.make(noArgs)),
+      { ...defaults, toolDiscovery: Provider.dynamicPerRequest },
+      Effect.runSync(Ref.make(ToolDiscovery.initial(Either.getOrThrow(Toolkit.make(noArgs)), defaults)))
+    )
+    assert.strictEqual(list!.name, "toolgate_list_domains")
+    assert.deepStrictEqual((list!.jsonSchema as { anyOf?: unknown }).anyOf, undefined)
+    assert.deepStrictEqual({ ...(list!.jsonSchema as object), $schema: undefined }, { $schema: undefined, type: "object", properties: {}, additionalProperties: false })
+  })
+})
+
+describe("Tool: keepEmptyStrings", () => {
+  const updateIssue = {
+    type: "object",
+    properties: { number: { type: "integer" }, body: { type: "string" } },
+    required: ["number"]
+  } as const
+
+  it.effect("a tool made with keepEmptyStrings receives body: \"\"; one made without gets the field dropped", () =>
+    Effect.gen(function*() {
+      const validator = yield* ArgumentValidator.make()
+      const keeping = Tool.make("update_issue", { description: "d", parameters: updateIssue, keepEmptyStrings: true, execute: () => Effect.succeed(1) })
+      const dropping = Tool.make("update_issue", { description: "d", parameters: updateIssue, execute: () => Effect.succeed(1) })
+      assert.strictEqual(keeping.keepEmptyStrings, true)
+      const kept = yield* validator.prepare(keeping, "{\"number\": \"3\", \"body\": \"\"}", { callId: "c" })
+      assert.deepStrictEqual((kept as Tool.Prepared<unknown>).value, { number: 3, body: "" })
+      const dropped = yield* validator.prepare(dropping, { number: 3, body: "" }, { callId: "c" })
+      assert.deepStrictEqual((dropped as Tool.Prepared<unknown>).value, { number: 3 })
+    }))
+
+  it("a keepEmptyStrings that is not a boolean makes an unusable tool, not a silent default", () => {
+    const tool = Tool.make("t", { description: "d", parameters: updateIssue, keepEmptyStrings: "yes" as never, execute: () => Effect.succeed(1) })
+    assert.include(tool.schemaError, "keepEmptyStrings")
   })
 })

@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Either, Layer, Option } from "effect"
+import type { JsonValue as J } from "@toolgate/json-schema"
 import { ArgumentValidator, Tool, Toolkit } from "@toolgate/runtime"
 
 class Weather extends Context.Tag("test/Weather")<Weather, { readonly forecast: (city: string) => Effect.Effect<string> }>() {}
@@ -98,5 +99,85 @@ describe("Toolkit", () => {
       assert.deepStrictEqual(yield* runIn(toolkit, "write", {}), { ok: true, tool: "write", result: "read w" })
       yield* tool.undo!({}, { tool: "write", callId: "c", raw: {}, prepared: {}, coercions: [], idempotencyKey: "k", saveArtifact: () => Effect.void, result: "x" })
       assert.deepStrictEqual(undone, ["read x"])
+    }))
+})
+
+describe("Tool.make and Toolkit.make: hostile objects get typed answers, never a throw", () => {
+  const trap = () => {
+    throw new Error("trap")
+  }
+  const throwing = new Proxy({}, { get: trap, has: trap, ownKeys: trap, getOwnPropertyDescriptor: trap, getPrototypeOf: trap })
+  const revoked = (() => {
+    const r = Proxy.revocable({}, {})
+    r.revoke()
+    return r.proxy
+  })()
+  const throwingGetter = Object.defineProperty({ description: "d", execute: () => Effect.succeed(1) }, "parameters", { get: trap, enumerable: true })
+
+  it.effect("Tool.make: unreadable options or parameters give a tool whose schemaError says why; preparing a call is InvalidToolSchema", () =>
+    Effect.gen(function*() {
+      const validator = yield* ArgumentValidator.make()
+      const cases: ReadonlyArray<readonly [string, unknown]> = [
+        ["options proxy", throwing],
+        ["revoked options", revoked],
+        ["throwing getter", throwingGetter],
+        ["parameters proxy", { description: "d", parameters: throwing, execute: () => Effect.succeed(1) }],
+        ["revoked parameters", { description: "d", parameters: revoked, execute: () => Effect.succeed(1) }],
+        ["no options", null],
+        ["execute not a function", { description: "d", parameters: { type: "object" }, execute: 1 }]
+      ]
+      for (const [label, options] of cases) {
+        const tool = Tool.make("t", options as never)
+        assert.isTrue(Tool.isTool(tool), label)
+        assert.isString(tool.schemaError, label)
+        assert.strictEqual(tool.jsonSchema, false, label)
+        const error = yield* Effect.flip(validator.prepare(tool, {}, { callId: "c" }))
+        assert.strictEqual(error._tag, "InvalidToolSchema", label)
+        const ran = yield* Tool.run(tool, { _tag: "Prepared", tool: "t", callId: "c", raw: {}, value: {}, coercions: [], args: {} })
+        assert.strictEqual(ran.ok, false, label)
+      }
+    }))
+
+  it("Toolkit.make and Toolkit.domains: a proxy whose traps throw, a revoked proxy, a tool whose name getter throws are NotATool or InvalidOptions", () => {
+    const ok = Tool.make("ok", { description: "d", parameters: { type: "object" }, execute: () => Effect.succeed(1) })
+    const nameTrap = new Proxy(ok, { get: (o, k) => k === "name" ? trap() : (o as never)[k] })
+    for (const [label, tools] of [["proxy", [throwing]], ["revoked", [ok, revoked]], ["name getter", [nameTrap]]] as const) {
+      const made = Toolkit.make(...(tools as unknown as ReadonlyArray<Tool.Tool<unknown>>))
+      assert.isTrue(Either.isLeft(made) && made.left._tag === "NotATool", label)
+    }
+    for (const [label, domains] of [["proxy", throwing], ["revoked", revoked], ["member proxy", { a: throwing }], ["null", null], ["not a list", { a: 3 }]] as const) {
+      const made = Toolkit.domains(domains as never)
+      assert.isTrue(Either.isLeft(made) && made.left._tag === "InvalidOptions", label)
+    }
+    assert.isTrue(Either.isLeft(Toolkit.domains({ a: [throwing as never] })))
+    // a name that is a throwing proxy, with a schema that warns (its messages name the tool): a tool that cannot be used
+    const named = Tool.make(throwing as never, { description: "d", parameters: { type: "object", propertes: {} }, execute: () => Effect.succeed(1) })
+    assert.isString(named.schemaError)
+    assert.isTrue(Either.isLeft(Toolkit.make(named)))
+    assert.isTrue(Either.isRight(Toolkit.domains({ a: [ok] })))
+  })
+})
+
+describe("Tool and Toolkit functions: hostile values past the types answer, never throw", () => {
+  const trap = () => {
+    throw new Error("trap")
+  }
+  const throwing = new Proxy({}, { get: trap, has: trap, ownKeys: trap, getOwnPropertyDescriptor: trap, getPrototypeOf: trap })
+  const ok = Tool.make("ok", { description: "d", parameters: { type: "object" }, execute: () => Effect.succeed(1) })
+  const prepared: Tool.Prepared<J.JsonValue> = { _tag: "Prepared", tool: "ok", callId: "c", raw: {}, value: {}, coercions: [], args: {} }
+
+  it.effect("isTool/isToolkit are false for a throwing proxy; fail with throwing options still fails typed; run answers an envelope", () =>
+    Effect.gen(function*() {
+      assert.isFalse(Tool.isTool(throwing))
+      assert.isFalse(Toolkit.isToolkit(throwing))
+      const failed = yield* Effect.flip(Tool.fail("invalid_args", "m", throwing as never))
+      assert.strictEqual(failed._tag, "ToolFailure")
+      const failedMessage = yield* Effect.flip(Tool.fail("invalid_args", throwing as never))
+      assert.strictEqual(failedMessage.kind, "execution_error")
+      const withOptions = yield* Tool.run(ok, prepared, throwing as never)
+      assert.strictEqual(withOptions.ok, false)
+      const withPrepared = yield* Tool.run(ok, throwing as never)
+      assert.strictEqual(withPrepared.ok, false)
+      assert.strictEqual((yield* Tool.run(ok, prepared)).ok, true)
     }))
 })

@@ -7,6 +7,7 @@
 import { JsonValue, Subschema } from "@toolgate/json-schema"
 import { DriftGate } from "@toolgate/runtime"
 import * as Either from "effect/Either"
+import type { Warning } from "./checkKeywords.js"
 import { jsonLine } from "./output.js"
 import type * as ToolsFile from "./toolsFile.js"
 
@@ -21,6 +22,8 @@ export type Report =
     readonly rows: ReadonlyArray<Row>
     readonly localOnly: ReadonlyArray<string>
     readonly upgrades: ReadonlyArray<ToolsFile.Upgrade>
+    /** What the local schemas say that the validator will not enforce (unknown keywords and formats). */
+    readonly warnings: ReadonlyArray<Warning>
   }
   | { readonly _tag: "Predates" | "Unreachable" | "ContractError"; readonly detail: string; readonly hint?: string }
 
@@ -77,6 +80,7 @@ export const text = (report: Report, source: string): string => {
         ...report.rows.map((r) => line(r, width)),
         ...(report.localOnly.length > 0 ? [`  local tools the relay does not export (not checked): ${report.localOnly.join(", ")}`] : []),
         ...report.upgrades.map((u) => `  note: the local schema of ${u.tool} was upgraded: ${u.path || "/"}: ${u.change}`),
+        ...report.warnings.map((w) => `  warning: ${w.message}`),
         `${s.proven} proven, ${s.drifted} drifted, ${s.unknown} unknown, ${s.unsupported} unsupported`
       ].join("\n")
     }

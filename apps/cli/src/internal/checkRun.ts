@@ -8,13 +8,14 @@ import { Capabilities, DriftGate } from "@toolgate/runtime"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import type { Source } from "../Check.js"
+import * as CheckKeywords from "./checkKeywords.js"
 import * as CheckReport from "./checkReport.js"
 import { parseJson } from "./input.js"
 import * as Lazy from "./lazy.js"
 import { withProgress } from "./progress.js"
 import type * as ToolsFile from "./toolsFile.js"
 
-export { CheckReport }
+export { CheckKeywords, CheckReport }
 
 /** A hint for a relay that answered 404: `--relay` wants the base URL, not the capabilities path. */
 const notFoundHint = (url: string): string | undefined => {
@@ -36,7 +37,7 @@ const probe = (source: { readonly url: string; readonly timeout: number }) =>
   ).pipe(Effect.provide(Lazy.httpClient), Effect.either)
 
 /** The capabilities, probed from the relay or read from a saved response, as a report over the local tools. */
-export const report = (source: Source, local: ToolsFile.Tools) =>
+export const report = (source: Source, local: ToolsFile.Tools, warnings: ReadonlyArray<CheckKeywords.Warning> = []) =>
   Effect.gen(function*() {
     const answer = source._tag === "Relay"
       ? yield* probe(source)
@@ -56,7 +57,8 @@ export const report = (source: Source, local: ToolsFile.Tools) =>
           version: probed.version,
           rows: DriftGate.verdicts(probed.toolSchemas, local.schemas),
           localOnly: Array.from(local.schemas.keys()).filter((name) => !probed.toolSchemas.has(name)),
-          upgrades: local.upgrades
+          upgrades: local.upgrades,
+          warnings
         } satisfies CheckReport.Report
     }
   })

@@ -9,7 +9,7 @@
  * @internal
  */
 import type { Coercion, JsonValue as J } from "@toolgate/json-schema"
-import { Tool, Toolkit } from "@toolgate/runtime"
+import { type Errors, Tool, Toolkit } from "@toolgate/runtime"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Demo from "@toolgate/relay/Demo"
@@ -69,7 +69,7 @@ const executors: Readonly<Record<string, (args: J.JsonValue) => Effect.Effect<J.
  */
 export const make = (options: { readonly domains?: boolean; readonly tools?: ReadonlyArray<Demo.LocalTool> } = {}): Either.Either<
   { readonly toolkit: Toolkit.Toolkit<never>; readonly ran: ReadonlyArray<Ran> },
-  Toolkit.DuplicateToolName | Toolkit.NotATool
+  Toolkit.DuplicateToolName | Toolkit.NotATool | Errors.InvalidOptions
 > => {
   const ran: Array<Ran> = []
   const tool = (local: Demo.LocalTool) =>

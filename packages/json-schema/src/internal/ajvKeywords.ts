@@ -17,10 +17,14 @@ import { isMultipleOf } from "./decimal.js"
 /** JSON equality that never throws (any own keys, any depth). */
 const jsonEqual = (a: unknown, b: unknown): boolean => a === b || equals(a as JsonValue, b as JsonValue)
 
-/** Whether `x` equals a member of `list`. */
-const inList = (x: unknown, list: ReadonlyArray<unknown>): boolean => {
-  for (const v of list) if (v === x || (typeof v === "object" && v !== null && jsonEqual(x, v))) return true
-  return false
+/**
+ * The membership test of one `enum`, its scalars in a set (a lookup, not a scan of a million values per
+ * call), its objects and arrays compared by JSON equality.
+ */
+const inList = (list: ReadonlyArray<unknown>): (x: unknown) => boolean => {
+  const scalars = new Set(list.filter((v) => typeof v !== "object" || v === null))
+  const composites = list.filter((v) => typeof v === "object" && v !== null)
+  return (x) => typeof x !== "object" || x === null ? scalars.has(x) : composites.some((v) => jsonEqual(x, v))
 }
 
 /** The first pair of equal items `[i, j]` (`j < i`, as Ajv reports them), or undefined. */
@@ -60,7 +64,7 @@ const enumKeyword: CodeKeywordDefinition = {
   error: { message: "must be equal to one of the allowed values", params: ({ schemaCode }) => _`{allowedValues: ${schemaCode}}` },
   code(cxt) {
     if (!Array.isArray(cxt.schema) || cxt.schema.length === 0) throw new Error("enum must have non-empty array")
-    cxt.fail(_`!${fn(cxt, inList)}(${cxt.data}, ${cxt.schemaCode})`)
+    cxt.fail(_`!${fn(cxt, inList(cxt.schema))}(${cxt.data})`)
   }
 }
 

@@ -20,6 +20,8 @@ export type Entry = readonly [key: string, value: JsonValue.JsonValue, written: 
 export interface Context {
   readonly root: JsonSchema
   readonly strictNulls: boolean
+  /** Empty optional strings are values here (`Arguments.Options.keepEmptyStrings`): none is dropped as a filler. */
+  readonly keepEmpty: boolean
   readonly out: Array<Coercion>
   readonly budget: { left: number }
   /** Inside a union trial, where nested unions multiply the work: only there does the budget count. */

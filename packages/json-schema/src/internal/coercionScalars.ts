@@ -5,6 +5,7 @@
  */
 import type { JsonSchema, JsonSchemaObject } from "../JsonSchema.js"
 import * as JsonValue from "../JsonValue.js"
+import { byIdentity } from "./compileCache.js"
 
 /** A JSON Schema type name. */
 export type TypeName = "null" | "boolean" | "integer" | "number" | "string" | "array" | "object"
@@ -39,6 +40,39 @@ export const enumValues = (schema: JsonSchemaObject): JsonValue.JsonArray | unde
 }
 
 /**
+ * What coercion asks of an enum's values, read once per array (an enum of a million values is then a
+ * lookup, not a scan per call): its scalars, each string by its lower case (`null` when two share one),
+ * the types of its values and whether a blank string is among them.
+ */
+interface EnumIndex {
+  readonly scalars: ReadonlySet<unknown>
+  readonly spellings: ReadonlyMap<string, string | null>
+  readonly types: ReadonlySet<TypeName>
+  readonly blank: boolean
+}
+
+const enumIndex = byIdentity((values: JsonValue.JsonArray): EnumIndex => {
+  const scalars = new Set<unknown>(), spellings = new Map<string, string | null>(), types = new Set<TypeName>()
+  let blank = false
+  for (const v of values) {
+    types.add(JsonValue.typeOf(v))
+    if (typeof v === "object" && v !== null) continue
+    scalars.add(v)
+    if (typeof v !== "string") continue
+    blank ||= isBlank(v)
+    const lower = v.toLowerCase()
+    spellings.set(lower, spellings.has(lower) ? null : v)
+  }
+  return { scalars, spellings, types, blank }
+})
+
+/** Whether an enum's values hold the scalar `v` (a string, number, boolean or `null`). */
+export const enumHas = (values: JsonValue.JsonArray, v: string | number | boolean | null): boolean => enumIndex(values).scalars.has(v)
+
+/** Whether an enum's values hold a blank string. */
+export const enumHasBlank = (values: JsonValue.JsonArray): boolean => enumIndex(values).blank
+
+/**
  * The types a schema node allows by its own `type`, or, without one, the types of its `enum` / `const`
  * values; undefined when the node says nothing about types (then no type-directed rule applies).
  */
@@ -50,10 +84,7 @@ export const allowedTypes = (schema: JsonSchemaObject): ReadonlySet<TypeName> | 
     return names.length === t.length ? new Set(names) : undefined
   }
   const values = enumValues(schema)
-  if (values === undefined) return undefined
-  const out = new Set<TypeName>()
-  for (const v of values) out.add(JsonValue.typeOf(v))
-  return out
+  return values === undefined ? undefined : enumIndex(values).types
 }
 
 /** Whether a set of allowed types accepts a value of the given type (`integer` counts as a `number`). */
@@ -113,16 +144,8 @@ export const parseContainer = (s: string, want: "array" | "object"): JsonValue.J
 export const keyShape = (key: string): string => key.replace(/[_-]/g, "").toLowerCase()
 
 /** The one declared string enum value equal to `s` ignoring case, or undefined (none, or several). */
-export const enumSpelling = (values: JsonValue.JsonArray, s: string): string | undefined => {
-  const lower = s.toLowerCase()
-  let found: string | undefined
-  for (const v of values) {
-    if (typeof v !== "string" || v.toLowerCase() !== lower) continue
-    if (found !== undefined) return undefined
-    found = v
-  }
-  return found
-}
+export const enumSpelling = (values: JsonValue.JsonArray, s: string): string | undefined =>
+  enumIndex(values).spellings.get(s.toLowerCase()) ?? undefined
 
 /** Field name of a path as the model wrote it: `filters.0.name` ("" for the whole arguments). */
 export const fieldOf = (path: ReadonlyArray<string | number>): string => path.join(".")

@@ -69,7 +69,10 @@ export const fillers = (root: JsonSchema, schema: JsonSchema): "none" | "empty" 
   if (typeof schema !== "object") return "blank"
   const target = refTarget(root, schema)
   const nodes = typeof target === "object" && target !== schema ? [schema, target] : [schema]
-  const declared = (n: JsonSchemaObject) => (S.enumValues(n) ?? []).some((v) => typeof v === "string" && S.isBlank(v))
+  const declared = (n: JsonSchemaObject) => {
+    const values = S.enumValues(n)
+    return values !== undefined && S.enumHasBlank(values)
+  }
   if (nodes.some(declared)) return "none"
   return nodes.some((n) => typeof S.own(n, "default") === "string") ? "empty" : "blank"
 }

@@ -31,9 +31,10 @@ const budget = 100_000
 export const coerce = (
   root: JsonSchema,
   value: JsonValue.JsonValue,
-  strictNulls: boolean
+  strictNulls: boolean,
+  keepEmpty = false
 ): { readonly value: JsonValue.JsonValue; readonly coercions: ReadonlyArray<Coercion> } => {
-  const ctx: Context = { root, strictNulls, out: [], budget: { left: budget }, trial: false }
+  const ctx: Context = { root, strictNulls, keepEmpty, out: [], budget: { left: budget }, trial: false }
   const v = walk(ctx, root, "", value, [], undefined)
   return { value: v, coercions: ctx.out }
 }
@@ -76,10 +77,10 @@ const isNullWord = (s: string): boolean => s.trim().toLowerCase() === "null"
 const scalar = (ctx: Context, schema: JsonSchemaObject, v: JsonValue.JsonValue, path: Path): JsonValue.JsonValue => {
   if (typeof v !== "string") return v
   const values = S.enumValues(schema)
-  if (values !== undefined && values.includes(v)) return v
+  if (values !== undefined && S.enumHas(values, v)) return v
   const types = S.allowedTypes(schema)
   const nullable = values !== undefined
-    ? values.includes(null)
+    ? S.enumHas(values, null)
     : types !== undefined && types.has("null") && !types.has("string")
   if (nullable && isNullWord(v)) {
     note(ctx, path, "string-null", v, null)
@@ -153,7 +154,7 @@ const object = (
   for (const [k, x, written] of entries) {
     const declared = props === undefined ? undefined : S.own(props, k)
     if (
-      typeof x === "string" && S.isSchemaValue(declared) && !required.has(k) && S.isBlank(x) &&
+      !ctx.keepEmpty && typeof x === "string" && S.isSchemaValue(declared) && !required.has(k) && S.isBlank(x) &&
       Schema.isFiller(Schema.fillers(ctx.root, declared), x)
     ) {
       note(ctx, written, "drop-empty-optional", x, undefined)

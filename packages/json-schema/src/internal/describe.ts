@@ -6,6 +6,7 @@
  */
 import type { JsonSchema } from "../JsonSchema.js"
 import type { JsonValue } from "../JsonValue.js"
+import { byIdentity } from "./compileCache.js"
 
 /** Resolves a `$ref` of the schema being described (local refs only). */
 export type Resolve = (ref: string) => JsonSchema | undefined
@@ -51,6 +52,10 @@ export const list = (items: ReadonlyArray<string>, max = MAX_LIST): string =>
 /** An enum member as a model would write it: strings bare, everything else as JSON. */
 export const member = (v: unknown): string => (typeof v === "string" ? (v.length > MAX_TEXT ? preview(v) : v) : preview(v))
 
+/** An enum's values as `list` shows them, only the shown ones rendered (an enum may hold a million values). */
+export const members = (values: ReadonlyArray<unknown>, max = MAX_LIST): string =>
+  values.length <= max ? list(values.map(member), max) : `${values.slice(0, max).map(member).join(", ")}, … (${values.length - max} more)`
+
 /** `"string or null"` from a `type` keyword value. */
 export const typeWords = (t: unknown): string | undefined => {
   if (typeof t === "string") return t
@@ -70,7 +75,7 @@ export const summary = (s: JsonSchema | undefined, resolve: Resolve, depth = 0):
   if (s === false) return "nothing (not allowed)"
   if ("const" in s) return `exactly ${preview(s["const"])}`
   const e = s["enum"]
-  if (Array.isArray(e)) return `one of: ${list(e.map(member))}`
+  if (Array.isArray(e)) return `one of: ${members(e)}`
   const t = typeWords(s["type"])
   if (t !== undefined) return t === "array" ? arrayWords(s, resolve, depth) : t
   for (const k of ["anyOf", "oneOf"] as const) {
@@ -100,11 +105,23 @@ export const typeFits = (s: JsonSchema | undefined, v: unknown, resolve: Resolve
   const ref = s["$ref"]
   if (typeof ref === "string" && !typeFits(resolve(ref), v, resolve, depth + 1)) return false
   const e = s["enum"]
-  if (Array.isArray(e) && !e.some((x) => sameScalar(x, v))) return false
+  if (Array.isArray(e) && !inEnum(e, v)) return false
   if ("const" in s && !sameScalar(s["const"], v)) return false
   const t = s["type"]
   const ts = typeof t === "string" ? [t] : Array.isArray(t) ? t : undefined
   return ts === undefined || ts.some((x) => typeMatches(x, v))
+}
+
+/** An enum's scalars in a set, and whether it holds an object or array: read once per array. */
+const enumShape = byIdentity((e: ReadonlyArray<unknown>) => ({
+  scalars: new Set(e.filter((x) => typeof x !== "object" || x === null)),
+  composite: e.some((x) => typeof x === "object" && x !== null)
+}))
+
+/** Whether `v` could be a member of enum `e`, as `sameScalar` reads it (any object for an object member). */
+const inEnum = (e: ReadonlyArray<unknown>, v: unknown): boolean => {
+  const shape = enumShape(e)
+  return typeof v === "object" && v !== null ? shape.composite : shape.scalars.has(v)
 }
 
 const sameScalar = (a: unknown, b: unknown): boolean =>

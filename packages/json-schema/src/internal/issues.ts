@@ -7,6 +7,7 @@
 import type { ErrorObject } from "ajv"
 import type { JsonSchema } from "../JsonSchema.js"
 import type { Issue } from "../Validator.js"
+import { isRestated } from "./ajvProto.js"
 import * as D from "./describe.js"
 import * as P from "./pointer.js"
 
@@ -116,7 +117,7 @@ const one = (e: Err, ctx: Context, before: Err | undefined): Issue => {
       const path = P.append(e.instancePath, name)
       const allowed = [
         ...keysOf(parent, "properties"),
-        ...keysOf(parent, "patternProperties").map((p) => `names matching /${p}/`)
+        ...keysOf(parent, "patternProperties").filter((p) => !isRestated(parent, p)).map((p) => `names matching /${p}/`)
       ]
       const expected = allowed.length === 0 ? "no other arguments" : `one of: ${D.list(allowed)}`
       const tail = allowed.length === 0 ? "no other arguments are allowed" : `allowed: ${D.list(allowed)}`
@@ -138,7 +139,7 @@ const one = (e: Err, ctx: Context, before: Err | undefined): Issue => {
     }
     case "enum": {
       const values = Array.isArray(p["allowedValues"]) ? (p["allowedValues"] as ReadonlyArray<unknown>) : []
-      const expected = `one of: ${D.list(values.map(D.member))}`
+      const expected = `one of: ${D.members(values)}`
       return make(e.instancePath, e.keyword, expected, `${s} must be ${expected}; got ${D.got(e.data)}.`)
     }
     case "const": {

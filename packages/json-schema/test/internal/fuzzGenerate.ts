@@ -31,8 +31,8 @@ export const rng = (seed: number): Rng => {
 
 type Obj = Record<string, JsonValue>
 
-/** Property names: plain, pattern-matched, and names `Object.prototype` also has. */
-export const names = ["a", "b", "c", "n_1", "n_2", "x", "toString", "constructor", "valueOf"] as const
+/** Property names: plain, pattern-matched, names `Object.prototype` also has, and `__proto__` (Ajv skips it in `properties`). */
+export const names = ["a", "b", "c", "n_1", "n_2", "x", "toString", "constructor", "valueOf", "__proto__"] as const
 /** Patterns the generator uses (each also drives the value sampler's string pool). */
 export const patterns = ["^a", "b$", "^[a-z]{3}$", "[0-9]", "^n_", "abc", "^abc$", "^(foo|bar)$", "^[a-c]+$", "x"] as const
 const formats = ["date", "email", "uuid", "date-time", "ipv4", "custom-format", "int32", "int64"] as const

@@ -64,13 +64,32 @@ const decoderOf = <A, I>(schema: Schema.Schema<A, I, never>) => {
   }
 }
 
+/** How `JSONSchema.make` writes a struct without fields (`Schema.Struct({})`): any object, or any array. */
+const emptyStruct = { $id: "/schemas/%7B%7D", anyOf: [{ type: "object" }, { type: "array" }] }
+
+/**
+ * A struct without fields (`Schema.Struct({})`), at the root (a tool without arguments) or nested, as the
+ * object schema every other struct becomes: `{"type": "object", "properties": {}, "additionalProperties":
+ * false}`. So a no-argument call (`null`, omitted) means `{}`, `[]` is not arguments, no stray relative
+ * `$id` opens a resource, and OpenAI's strict mode accepts it. Annotations stay.
+ */
+const emptyStructAsObject = (made: J.JsonValue): J.JsonValue => {
+  if (Array.isArray(made)) return made.map(emptyStructAsObject)
+  if (!J.isObject(made)) return made
+  const { $id, anyOf, ...rest } = made
+  if ($id === emptyStruct.$id && anyOf !== undefined && J.equals(anyOf, emptyStruct.anyOf)) {
+    return J.fromEntries([...Object.entries(rest), ["type", "object"], ["properties", {}], ["additionalProperties", false]])
+  }
+  return J.fromEntries(Object.keys(made).map((k) => [k, emptyStructAsObject(made[k]!)] as const))
+}
+
 /** The parameters of `Tool.make`, read once: JSON Schema upgraded, Effect Schema turned into one. */
 export const parametersOf = <A>(parameters: unknown): Parameters<A> => {
   if (Schema.isSchema(parameters)) {
     const decode = decoderOf(parameters as Schema.Schema<A, unknown, never>)
     try {
-      const made = JSONSchema.make(parameters, { target: "jsonSchema2020-12" })
-      const upgraded = JsonSchema.upgrade(made)
+      const made = emptyStructAsObject(JSONSchema.make(parameters, { target: "jsonSchema2020-12" }) as unknown as J.JsonValue)
+      const upgraded = JsonSchema.upgrade(made as JsonSchema.JsonSchema)
       return { jsonSchema: upgraded.schema, changes: upgraded.changes, schemaError: undefined, decode }
     } catch (e) {
       return { jsonSchema: false, changes: [], schemaError: `the Effect Schema has no JSON Schema form: ${messageOf(e)}`, decode }
