@@ -34,7 +34,9 @@ const encodeTurnRequest = Schema.encodeEither(RelayWire.TurnRequest, { errors: "
 
 /**
  * The JSON body of a turns request: the conversation, the tools by NAME only, the tool choice, the system
- * prompt and sampling; a body past `maxBytes` is not sent (the relay would answer 413).
+ * prompt and sampling, within `maxBytes` counted in UTF-8 bytes of the JSON text (what the relay counts).
+ * A body past it has its oldest whole turns left out (see `fit`); one whose current turn alone is too large
+ * is not sent (the relay would answer 413).
  */
 export const requestBody = (request: Provider.CompletionRequest, maxBytes: number): Either.Either<string, Errors.ProviderError> => {
   const tools = Array.isArray(request?.tools) ? request.tools.map((tool) => tool?.name) : request?.tools
@@ -49,11 +51,42 @@ export const requestBody = (request: Provider.CompletionRequest, maxBytes: numbe
   if (Either.isLeft(encoded)) {
     return Either.left(failure("the request does not fit the relay's wire format", false, encoded.left.message))
   }
+  return fit(encoded.right, maxBytes)
+}
+
+/**
+ * The encoded request as JSON text of at most `maxBytes` UTF-8 bytes: whole turns (a `User` message and what
+ * follows it up to the next; messages before the first `User` count as one) are left out, oldest first, never
+ * the current turn (from the last `User` message). The session trims by its own estimate first; this is
+ * where the estimate meets the bytes (text of three bytes a character, escapes), so a request never goes out
+ * past the relay's limit while older turns could still make room.
+ */
+const fit = (encoded: RelayWire.TurnRequest, maxBytes: number): Either.Either<string, Errors.ProviderError> => {
   // The deep-safe writer: tool arguments in history may nest deeper than `JSON.stringify` recurses.
-  const json = J.stringify(encoded.right)
+  const json = J.stringify(encoded)
   if (json === undefined) return Either.left(failure("the request is not JSON", false))
   const bytes = Buffer.byteLength(json)
-  return bytes <= maxBytes ? Either.right(json) : Either.left(tooLarge(`the request is ${bytes} bytes, more than the relay's ${maxBytes}`))
+  if (bytes <= maxBytes) return Either.right(json)
+  const { messages } = encoded
+  const sizes = messages.map((message) => Buffer.byteLength(J.stringify(message) ?? ""))
+  let total = bytes
+  let from = 0
+  let current = messages.length - 1
+  while (current > 0 && messages[current]!._tag !== "User") current--
+  while (total > maxBytes && from < current) {
+    let next = from + 1
+    while (next < current && messages[next]!._tag !== "User") next++
+    // each message left out takes its comma with it
+    for (let i = from; i < next; i++) total -= sizes[i]! + 1
+    from = next
+  }
+  if (from === 0 || total > maxBytes) return Either.left(tooLarge(`the request is ${bytes} bytes, more than the relay's ${maxBytes}`))
+  const trimmed = J.stringify({ ...encoded, messages: messages.slice(from) })
+  if (trimmed === undefined) return Either.left(failure("the request is not JSON", false))
+  const trimmedBytes = Buffer.byteLength(trimmed)
+  return trimmedBytes <= maxBytes
+    ? Either.right(trimmed)
+    : Either.left(tooLarge(`the request is ${trimmedBytes} bytes, more than the relay's ${maxBytes}`))
 }
 
 /** A request the relay will not take for its size: not retryable as it is; the history must shrink. */
