@@ -14,6 +14,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
 import * as RelayWire from "../RelayWire.js"
 import { statusCode, statusRetryable } from "./transport.js"
 
@@ -93,15 +94,37 @@ const fit = (encoded: RelayWire.TurnRequest, maxBytes: number): Either.Either<st
 const tooLarge = (cause: string | undefined): Errors.ProviderError =>
   failure("the request is too large for the relay (shorten the history or the current turn)", false, cause, "request_too_large")
 
-/** A non-2xx answer as a `ProviderError`, with the relay's own message (`{ error: { message } }`) when it sent one. */
+/** The most bytes of an error body read for its message; the rest is not read (the connection is given up). */
+export const maxErrorBodyBytes = 64 * 1024
+
+/**
+ * A non-2xx answer as a `ProviderError`, with the relay's own message (`{ error: { message } }`) when it sent
+ * one. At most `maxErrorBodyBytes` of the body are read (the caller's `timeout` bounds the time): a relay
+ * streaming a huge error body costs that much and no more.
+ */
 export const statusFailure = (response: HttpClientResponse.HttpClientResponse): Effect.Effect<never, Errors.ProviderError> =>
-  response.text.pipe(
+  prefix(response, maxErrorBodyBytes).pipe(
     Effect.orElseSucceed(() => ""),
     Effect.flatMap((text) => {
       const message = relayMessage(text)
       if (response.status === 413) return Effect.fail(tooLarge(message))
       return Effect.fail(failure(`the relay answered HTTP ${response.status}`, statusRetryable(response.status), message, statusCode(response.status)))
     })
+  )
+
+/** The first `max` bytes of a body as text (a character cut at the end is replaced); reading stops there. */
+const prefix = (response: HttpClientResponse.HttpClientResponse, max: number): Effect.Effect<string, HttpClientError.ResponseError> =>
+  response.stream.pipe(
+    Stream.runFoldWhile(
+      { chunks: [] as Array<Uint8Array>, size: 0 },
+      (read) => read.size < max,
+      (read, chunk) => {
+        const piece = chunk.byteLength <= max - read.size ? chunk : chunk.subarray(0, max - read.size)
+        read.chunks.push(piece)
+        return { chunks: read.chunks, size: read.size + piece.byteLength }
+      }
+    ),
+    Effect.map((read) => new TextDecoder().decode(Buffer.concat(read.chunks)))
   )
 
 /** The message of a relay's JSON error body, else the body's first characters (`undefined` when empty). */
