@@ -7,16 +7,20 @@
  * |---|---|
  * | `GET /v1/agent/capabilities` | the profile (see `Profile`), after capability faults |
  * | `POST /v1/agent/turns` | a `RelayWire.TurnRequest` → the scripted round's events (`RelayWire.encodeEvent`), or `event: error` |
- * | `POST /v1/chat/completions` | Chat Completions, `stream: true` (chunks, `data: [DONE]`) or not (`chat.completion`) |
- * | `POST /v1/responses` | the Responses API (`@effect/ai-openai`'s `OpenAiLanguageModel`), `stream: true` (typed events up to `response.completed`) or not (`response`) |
- * | `POST /v1beta/models/{model}:streamGenerateContent` | the Gemini API (`Gemini.make({ baseUrl: url + "/v1beta" })`): `GenerateContentResponse` chunks, as `data:` events with `?alt=sse`, else one JSON array |
+ * | `POST /v1/chat/completions` | Chat Completions, `stream: true` (chunks, `data: [DONE]`) or not (`chat.completion`; a round cut before `Done`: `finish_reason: "length"`) |
+ * | `POST /v1/responses` | the Responses API (`@effect/ai-openai`'s `OpenAiLanguageModel`), `stream: true` (typed events up to `response.completed`) or not (`response`; a round cut before `Done`: `status: "incomplete"`) |
+ * | `GET /v1/models` | an OpenAI model list naming the relay's model, `toolgate-scripted` (any model name a request gives reaches the same script) |
+ * | `POST /v1beta/models/{model}:streamGenerateContent` | the Gemini API (`Gemini.make({ baseUrl: url + "/v1beta" })`, `@google/genai`): `GenerateContentResponse` chunks, as `data:` events with `?alt=sse`, else one JSON array |
+ * | `POST /v1beta/models/{model}:generateContent` | the round as one `GenerateContentResponse` |
+ * | `POST /v1beta/models/{model}:countTokens` | `{ totalTokens }`: an approximate count (characters / 4, rounded up), not a tokenizer's |
  *
  * Named scenarios (`Config.scenarios`) are served the same way under `/scenarios/<name>` (so
  * `/scenarios/drift/v1/agent/turns`), each with its own profile, script and profile faults; a client picks
  * one by its base URL. An unknown name is a 404.
  *
  * Faults (see `Faults`) apply per profile, and per request header when the config turns `faultHeaders` on
- * (off, a fault header is a 400). Bad requests get a 4xx JSON error `{ error: { message, type } }`: a POST
+ * (off, a fault header is a 400). Bad requests get a 4xx JSON error `{ error: { message, type } }` (on Gemini's
+ * model paths Google's `{ error: { code, message, status } }`): a POST
  * that is not `application/json` a 415, a body over `maxBodyBytes` a 413, one slower than `bodyTimeoutMs` a
  * 408, one nested deeper than `maxBodyDepth` a 400; unknown paths a 404, a known path with the wrong method a
  * 405. At most `maxConnections` connections are open at once. Every request is logged on one line (method,
@@ -138,7 +142,8 @@ export const logger = HttpMiddleware.make((app) =>
  * at all (not valid percent-encoding, `/%E0%A4%A`): that is a JSON 404 too, not the platform's empty one.
  */
 const app = (config: Config) =>
-  Effect.catchTag(router(config), "RouteNotFound", () => Effect.succeed(Http.errorResponse(404, "no route: the path is not valid percent-encoding", "not_found")))
+  Effect.catchTag(router(config), "RouteNotFound", (e) =>
+    Effect.succeed(Http.errorResponse(404, "no route: the path is not valid percent-encoding", "not_found", undefined, Routes.errorStyleOf(e.request.url))))
 
 /** The served relay on a server's `HttpServer`, dying at build on a config that is not valid. */
 const served = (config: Config) =>
