@@ -23,8 +23,11 @@
  * model paths Google's `{ error: { code, message, status } }`): a POST
  * that is not `application/json` a 415, a body over `maxBodyBytes` a 413, one slower than `bodyTimeoutMs` a
  * 408, one nested deeper than `maxBodyDepth` a 400; unknown paths a 404, a known path with the wrong method a
- * 405. At most `maxConnections` connections are open at once. Every request is logged on one line (method,
- * path, status, milliseconds).
+ * 405. At most `maxConnections` connections are open at once, at most `maxConnectionsPerClient` of them from
+ * one remote address. Before any route, the `Host` header must name the relay (bound to loopback:
+ * `localhost`, `127.0.0.1` or `[::1]` with its port, or one of `allowedHosts`) and an `Origin` header, when
+ * sent, must be the relay's own origin or one of `allowedOrigins`; else a 403. Every request is logged on one
+ * line (method, path, status, milliseconds).
  *
  * @since 0.1.0
  */
@@ -47,6 +50,7 @@ import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import { createServer } from "node:http"
 import * as Checked from "./internal/config.js"
+import * as Guard from "./internal/guard.js"
 import * as Http from "./internal/http.js"
 import * as Routes from "./internal/routes.js"
 import * as Profile from "./Profile.js"
@@ -71,6 +75,23 @@ export interface Config {
   readonly bodyTimeoutMs?: number
   /** The most connections open at once (default 512); past it a new connection is closed as it is accepted. */
   readonly maxConnections?: number
+  /**
+   * The most connections one client (remote address) may hold open at once (default half of `maxConnections`,
+   * at least 1); past it that client's next connection is closed as it is accepted, so others still get through.
+   */
+  readonly maxConnectionsPerClient?: number
+  /**
+   * `Host` header names accepted besides the loopback names (`localhost`, `127.0.0.1`, `[::1]` with the relay's
+   * port): `name` for any port, `name:port` for one (a relay behind a proxy that keeps the client's Host).
+   * Any other Host is a 403: a page whose name was rebound to 127.0.0.1 cannot reach the relay.
+   */
+  readonly allowedHosts?: ReadonlyArray<string>
+  /**
+   * Web origins (`https://app.example:8443`) whose browser requests are accepted besides the relay's own
+   * (`http://localhost:<port>`, …); a request with any other `Origin` header (`null` included) is a 403. The
+   * relay sends no CORS headers: this only lifts the refusal.
+   */
+  readonly allowedOrigins?: ReadonlyArray<string>
   /**
    * Honour the `x-toolgate-fault` and `x-toolgate-delay-ms` request headers (default `false`: a request
    * carrying one is a 400, so nothing else on the machine can switch faults on). Profile `faults` apply either way.
@@ -145,15 +166,18 @@ const app = (config: Config) =>
   Effect.catchTag(router(config), "RouteNotFound", (e) =>
     Effect.succeed(Http.errorResponse(404, "no route: the path is not valid percent-encoding", "not_found", undefined, Routes.errorStyleOf(e.request.url))))
 
-/** The served relay on a server's `HttpServer`, dying at build on a config that is not valid. */
+/** The served relay on a server's `HttpServer` behind the Host and Origin checks, dying at build on a config that is not valid. */
 const served = (config: Config) =>
-  Layer.unwrapEffect(Effect.map(
-    Effect.mapError(Checked.check(config), (reason) => new Error(`Relay: ${reason}`)).pipe(Effect.orDie),
-    () => HttpServer.serve(app(config), logger)
-  ))
+  Layer.unwrapEffect(Effect.gen(function*() {
+    const checked = yield* Effect.mapError(Checked.check(config), (reason) => new Error(`Relay: ${reason}`)).pipe(Effect.orDie)
+    const address = (yield* HttpServer.HttpServer).address
+    if (address._tag !== "TcpAddress") return yield* Effect.dieMessage("Relay: the server is not on a TCP port")
+    return HttpServer.serve(Guard.guard({ address: address.hostname, port: address.port }, checked)(app(config)), logger)
+  }))
 
 /**
  * The Node server under the relay: at most `maxConnections` open (Node closes the next as it is accepted),
+ * at most `maxConnectionsPerClient` from one remote address,
  * headers within the body time limit, and the whole request within twice it (a backstop: a slow body is
  * answered 408 by the relay itself first). A config that is not valid gets the defaults: `served` dies on it.
  */
@@ -166,6 +190,7 @@ const server = (config: Config) => {
     connectionsCheckingInterval: Math.min(1_000, bodyTimeoutMs)
   })
   node.maxConnections = Either.isRight(checked) ? checked.right.maxConnections : Checked.defaultMaxConnections
+  if (Either.isRight(checked)) Guard.limitPerClient(node, checked.right.maxConnectionsPerClient)
   return node
 }
 
