@@ -149,6 +149,7 @@ describe("the rate-limit fault: a 429 with retry-after on every endpoint", () =>
       const provider = yield* CloudRelay.make({ baseUrl: relay.url }).pipe(Effect.provide(FetchHttpClient.layer))
       const error = yield* Effect.flip(Stream.runDrain(provider.stream({ messages: [{ _tag: "User", text: "Hi" }], tools: [], toolChoice: "auto" })))
       assert.isTrue(error._tag === "ProviderError" && error.retryable && error.code === "rate_limited", String(error))
+      assert.match(error.message, /retry-after: 1 s; rate limited/)
       const raw = yield* post(`${relay.url}/v1/agent/turns`, JSON.stringify({ messages: [], tools: [], toolChoice: "auto" }))
       assert.deepStrictEqual([raw.status, raw.headers.get("retry-after")], [429, "1"])
     }))

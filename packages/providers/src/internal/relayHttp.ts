@@ -1,7 +1,7 @@
 /**
  * The HTTP side of `CloudRelay`: the request body, and every way a turns request can fail mapped to a
  * `ProviderError` (transport and timeouts retryable, 5xx/408/429 retryable, other statuses not; 413 and 429
- * carry their `code`).
+ * carry their `code`; a `retry-after` in seconds leads the cause; at most 64 KiB of an error body is read).
  *
  * @internal
  */
@@ -108,7 +108,10 @@ export const statusFailure = (response: HttpClientResponse.HttpClientResponse): 
     Effect.flatMap((text) => {
       const message = relayMessage(text)
       if (response.status === 413) return Effect.fail(tooLarge(message))
-      return Effect.fail(failure(`the relay answered HTTP ${response.status}`, statusRetryable(response.status), message, statusCode(response.status)))
+      // a rate limit's wait, when the relay says it, leads the cause (the message after it may be clipped)
+      const wait = response.headers["retry-after"]
+      const cause = typeof wait === "string" && /^\d{1,9}$/.test(wait.trim()) ? `retry-after: ${wait.trim()} s${message === undefined ? "" : `; ${message}`}` : message
+      return Effect.fail(failure(`the relay answered HTTP ${response.status}`, statusRetryable(response.status), cause, statusCode(response.status)))
     })
   )
 
