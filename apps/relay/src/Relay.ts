@@ -177,7 +177,7 @@ const served = (config: Config) =>
 
 /**
  * The Node server under the relay: at most `maxConnections` open (Node closes the next as it is accepted),
- * at most `maxConnectionsPerClient` from one remote address,
+ * at most `maxConnectionsPerClient` from one remote address, one that sends nothing closed after the body time limit,
  * headers within the body time limit, and the whole request within twice it (a backstop: a slow body is
  * answered 408 by the relay itself first). A config that is not valid gets the defaults: `served` dies on it.
  */
@@ -190,7 +190,7 @@ const server = (config: Config) => {
     connectionsCheckingInterval: Math.min(1_000, bodyTimeoutMs)
   })
   node.maxConnections = Either.isRight(checked) ? checked.right.maxConnections : Checked.defaultMaxConnections
-  if (Either.isRight(checked)) Guard.limitPerClient(node, checked.right.maxConnectionsPerClient)
+  if (Either.isRight(checked)) Guard.limitConnections(node, checked.right.maxConnectionsPerClient, bodyTimeoutMs)
   return node
 }
 

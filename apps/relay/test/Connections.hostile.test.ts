@@ -1,7 +1,8 @@
 /**
  * One client cannot hold every connection slot: a client (another loopback address, 127.0.0.2) that keeps
  * connections open with headers it never finishes, reconnecting as soon as one is closed, holds at most its
- * share of `maxConnections`, and every request of another client still gets through, over real sockets.
+ * share of `maxConnections`, and every request of another client still gets through; a connection that
+ * never sends a byte is closed. Over real sockets.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
@@ -58,4 +59,16 @@ describe("connection slots under a client that takes them all", () => {
       // and the hostile client is held to its share, not shut out
       assert.isAtLeast(sockets.size, 1)
     }), 60_000)
+
+  it.scopedLive("a connection that never sends a byte is closed by the relay (after bodyTimeoutMs), not held for good", () =>
+    Effect.gen(function*() {
+      const { url } = yield* start({ profile, script, bodyTimeoutMs: 300 })
+      const socket = net.connect(Number(new URL(url).port), "127.0.0.1")
+      socket.on("error", () => undefined)
+      yield* Effect.addFinalizer(() => Effect.sync(() => socket.destroy()))
+      const outcome = yield* Effect.async<string>((resume) => {
+        socket.once("close", () => resume(Effect.succeed("closed by the relay")))
+      }).pipe(Effect.timeoutTo({ duration: "15 seconds", onTimeout: () => "still open", onSuccess: (s) => s }))
+      assert.strictEqual(outcome, "closed by the relay")
+    }), 30_000)
 })

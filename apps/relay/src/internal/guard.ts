@@ -4,7 +4,8 @@
  * page whose name was rebound to 127.0.0.1 (DNS rebinding) is refused; and a request with an `Origin` (a
  * browser's cross-origin request) must come from the relay's own origin or a configured one. Both refusals
  * are a 403 that closes the connection. One client (remote address) holds at most its share of the
- * connections, so a client reconnecting in a loop cannot take every slot.
+ * connections, so a client reconnecting in a loop cannot take every slot, and a connection that never sends
+ * a byte is closed.
  *
  * @internal
  */
@@ -82,15 +83,20 @@ export const guard = (bound: Bound, allowed: Allowed) =>
 /**
  * Holds each client (remote address) to `perClient` open connections on `server`: past it, a new connection
  * from that client is closed as it is accepted, so one client cannot hold every slot of `maxConnections`.
+ * A connection that sends nothing at all within `silentMs` is closed too (Node's header timer starts only
+ * with the first byte, so a silent connection would hold its slot for good).
  */
-export const limitPerClient = (server: http.Server, perClient: number): void => {
+export const limitConnections = (server: http.Server, perClient: number, silentMs: number): void => {
   const open = new Map<string, number>()
   server.on("connection", (socket: net.Socket) => {
     const client = socket.remoteAddress ?? ""
     const held = open.get(client) ?? 0
     if (held >= perClient) return void socket.destroy()
     open.set(client, held + 1)
+    const silent = setTimeout(() => socket.destroy(), silentMs)
+    socket.once("data", () => clearTimeout(silent))
     socket.once("close", () => {
+      clearTimeout(silent)
       const left = (open.get(client) ?? 1) - 1
       if (left <= 0) open.delete(client)
       else open.set(client, left)
