@@ -137,7 +137,7 @@ export const make = (options: Options): Effect.Effect<Provider.AgentProvider, Er
 const accept = (response: HttpClientResponse.HttpClientResponse): Effect.Effect<HttpClientResponse.HttpClientResponse, Errors.ProviderError> => {
   if (response.status < 200 || response.status >= 300) return Http.statusFailure(response)
   const contentType = response.headers["content-type"]
-  return Http.isEventStream(contentType) ? Effect.succeed(response) : Effect.fail(Http.notEventStream(contentType))
+  return Http.isEventStream(contentType) ? Effect.succeed(response) : Http.notEventStream(response)
 }
 
 /** The provider and the relay's Capabilities probe (same base URL), so DriftGate.layer can sit on top. */

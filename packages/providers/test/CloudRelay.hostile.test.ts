@@ -96,6 +96,32 @@ describe("CloudRelay: hostile relays and requests", () => {
       assert.strictEqual(server.received.length, 1)
     }), 20_000)
 
+  it.scopedLive("a 2xx answer that is not an event stream, streamed without end: the round fails typed and the client gives the connection up", () =>
+    Effect.gen(function*() {
+      let written = 0
+      const closed = yield* Deferred.make<number>()
+      const piece = Buffer.alloc(64 * 1024, "h")
+      const server = yield* start((_r, res) => {
+        res.writeHead(200, { "content-type": "text/html" })
+        res.write("<html>a proxy's page")
+        res.on("close", () => Deferred.unsafeDone(closed, Exit.succeed(written)))
+        const more = () => {
+          while (!res.destroyed) {
+            written += piece.byteLength
+            if (!res.write(piece)) return void res.once("drain", more)
+          }
+        }
+        more()
+      })
+      const outcome = yield* collect(yield* provider(server.url))
+      const error = Either.getOrThrow(Either.flip(outcome))
+      assert.isTrue(error._tag === "ProviderError" && !error.retryable, String(error))
+      assert.include(error.message, "content-type: text/html; body: <html>a proxy's page")
+      // the server sees the connection closed (not left open, unread, until the client is collected)
+      const sent = yield* Deferred.await(closed)
+      assert.isBelow(sent, 32 * 1024 * 1024)
+    }), 60_000)
+
   it.scopedLive("a relay streaming a 256 MiB error body: the round fails typed from the body's first bytes, and the client stops reading", () =>
     Effect.gen(function*() {
       const total = 256 * 1024 * 1024

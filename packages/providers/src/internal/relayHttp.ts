@@ -141,9 +141,18 @@ const relayMessage = (text: string): string | undefined => {
   return text === "" ? undefined : text
 }
 
-/** A 2xx answer that is not an event stream (a proxy's HTML page, a JSON body): the same relay would answer the same. */
-export const notEventStream = (contentType: string | undefined): Errors.ProviderError =>
-  failure("the relay did not answer with an event stream", false, `content-type: ${contentType ?? "none"}`)
+/**
+ * A 2xx answer that is not an event stream (a proxy's HTML page, a JSON body): the same relay would answer the
+ * same. Its first bytes are read into the cause, and the rest is not read (the connection is given up).
+ */
+export const notEventStream = (response: HttpClientResponse.HttpClientResponse): Effect.Effect<never, Errors.ProviderError> =>
+  prefix(response, 300).pipe(
+    Effect.orElseSucceed(() => ""),
+    Effect.flatMap((text) => {
+      const contentType = `content-type: ${response.headers["content-type"] ?? "none"}`
+      return Effect.fail(failure("the relay did not answer with an event stream", false, text === "" ? contentType : `${contentType}; body: ${text}`))
+    })
+  )
 
 /** Whether a content type is `text/event-stream` (parameters allowed). */
 export const isEventStream = (contentType: string | undefined): boolean =>
