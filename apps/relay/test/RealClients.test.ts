@@ -141,6 +141,18 @@ describe("the rate-limit fault: a 429 with retry-after on every endpoint", () =>
       const limited = yield* failure(() => openai(url, fault).chat.completions.create({ model: "m", messages: [{ role: "user", content: "Hi" }] }))
       assert.isTrue(limited instanceof OpenAI.RateLimitError, String(limited))
       assert.strictEqual((limited as InstanceType<typeof OpenAI.RateLimitError>).headers.get("retry-after"), "1")
+      // the official client retries it (after the wait it was told), as it does a retryable status
+      let sent = 0
+      const retrying = new OpenAI({
+        baseURL: `${url}/v1`,
+        apiKey: "not-a-key",
+        maxRetries: 1,
+        timeout: 5_000,
+        defaultHeaders: fault,
+        fetch: (input, init) => (sent++, fetch(input, init))
+      })
+      yield* failure(() => retrying.chat.completions.create({ model: "m", messages: [{ role: "user", content: "Hi" }] }))
+      assert.strictEqual(sent, 2)
       const google = yield* failure(() => gemini(url, fault).models.generateContent({ model: "gemini-2.5-flash", contents: "Hi" }))
       assert.isTrue(google instanceof ApiError && google.status === 429, String(google))
       assert.include((google as ApiError).message, "RESOURCE_EXHAUSTED")
