@@ -134,7 +134,10 @@ export class RelayFileError extends Schema.TaggedError<RelayFileError>()("RelayF
   }
 }
 
-/** The relay's routes for `config` (a config that is not valid answers every request with a 500 saying why). */
+/**
+ * The relay's routes for `config` (a config that is not valid answers every request with a 500 saying why).
+ * The Host and Origin checks and the connection limits are the server's (`layer`, `start`), not the routes'.
+ */
 export const router = (config: Config): HttpRouter.HttpRouter => {
   const checked = Checked.check(config)
   if (Either.isLeft(checked)) {
