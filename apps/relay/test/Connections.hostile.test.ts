@@ -65,10 +65,12 @@ describe("connection slots under a client that takes them all", () => {
       const { url } = yield* start({ profile, script, bodyTimeoutMs: 300 })
       const socket = net.connect(Number(new URL(url).port), "127.0.0.1")
       socket.on("error", () => undefined)
+      // listened for at once: the relay may close it before this fiber runs again
+      const closed = new Promise<string>((ok) => socket.once("close", () => ok("closed by the relay")))
       yield* Effect.addFinalizer(() => Effect.sync(() => socket.destroy()))
-      const outcome = yield* Effect.async<string>((resume) => {
-        socket.once("close", () => resume(Effect.succeed("closed by the relay")))
-      }).pipe(Effect.timeoutTo({ duration: "15 seconds", onTimeout: () => "still open", onSuccess: (s) => s }))
+      const outcome = yield* Effect.promise(() => closed).pipe(
+        Effect.timeoutTo({ duration: "15 seconds", onTimeout: () => "still open", onSuccess: (s) => s })
+      )
       assert.strictEqual(outcome, "closed by the relay")
     }), 30_000)
 })
