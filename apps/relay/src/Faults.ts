@@ -13,16 +13,20 @@
  * | `fail`        | every endpoint answers 500 with a JSON error |
  * | `drop`        | every endpoint sends the first event (or half its JSON body), then closes the connection |
  * | `garbage`     | every endpoint answers 200 with a body that is not JSON (a streamed one: an event that is not JSON) |
+ * | `rate-limit`  | every endpoint answers 429 with `retry-after: 1` and a JSON error (Google's shape on Gemini's paths) |
  *
  * @since 0.1.0
  */
 import * as Either from "effect/Either"
 
 /** One fault switch. */
-export type Fault = "predates" | "malformed" | "newer-major" | "slow" | "fail" | "drop" | "garbage"
+export type Fault = "predates" | "malformed" | "newer-major" | "slow" | "fail" | "drop" | "garbage" | "rate-limit"
 
 /** Every fault, in the order of the table above. */
-export const all: ReadonlyArray<Fault> = ["predates", "malformed", "newer-major", "slow", "fail", "drop", "garbage"]
+export const all: ReadonlyArray<Fault> = ["predates", "malformed", "newer-major", "slow", "fail", "drop", "garbage", "rate-limit"]
+
+/** The seconds the `rate-limit` fault's `retry-after` header asks a client to wait. */
+export const retryAfterSeconds = 1
 
 /** The faults that change only the capabilities body. */
 export const capabilityFaults: ReadonlyArray<Fault> = ["predates", "malformed", "newer-major"]

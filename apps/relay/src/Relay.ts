@@ -7,20 +7,27 @@
  * |---|---|
  * | `GET /v1/agent/capabilities` | the profile (see `Profile`), after capability faults |
  * | `POST /v1/agent/turns` | a `RelayWire.TurnRequest` → the scripted round's events (`RelayWire.encodeEvent`), or `event: error` |
- * | `POST /v1/chat/completions` | Chat Completions, `stream: true` (chunks, `data: [DONE]`) or not (`chat.completion`) |
- * | `POST /v1/responses` | the Responses API (`@effect/ai-openai`'s `OpenAiLanguageModel`), `stream: true` (typed events up to `response.completed`) or not (`response`) |
- * | `POST /v1beta/models/{model}:streamGenerateContent` | the Gemini API (`Gemini.make({ baseUrl: url + "/v1beta" })`): `GenerateContentResponse` chunks, as `data:` events with `?alt=sse`, else one JSON array |
+ * | `POST /v1/chat/completions` | Chat Completions, `stream: true` (chunks, `data: [DONE]`) or not (`chat.completion`; a round cut before `Done`: `finish_reason: "length"`) |
+ * | `POST /v1/responses` | the Responses API (`@effect/ai-openai`'s `OpenAiLanguageModel`), `stream: true` (typed events up to `response.completed`) or not (`response`; a round cut before `Done`: `status: "incomplete"`) |
+ * | `GET /v1/models` | an OpenAI model list naming the relay's model, `toolgate-scripted` (any model name a request gives reaches the same script) |
+ * | `POST /v1beta/models/{model}:streamGenerateContent` | the Gemini API (`Gemini.make({ baseUrl: url + "/v1beta" })`, `@google/genai`): `GenerateContentResponse` chunks, as `data:` events with `?alt=sse`, else one JSON array |
+ * | `POST /v1beta/models/{model}:generateContent` | the round as one `GenerateContentResponse` |
+ * | `POST /v1beta/models/{model}:countTokens` | `{ totalTokens }`: an approximate count (characters / 4, rounded up), not a tokenizer's |
  *
  * Named scenarios (`Config.scenarios`) are served the same way under `/scenarios/<name>` (so
  * `/scenarios/drift/v1/agent/turns`), each with its own profile, script and profile faults; a client picks
  * one by its base URL. An unknown name is a 404.
  *
  * Faults (see `Faults`) apply per profile, and per request header when the config turns `faultHeaders` on
- * (off, a fault header is a 400). Bad requests get a 4xx JSON error `{ error: { message, type } }`: a POST
+ * (off, a fault header is a 400). Bad requests get a 4xx JSON error `{ error: { message, type } }` (on Gemini's
+ * model paths Google's `{ error: { code, message, status } }`): a POST
  * that is not `application/json` a 415, a body over `maxBodyBytes` a 413, one slower than `bodyTimeoutMs` a
  * 408, one nested deeper than `maxBodyDepth` a 400; unknown paths a 404, a known path with the wrong method a
- * 405. At most `maxConnections` connections are open at once. Every request is logged on one line (method,
- * path, status, milliseconds).
+ * 405. At most `maxConnections` connections are open at once, at most `maxConnectionsPerClient` of them from
+ * one remote address. Before any route, the `Host` header must name the relay (bound to loopback:
+ * `localhost`, `127.0.0.1` or `[::1]` with its port, or one of `allowedHosts`) and an `Origin` header, when
+ * sent, must be the relay's own origin or one of `allowedOrigins`; else a 403. Every request is logged on one
+ * line (method, path, status, milliseconds).
  *
  * @since 0.1.0
  */
@@ -43,6 +50,7 @@ import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import { createServer } from "node:http"
 import * as Checked from "./internal/config.js"
+import * as Guard from "./internal/guard.js"
 import * as Http from "./internal/http.js"
 import * as Routes from "./internal/routes.js"
 import * as Profile from "./Profile.js"
@@ -67,6 +75,23 @@ export interface Config {
   readonly bodyTimeoutMs?: number
   /** The most connections open at once (default 512); past it a new connection is closed as it is accepted. */
   readonly maxConnections?: number
+  /**
+   * The most connections one client (remote address) may hold open at once (default half of `maxConnections`,
+   * at least 1); past it that client's next connection is closed as it is accepted, so others still get through.
+   */
+  readonly maxConnectionsPerClient?: number
+  /**
+   * `Host` header names accepted besides the loopback names (`localhost`, `127.0.0.1`, `[::1]` with the relay's
+   * port): `name` for any port, `name:port` for one (a relay behind a proxy that keeps the client's Host).
+   * Any other Host is a 403: a page whose name was rebound to 127.0.0.1 cannot reach the relay.
+   */
+  readonly allowedHosts?: ReadonlyArray<string>
+  /**
+   * Web origins (`https://app.example:8443`) whose browser requests are accepted besides the relay's own
+   * (`http://localhost:<port>`, …); a request with any other `Origin` header (`null` included) is a 403. The
+   * relay sends no CORS headers: this only lifts the refusal.
+   */
+  readonly allowedOrigins?: ReadonlyArray<string>
   /**
    * Honour the `x-toolgate-fault` and `x-toolgate-delay-ms` request headers (default `false`: a request
    * carrying one is a 400, so nothing else on the machine can switch faults on). Profile `faults` apply either way.
@@ -109,7 +134,10 @@ export class RelayFileError extends Schema.TaggedError<RelayFileError>()("RelayF
   }
 }
 
-/** The relay's routes for `config` (a config that is not valid answers every request with a 500 saying why). */
+/**
+ * The relay's routes for `config` (a config that is not valid answers every request with a 500 saying why).
+ * The Host and Origin checks and the connection limits are the server's (`layer`, `start`), not the routes'.
+ */
 export const router = (config: Config): HttpRouter.HttpRouter => {
   const checked = Checked.check(config)
   if (Either.isLeft(checked)) {
@@ -138,17 +166,21 @@ export const logger = HttpMiddleware.make((app) =>
  * at all (not valid percent-encoding, `/%E0%A4%A`): that is a JSON 404 too, not the platform's empty one.
  */
 const app = (config: Config) =>
-  Effect.catchTag(router(config), "RouteNotFound", () => Effect.succeed(Http.errorResponse(404, "no route: the path is not valid percent-encoding", "not_found")))
+  Effect.catchTag(router(config), "RouteNotFound", (e) =>
+    Effect.succeed(Http.errorResponse(404, "no route: the path is not valid percent-encoding", "not_found", undefined, Routes.errorStyleOf(e.request.url))))
 
-/** The served relay on a server's `HttpServer`, dying at build on a config that is not valid. */
+/** The served relay on a server's `HttpServer` behind the Host and Origin checks, dying at build on a config that is not valid. */
 const served = (config: Config) =>
-  Layer.unwrapEffect(Effect.map(
-    Effect.mapError(Checked.check(config), (reason) => new Error(`Relay: ${reason}`)).pipe(Effect.orDie),
-    () => HttpServer.serve(app(config), logger)
-  ))
+  Layer.unwrapEffect(Effect.gen(function*() {
+    const checked = yield* Effect.mapError(Checked.check(config), (reason) => new Error(`Relay: ${reason}`)).pipe(Effect.orDie)
+    const address = (yield* HttpServer.HttpServer).address
+    if (address._tag !== "TcpAddress") return yield* Effect.dieMessage("Relay: the server is not on a TCP port")
+    return HttpServer.serve(Guard.guard({ address: address.hostname, port: address.port }, checked)(app(config)), logger)
+  }))
 
 /**
  * The Node server under the relay: at most `maxConnections` open (Node closes the next as it is accepted),
+ * at most `maxConnectionsPerClient` from one remote address, one that sends nothing closed after the body time limit,
  * headers within the body time limit, and the whole request within twice it (a backstop: a slow body is
  * answered 408 by the relay itself first). A config that is not valid gets the defaults: `served` dies on it.
  */
@@ -161,6 +193,7 @@ const server = (config: Config) => {
     connectionsCheckingInterval: Math.min(1_000, bodyTimeoutMs)
   })
   node.maxConnections = Either.isRight(checked) ? checked.right.maxConnections : Checked.defaultMaxConnections
+  if (Either.isRight(checked)) Guard.limitConnections(node, checked.right.maxConnectionsPerClient, bodyTimeoutMs)
   return node
 }
 

@@ -10,7 +10,7 @@ export * as Relay from "./Relay.js"
 /** A profile (the served capabilities, kept raw) and the body it stands for under capability faults. */
 export * as Profile from "./Profile.js"
 
-/** The fault switches (`predates`, `malformed`, `newer-major`, `slow`, `fail`, `drop`, `garbage`). */
+/** The fault switches (`predates`, `malformed`, `newer-major`, `slow`, `fail`, `drop`, `garbage`, `rate-limit`). */
 export * as Faults from "./Faults.js"
 
 /** The demo's data: its local tools, the eleven scenarios, and the relay config serving them all. */

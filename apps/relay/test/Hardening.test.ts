@@ -60,7 +60,7 @@ describe("relay hardening", () => {
     Effect.gen(function*() {
       const { url } = yield* start({ profile, script })
       const body = turnBody(firstTurn)
-      const answer = yield* raw(url, [`POST /v1/agent/turns HTTP/1.1\r\nhost: x\r\ncontent-length: ${body.length}\r\nconnection: close\r\n\r\n${body}`])
+      const answer = yield* raw(url, [`POST /v1/agent/turns HTTP/1.1\r\nhost: ${new URL(url).host}\r\ncontent-length: ${body.length}\r\nconnection: close\r\n\r\n${body}`])
       assert.match(answer.text, /^HTTP\/1\.1 415 /)
     }))
 
@@ -94,7 +94,7 @@ describe("relay hardening", () => {
   it.scopedLive("a body trickled slower than bodyTimeoutMs is cut off with a 408 JSON error and a closed connection", () =>
     Effect.gen(function*() {
       const { url } = yield* start({ profile, script, bodyTimeoutMs: 300 })
-      const head = "POST /v1/agent/turns HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n"
+      const head = `POST /v1/agent/turns HTTP/1.1\r\nhost: ${new URL(url).host}\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n`
       const trickle = Array.from({ length: 40 }, () => " ")
       const answer = yield* raw(url, [head, ...trickle], 100)
       assert.isTrue(answer.closed, "the relay closed the connection")
@@ -128,13 +128,13 @@ describe("relay hardening", () => {
 
   it.scopedLive("past maxConnections a new connection is closed as it is accepted; one frees, the next is served", () =>
     Effect.gen(function*() {
-      const { url } = yield* start({ profile, script, maxConnections: 2 })
+      const { url } = yield* start({ profile, script, maxConnections: 2, maxConnectionsPerClient: 2 })
       const { port } = new URL(url)
       const held = [Net.connect(Number(port), "127.0.0.1"), Net.connect(Number(port), "127.0.0.1")]
       yield* Effect.addFinalizer(() => Effect.sync(() => held.forEach((s) => s.destroy())))
       yield* Effect.promise(() => Promise.all(held.map((s) => new Promise((ok) => s.once("connect", ok)))))
       yield* Effect.sleep("50 millis")
-      const refused = yield* raw(url, ["GET /v1/agent/capabilities HTTP/1.1\r\nhost: x\r\n\r\n"], 0, 2_000)
+      const refused = yield* raw(url, [`GET /v1/agent/capabilities HTTP/1.1\r\nhost: ${new URL(url).host}\r\n\r\n`], 0, 2_000)
       assert.isTrue(refused.closed)
       assert.strictEqual(refused.text, "", "nothing is answered past the cap")
       held[0]!.destroy()
@@ -175,7 +175,7 @@ describe("relay hardening", () => {
   it.scopedLive("a body declared past the drain bound (content-length 100 MB) is a 413 JSON error answered before any of it is sent", () =>
     Effect.gen(function*() {
       const { url } = yield* start({ profile, script, maxBodyBytes: 1_000 })
-      const head = "POST /v1/agent/turns HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 100000000\r\nconnection: close\r\n\r\n"
+      const head = `POST /v1/agent/turns HTTP/1.1\r\nhost: ${new URL(url).host}\r\ncontent-type: application/json\r\ncontent-length: 100000000\r\nconnection: close\r\n\r\n`
       const answer = yield* raw(url, [head])
       assert.match(answer.text, /^HTTP\/1\.1 413 /)
       assert.match(answer.text, /content-type: application\/json/i)
@@ -186,7 +186,7 @@ describe("relay hardening", () => {
   it.scopedLive("a chunked body that grows past the drain bound (40 MiB, limit 1,000 bytes) has its connection closed, never a 200; the relay goes on", () =>
     Effect.gen(function*() {
       const { url } = yield* start({ profile, script, maxBodyBytes: 1_000 })
-      const head = "POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n"
+      const head = `POST /v1/chat/completions HTTP/1.1\r\nhost: ${new URL(url).host}\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n`
       const piece = "x".repeat(1 << 20)
       const frame = `${piece.length.toString(16)}\r\n${piece}\r\n`
       const answer = yield* raw(url, [head, ...Array.from({ length: 40 }, () => frame)], 0, 10_000)
@@ -199,7 +199,7 @@ describe("relay hardening", () => {
     Effect.gen(function*() {
       const { url } = yield* start({ profile, script })
       const { port } = new URL(url)
-      const head = "POST /v1/responses HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 500\r\n\r\n{\"model\":"
+      const head = `POST /v1/responses HTTP/1.1\r\nhost: ${new URL(url).host}\r\ncontent-type: application/json\r\ncontent-length: 500\r\n\r\n{\"model\":`
       for (const ending of ["half-close", "reset"] as const) {
         const text = yield* Effect.promise(() =>
           new Promise<string>((resolve) => {
@@ -225,8 +225,8 @@ describe("relay hardening", () => {
   it.scopedLive("headers past Node's 16 KiB (one 20 KB header, or 3,000 small ones) are a 431 and a closed connection; the relay goes on", () =>
     Effect.gen(function*() {
       const { url } = yield* start({ profile, script })
-      const one = `GET /v1/agent/capabilities HTTP/1.1\r\nhost: x\r\nx-big: ${"a".repeat(20_000)}\r\n\r\n`
-      const many = `GET /v1/agent/capabilities HTTP/1.1\r\nhost: x\r\n${Array.from({ length: 3_000 }, (_, i) => `h${i}: 1\r\n`).join("")}\r\n`
+      const one = `GET /v1/agent/capabilities HTTP/1.1\r\nhost: ${new URL(url).host}\r\nx-big: ${"a".repeat(20_000)}\r\n\r\n`
+      const many = `GET /v1/agent/capabilities HTTP/1.1\r\nhost: ${new URL(url).host}\r\n${Array.from({ length: 3_000 }, (_, i) => `h${i}: 1\r\n`).join("")}\r\n`
       for (const request of [one, many]) {
         const answer = yield* raw(url, [request])
         assert.isTrue(answer.closed)
@@ -241,7 +241,7 @@ describe("relay hardening", () => {
       const paths = ["/v1/chat/completions", "/v1/responses", "/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse", "/scenarios/s/v1/chat/completions"]
       const answers = yield* Effect.all(
         paths.map((path) =>
-          raw(url, [`POST ${path} HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n`, ...Array.from({ length: 40 }, () => " ")], 100)
+          raw(url, [`POST ${path} HTTP/1.1\r\nhost: ${new URL(url).host}\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n`, ...Array.from({ length: 40 }, () => " ")], 100)
         ),
         { concurrency: "unbounded" }
       )

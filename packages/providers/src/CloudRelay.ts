@@ -36,9 +36,11 @@ export interface Options extends Bounded.Options {
   /** Per request, to the answer's first byte (its status and headers); default 30 seconds. */
   readonly timeout?: Duration.DurationInput
   /**
-   * The largest request body the relay accepts; default 1 MiB (the reference relay's limit). The history is
-   * trimmed to fit (the context window is derived from it unless `capabilities` sets one), and a request still
-   * larger is not sent: the round fails with `code: "request_too_large"`, as a 413 from the relay does.
+   * The largest request body the relay accepts, in UTF-8 bytes of the JSON request; default 1 MiB (the reference
+   * relay's limit). The history is trimmed to fit: by the session's context window (derived from it unless
+   * `capabilities` sets one), then by bytes, the oldest whole turns left out until the request fits. A request
+   * whose current turn alone is larger is not sent: the round fails with `code: "request_too_large"`, as a 413
+   * from the relay does.
    */
   readonly maxRequestBytes?: number
   /** What this relay's model does beyond the defaults below, e.g. a relay whose model runs tools itself (`providerDriven`). */
@@ -135,7 +137,7 @@ export const make = (options: Options): Effect.Effect<Provider.AgentProvider, Er
 const accept = (response: HttpClientResponse.HttpClientResponse): Effect.Effect<HttpClientResponse.HttpClientResponse, Errors.ProviderError> => {
   if (response.status < 200 || response.status >= 300) return Http.statusFailure(response)
   const contentType = response.headers["content-type"]
-  return Http.isEventStream(contentType) ? Effect.succeed(response) : Effect.fail(Http.notEventStream(contentType))
+  return Http.isEventStream(contentType) ? Effect.succeed(response) : Http.notEventStream(response)
 }
 
 /** The provider and the relay's Capabilities probe (same base URL), so DriftGate.layer can sit on top. */

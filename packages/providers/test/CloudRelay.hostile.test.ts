@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Either, Stream } from "effect"
+import { Deferred, Effect, Either, Exit, Stream } from "effect"
 import { JsonValue as J } from "@toolgate/json-schema"
 import type { Message, Provider, StreamEvent } from "@toolgate/runtime"
 import * as CloudRelay from "../src/CloudRelay.js"
@@ -95,4 +95,60 @@ describe("CloudRelay: hostile relays and requests", () => {
       yield* Effect.promise(() => closedNow)
       assert.strictEqual(server.received.length, 1)
     }), 20_000)
+
+  it.scopedLive("a 2xx answer that is not an event stream, streamed without end: the round fails typed and the client gives the connection up", () =>
+    Effect.gen(function*() {
+      let written = 0
+      const closed = yield* Deferred.make<number>()
+      const piece = Buffer.alloc(64 * 1024, "h")
+      const server = yield* start((_r, res) => {
+        res.writeHead(200, { "content-type": "text/html" })
+        res.write("<html>a proxy's page")
+        res.on("close", () => Deferred.unsafeDone(closed, Exit.succeed(written)))
+        const more = () => {
+          while (!res.destroyed) {
+            written += piece.byteLength
+            if (!res.write(piece)) return void res.once("drain", more)
+          }
+        }
+        more()
+      })
+      const outcome = yield* collect(yield* provider(server.url))
+      const error = Either.getOrThrow(Either.flip(outcome))
+      assert.isTrue(error._tag === "ProviderError" && !error.retryable, String(error))
+      assert.include(error.message, "content-type: text/html; body: <html>a proxy's page")
+      // the server sees the connection closed (not left open, unread, until the client is collected)
+      const sent = yield* Deferred.await(closed)
+      assert.isBelow(sent, 32 * 1024 * 1024)
+    }), 60_000)
+
+  it.scopedLive("a relay streaming a 256 MiB error body: the round fails typed from the body's first bytes, and the client stops reading", () =>
+    Effect.gen(function*() {
+      const total = 256 * 1024 * 1024
+      let written = 0
+      const closed = yield* Deferred.make<number>()
+      const piece = Buffer.alloc(64 * 1024, "e")
+      const server = yield* start((_r, res) => {
+        res.writeHead(500, { "content-type": "application/json" })
+        res.write(`{"error":{"message":"overloaded`)
+        res.on("close", () => Deferred.unsafeDone(closed, Exit.succeed(written)))
+        // written as fast as the client takes it: only what the client reads leaves the server
+        const more = () => {
+          while (written < total && !res.destroyed) {
+            written += piece.byteLength
+            if (!res.write(piece)) return void res.once("drain", more)
+          }
+          if (written >= total) res.end()
+        }
+        more()
+      })
+      const outcome = yield* collect(yield* provider(server.url))
+      assert.isTrue(Either.isLeft(outcome))
+      const error = Either.getOrThrow(Either.flip(outcome))
+      assert.isTrue(error._tag === "ProviderError" && error.retryable && error.reason === "the relay answered HTTP 500", String(error))
+      assert.include(error.message, "overloaded")
+      // the server's writes stop once the client has given up the connection, far short of the whole body
+      const sent = yield* Deferred.await(closed)
+      assert.isBelow(sent, 32 * 1024 * 1024, `the server wrote ${sent} bytes before the client closed`)
+    }), 120_000)
 })

@@ -6,7 +6,8 @@
  * with `index`, `id`, `type` and `function.name`, then its `arguments` in pieces); `Usage` events are summed;
  * `Done` ends the answer (`finish_reason` "tool_calls" when the round made calls, else "stop"). Events
  * Chat Completions cannot carry (partials, provider-driven lifecycle) are left out, and so is everything
- * after `Done`. A streamed round without `Done` ends without a finish chunk and without `[DONE]`.
+ * after `Done`. A round without `Done` was cut: streamed, it ends without a finish chunk and without `[DONE]`;
+ * not streamed, its `finish_reason` is "length".
  *
  * @internal
  */
@@ -76,7 +77,8 @@ const finishReason = (collected: Collected) => collected.calls.length > 0 ? "too
 
 /** The non-streamed answer: one `chat.completion` as JSON text. */
 export const completion = (reply: Reply, events: ReadonlyArray<StreamEvent.StreamEvent>): string => {
-  const collected = collect(untilDone(events).events)
+  const { done, events: before } = untilDone(events)
+  const collected = collect(before)
   const message = {
     role: "assistant",
     content: collected.text === "" && collected.calls.length > 0 ? null : collected.text,
@@ -90,7 +92,8 @@ export const completion = (reply: Reply, events: ReadonlyArray<StreamEvent.Strea
     object: "chat.completion",
     created: reply.created,
     model: reply.model,
-    choices: [{ index: 0, message, logprobs: null, finish_reason: finishReason(collected) }],
+    // a round that never came to `Done` was cut: "length", as OpenAI says of an answer cut short
+    choices: [{ index: 0, message, logprobs: null, finish_reason: done ? finishReason(collected) : "length" }],
     usage: usageOf(collected)
   })
 }

@@ -20,7 +20,10 @@ export interface Input {
   readonly maxBodyDepth?: number
   readonly bodyTimeoutMs?: number
   readonly maxConnections?: number
+  readonly maxConnectionsPerClient?: number
   readonly faultHeaders?: boolean
+  readonly allowedHosts?: ReadonlyArray<string>
+  readonly allowedOrigins?: ReadonlyArray<string>
 }
 
 /** What every endpoint of every scenario shares: the request limits and whether fault headers are honoured. */
@@ -40,6 +43,12 @@ export interface Checked {
   readonly scenarios: ReadonlyMap<string, Resolved>
   /** The most connections open at once; past it a connection is closed as it is accepted. */
   readonly maxConnections: number
+  /** The most connections one client (remote address) may hold open at once; past it its next is closed as it is accepted. */
+  readonly maxConnectionsPerClient: number
+  /** `Host` header names accepted besides the loopback names (lower case; `name` any port, `name:port` that port). */
+  readonly allowedHosts: ReadonlyArray<string>
+  /** `Origin` header values accepted besides the relay's own origins (lower case). */
+  readonly allowedOrigins: ReadonlyArray<string>
 }
 
 /** The request body limit when the config gives none. */
@@ -112,7 +121,37 @@ export const check = (config: Input): Either.Either<Checked, string> => {
     if (Either.isLeft(checked)) return Either.left(checked.left)
     scenarios.set(name as string, checked.right)
   }
-  return Either.right({ root: root.right, scenarios, maxConnections })
+  const perClient = config.maxConnectionsPerClient ?? Math.max(1, Math.floor(maxConnections / 2))
+  if (!Number.isSafeInteger(perClient) || perClient <= 0) return Either.left(`maxConnectionsPerClient must be a positive whole number, got ${String(perClient)}`)
+  const allowedHosts = names(config.allowedHosts, "allowedHosts", /^(\[[0-9a-f:.]+\]|[a-z0-9._-]+)(:\d{1,5})?$/)
+  if (Either.isLeft(allowedHosts)) return Either.left(allowedHosts.left)
+  const allowedOrigins = names(config.allowedOrigins, "allowedOrigins", /^(https?:\/\/[^\s/]+|null)$/)
+  if (Either.isLeft(allowedOrigins)) return Either.left(allowedOrigins.left)
+  return Either.right({
+    root: root.right,
+    scenarios,
+    maxConnections,
+    maxConnectionsPerClient: Math.min(perClient, maxConnections),
+    allowedHosts: allowedHosts.right,
+    allowedOrigins: allowedOrigins.right
+  })
+}
+
+/** A list of header values (lower-cased), or why it is not one: each must match `shape`. */
+const names = (list: unknown, key: string, shape: RegExp): Either.Either<ReadonlyArray<string>, string> => {
+  if (list === undefined) return Either.right([])
+  try {
+    if (!Array.isArray(list)) return Either.left(`${key} must be a list of strings`)
+    const out: Array<string> = []
+    for (const item of list) {
+      const value = typeof item === "string" ? item.trim().toLowerCase() : undefined
+      if (value === undefined || !shape.test(value)) return Either.left(`${key} lists ${Http.clean(JSON.stringify(String(item)))}, which is not a ${key === "allowedHosts" ? "host name" : "web origin"}`)
+      out.push(value)
+    }
+    return Either.right(out)
+  } catch {
+    return Either.left(`${key} could not be read`)
+  }
 }
 
 const numeric = {

@@ -2,7 +2,7 @@
  * The frame every endpoint runs in: the request's faults are read, the body (when the endpoint takes one)
  * is checked to be JSON by its content type, read within the size and time limits and parsed within the
  * depth limit (see `body.ts`), the endpoint builds its answer, and the faults are applied.
- * A refusal becomes its JSON error; a defect becomes a 500, never a crashed server.
+ * A refusal becomes its JSON error (in the endpoint's `ErrorStyle`); a defect becomes a 500, never a crashed server.
  *
  * @internal
  */
@@ -26,17 +26,18 @@ export interface Resolved extends Limits {
 export const endpoint = (
   resolved: Resolved,
   takesBody: boolean,
-  answer: (plan: Http.Plan, body: unknown) => Effect.Effect<Http.Answer, Http.Rejection>
+  answer: (plan: Http.Plan, body: unknown) => Effect.Effect<Http.Answer, Http.Rejection>,
+  style: Http.ErrorStyle = "openai"
 ): Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest> =>
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const plan = yield* Http.plan(request, resolved.profileFaults, resolved.faultHeaders)
     const body = takesBody ? yield* Body.json(request, resolved) : undefined
     const built = yield* answer(plan, body)
-    return yield* Http.respond(request, plan, built)
+    return yield* Http.respond(request, plan, built, style)
   }).pipe(
-    Effect.catchTag("Rejection", (rejection) => Effect.succeed(Http.reject(rejection))),
-    Effect.catchAllDefect(() => Effect.succeed(Http.errorResponse(500, "the relay could not answer this request", "server_error")))
+    Effect.catchTag("Rejection", (rejection) => Effect.succeed(Http.reject(rejection, style))),
+    Effect.catchAllDefect(() => Effect.succeed(Http.errorResponse(500, "the relay could not answer this request", "server_error", undefined, style)))
   )
 
 /** Builds a value that may throw (an encoder given a hostile script) as a 500 refusal instead. */

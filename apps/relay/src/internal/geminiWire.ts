@@ -9,7 +9,7 @@
  * |---|---|
  * | `user`: a `text` part | a `User` message per part (toolgate's `Gemini` merges adjacent user messages into one content) |
  * | `user`: a `functionResponse` part | a `ToolResult` (`response` an envelope, else a text success of its JSON) |
- * | `model`: its text and `functionCall` parts | one `Assistant` message (thought summaries left out) |
+ * | `model`: its text and `functionCall` parts | one `Assistant` message (thought summaries left out; adjacent model contents are one message) |
  *
  * @internal
  */
@@ -66,6 +66,15 @@ export type Request = typeof Request.Type
 /** Decodes a parsed body (every error). */
 export const decode = Schema.decodeUnknownEither(Request, { errors: "all" })
 
+/** A `countTokens` request body: its `contents`, or a whole `generateContentRequest`. */
+export const CountRequest = Schema.Struct({
+  contents: optional(Schema.Array(Content)),
+  generateContentRequest: optional(Request)
+})
+
+/** Decodes a parsed `countTokens` body (every error). */
+export const decodeCount = Schema.decodeUnknownEither(CountRequest, { errors: "all" })
+
 /** The answer text of parts: text parts joined, thought summaries left out. */
 const textOf = (parts: ReadonlyArray<Part>): string =>
   parts.map((part) => part.thought !== true && typeof part.text === "string" ? part.text : "").join("")
@@ -110,9 +119,13 @@ const assistant = (parts: ReadonlyArray<Part>): Message.Message => ({
 /** The conversation as the runtime's messages. */
 export const toMessages = (contents: Request["contents"]): ReadonlyArray<Message.Message> => {
   const out: Array<Message.Message> = []
-  for (const content of contents) {
+  for (let i = 0; i < contents.length; i++) {
+    const content = contents[i]!
     if (content.role === "model") {
-      out.push(assistant(content.parts))
+      // adjacent model contents are one answer (a chat client keeps a streamed answer as one content per chunk)
+      const parts = [...content.parts]
+      while (contents[i + 1]?.role === "model") for (const part of contents[++i]!.parts) parts.push(part)
+      out.push(assistant(parts))
       continue
     }
     for (const part of content.parts) {

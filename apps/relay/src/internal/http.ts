@@ -27,17 +27,40 @@ export class Rejection extends Data.TaggedError("Rejection")<{
 /** A 400 for a request that does not say what the endpoint needs. */
 export const invalid = (message: string): Rejection => new Rejection({ status: 400, message, type: "invalid_request_error" })
 
+/** Which error body an endpoint answers with: OpenAI's `{ error: { message, type } }` or, on Gemini's paths, Google's `{ error: { code, message, status } }`. */
+export type ErrorStyle = "openai" | "google"
+
+/** The Google API status word of an HTTP status. */
+const googleStatus = (status: number): string => {
+  switch (status) {
+    case 400: case 411: case 413: case 415: return "INVALID_ARGUMENT"
+    case 403: return "PERMISSION_DENIED"
+    case 404: return "NOT_FOUND"
+    case 405: case 501: return "UNIMPLEMENTED"
+    case 408: return "DEADLINE_EXCEEDED"
+    case 429: return "RESOURCE_EXHAUSTED"
+    case 503: return "UNAVAILABLE"
+    default: return status >= 500 ? "INTERNAL" : "FAILED_PRECONDITION"
+  }
+}
+
+/** The JSON error body of a status in `style`. */
+export const errorBody = (status: number, message: string, type: string, style: ErrorStyle = "openai"): string =>
+  style === "google"
+    ? JSON.stringify({ error: { code: status, message, status: googleStatus(status) } })
+    : JSON.stringify({ error: { message, type } })
+
 /** The JSON error response of a status. */
-export const errorResponse = (status: number, message: string, type: string, headers?: Record<string, string>) =>
-  HttpServerResponse.text(JSON.stringify({ error: { message, type } }), {
+export const errorResponse = (status: number, message: string, type: string, headers?: Record<string, string>, style: ErrorStyle = "openai") =>
+  HttpServerResponse.text(errorBody(status, message, type, style), {
     status,
     contentType: "application/json",
     ...(headers === undefined ? {} : { headers })
   })
 
 /** A rejection as its response. */
-export const reject = (rejection: Rejection) =>
-  errorResponse(rejection.status, rejection.message, rejection.type, rejection.close === true ? { connection: "close" } : undefined)
+export const reject = (rejection: Rejection, style: ErrorStyle = "openai") =>
+  errorResponse(rejection.status, rejection.message, rejection.type, rejection.close === true ? { connection: "close" } : undefined, style)
 
 /** JSON text to a value, or a 400. */
 export const parseJson = (text: string): Either.Either<unknown, Rejection> => {
@@ -118,11 +141,15 @@ export const eventsAnswer = (pieces: ReadonlyArray<string>): Answer =>
 
 const garbageText = "<html>this is not JSON: the relay's garbage fault {"
 
-/** Applies the request's faults to an answer: `slow` waits, then `fail`, `garbage` or `drop` replace or cut it. */
-export const respond = (request: HttpServerRequest.HttpServerRequest, plan: Plan, answer: Answer) =>
+/** Applies the request's faults to an answer: `slow` waits, then `fail`, `rate-limit`, `garbage` or `drop` replace or cut it. */
+export const respond = (request: HttpServerRequest.HttpServerRequest, plan: Plan, answer: Answer, style: ErrorStyle = "openai") =>
   Effect.gen(function*() {
     if (plan.faults.has("slow")) yield* Effect.sleep(plan.delayMs)
-    if (plan.faults.has("fail")) return errorResponse(500, "the relay failed (its fail fault is on)", "server_error")
+    if (plan.faults.has("fail")) return errorResponse(500, "the relay failed (its fail fault is on)", "server_error", undefined, style)
+    if (plan.faults.has("rate-limit")) {
+      const headers = { "retry-after": String(Faults.retryAfterSeconds) }
+      return errorResponse(429, "rate limited (the relay's rate-limit fault is on)", "rate_limit_error", headers, style)
+    }
     if (plan.faults.has("garbage")) {
       return answer.streamed
         ? send({ ...answer, status: 200, pieces: [`data: ${garbageText}\n\n`] })

@@ -11,8 +11,9 @@
  *
  * A run of text deltas is one `message` item; each `ToolCallComplete` is one `function_call` item (its
  * arguments as JSON text, a string sent as the model sent it). Events the Responses API cannot carry
- * (partials, provider-driven lifecycle) are left out, and so is everything after `Done`. A streamed round
- * without `Done` ends without `response.completed` (a response that never finished).
+ * (partials, provider-driven lifecycle) are left out, and so is everything after `Done`. A round without
+ * `Done` was cut: streamed, it ends without `response.completed` (a response that never finished); not
+ * streamed, its `status` is "incomplete" (`incomplete_details.reason` "max_output_tokens").
  *
  * @internal
  */
@@ -75,14 +76,15 @@ const usageJson = (collected: Collected) => ({
   total_tokens: collected.inputTokens + collected.outputTokens
 })
 
-/** The `response` object: in progress (no output, no usage yet) or completed. */
+/** The `response` object: in progress (no output, no usage yet), completed, or incomplete (a round without `Done`). */
 const responseJson = (reply: Reply, collected: Collected | undefined) => ({
   id: reply.id,
   object: "response",
   created_at: reply.created,
-  status: collected === undefined ? "in_progress" : "completed",
+  status: collected === undefined ? "in_progress" : collected.done ? "completed" : "incomplete",
   error: null,
-  incomplete_details: null,
+  // a round that never came to `Done` was cut; the Responses API names no reason closer than this one
+  incomplete_details: collected === undefined || collected.done ? null : { reason: "max_output_tokens" },
   instructions: null,
   model: reply.model,
   output: collected === undefined ? [] : collected.items.map((item) => itemJson(item, "completed")),

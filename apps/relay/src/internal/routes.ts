@@ -1,6 +1,6 @@
 /**
- * The relay's routing: the five endpoints (capabilities, turns, Chat Completions, Responses, Gemini's
- * `streamGenerateContent`) over one profile and script, at the root or mounted under
+ * The relay's routing: the endpoints (capabilities, turns, Chat Completions, Responses, the model list,
+ * Gemini's model paths) over one profile and script, at the root or mounted under
  * `/scenarios/<name>` (an unknown name is a 404).
  *
  * @internal
@@ -27,6 +27,12 @@ export const chatCompletionsPath = "/v1/chat/completions"
 /** The Responses API path (under the served root, as `…/v1` base URLs expect). */
 export const responsesPath = "/v1/responses"
 
+/** The OpenAI model list path: the relay's model (`GET`). */
+export const modelsPath = "/v1/models"
+
+/** The model the relay lists; every model name a request gives reaches the same script. */
+export const modelId = "toolgate-scripted"
+
 /** Where the named scenarios are served: `/scenarios/<name>/v1/agent/turns`, … */
 export const scenariosPrefix = "/scenarios/"
 
@@ -34,7 +40,15 @@ const allowed: Readonly<Record<string, string>> = {
   [Capabilities.path]: "GET, HEAD",
   [RelayWire.turnsPath]: "POST",
   [chatCompletionsPath]: "POST",
-  [responsesPath]: "POST"
+  [responsesPath]: "POST",
+  [modelsPath]: "GET, HEAD"
+}
+
+/** The error shape of a path: Google's on Gemini's model paths (at the root or under a scenario), else OpenAI's. */
+export const errorStyleOf = (url: string): Http.ErrorStyle => {
+  const path = Http.pathOf(url)
+  const rest = path.startsWith(scenariosPrefix) ? path.slice(path.indexOf("/", scenariosPrefix.length)) : path
+  return rest.startsWith(Gemini.modelsPrefix) ? "google" : "openai"
 }
 
 /** 404 for an unknown path, 405 (with `allow`) for a known path and another method; `base` is where these routes are served. */
@@ -42,10 +56,11 @@ const fallback = (base: string) =>
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const path = Http.pathOf(request.url)
-    const allow = Object.hasOwn(allowed, path) ? allowed[path] : path.startsWith(Gemini.modelsPrefix) ? "POST" : undefined
+    const gemini = path.startsWith(Gemini.modelsPrefix)
+    const allow = Object.hasOwn(allowed, path) ? allowed[path] : gemini ? "POST" : undefined
     return allow === undefined
       ? Http.errorResponse(404, `no route ${Http.clean(base + path)}`, "not_found")
-      : Http.errorResponse(405, `${Http.clean(request.method)} is not allowed on ${base}${path} (allowed: ${allow})`, "method_not_allowed", { allow })
+      : Http.errorResponse(405, `${Http.clean(request.method)} is not allowed on ${base}${path} (allowed: ${allow})`, "method_not_allowed", { allow }, gemini ? "google" : "openai")
   })
 
 /** The capabilities body for each combination of capability faults, encoded once. */
@@ -59,7 +74,7 @@ const capabilitiesBodies = (resolved: Resolved) => {
   }
 }
 
-/** The five endpoints over one profile and script, and the JSON 404/405 for anything else; `base` names them in errors. */
+/** The endpoints over one profile and script, and the JSON 404/405 for anything else; `base` names them in errors. */
 export const served = (relay: Resolved, base: string): HttpRouter.HttpRouter => {
   const capabilities = capabilitiesBodies(relay)
   let completions = 0
@@ -69,6 +84,7 @@ export const served = (relay: Resolved, base: string): HttpRouter.HttpRouter => 
       body === undefined
         ? Effect.fail(new Http.Rejection({ status: 500, message: "the profile is not JSON", type: "server_error" }))
         : Effect.succeed(Http.jsonAnswer(200, body))))
+  const models = endpoint(relay, false, () => Effect.succeed(Http.jsonAnswer(200, modelsBody)))
   return HttpRouter.empty.pipe(
     HttpRouter.get(Capabilities.path, profile),
     // the catch-all would take HEAD before the router's GET fallback does (Node sends no body for HEAD)
@@ -76,18 +92,23 @@ export const served = (relay: Resolved, base: string): HttpRouter.HttpRouter => 
     HttpRouter.post(RelayWire.turnsPath, endpoint(relay, true, (_, body) => Turns.answer(relay, body))),
     HttpRouter.post(chatCompletionsPath, endpoint(relay, true, (_, body) => Chat.answer(relay, body, next))),
     HttpRouter.post(responsesPath, endpoint(relay, true, (_, body) => Responses.answer(relay, body, next))),
+    HttpRouter.get(modelsPath, models),
+    HttpRouter.head(modelsPath, models),
     HttpRouter.post(`${Gemini.modelsPrefix}*` as HttpRouter.PathInput, gemini(relay, next)),
     HttpRouter.all("*", fallback(base))
   )
 }
 
-/** Gemini's model paths: the method and model read from the path (an unknown method a 404), then the endpoint. */
+/** Gemini's model paths: the method and model read from the path (an unknown method a 404), then the endpoint; errors in Google's shape. */
 const gemini = (relay: Resolved, next: () => number) =>
   Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
     Either.match(Gemini.targetOf(request), {
-      onLeft: (rejection) => Effect.succeed(Http.reject(rejection)),
-      onRight: (to) => endpoint(relay, true, (_, body) => Gemini.answer(relay, body, to, next))
+      onLeft: (rejection) => Effect.succeed(Http.reject(rejection, "google")),
+      onRight: (to) => endpoint(relay, true, (_, body) => Gemini.answer(relay, body, to, next), "google")
     }))
+
+/** `GET /v1/models`: an OpenAI model list naming the relay's one model. */
+const modelsBody = JSON.stringify({ object: "list", data: [{ id: modelId, object: "model", created: 0, owned_by: "toolgate" }] })
 
 /**
  * The routes of the named scenarios: each scenario's routes mounted at `/scenarios/<name>` (matched on the
