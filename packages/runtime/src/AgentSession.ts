@@ -45,7 +45,7 @@ export type Mode = "cloudProfile" | "local"
 
 /** What a session is made of. */
 export interface Options<R> {
-  /** The session's id, the first part of every idempotency key (default: a random UUID). */
+  /** The session's id, the first part of every idempotency key `<id>:<turn>-<random>:<call id>` (default: a random UUID). */
   readonly id?: string
   /** The model (default: the `Provider` service), or one built from the session's tools (`Provider.registryAware`). */
   readonly provider?: Provider.AgentProvider | Provider.RegistryAware

@@ -83,8 +83,8 @@ const world = (blocked: () => Effect.Effect<void>) => {
   return { live, doubleRuns, undoOfNothing, toolkit: Either.getOrThrow(Toolkit.make(...tools)) }
 }
 
-/** The turn number an idempotency key (`<session>:<turn>:<call>`) belongs to. */
-const turnOf = (key: string): number => Number(key.split(":").at(-2))
+/** The turn number an idempotency key (`<session>:<turn>-<random>:<call>`) belongs to. */
+const turnOf = (key: string): number => Number(key.split(":").at(-2)!.split("-")[0])
 
 describe("AgentSession: the turn as a transaction (property)", () => {
   it.live.prop(

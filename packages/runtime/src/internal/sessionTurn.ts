@@ -31,7 +31,7 @@ import * as SessionRequest from "./sessionRequest.js"
 import * as SessionRound from "./sessionRound.js"
 import * as TextTools from "./textTools.js"
 import * as ToolDiscovery from "./toolDiscovery.js"
-import { type Env, type Execution, publish } from "./sessionState.js"
+import { type Env, type Execution, publish, startKeys } from "./sessionState.js"
 
 /** What a send asks for besides the text. */
 export interface TurnOptions<A, X> {
@@ -257,6 +257,7 @@ const commit = (env: Env, current: Current) =>
 const begin = Effect.fnUntraced(function*(env: Env, text: string, definitions: SessionRequest.Definitions, sampling: Provider.Sampling | undefined) {
   const routed = textRouted(env.provider.capabilities)
   const number = yield* Ref.updateAndGet(env.turns, (n) => n + 1)
+  yield* startKeys(env, number)
   const start = yield* Ref.modify(env.history, (h) => [h.length, [...h, { _tag: "User", text } as const]])
   yield* publish(env, { _tag: "TurnStarted", turn: number, text })
   const current: Current = {

@@ -114,3 +114,6 @@ export const session = (
     ...(options.chainScope === undefined ? {} : { chainScope: options.chainScope }),
     ...(options.preTransmit === undefined ? {} : { preTransmit: options.preTransmit })
   }).pipe(Effect.provide(ArgumentValidator.layerWith({ toolChaining: options.chaining === true })))
+
+/** An idempotency key without its random per-turn part (`<session>:<turn>-<random>:<call>` → `<session>:<turn>:<call>`), for comparing. */
+export const keyShape = (key: string): string => key.replace(/:(\d+)-[0-9a-f]{16}:/, ":$1:")
