@@ -157,7 +157,16 @@ export interface Turn {
   readonly gate: Verdict | undefined
 }
 
-/** Why a send failed. */
+/**
+ * Why a send failed. Every error keeps its own tag, so `Effect.catchTag("ToolArgumentRepairExhausted")`
+ * catches it however far the turn got. A turn error that struck after some of the turn's tools had run
+ * carries the turn's compensation as its optional `compensation` field (`Compensation.Report`): every call
+ * that ran, those whose undo took them back, and those left in effect (also kept on the session as
+ * `outstanding` until the app reconciles them). By the time `send` fails that compensation has finished,
+ * each undo within its tool's time budget and all of them within the compensation deadline; no
+ * `compensation` field means no tool of the turn had run. The field encodes with the error
+ * (`Compensation.TurnError`, `Errors.RuntimeError`).
+ */
 export type SendError =
   | Errors.SchemaDriftError
   | Errors.UnsupportedCloudToolSchema
@@ -171,7 +180,6 @@ export type SendError =
   | Errors.ToolChoiceUnsupported
   | Provider.ToolsRejected
   | InvalidToolSchema
-  | Compensation.TurnFailedAfterTools
   | Errors.InvalidOptions
 
 /** The model's structured answer did not decode with the caller's schema (or the schema has no JSON Schema form). */

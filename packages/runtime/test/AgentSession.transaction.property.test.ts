@@ -11,7 +11,7 @@ import { Deferred, Effect, Either, FastCheck as fc, Fiber, Option, Stream } from
 import { ProviderError } from "../src/Errors.js"
 import * as Tool from "../src/Tool.js"
 import * as Toolkit from "../src/Toolkit.js"
-import { answer, call, done, make, type Round, session, text } from "./support/scriptedProvider.js"
+import { answer, call, compensationOf, done, make, type Round, session, text } from "./support/scriptedProvider.js"
 
 type Kind = "add" | "note" | "stuck" | "refuse" | "late" | "invalid" | "block"
 type Ending = "answer" | "providerError" | "missingDone" | "interrupt"
@@ -133,12 +133,13 @@ describe("AgentSession: the turn as a transaction (property)", () => {
           } else {
             const outcome = yield* Effect.either(s.send(`turn ${i}`))
             if (Either.isRight(outcome)) committed.add(outcome.right.turn)
-            else if (outcome.left._tag === "TurnFailedAfterTools") {
-              for (const left of outcome.left.notCompensated) {
+            else if (compensationOf(outcome.left) !== undefined) {
+              const report = compensationOf(outcome.left)!
+              for (const left of report.notCompensated) {
                 const expected = left.tool === "note" ? "no_undo" : left.tool === "stuck" ? "undo_failed" : "interrupted"
                 assert.strictEqual(left.reason, expected, JSON.stringify(left))
               }
-              assert.notInclude(outcome.left.notCompensated.map((l) => l.tool), "refuse")
+              assert.notInclude(report.notCompensated.map((l) => l.tool), "refuse")
             }
           }
           if (t.after === "undo") {

@@ -129,12 +129,27 @@ export const rollBack = Effect.fnUntraced(function*(
   return compensated
 })
 
-/** The typed failure of a turn that executed tools: the error with what was and was not taken back. */
-export const failedAfterTools = <E>(turn: number, compensated: Compensated | undefined, error: E): E | Compensation.TurnFailedAfterTools =>
-  compensated === undefined ? error : new Compensation.TurnFailedAfterTools({
+/** A Schema error class: its constructor, and the fields it declares. */
+type ErrorClass<E> = (new(props: object, disableValidation: boolean) => E) & { readonly fields?: Record<string, unknown> }
+
+/**
+ * The typed failure of a turn that executed tools: the same error, its own tag kept, carrying what was and
+ * was not taken back as its `compensation` field (a copy: an error the provider shares is never changed).
+ */
+export const reported = <E>(turn: number, compensated: Compensated | undefined, error: E): E => {
+  if (compensated === undefined || typeof error !== "object" || error === null) return error
+  const Class = error.constructor as ErrorClass<E>
+  if (Class.fields === undefined || !("compensation" in Class.fields)) return error
+  const props: Record<string, unknown> = {}
+  for (const key of Object.keys(Class.fields)) {
+    const value = (error as Record<string, unknown>)[key]
+    if (value !== undefined) props[key] = value
+  }
+  const report: Compensation.Report = {
     turn,
-    error: error as Compensation.TurnError,
     executed: compensated.executed,
     compensated: compensated.compensated,
     notCompensated: compensated.notCompensated
-  })
+  }
+  return new Class({ ...props, compensation: report }, true)
+}

@@ -25,7 +25,7 @@ import type * as ToolEnvelope from "../ToolEnvelope.js"
 import { safeString } from "./json.js"
 import * as Deadline from "./deadline.js"
 import { answerRound, reportCall } from "./sessionCalls.js"
-import { type Compensated, failedAfterTools, outstandingOf, rollBack, stays } from "./sessionCompensate.js"
+import { type Compensated, outstandingOf, reported, rollBack, stays } from "./sessionCompensate.js"
 import * as RoundEvents from "./roundEvents.js"
 import * as SessionRequest from "./sessionRequest.js"
 import * as SessionRound from "./sessionRound.js"
@@ -330,7 +330,7 @@ export const run = <A, X extends { readonly _tag: string; readonly message: stri
           ? Effect.map(rollBack(env, current.number, current.executions, exit.cause), (c) => void (compensated = c))
           : Effect.void
       ),
-      Effect.mapError((e) => failedAfterTools(current.number, compensated, e)),
+      Effect.mapError((e) => reported(current.number, compensated, e)),
       Effect.ensuring(Effect.all([
         // A managed conversation cannot have seen more than history now holds.
         Effect.flatMap(Ref.get(env.history), (h) => Ref.update(env.seen, (s) => Math.min(s, h.length))),
