@@ -1,6 +1,9 @@
 /**
  * What a failed turn did to the world. A turn that fails (or is interrupted) after some of its tools ran
- * takes them back before `send` fails: each executed call's undo runs, newest first, uninterruptibly. What
+ * takes them back before `send` fails: each executed call's undo runs, newest first, where no interruption
+ * can stop the compensation, yet bounded: each undo within its tool's time budget, all of them within a
+ * deadline as long as the turn's (`RunLimits.turnDeadlineMillis`); an undo that does not finish in time is
+ * `undo_failed` (a `timeout` failure), never a wait without end. What
  * ran, what was taken back and what could not be are data: the `Report` on the turn's error (its
  * `compensation` field), and the session's `OutstandingEffect`s an app reads and reconciles.
  *

@@ -327,7 +327,7 @@ export const run = <A, X extends { readonly _tag: string; readonly message: stri
       // an onExit finalizer is uninterruptible: an interrupted send is compensated before the interruption completes
       Effect.onExit((exit) =>
         Exit.isFailure(exit) && !current.committed
-          ? Effect.map(rollBack(env, current.number, current.executions, exit.cause), (c) => void (compensated = c))
+          ? Effect.map(rollBack(env, current.number, current.executions, exit.cause, limitMillis), (c) => void (compensated = c))
           : Effect.void
       ),
       Effect.mapError((e) => reported(current.number, compensated, e)),
