@@ -29,7 +29,7 @@ import { type Env, makeState, subscribe } from "./internal/sessionState.js"
 import { registry } from "./internal/registry.js"
 import * as SessionTurn from "./internal/sessionTurn.js"
 import * as ToolDiscovery from "./internal/toolDiscovery.js"
-import { undoLast } from "./internal/sessionUndo.js"
+import { lastCommitted, undoLast } from "./internal/sessionUndo.js"
 import type * as Message from "./Message.js"
 import * as Provider from "./Provider.js"
 import type * as RepairBudget from "./RepairBudget.js"
@@ -213,9 +213,11 @@ export interface AgentSession {
    * Runs the last committed turn's undo steps still to run, newest first, and removes the turn from history
    * once none is left (its calls no undo can take back then join `outstanding`); `None` when nothing is to
    * undo. A failed step fails it with `UndoIncomplete` (the turn stays, the steps that succeeded are marked),
-   * so calling it again retries exactly what is left.
+   * so calling it again retries exactly what is left; a step that answered is never run again, even when the
+   * caller was interrupted just after. Undos and sends run one at a time: asked for while a send is in flight,
+   * it waits for the send, and fails with `UndoSuperseded` (undoing nothing) when that send committed a turn.
    */
-  readonly undoLastTurn: Effect.Effect<Option.Option<UndoReport>, Compensation.UndoIncomplete>
+  readonly undoLastTurn: Effect.Effect<Option.Option<UndoReport>, Compensation.UndoIncomplete | Compensation.UndoSuperseded>
   /** Effects of failed or undone turns that could not be taken back, oldest first, until `reconcile` removes them. */
   readonly outstanding: Effect.Effect<ReadonlyArray<Compensation.OutstandingEffect>>
   /** Marks outstanding effects as handled by the app (by call idempotency key); returns those removed. */
@@ -294,7 +296,8 @@ const methods = (env: Env, serialized: <A, E>(effect: Effect.Effect<A, E>) => Ef
     history: Ref.get(env.history),
     lastUsageReport: Ref.get(env.lastUsage),
     lastSchemaWarnings: Ref.get(env.lastSchemaWarnings),
-    undoLastTurn: undoSpan(serialized(undoLast(env))),
+    // the turn the caller sees as last is read before waiting for a send in flight
+    undoLastTurn: undoSpan(Effect.flatMap(lastCommitted(env), (expected) => serialized(undoLast(env, expected)))),
     subscribe: subscribe(env.events)
   }
 }

@@ -103,3 +103,23 @@ export class UndoIncomplete extends Schema.TaggedError<UndoIncomplete>()("UndoIn
       `${this.left.length} left to undo, ${this.undone.length} undone. The turn stays; undo it again to retry.`
   }
 }
+
+/**
+ * `undoLastTurn` was called when turn `expected` was the last committed one (or none was), but by the time
+ * it could run (after the send or undo in flight) the last committed turn was another: nothing was undone,
+ * since the turn the caller meant is no longer the last. Calling `undoLastTurn` again undoes the last one now.
+ */
+export class UndoSuperseded extends Schema.TaggedError<UndoSuperseded>()("UndoSuperseded", {
+  /** The last committed turn when `undoLastTurn` was called; absent when there was none. */
+  expected: Schema.optionalWith(Schema.Int, { exact: true }),
+  /** The last committed turn when the undo was to run; absent when there was none. */
+  last: Schema.optionalWith(Schema.Int, { exact: true })
+}) {
+  readonly [Errors.TypeId]: Errors.TypeId = Errors.TypeId
+  /** Which turn was meant and which is last now. */
+  override get message(): string {
+    const turn = (n: number | undefined) => n === undefined ? "no turn" : `turn ${n}`
+    return `Nothing was undone: the undo was asked for when ${turn(this.expected)} was the last committed, but ` +
+      `${turn(this.last)} was when it could run (a send or another undo ran in between). Undo again to take back the last turn now.`
+  }
+}

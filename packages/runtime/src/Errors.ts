@@ -318,6 +318,7 @@ export type ToolgateError =
   | ArgumentValidator.InvalidToolArguments
   | ArgumentValidator.InvalidToolSchema
   | Compensation.UndoIncomplete
+  | Compensation.UndoSuperseded
   | Provider.ToolsRejected
   | RunLimits.InvalidRunLimits
   | Tool.ToolFailure

@@ -63,6 +63,7 @@ const undoOnce = (session: AgentSession.AgentSession, expected: number | undefin
     let report = yield* Effect.either(session.undoLastTurn)
     for (let attempt = 0; attempt < 3 && Either.isLeft(report); attempt++) {
       const incomplete = report.left
+      if (incomplete._tag !== "UndoIncomplete") return assert.fail(`an undo between sends is never superseded: ${incomplete.message}`)
       assert.strictEqual(incomplete.turn, expected, "an incomplete undo names the last committed turn")
       assert.isTrue(incomplete.failed.length > 0 && incomplete.failed.every((f) => f.tool === "set_volume"), "only a stubborn undo fails")
       assert.deepStrictEqual(incomplete.failed.map((f) => f.callId).sort(), [...incomplete.left].sort(), "what failed is what is left")
