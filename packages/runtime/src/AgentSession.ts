@@ -85,12 +85,15 @@ const Settings = Schema.Struct({
 
 /** A send's options that are data, as a Schema. */
 const SendSettings = Schema.Struct({
+  /** Read here, where a throwing getter is an `InvalidOptions`; checked when the turn is admitted. */
+  toolChoice: Schema.optionalWith(Schema.Unknown, { exact: true }),
   directives: Schema.optionalWith(Schema.String, { exact: true }),
   sampling: Schema.optionalWith(Provider.Sampling, { exact: true, default: () => ({}) })
 })
 
 const decodeSettings = Decode.options("AgentSession", Settings)
 const decodeSend = Decode.options("AgentSession.send", SendSettings)
+const decodeKeys = Decode.options("AgentSession.reconcile", Schema.Array(Schema.String))
 
 /** What `make` decodes when the options give no data but `mode` (the common call): decoded once, here. */
 const modeOnly = {
@@ -99,12 +102,60 @@ const modeOnly = {
 }
 const dataKeys = Object.keys(Settings.fields).filter((key) => key !== "mode")
 
+/** Whether `options` give no data but `mode` (the common call); options that cannot be read are left to the decoder. */
+const modeOnlyOf = (options: Options<unknown>): Mode | undefined => {
+  try {
+    return typeof options === "object" && options !== null && (options.mode === "local" || options.mode === "cloudProfile") &&
+        !dataKeys.some((key) => Object.hasOwn(options, key))
+      ? options.mode
+      : undefined
+  } catch {
+    return undefined
+  }
+}
+
 /** `options` decoded; the common call, with no data but `mode`, is not decoded again. */
-const settingsOf = (options: Options<unknown>) =>
-  typeof options === "object" && options !== null && (options.mode === "local" || options.mode === "cloudProfile") &&
-    !dataKeys.some((key) => Object.hasOwn(options, key))
-    ? Effect.succeed(modeOnly[options.mode])
-    : decodeSettings(options)
+const settingsOf = (options: Options<unknown>) => {
+  const mode = modeOnlyOf(options)
+  return mode === undefined ? decodeSettings(options) : Effect.succeed(modeOnly[mode])
+}
+
+/** The options that are not data: the toolkit, the provider when given, the pre-transmit filter. */
+interface Parts {
+  readonly toolkit: Toolkit.Toolkit<unknown>
+  readonly provider: Provider.AgentProvider | Provider.RegistryAware | undefined
+  readonly preTransmit: Options<unknown>["preTransmit"]
+}
+
+/** What is wrong with the parts, if anything (a value of another kind than the option takes). */
+const partsProblem = (parts: Parts): string | undefined => {
+  if (!Toolkit.isToolkit(parts.toolkit)) return "toolkit: not a Toolkit (make one with Toolkit.make)"
+  if (parts.preTransmit !== undefined && typeof parts.preTransmit !== "function") return "preTransmit: not a function"
+  const provider: unknown = parts.provider
+  if (provider === undefined) return undefined
+  if (typeof provider !== "object" || provider === null) return "provider: not an AgentProvider"
+  if ("_tag" in provider) {
+    return provider._tag === "RegistryAware" && typeof (provider as Provider.RegistryAware).make === "function" ? undefined : "provider: not an AgentProvider"
+  }
+  const { capabilities, stream } = provider as Provider.AgentProvider
+  return typeof capabilities === "object" && capabilities !== null && typeof stream === "function"
+    ? undefined
+    : "provider: an AgentProvider has `capabilities` and `stream`"
+}
+
+/** The parts of `options`, checked: a wrong kind of value, or options that cannot be read, is `InvalidOptions`. */
+const partsOf = (options: Options<unknown>): Effect.Effect<Parts, Errors.InvalidOptions> =>
+  Effect.suspend(() => {
+    let problem: string | undefined
+    let parts: Parts | undefined
+    try {
+      parts = { toolkit: options.toolkit, provider: options.provider, preTransmit: options.preTransmit }
+      problem = partsProblem(parts)
+    } catch (e) {
+      problem = `the options could not be read: ${safeString(e instanceof Error ? e.message : e)}`
+    }
+    return problem === undefined ? Effect.succeed(parts!) : Effect.fail(new Errors.InvalidOptions({ of: "AgentSession", detail: problem }))
+  })
 
 /** A send without options (the common call) needs no decoding. */
 const noSendOptions = Schema.decodeSync(SendSettings)({})
@@ -220,8 +271,8 @@ export interface AgentSession {
   readonly undoLastTurn: Effect.Effect<Option.Option<UndoReport>, Compensation.UndoIncomplete | Compensation.UndoSuperseded>
   /** Effects of failed or undone turns that could not be taken back, oldest first, until `reconcile` removes them. */
   readonly outstanding: Effect.Effect<ReadonlyArray<Compensation.OutstandingEffect>>
-  /** Marks outstanding effects as handled by the app (by call idempotency key); returns those removed. */
-  readonly reconcile: (idempotencyKeys: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<Compensation.OutstandingEffect>>
+  /** Marks outstanding effects as handled by the app (by call idempotency key); returns those removed. Keys that are not an array of strings are `InvalidOptions`. */
+  readonly reconcile: (idempotencyKeys: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<Compensation.OutstandingEffect>, Errors.InvalidOptions>
   /** The usage of the last turn that made a request, committed or not (`None` before the first). */
   readonly lastUsageReport: Effect.Effect<Option.Option<UsageReport>>
   /** What the provider's `validateTools` said before the last send. */
@@ -249,8 +300,8 @@ const acceptAny = (_text: string) => Effect.void
 // Built once for every session; the span is made only when the app installed a tracer.
 const sendIn = (s: Running, text: string, options?: SendOptions) =>
   Effect.gen(function*() {
-    const { directives, sampling } = options == null ? noSendOptions : yield* decodeSend(options)
-    const toolChoice = options?.toolChoice ?? "auto"
+    const { directives, sampling, toolChoice: chosen } = options == null ? noSendOptions : yield* decodeSend(options)
+    const toolChoice = (chosen ?? "auto") as Provider.ToolChoice
     const [turn] = yield* s.serialized(
       SessionTurn.run(s.env, safeString(text), { toolChoice, accept: acceptAny, sampling, ...(directives === undefined ? {} : { directives }) })
     )
@@ -283,10 +334,11 @@ const oneAtATime = (lock: Effect.Semaphore) => <A, E>(effect: Effect.Effect<A, E
 const methods = (env: Env, serialized: <A, E>(effect: Effect.Effect<A, E>) => Effect.Effect<A, E>): AgentSession => {
   const running: Running = { env, serialized, agent: Telemetry.invokeAgent(env.provider.capabilities.name, env.id) }
   const reconcile = (keys: ReadonlyArray<string>) =>
-    Ref.modify(env.outstanding, (all) => {
-      const wanted = new Set(keys)
-      return [all.filter((o) => wanted.has(o.idempotencyKey)), all.filter((o) => !wanted.has(o.idempotencyKey))]
-    })
+    Effect.flatMap(decodeKeys(keys), (decoded) =>
+      Ref.modify(env.outstanding, (all) => {
+        const wanted = new Set(decoded)
+        return [all.filter((o) => wanted.has(o.idempotencyKey)), all.filter((o) => !wanted.has(o.idempotencyKey))]
+      }))
   return {
     id: env.id,
     send: (text, options) => sendIn(running, text, options),
@@ -317,19 +369,19 @@ export function make<O extends Options<any>>(
   options: O
 ): Effect.Effect<AgentSession, Errors.InvalidOptions, Toolkit.Requirements<O["toolkit"]> | Requirements<O>>
 export function make(options: Options<unknown>): Effect.Effect<AgentSession, Errors.InvalidOptions, any> {
-  return Effect.flatMap(Effect.suspend(() => settingsOf(options)), (settings) =>
+  return Effect.flatMap(Effect.zip(Effect.suspend(() => settingsOf(options)), partsOf(options)), ([settings, parts]) =>
     // the toolkit's requirements are captured here and given to each executor when it runs (no per-tool copies)
     Effect.contextWithEffect((context: Context.Context<never>) => {
-      const given = options.provider ?? Context.unsafeGet(context, Provider.Provider)
+      const given = parts.provider ?? Context.unsafeGet(context, Provider.Provider)
       const limits = settings.limits ?? Option.getOrElse(Context.getOption(context, RunLimits.RunLimits), () => RunLimits.defaults)
       const validator = Context.unsafeGet(context, ArgumentValidator)
-      const provider = "_tag" in given ? given.make(registry(Toolkit.provideContext(options.toolkit, context as Context.Context<unknown>), validator)) : given
+      const provider = "_tag" in given ? given.make(registry(Toolkit.provideContext(parts.toolkit, context as Context.Context<unknown>), validator)) : given
       const gate = settings.mode === "cloudProfile" ? Context.unsafeGet(context, DriftGate) : undefined
-      const state = makeState(settings.eventCapacity, ToolDiscovery.initial(options.toolkit, provider.capabilities))
+      const state = makeState(settings.eventCapacity, ToolDiscovery.initial(parts.toolkit, provider.capabilities))
       // only strict-mode schemas have a flag to turn off, so only their sessions read it
       const strictOff = provider.capabilities.schemaDialect === "openai-strict" ? Effect.orElseSucceed(strictDisabled, () => false) : Effect.succeed(false)
       return Effect.zipWith(
-        ToolDiscovery.withTools(options.toolkit as Toolkit.Toolkit<never>, provider.capabilities, state.discovery),
+        ToolDiscovery.withTools(parts.toolkit as Toolkit.Toolkit<never>, provider.capabilities, state.discovery),
         strictOff,
         (toolkit, strictDisabled) =>
           // not `{ ...state, … }`: a spread with this many keys makes a 10 KB dictionary object per session
@@ -342,7 +394,7 @@ export function make(options: Options<unknown>): Effect.Effect<AgentSession, Err
             gate,
             limits,
             chainScope: settings.chainScope,
-            preTransmit: options.preTransmit,
+            preTransmit: parts.preTransmit,
             maxEventsPerRound: settings.maxEventsPerRound,
             strictDisabled,
             persona: settings.persona,
