@@ -65,6 +65,24 @@ describe("AgentSession: compensation is bounded (real time)", () => {
       assert.deepStrictEqual((yield* s.outstanding).map((o) => [o.callId, o.reason]), [["m", "undo_failed"]])
     }), 20_000)
 
+  it.live("an undo that interrupts itself or dies is undo_failed, in a compensation and in undoLastTurn; the send keeps its own error", () =>
+    Effect.gen(function*() {
+      for (const undo of [Effect.interrupt, Effect.die("bug"), Effect.sync(() => { throw new Error("thrown") })]) {
+        const move = Tool.make("move", { description: "m", parameters: { type: "object" }, execute: () => Effect.succeed(1), undo: () => undo })
+        const toolkit = Either.getOrThrow(Toolkit.make(move))
+        const s = yield* session(make([moved, down, moved, answer("ok")]), toolkit)
+        const exit = yield* unhung(s.send("go"))
+        const error = Exit.isFailure(exit) ? Cause.failureOption(exit.cause) : undefined
+        assert.strictEqual(error?._tag === "Some" && error.value._tag, "ProviderError")
+        const report = error?._tag === "Some" ? compensationOf(error.value) : undefined
+        assert.deepStrictEqual(report?.notCompensated.map((c) => [c.callId, c.reason]), [["m", "undo_failed"]])
+        assert.isTrue(Exit.isSuccess(yield* unhung(s.send("again"))))
+        const undone = yield* unhung(s.undoLastTurn)
+        const incomplete = Exit.isFailure(undone) ? Cause.failureOption(undone.cause) : undefined
+        assert.strictEqual(incomplete?._tag === "Some" && incomplete.value._tag, "UndoIncomplete")
+      }
+    }), 20_000)
+
   it.scopedLive("send as an acquireRelease acquire keeps its tool budgets, its turn deadline and a bounded compensation", () =>
     Effect.gen(function*() {
       const acquired = <A, E>(effect: Effect.Effect<A, E>) => unhung(Effect.acquireRelease(effect, () => Effect.void))

@@ -9,6 +9,7 @@
 import * as Cause from "effect/Cause"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as HashSet from "effect/HashSet"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Compensation from "../Compensation.js"
@@ -74,12 +75,23 @@ export const stays = (e: Execution): Compensation.NotCompensated | undefined => 
 export const outstandingOf = (turn: number, e: Execution, left: Compensation.NotCompensated): Compensation.OutstandingEffect =>
   ({ ...executedCall(e), ...left, turn })
 
-/** One execution taken back: `undefined` when undone or when it had no effect, else why it stays. */
+/** The failure of an undo that interrupted itself. */
+const selfInterrupted = (tool: string) => ToolEnvelope.failure("execution_error", "The undo was interrupted before it answered.", { tool })
+
+/**
+ * One execution taken back: `undefined` when undone or when it had no effect, else why it stays. An undo
+ * that interrupts itself failed; an interruption from outside (the compensation's deadline) passes on.
+ */
 const takeBack = (e: Execution): Effect.Effect<Compensation.NotCompensated | "undone" | undefined> => {
   const left = stays(e)
   if (left !== undefined || e.undo === undefined) return Effect.succeed(left)
-  return Effect.map(attempt(e.undo), (failure) =>
-    failure === undefined ? "undone" : { callId: e.callId, tool: e.tool, reason: "undo_failed", undoFailure: failure })
+  const step = e.undo
+  return attempt(step).pipe(
+    Effect.catchAllCause((cause) =>
+      Effect.flatMap(Effect.descriptor, (self) => HashSet.size(self.interruptors) > 0 ? Effect.failCause(cause) : Effect.succeed(selfInterrupted(step.tool)))
+    ),
+    Effect.map((failure) => failure === undefined ? "undone" : { callId: e.callId, tool: e.tool, reason: "undo_failed", undoFailure: failure })
+  )
 }
 
 /** The undo failure of a call whose undo had not finished when the compensation's deadline passed. */
