@@ -27,6 +27,7 @@ import { StructuredOutputInvalid, StructuredOutputUnsupported } from "./Errors.j
 import { safeString } from "./internal/json.js"
 import { type Env, makeState, subscribe } from "./internal/sessionState.js"
 import { registry } from "./internal/registry.js"
+import { partsOf } from "./internal/sessionParts.js"
 import * as SessionTurn from "./internal/sessionTurn.js"
 import * as ToolDiscovery from "./internal/toolDiscovery.js"
 import { lastCommitted, undoLast } from "./internal/sessionUndo.js"
@@ -119,43 +120,6 @@ const settingsOf = (options: Options<unknown>) => {
   const mode = modeOnlyOf(options)
   return mode === undefined ? decodeSettings(options) : Effect.succeed(modeOnly[mode])
 }
-
-/** The options that are not data: the toolkit, the provider when given, the pre-transmit filter. */
-interface Parts {
-  readonly toolkit: Toolkit.Toolkit<unknown>
-  readonly provider: Provider.AgentProvider | Provider.RegistryAware | undefined
-  readonly preTransmit: Options<unknown>["preTransmit"]
-}
-
-/** What is wrong with the parts, if anything (a value of another kind than the option takes). */
-const partsProblem = (parts: Parts): string | undefined => {
-  if (!Toolkit.isToolkit(parts.toolkit)) return "toolkit: not a Toolkit (make one with Toolkit.make)"
-  if (parts.preTransmit !== undefined && typeof parts.preTransmit !== "function") return "preTransmit: not a function"
-  const provider: unknown = parts.provider
-  if (provider === undefined) return undefined
-  if (typeof provider !== "object" || provider === null) return "provider: not an AgentProvider"
-  if ("_tag" in provider) {
-    return provider._tag === "RegistryAware" && typeof (provider as Provider.RegistryAware).make === "function" ? undefined : "provider: not an AgentProvider"
-  }
-  const { capabilities, stream } = provider as Provider.AgentProvider
-  return typeof capabilities === "object" && capabilities !== null && typeof stream === "function"
-    ? undefined
-    : "provider: an AgentProvider has `capabilities` and `stream`"
-}
-
-/** The parts of `options`, checked: a wrong kind of value, or options that cannot be read, is `InvalidOptions`. */
-const partsOf = (options: Options<unknown>): Effect.Effect<Parts, Errors.InvalidOptions> =>
-  Effect.suspend(() => {
-    let problem: string | undefined
-    let parts: Parts | undefined
-    try {
-      parts = { toolkit: options.toolkit, provider: options.provider, preTransmit: options.preTransmit }
-      problem = partsProblem(parts)
-    } catch (e) {
-      problem = `the options could not be read: ${safeString(e instanceof Error ? e.message : e)}`
-    }
-    return problem === undefined ? Effect.succeed(parts!) : Effect.fail(new Errors.InvalidOptions({ of: "AgentSession", detail: problem }))
-  })
 
 /** A send without options (the common call) needs no decoding. */
 const noSendOptions = Schema.decodeSync(SendSettings)({})
