@@ -18,10 +18,7 @@ const forever = (piece: string, first = "") => (_req: unknown, res: http.ServerR
   res.on("close", () => clearInterval(timer))
 }
 
-const reasonOf = (error: AgentSession.SendError): string => {
-  const inner = error._tag === "TurnFailedAfterTools" ? error.error : error
-  return inner._tag === "ProviderError" ? inner.reason : inner._tag
-}
+const reasonOf = (error: AgentSession.SendError): string => error._tag === "ProviderError" ? error.reason : error._tag
 
 const send = (reply: ReturnType<typeof forever>, options: Partial<OpenAiCompatible.Options>) =>
   Effect.gen(function*() {

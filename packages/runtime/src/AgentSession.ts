@@ -27,9 +27,10 @@ import { StructuredOutputInvalid, StructuredOutputUnsupported } from "./Errors.j
 import { safeString } from "./internal/json.js"
 import { type Env, makeState, subscribe } from "./internal/sessionState.js"
 import { registry } from "./internal/registry.js"
+import { partsOf } from "./internal/sessionParts.js"
 import * as SessionTurn from "./internal/sessionTurn.js"
 import * as ToolDiscovery from "./internal/toolDiscovery.js"
-import { undoLast } from "./internal/sessionUndo.js"
+import { lastCommitted, undoLast } from "./internal/sessionUndo.js"
 import * as Message from "./Message.js"
 import * as Provider from "./Provider.js"
 import type * as RepairBudget from "./RepairBudget.js"
@@ -45,7 +46,7 @@ export type Mode = "cloudProfile" | "local"
 
 /** What a session is made of. */
 export interface Options<R> {
-  /** The session's id, the first part of every idempotency key (default: a random UUID). */
+  /** The session's id, the first part of every idempotency key `<id>:<turn>-<random>:<call id>` (default: a random UUID). */
   readonly id?: string
   /** The model (default: the `Provider` service), or one built from the session's tools (`Provider.registryAware`). */
   readonly provider?: Provider.AgentProvider | Provider.RegistryAware
@@ -85,6 +86,8 @@ const Settings = Schema.Struct({
 
 /** A send's options that are data, as a Schema. */
 const SendSettings = Schema.Struct({
+  /** Read here, where a throwing getter is an `InvalidOptions`; checked when the turn is admitted. */
+  toolChoice: Schema.optionalWith(Schema.Unknown, { exact: true }),
   directives: Schema.optionalWith(Schema.String, { exact: true }),
   sampling: Schema.optionalWith(Provider.Sampling, { exact: true, default: () => ({}) }),
   images: Schema.optionalWith(Message.Images, { exact: true }),
@@ -94,6 +97,7 @@ const SendSettings = Schema.Struct({
 const decodeSettings = Decode.options("AgentSession", Settings)
 const decodeFlags = Decode.options("AgentSession.provider.capabilities", Provider.CapabilityFlags)
 const decodeSend = Decode.options("AgentSession.send", SendSettings)
+const decodeKeys = Decode.options("AgentSession.reconcile", Schema.Array(Schema.String))
 
 /** What `make` decodes when the options give no data but `mode` (the common call): decoded once, here. */
 const modeOnly = {
@@ -102,12 +106,23 @@ const modeOnly = {
 }
 const dataKeys = Object.keys(Settings.fields).filter((key) => key !== "mode")
 
+/** Whether `options` give no data but `mode` (the common call); options that cannot be read are left to the decoder. */
+const modeOnlyOf = (options: Options<unknown>): Mode | undefined => {
+  try {
+    return typeof options === "object" && options !== null && (options.mode === "local" || options.mode === "cloudProfile") &&
+        !dataKeys.some((key) => Object.hasOwn(options, key))
+      ? options.mode
+      : undefined
+  } catch {
+    return undefined
+  }
+}
+
 /** `options` decoded; the common call, with no data but `mode`, is not decoded again. */
-const settingsOf = (options: Options<unknown>) =>
-  typeof options === "object" && options !== null && (options.mode === "local" || options.mode === "cloudProfile") &&
-    !dataKeys.some((key) => Object.hasOwn(options, key))
-    ? Effect.succeed(modeOnly[options.mode])
-    : decodeSettings(options)
+const settingsOf = (options: Options<unknown>) => {
+  const mode = modeOnlyOf(options)
+  return mode === undefined ? decodeSettings(options) : Effect.succeed(modeOnly[mode])
+}
 
 /** A send without options (the common call) needs no decoding. */
 const noSendOptions = Schema.decodeSync(SendSettings)({})
@@ -164,7 +179,16 @@ export interface Turn {
   readonly gate: Verdict | undefined
 }
 
-/** Why a send failed. */
+/**
+ * Why a send failed. Every error keeps its own tag, so `Effect.catchTag("ToolArgumentRepairExhausted")`
+ * catches it however far the turn got. A turn error that struck after some of the turn's tools had run
+ * carries the turn's compensation as its optional `compensation` field (`Compensation.Report`): every call
+ * that ran, those whose undo took them back, and those left in effect (also kept on the session as
+ * `outstanding` until the app reconciles them). By the time `send` fails that compensation has finished,
+ * each undo within its tool's time budget and all of them within the compensation deadline; no
+ * `compensation` field means no tool of the turn had run. The field encodes with the error
+ * (`Compensation.TurnError`, `Errors.RuntimeError`).
+ */
 export type SendError =
   | Errors.SchemaDriftError
   | Errors.UnsupportedCloudToolSchema
@@ -178,7 +202,6 @@ export type SendError =
   | Errors.ToolChoiceUnsupported
   | Provider.ToolsRejected
   | InvalidToolSchema
-  | Compensation.TurnFailedAfterTools
   | Errors.InvalidOptions
   | Errors.VisionUnsupported
   | Errors.ModelSelectionUnsupported
@@ -214,13 +237,15 @@ export interface AgentSession {
    * Runs the last committed turn's undo steps still to run, newest first, and removes the turn from history
    * once none is left (its calls no undo can take back then join `outstanding`); `None` when nothing is to
    * undo. A failed step fails it with `UndoIncomplete` (the turn stays, the steps that succeeded are marked),
-   * so calling it again retries exactly what is left.
+   * so calling it again retries exactly what is left; a step that answered is never run again, even when the
+   * caller was interrupted just after. Undos and sends run one at a time: asked for while a send is in flight,
+   * it waits for the send, and fails with `UndoSuperseded` (undoing nothing) when that send committed a turn.
    */
-  readonly undoLastTurn: Effect.Effect<Option.Option<UndoReport>, Compensation.UndoIncomplete>
+  readonly undoLastTurn: Effect.Effect<Option.Option<UndoReport>, Compensation.UndoIncomplete | Compensation.UndoSuperseded>
   /** Effects of failed or undone turns that could not be taken back, oldest first, until `reconcile` removes them. */
   readonly outstanding: Effect.Effect<ReadonlyArray<Compensation.OutstandingEffect>>
-  /** Marks outstanding effects as handled by the app (by call idempotency key); returns those removed. */
-  readonly reconcile: (idempotencyKeys: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<Compensation.OutstandingEffect>>
+  /** Marks outstanding effects as handled by the app (by call idempotency key); returns those removed. Keys that are not an array of strings are `InvalidOptions`. */
+  readonly reconcile: (idempotencyKeys: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<Compensation.OutstandingEffect>, Errors.InvalidOptions>
   /** The usage of the last turn that made a request, committed or not (`None` before the first). */
   readonly lastUsageReport: Effect.Effect<Option.Option<UsageReport>>
   /** What the provider's `validateTools` said before the last send. */
@@ -247,8 +272,8 @@ const acceptAny = (_text: string) => Effect.void
 
 const sendIn = (s: Running, text: string, options?: SendOptions) =>
   Effect.gen(function*() {
-    const { directives, images, model, sampling } = options == null ? noSendOptions : yield* decodeSend(options)
-    const toolChoice = options?.toolChoice ?? "auto"
+    const { directives, images, model, sampling, toolChoice: chosen } = options == null ? noSendOptions : yield* decodeSend(options)
+    const toolChoice = (chosen ?? "auto") as Provider.ToolChoice
     const [turn] = yield* s.serialized(
       SessionTurn.run(s.env, safeString(text), {
         toolChoice,
@@ -288,10 +313,11 @@ const oneAtATime = (lock: Effect.Semaphore) => <A, E>(effect: Effect.Effect<A, E
 const methods = (env: Env, serialized: <A, E>(effect: Effect.Effect<A, E>) => Effect.Effect<A, E>): AgentSession => {
   const running: Running = { env, serialized, agent: Telemetry.invokeAgent(env.provider.capabilities.name, env.id) }
   const reconcile = (keys: ReadonlyArray<string>) =>
-    Ref.modify(env.outstanding, (all) => {
-      const wanted = new Set(keys)
-      return [all.filter((o) => wanted.has(o.idempotencyKey)), all.filter((o) => !wanted.has(o.idempotencyKey))]
-    })
+    Effect.flatMap(decodeKeys(keys), (decoded) =>
+      Ref.modify(env.outstanding, (all) => {
+        const wanted = new Set(decoded)
+        return [all.filter((o) => wanted.has(o.idempotencyKey)), all.filter((o) => !wanted.has(o.idempotencyKey))]
+      }))
   return {
     id: env.id,
     send: (text, options) => sendIn(running, text, options),
@@ -301,7 +327,8 @@ const methods = (env: Env, serialized: <A, E>(effect: Effect.Effect<A, E>) => Ef
     history: Ref.get(env.history),
     lastUsageReport: Ref.get(env.lastUsage),
     lastSchemaWarnings: Ref.get(env.lastSchemaWarnings),
-    undoLastTurn: undoSpan(serialized(undoLast(env))),
+    // the turn the caller sees as last is read before waiting for a send in flight
+    undoLastTurn: undoSpan(Effect.flatMap(lastCommitted(env), (expected) => serialized(undoLast(env, expected)))),
     subscribe: subscribe(env.events)
   }
 }
@@ -321,19 +348,19 @@ export function make<O extends Options<any>>(
   options: O
 ): Effect.Effect<AgentSession, Errors.InvalidOptions, Toolkit.Requirements<O["toolkit"]> | Requirements<O>>
 export function make(options: Options<unknown>): Effect.Effect<AgentSession, Errors.InvalidOptions, any> {
-  return Effect.flatMap(Effect.suspend(() => settingsOf(options)), (settings) =>
+  return Effect.flatMap(Effect.zip(Effect.suspend(() => settingsOf(options)), partsOf(options)), ([settings, parts]) =>
     // the toolkit's requirements are captured here and given to each executor when it runs (no per-tool copies)
     Effect.contextWithEffect((context: Context.Context<never>) => {
-      const given = options.provider ?? Context.unsafeGet(context, Provider.Provider)
+      const given = parts.provider ?? Context.unsafeGet(context, Provider.Provider)
       const limits = settings.limits ?? Option.getOrElse(Context.getOption(context, RunLimits.RunLimits), () => RunLimits.defaults)
       const validator = Context.unsafeGet(context, ArgumentValidator)
-      const provider = "_tag" in given ? given.make(registry(Toolkit.provideContext(options.toolkit, context as Context.Context<unknown>), validator)) : given
+      const provider = "_tag" in given ? given.make(registry(Toolkit.provideContext(parts.toolkit, context as Context.Context<unknown>), validator)) : given
       const gate = settings.mode === "cloudProfile" ? Context.unsafeGet(context, DriftGate) : undefined
-      const state = makeState(settings.eventCapacity, ToolDiscovery.initial(options.toolkit, provider.capabilities))
+      const state = makeState(settings.eventCapacity, ToolDiscovery.initial(parts.toolkit, provider.capabilities))
       // only strict-mode schemas have a flag to turn off, so only their sessions read it
       const strictOff = provider.capabilities.schemaDialect === "openai-strict" ? Effect.orElseSucceed(strictDisabled, () => false) : Effect.succeed(false)
       return Effect.zipRight(decodeFlags(provider.capabilities), Effect.zipWith(
-        ToolDiscovery.withTools(options.toolkit as Toolkit.Toolkit<never>, provider.capabilities, state.discovery),
+        ToolDiscovery.withTools(parts.toolkit as Toolkit.Toolkit<never>, provider.capabilities, state.discovery),
         strictOff,
         (toolkit, strictDisabled) =>
           // not `{ ...state, … }`: a spread with this many keys makes a 10 KB dictionary object per session
@@ -346,7 +373,7 @@ export function make(options: Options<unknown>): Effect.Effect<AgentSession, Err
             gate,
             limits,
             chainScope: settings.chainScope,
-            preTransmit: options.preTransmit,
+            preTransmit: parts.preTransmit,
             maxEventsPerRound: settings.maxEventsPerRound,
             strictDisabled,
             persona: settings.persona,

@@ -64,7 +64,8 @@ export class InvalidToolArguments extends Schema.TaggedError<InvalidToolArgument
 export class InvalidToolSchema extends Schema.TaggedError<InvalidToolSchema>()("InvalidToolSchema", {
   tool: Schema.String,
   path: Schema.String,
-  detail: Schema.String
+  detail: Schema.String,
+  compensation: Schema.optionalWith(Errors.CompensationReport, { exact: true })
 }) {
   readonly [Errors.TypeId]: Errors.TypeId = Errors.TypeId
   /** The tool and why its schema is unusable. */

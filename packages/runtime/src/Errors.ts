@@ -11,6 +11,7 @@ import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
 import type * as ArgumentValidator from "./ArgumentValidator.js"
 import type * as Compensation from "./Compensation.js"
+import { Report } from "./internal/compensationReport.js"
 import { clip, safeGet } from "./internal/json.js"
 import { Issue as IssueSchema, Json } from "./internal/schemas.js"
 import type * as Provider from "./Provider.js"
@@ -45,6 +46,15 @@ export const DriftReason = Schema.Struct({
   message: Schema.String
 }).annotations({ identifier: "DriftReason" })
 
+/**
+ * What the compensation of a failed turn did (`Compensation.Report`): every turn error carries it as its
+ * optional `compensation` field when some of the turn's tools had run, so the error keeps its own tag.
+ */
+export const CompensationReport = Report
+
+/** The optional `compensation` field of every turn error. */
+const compensation = Schema.optionalWith(CompensationReport, { exact: true })
+
 /** A JSON value rendered for a message, clipped so a huge witness stays readable. */
 const preview = (u: unknown): string => {
   try {
@@ -66,7 +76,8 @@ export class SchemaDriftError extends Schema.TaggedError<SchemaDriftError>()("Sc
   tool: Schema.String,
   reasons: Schema.Array(DriftReason),
   witness: Json,
-  drifted: Schema.Array(Schema.String)
+  drifted: Schema.Array(Schema.String),
+  compensation
 }) {
   readonly [TypeId]: TypeId = TypeId
   /** A readable summary: the tool, why it drifted, the witness and every drifted tool. */
@@ -83,7 +94,8 @@ export class UnsupportedCloudToolSchema
   extends Schema.TaggedError<UnsupportedCloudToolSchema>()("UnsupportedCloudToolSchema", {
     tool: Schema.String,
     construct: Schema.String,
-    path: Schema.String
+    path: Schema.String,
+    compensation
   })
 {
   readonly [TypeId]: TypeId = TypeId
@@ -101,7 +113,8 @@ export const CapabilitiesContractReason = Schema.Literal("malformed", "incomplet
 export class CapabilitiesContractError
   extends Schema.TaggedError<CapabilitiesContractError>()("CapabilitiesContractError", {
     reason: CapabilitiesContractReason,
-    detail: Schema.String
+    detail: Schema.String,
+    compensation
   })
 {
   readonly [TypeId]: TypeId = TypeId
@@ -113,7 +126,8 @@ export class CapabilitiesContractError
 
 /** The relay's capabilities could not be fetched and the drift gate was told to fail rather than degrade (`onUnreachable: "fail"`). */
 export class CapabilitiesUnreachable extends Schema.TaggedError<CapabilitiesUnreachable>()("CapabilitiesUnreachable", {
-  detail: Schema.String
+  detail: Schema.String,
+  compensation
 }) {
   readonly [TypeId]: TypeId = TypeId
   /** Why the gate could not run. */
@@ -127,7 +141,8 @@ export class ToolArgumentRepairExhausted
   extends Schema.TaggedError<ToolArgumentRepairExhausted>()("ToolArgumentRepairExhausted", {
     limit: Schema.NonNegativeInt,
     attempts: Schema.NonNegativeInt,
-    lastIssues: Schema.Array(IssueSchema)
+    lastIssues: Schema.Array(IssueSchema),
+    compensation
   })
 {
   readonly [TypeId]: TypeId = TypeId
@@ -172,7 +187,8 @@ export type EventContractRule = typeof EventContractRule.Type
 export class ProviderEventContractViolation
   extends Schema.TaggedError<ProviderEventContractViolation>()("ProviderEventContractViolation", {
     rule: EventContractRule,
-    callId: Schema.optionalWith(Schema.String, { exact: true })
+    callId: Schema.optionalWith(Schema.String, { exact: true }),
+    compensation
   })
 {
   readonly [TypeId]: TypeId = TypeId
@@ -187,7 +203,8 @@ export class ProviderEventContractViolation
 
 /** The turn needed more provider round trips than `maxProviderRoundTrips` allows. */
 export class RoundTripLimitExceeded extends Schema.TaggedError<RoundTripLimitExceeded>()("RoundTripLimitExceeded", {
-  limit: Schema.NonNegativeInt
+  limit: Schema.NonNegativeInt,
+  compensation
 }) {
   readonly [TypeId]: TypeId = TypeId
   /** States the limit. */
@@ -198,7 +215,8 @@ export class RoundTripLimitExceeded extends Schema.TaggedError<RoundTripLimitExc
 
 /** The turn ran past its deadline (`RunLimits.turnDeadlineMillis`); what it had executed was compensated. */
 export class TurnDeadlineExceeded extends Schema.TaggedError<TurnDeadlineExceeded>()("TurnDeadlineExceeded", {
-  limitMillis: Schema.Int
+  limitMillis: Schema.Int,
+  compensation
 }) {
   readonly [TypeId]: TypeId = TypeId
   /** States the deadline. */
@@ -210,7 +228,8 @@ export class TurnDeadlineExceeded extends Schema.TaggedError<TurnDeadlineExceede
 /** The request asked for a tool choice the provider cannot honour. */
 export class ToolChoiceUnsupported extends Schema.TaggedError<ToolChoiceUnsupported>()("ToolChoiceUnsupported", {
   choice: Schema.String,
-  provider: Schema.String
+  provider: Schema.String,
+  compensation
 }) {
   readonly [TypeId]: TypeId = TypeId
   /** Names the provider and the choice. */
@@ -234,7 +253,8 @@ export class StructuredOutputUnsupported
 
 /** The model's structured answer did not decode with the caller's schema (or the schema has no JSON Schema form). */
 export class StructuredOutputInvalid extends Schema.TaggedError<StructuredOutputInvalid>()("StructuredOutputInvalid", {
-  detail: Schema.String
+  detail: Schema.String,
+  compensation
 }) {
   readonly [TypeId]: TypeId = TypeId
   /** Says why. */
@@ -282,7 +302,8 @@ export class ProviderError extends Schema.TaggedError<ProviderError>()("Provider
   reason: Schema.String,
   retryable: Schema.Boolean,
   cause: Schema.optionalWith(Schema.String, { exact: true }),
-  code: Schema.optionalWith(ProviderErrorCode, { exact: true })
+  code: Schema.optionalWith(ProviderErrorCode, { exact: true }),
+  compensation
 }) {
   readonly [TypeId]: TypeId = TypeId
   /** The provider, the reason and the cause when known. */
@@ -323,8 +344,8 @@ export type ToolgateError =
   | RuntimeError
   | ArgumentValidator.InvalidToolArguments
   | ArgumentValidator.InvalidToolSchema
-  | Compensation.TurnFailedAfterTools
   | Compensation.UndoIncomplete
+  | Compensation.UndoSuperseded
   | Provider.ToolsRejected
   | RunLimits.InvalidRunLimits
   | Tool.ToolFailure

@@ -188,7 +188,8 @@ export interface ToolSchemaWarning {
 export class ToolsRejected extends Schema.TaggedError<ToolsRejected>()("ToolsRejected", {
   provider: Schema.String,
   tool: Schema.String,
-  reason: Schema.String
+  reason: Schema.String,
+  compensation: Schema.optionalWith(Errors.CompensationReport, { exact: true })
 }) {
   readonly [Errors.TypeId]: Errors.TypeId = Errors.TypeId
   /** The provider, the tool and why. */

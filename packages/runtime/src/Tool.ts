@@ -41,7 +41,7 @@ export interface CallContext {
   /** Every repair the preflight made to get there. */
   readonly coercions: ReadonlyArray<Coercion.Coercion>
   /**
-   * A key naming this call for good: in a session `<session id>:<turn>:<call id>` (the same for the call's
+   * A key naming this call for good: in a session `<session id>:<turn>-<random>:<call id>` (the same for the call's
    * undo), so an executor that records the keys it applied can refuse to apply one twice. Outside a session
    * it is what `run` was given, else the call id.
    */

@@ -64,5 +64,5 @@ export * as ToolChain from "./ToolChain.js"
 /** A session: `send()` runs a turn (drift gate, rounds, validation, repair, execution), with history, undo and events. */
 export * as AgentSession from "./AgentSession.js"
 
-/** What a failed turn did to the world: `TurnFailedAfterTools`, executed and compensated calls, outstanding effects. */
+/** What a failed turn did to the world: the compensation `Report` turn errors carry, outstanding effects, `UndoIncomplete`. */
 export * as Compensation from "./Compensation.js"

@@ -1,9 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Chunk, Deferred, Effect, Either, Fiber, Option, Queue, Stream } from "effect"
-import type * as Compensation from "../src/Compensation.js"
+import { Chunk, Deferred, Effect, Either, Fiber, Option, Queue, Schema, Stream } from "effect"
+import * as Compensation from "../src/Compensation.js"
 import * as Tool from "../src/Tool.js"
 import * as Toolkit from "../src/Toolkit.js"
-import { answer, call, done, make, type Round, session, text } from "./support/scriptedProvider.js"
+import { answer, call, compensationOf, done, keyShape, make, type Round, session, text } from "./support/scriptedProvider.js"
 
 /**
  * A bank: `transfer` adds to the balance and its undo takes it back; `notify` cannot be undone; `refund`'s
@@ -61,14 +61,19 @@ describe("AgentSession compensation (a failed turn takes back what it ran)", () 
         const s = yield* session(provider, b.toolkit)
         const events = yield* s.subscribe
         const error = yield* Effect.flip(s.send("send 10"))
-        assert.strictEqual(error._tag, "TurnFailedAfterTools")
-        if (error._tag !== "TurnFailedAfterTools") return
-        assert.strictEqual(error.error._tag, tag)
-        assert.deepStrictEqual(error.executed.map((e) => [e.callId, e.tool, e.round, e.arguments]), [["t1", "transfer", 1, { amount: 10 }]])
-        assert.deepStrictEqual(error.compensated, ["t1"])
-        assert.deepStrictEqual(error.notCompensated, [])
+        // the error keeps its own tag; what the compensation did rides on it
+        assert.strictEqual(error._tag, tag)
+        const report = compensationOf(error)!
+        assert.strictEqual(report.turn, 1)
+        assert.deepStrictEqual(report.executed.map((e) => [e.callId, e.tool, e.round, e.arguments]), [["t1", "transfer", 1, { amount: 10 }]])
+        assert.deepStrictEqual(report.compensated, ["t1"])
+        assert.deepStrictEqual(report.notCompensated, [])
         assert.include(error.message, tag === "ProviderError" ? "503" : "")
-        assert.deepStrictEqual([b.state.balance, b.undoKeys], [0, [`${s.id}:1:t1`]])
+        // it encodes with the error and decodes back to the same class
+        const back = Schema.decodeUnknownSync(Compensation.TurnError)(JSON.parse(JSON.stringify(Schema.encodeSync(Compensation.TurnError)(error as Compensation.TurnError))))
+        assert.strictEqual(back.constructor, error.constructor)
+        assert.deepStrictEqual(compensationOf(back), report)
+        assert.deepStrictEqual([b.state.balance, b.undoKeys.map(keyShape)], [0, [`${s.id}:1:t1`]])
         assert.deepStrictEqual(yield* s.history, [{ _tag: "User", text: "send 10" }])
         assert.deepStrictEqual(yield* s.outstanding, [])
         assert.isTrue(Option.isNone(yield* s.undoLastTurn))
@@ -78,7 +83,7 @@ describe("AgentSession compensation (a failed turn takes back what it ran)", () 
         const retry = yield* s.send("send 10")
         assert.strictEqual(retry.text, "Sent 10.")
         assert.strictEqual(b.state.balance, 10)
-        assert.deepStrictEqual(b.keys, [`${s.id}:1:t1`, `${s.id}:2:t2`])
+        assert.deepStrictEqual(b.keys.map(keyShape), [`${s.id}:1:t1`, `${s.id}:2:t2`])
       }))
   }
 
@@ -109,14 +114,14 @@ describe("AgentSession compensation (a failed turn takes back what it ran)", () 
       ], { supportsParallelToolCalls: false })
       const s = yield* session(provider, b.toolkit)
       const error = yield* Effect.flip(s.send("go"))
-      assert.strictEqual(error._tag, "TurnFailedAfterTools")
-      if (error._tag !== "TurnFailedAfterTools") return
-      assert.deepStrictEqual(error.executed.map((e) => e.callId), ["t1", "n1", "r1", "t2"])
-      assert.deepStrictEqual(error.compensated, ["t2", "t1"])
-      assert.deepStrictEqual(error.notCompensated.map((c) => [c.callId, c.reason, c.undoFailure?.kind]), [["n1", "no_undo", undefined], ["r1", "undo_failed", "unavailable"]])
+      assert.strictEqual(error._tag, "ProviderError")
+      const report = compensationOf(error)!
+      assert.deepStrictEqual(report.executed.map((e) => e.callId), ["t1", "n1", "r1", "t2"])
+      assert.deepStrictEqual(report.compensated, ["t2", "t1"])
+      assert.deepStrictEqual(report.notCompensated.map((c) => [c.callId, c.reason, c.undoFailure?.kind]), [["n1", "no_undo", undefined], ["r1", "undo_failed", "unavailable"]])
       assert.strictEqual(b.state.balance, 0)
       const outstanding = yield* s.outstanding
-      assert.deepStrictEqual(outstanding.map((o) => [o.turn, o.callId, o.tool, o.reason, o.idempotencyKey]), [
+      assert.deepStrictEqual(outstanding.map((o) => [o.turn, o.callId, o.tool, o.reason, keyShape(o.idempotencyKey)]), [
         [1, "n1", "notify", "no_undo", `${s.id}:1:n1`],
         [1, "r1", "refund", "undo_failed", `${s.id}:1:r1`]
       ])
@@ -131,7 +136,7 @@ describe("AgentSession compensation (a failed turn takes back what it ran)", () 
         assert.isTrue(m._tag === "ToolResult" && m.envelope.ok && m.envelope.warnings!.some((w) => w.includes("still in place")))
       }
       // the app reconciles one; the other stays
-      const removed: ReadonlyArray<Compensation.OutstandingEffect> = yield* s.reconcile([`${s.id}:1:n1`, "no such key"])
+      const removed: ReadonlyArray<Compensation.OutstandingEffect> = yield* s.reconcile([outstanding[0]!.idempotencyKey, "no such key"])
       assert.deepStrictEqual(removed.map((o) => o.callId), ["n1"])
       assert.deepStrictEqual((yield* s.outstanding).map((o) => o.callId), ["r1"])
     }))
@@ -147,10 +152,29 @@ describe("AgentSession compensation (a failed turn takes back what it ran)", () 
       const provider = make([[call("b1", "boom"), done], { fail: { reason: "down", retryable: false } }])
       const s = yield* session(provider, Either.getOrThrow(Toolkit.make(failing)))
       const error = yield* Effect.flip(s.send("go"))
-      assert.strictEqual(error._tag, "TurnFailedAfterTools")
-      if (error._tag !== "TurnFailedAfterTools") return
-      assert.deepStrictEqual([error.executed.length, error.compensated, error.notCompensated], [1, [], []])
+      assert.strictEqual(error._tag, "ProviderError")
+      const report = compensationOf(error)!
+      assert.deepStrictEqual([report.executed.length, report.compensated, report.notCompensated], [1, [], []])
       assert.deepStrictEqual(yield* s.history, [{ _tag: "User", text: "go" }])
+    }))
+
+  it.effect("repair exhaustion after an earlier round ran a tool is caught by its own tag, with the compensation attached", () =>
+    Effect.gen(function*() {
+      const b = bank()
+      const exhausted = [[call("bad1", "transfer", { amount: "ten" }), done], [call("bad2", "transfer", {}), done]] as const
+      const s = yield* session(make([transfer10("t1"), ...exhausted]), b.toolkit)
+      const caught = yield* s.send("send 10").pipe(
+        Effect.map(() => undefined),
+        Effect.catchTag("ToolArgumentRepairExhausted", (e) => Effect.succeed(e))
+      )
+      assert.isDefined(caught)
+      assert.deepStrictEqual([caught!.limit, caught!.attempts], [1, 2])
+      assert.deepStrictEqual(caught!.compensation?.compensated, ["t1"])
+      assert.deepStrictEqual(b.state.balance, 0)
+      // a turn that ran no tool carries no compensation
+      const quiet = yield* session(make([...exhausted]), bank().toolkit)
+      const plain = yield* Effect.flip(quiet.send("x"))
+      assert.deepStrictEqual([plain._tag, compensationOf(plain)], ["ToolArgumentRepairExhausted", undefined])
     }))
 
   it.effect("a committed turn's executors and undos get the same key; two sessions never share one", () =>

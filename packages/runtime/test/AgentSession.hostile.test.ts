@@ -188,6 +188,41 @@ describe("AgentSession (hostile input)", () => {
       assert.deepStrictEqual((yield* s.history).filter((m) => m._tag === "User").map((m) => (m as Message.User).text), ["42", "", "undefined"])
     }))
 
+  it.effect("options that throw when read, and parts of the wrong kind, are InvalidOptions from make, send and reconcile, never a defect", () =>
+    Effect.gen(function*() {
+      const { toolkit } = adder()
+      const trap = () => {
+        throw new Error("trap")
+      }
+      const throwing = new Proxy({}, { get: trap, has: trap, ownKeys: trap, getOwnPropertyDescriptor: trap })
+      const made = (options: unknown) => Effect.flip(AgentSession.make(options as never).pipe(Effect.provide(ArgumentValidator.layer)))
+      const provider = make([answer("a"), answer("b")])
+      const cases: ReadonlyArray<readonly [unknown, string]> = [
+        [throwing, "could not be read"],
+        [{ toolkit, mode: "local", provider: 42 }, "provider"],
+        [{ toolkit, mode: "local", provider: {} }, "provider"],
+        [{ toolkit, mode: "local", provider: { _tag: "RegistryAware" } }, "provider"],
+        [{ toolkit: null, mode: "local", provider }, "toolkit"],
+        [{ toolkit: {}, mode: "local", provider }, "toolkit"],
+        [{ toolkit, mode: "local", provider, preTransmit: 5 }, "preTransmit"],
+        [{ mode: "local", provider, get toolkit() { return trap() } }, "could not be read"]
+      ]
+      for (const [options, word] of cases) {
+        const e = yield* made(options)
+        assert.strictEqual(e._tag, "InvalidOptions")
+        assert.include(e.message, word)
+      }
+      const s = yield* session(provider, toolkit)
+      // an options object whose every trap throws reads as no options at all
+      const proxied = yield* Effect.either(s.send("x", new Proxy({}, { get: trap }) as never))
+      assert.isTrue(Either.isRight(proxied))
+      assert.strictEqual((yield* Effect.flip(s.send("x", throwing as never)))._tag, "InvalidOptions")
+      for (const keys of [123, null, throwing, [{}]]) {
+        assert.strictEqual((yield* Effect.flip(s.reconcile(keys as never)))._tag, "InvalidOptions")
+      }
+      assert.deepStrictEqual(yield* s.reconcile([]), [])
+    }))
+
   it.effect("a provider that throws inside its stream is a defect, and the session rolls back", () =>
     Effect.gen(function*() {
       const { toolkit } = adder()

@@ -1,9 +1,11 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Either } from "effect"
+import * as AgentSession from "../src/AgentSession.js"
+import * as ArgumentValidator from "../src/ArgumentValidator.js"
 import type * as Message from "../src/Message.js"
 import * as Tool from "../src/Tool.js"
 import * as Toolkit from "../src/Toolkit.js"
-import { answer, call, done, make, session } from "./support/scriptedProvider.js"
+import { answer, call, done, keyShape, make, session } from "./support/scriptedProvider.js"
 
 /** `note` records what it received and the key it was given. */
 const notes = () => {
@@ -42,13 +44,29 @@ describe("AgentSession call ids and argument shapes", () => {
       assert.deepStrictEqual(ids, ["call_0", "call_0", "call_0~2", "call_0~2~2", "call_0~2", "call_0~2~2"])
     }))
 
+  it.effect("two sessions with the same id (a restarted worker) give turn 1's calls different keys; a key has the form <id>:<turn>-<random>:<call>", () =>
+    Effect.gen(function*() {
+      const { seen, toolkit } = notes()
+      const worker = (pay: string) =>
+        AgentSession.make({ id: "worker-7", mode: "local", toolkit, provider: make([[call("c1", "note", { pay }), done], answer("ok")]) }).pipe(
+          Effect.provide(ArgumentValidator.layer)
+        )
+      const first = yield* worker("Ana 10")
+      yield* first.send("pay Ana 10")
+      const again = yield* worker("Bob 20")
+      yield* again.send("pay Bob 20")
+      const [a, b] = seen.map((r) => r.key)
+      assert.notStrictEqual(a, b)
+      for (const key of [a!, b!]) assert.match(key, /^worker-7:1-[0-9a-f]{16}:c1$/)
+    }))
+
   it.effect("an empty id is given one", () =>
     Effect.gen(function*() {
       const { seen, toolkit } = notes()
       const s = yield* session(make([[call("", "note", {}), done], [call("", "note", {}), done], answer("ok")]), toolkit)
       const turn = yield* s.send("go")
       assert.deepStrictEqual(turn.calls.map((c) => c.callId), ["call~1", "call~2"])
-      assert.deepStrictEqual(seen.map((r) => r.key), [`${s.id}:1:call~1`, `${s.id}:1:call~2`])
+      assert.deepStrictEqual(seen.map((r) => keyShape(r.key)), [`${s.id}:1:call~1`, `${s.id}:1:call~2`])
     }))
 
   it.effect("arguments nested 1,000,000 levels deep are invalid_args (maxDepth) and never reach the executor", () =>

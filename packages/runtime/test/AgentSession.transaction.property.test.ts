@@ -7,11 +7,12 @@
  * the session: nothing is left behind that the session cannot account for, and no undo runs twice.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Deferred, Effect, Either, FastCheck as fc, Fiber, Option, Stream } from "effect"
+import { Deferred, Effect, Either, FastCheck as fc, Fiber, Option, Schema, Stream } from "effect"
+import * as Compensation from "../src/Compensation.js"
 import { ProviderError } from "../src/Errors.js"
 import * as Tool from "../src/Tool.js"
 import * as Toolkit from "../src/Toolkit.js"
-import { answer, call, done, make, type Round, session, text } from "./support/scriptedProvider.js"
+import { answer, call, compensationOf, done, make, type Round, session, text } from "./support/scriptedProvider.js"
 
 type Kind = "add" | "note" | "stuck" | "refuse" | "late" | "invalid" | "block"
 type Ending = "answer" | "providerError" | "missingDone" | "interrupt"
@@ -80,11 +81,13 @@ const world = (blocked: () => Effect.Effect<void>) => {
       undo: () => Effect.die("a call that never answered has nothing to undo")
     })
   ]
-  return { live, doubleRuns, undoOfNothing, toolkit: Either.getOrThrow(Toolkit.make(...tools)) }
+  return { live, ran, doubleRuns, undoOfNothing, toolkit: Either.getOrThrow(Toolkit.make(...tools)) }
 }
 
-/** The turn number an idempotency key (`<session>:<turn>:<call>`) belongs to. */
-const turnOf = (key: string): number => Number(key.split(":").at(-2))
+const isTurnError = Schema.is(Compensation.TurnError)
+
+/** The turn number an idempotency key (`<session>:<turn>-<random>:<call>`) belongs to. */
+const turnOf = (key: string): number => Number(key.split(":").at(-2)!.split("-")[0])
 
 describe("AgentSession: the turn as a transaction (property)", () => {
   it.live.prop(
@@ -131,14 +134,22 @@ describe("AgentSession: the turn as a transaction (property)", () => {
             yield* Effect.raceFirst(Deferred.await(asked[i]!), Fiber.await(fiber))
             yield* Fiber.interrupt(fiber)
           } else {
+            const before = new Set(w.ran)
             const outcome = yield* Effect.either(s.send(`turn ${i}`))
             if (Either.isRight(outcome)) committed.add(outcome.right.turn)
-            else if (outcome.left._tag === "TurnFailedAfterTools") {
-              for (const left of outcome.left.notCompensated) {
+            else {
+              // the error is the turn's own, never a wrapper; what ran is on it as its compensation
+              assert.isTrue(isTurnError(outcome.left), outcome.left._tag)
+              const ranNow = [...w.ran].filter((key) => !before.has(key))
+              const report = compensationOf(outcome.left)
+              assert.strictEqual(report !== undefined || ranNow.length === 0, true, `${outcome.left._tag} after ${ranNow.length} run(s) carries no compensation`)
+              const executed = new Set(report?.executed.map((e) => e.idempotencyKey))
+              for (const key of ranNow) assert.isTrue(executed.has(key) && turnOf(key) === report?.turn, key)
+              for (const left of report?.notCompensated ?? []) {
                 const expected = left.tool === "note" ? "no_undo" : left.tool === "stuck" ? "undo_failed" : "interrupted"
                 assert.strictEqual(left.reason, expected, JSON.stringify(left))
               }
-              assert.notInclude(outcome.left.notCompensated.map((l) => l.tool), "refuse")
+              assert.notInclude(report?.notCompensated.map((l) => l.tool) ?? [], "refuse")
             }
           }
           if (t.after === "undo") {

@@ -19,7 +19,7 @@ const shape = <A, E>(exit: Exit.Exit<A, E>) =>
   Exit.match(exit, { onSuccess: (a) => ({ ok: a }), onFailure: (c) => ({ failures: [...Cause.failures(c)], defects: [...Cause.defects(c)], interrupted: Cause.isInterrupted(c) }) })
 
 describe("Deadline.within", () => {
-  it.live("work that finishes in time answers as it would alone: value, failure, defect, interruption (default clock)", () =>
+  it.live("work that finishes in time answers as it would alone: value, failure, defect, interruption (real clock)", () =>
     Effect.gen(function*() {
       const samples = fc.sample(outcome, 60)
       for (const work of samples) {
@@ -29,7 +29,7 @@ describe("Deadline.within", () => {
       }
     }))
 
-  it.effect("under TestClock it is Effect.timeoutTo: the same answers, and the deadline passes when the clock is adjusted", () =>
+  it.effect("under TestClock: the same answers, and the deadline passes when the clock is adjusted", () =>
     Effect.gen(function*() {
       for (const work of fc.sample(outcome, 30)) {
         assert.deepStrictEqual(shape(yield* Effect.exit(Deadline.within(work, Duration.seconds(5), timedOut))), shape(yield* Effect.exit(work)))
@@ -41,7 +41,7 @@ describe("Deadline.within", () => {
       assert.deepStrictEqual(stopped, ["work"])
     }))
 
-  it.live("past the deadline the work is interrupted, and stopped, before onTimeout answers (default clock)", () =>
+  it.live("past the deadline the work is interrupted, and stopped, before onTimeout answers (real clock)", () =>
     Effect.gen(function*() {
       const order: Array<string> = []
       const work = Effect.onInterrupt(Effect.never, () => Effect.sync(() => order.push("work stopped")))
@@ -53,7 +53,7 @@ describe("Deadline.within", () => {
       assert.strictEqual(failed, "deadline")
     }))
 
-  it.live("interrupting the caller interrupts the work and waits until it stopped (default clock)", () =>
+  it.live("interrupting the caller interrupts the work and waits until it stopped (real clock)", () =>
     Effect.gen(function*() {
       const stopped: Array<string> = []
       const work = Effect.onInterrupt(Effect.never, () => Effect.sync(() => stopped.push("work")))
@@ -64,9 +64,26 @@ describe("Deadline.within", () => {
       assert.deepStrictEqual(stopped, ["work"])
     }))
 
-  it.live("a deadline longer than a timer holds never fires (it falls back to Effect.timeoutTo)", () =>
+  it.live("a deadline longer than a timer holds never fires", () =>
     Effect.gen(function*() {
       assert.strictEqual(yield* Deadline.within(Effect.succeed(1), Duration.days(30), timedOut), 1)
       assert.strictEqual(yield* Deadline.within(Effect.succeed(2), Duration.infinity, timedOut), 2)
+    }))
+
+  it.live("inside an uninterruptible region (a finalizer, an acquireRelease acquire) the work is still stopped at the deadline", () =>
+    Effect.gen(function*() {
+      const stopped: Array<string> = []
+      const work = Effect.onInterrupt(Effect.never, () => Effect.sync(() => stopped.push("work")))
+      const inFinalizer = yield* Effect.uninterruptible(Deadline.within(work, Duration.millis(20), timedOut)).pipe(
+        Effect.disconnect,
+        Effect.timeoutFail({ duration: "5 seconds", onTimeout: () => "hung" })
+      )
+      assert.strictEqual(inFinalizer, "timed out")
+      const acquired = yield* Effect.scoped(Effect.acquireRelease(Deadline.within(work, Duration.millis(20), timedOut), () => Effect.void)).pipe(
+        Effect.disconnect,
+        Effect.timeoutFail({ duration: "5 seconds", onTimeout: () => "hung" })
+      )
+      assert.strictEqual(acquired, "timed out")
+      assert.deepStrictEqual(stopped, ["work", "work"])
     }))
 })

@@ -39,8 +39,8 @@ const check = (send: number, what: string, ok: boolean, detail: () => unknown = 
 
 /**
  * The error tag of a failed exit (`Interrupted` for an interruption), after checking the cause is one typed
- * failure or an interruption (no defect). A `TurnFailedAfterTools` is checked against what the executors did
- * and gives the tag of the error it wraps.
+ * failure or an interruption (no defect). An error's `compensation` report is checked against what the
+ * executors did.
  */
 const failureTag = (o: Observed): string | undefined => {
   const { exit, index: send } = o
@@ -54,14 +54,10 @@ const failureTag = (o: Observed): string | undefined => {
   }
   const error = Cause.failureOption(cause)
   check(send, "the failure has no error", Option.isSome(error), () => Cause.pretty(cause))
-  let failure = Option.getOrThrow(error) as { readonly _tag?: unknown; readonly error?: { readonly _tag?: unknown } }
+  const failure = Option.getOrThrow(error) as { readonly _tag?: unknown; readonly compensation?: Compensation.Report }
   const ran = o.received.length > 0
-  check(send, "a typed failure after tools ran is TurnFailedAfterTools, and only then", (failure._tag === "TurnFailedAfterTools") === ran, () => failure._tag)
-  if (failure._tag === "TurnFailedAfterTools") {
-    const wrapped = failure as AgentSession.SendError & { readonly _tag: "TurnFailedAfterTools" }
-    checkCompensation(o, wrapped.executed.map((e) => e.callId), wrapped)
-    failure = wrapped.error
-  }
+  check(send, "a typed failure after tools ran carries its compensation, and only then", (failure.compensation !== undefined) === ran, () => failure._tag)
+  if (failure.compensation !== undefined) checkCompensation(o, failure.compensation.executed.map((e) => e.callId), failure.compensation)
   const tag = failure._tag
   check(send, "the error is not a SendError", typeof tag === "string" && sendErrorTags.has(tag), () => String(tag))
   return tag as string

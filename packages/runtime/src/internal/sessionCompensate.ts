@@ -1,18 +1,22 @@
 /**
  * Compensation of a failed turn: the calls it executed are taken back newest first (each undo's failure is
  * recorded, the others still run), and what could not be taken back becomes an outstanding effect of the
- * session and a pair of messages that tell the model it happened. The caller runs this uninterruptibly.
+ * session and a pair of messages that tell the model it happened. The caller runs this uninterruptibly; it
+ * is bounded all the same: each undo within its tool's time budget, all of them within a deadline.
  *
  * @internal
  */
 import * as Cause from "effect/Cause"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as HashSet from "effect/HashSet"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Compensation from "../Compensation.js"
 import type * as Message from "../Message.js"
 import * as Telemetry from "../Telemetry.js"
 import * as ToolEnvelope from "../ToolEnvelope.js"
+import * as Deadline from "./deadline.js"
 import { clip } from "./json.js"
 import { type Env, type Execution, publish } from "./sessionState.js"
 import { attempt } from "./sessionUndo.js"
@@ -72,21 +76,64 @@ export const stays = (e: Execution): Compensation.NotCompensated | undefined => 
 export const outstandingOf = (turn: number, e: Execution, left: Compensation.NotCompensated): Compensation.OutstandingEffect =>
   ({ ...executedCall(e), ...left, turn })
 
-/** One execution taken back: `undefined` when undone or when it had no effect, else why it stays. */
+/** The failure of an undo that interrupted itself. */
+const selfInterrupted = (tool: string) => ToolEnvelope.failure("execution_error", "The undo was interrupted before it answered.", { tool })
+
+/**
+ * One execution taken back: `undefined` when undone or when it had no effect, else why it stays. An undo
+ * that interrupts itself failed; an interruption from outside (the compensation's deadline) passes on.
+ */
 const takeBack = (e: Execution): Effect.Effect<Compensation.NotCompensated | "undone" | undefined> => {
   const left = stays(e)
   if (left !== undefined || e.undo === undefined) return Effect.succeed(left)
-  return Effect.map(attempt(e.undo), (failure) =>
-    failure === undefined ? "undone" : { callId: e.callId, tool: e.tool, reason: "undo_failed", undoFailure: failure })
+  const step = e.undo
+  return attempt(step).pipe(
+    Effect.catchAllCause((cause) =>
+      Effect.flatMap(Effect.descriptor, (self) => HashSet.size(self.interruptors) > 0 ? Effect.failCause(cause) : Effect.succeed(selfInterrupted(step.tool)))
+    ),
+    Effect.map((failure) => failure === undefined ? "undone" : { callId: e.callId, tool: e.tool, reason: "undo_failed", undoFailure: failure })
+  )
 }
 
-/** Takes back `executions` (newest first), records what stays as outstanding effects and publishes `TurnCompensated`. */
-export const compensate = (env: Env, turn: number, executions: ReadonlyArray<Execution>): Effect.Effect<Compensated> =>
+/** The undo failure of a call whose undo had not finished when the compensation's deadline passed. */
+const lateUndo = (e: Execution, millis: number): Compensation.NotCompensated => ({
+  callId: e.callId,
+  tool: e.tool,
+  reason: "undo_failed",
+  undoFailure: ToolEnvelope.failure("timeout", `The compensation ran past its deadline of ${millis} ms before this undo finished; its effect may be in place.`, {
+    tool: e.tool
+  })
+})
+
+/** A call the compensation had not reached or finished by its deadline: as it stays when it has no undo to run, else `undo_failed`. */
+const unsettled = (e: Execution, millis: number): Compensation.NotCompensated | undefined =>
+  stays(e) ?? (e.undo === undefined ? undefined : lateUndo(e, millis))
+
+/**
+ * What happened to each of `executions`, newest first, within `millis`: the undos run one at a time, each
+ * within its tool's budget, all of them within the deadline. Past it the undos still running are interrupted
+ * without waiting on them (an undo that will not stop cannot hold the compensation), and every call not
+ * settled by then is `undo_failed`.
+ */
+const takeBackAll = (executions: ReadonlyArray<Execution>, millis: number) =>
+  Effect.gen(function*() {
+    const settled = new Map<Execution, Compensation.NotCompensated | "undone" | undefined>()
+    const newestFirst = [...executions].reverse()
+    const run = Effect.forEach(newestFirst, (e) => Effect.map(takeBack(e), (outcome) => void settled.set(e, outcome)), { discard: true })
+    const finished = yield* Deadline.within(Effect.as(Effect.disconnect(run), true), Duration.millis(millis), () => Effect.succeed(false))
+    // a copy taken once: an undo interrupted in the background cannot change the report after this
+    return newestFirst.map((e) => [e, settled.has(e) || finished ? settled.get(e) : unsettled(e, millis)] as const)
+  })
+
+/**
+ * Takes back `executions` (newest first) within `millis`, records what stays as outstanding effects and
+ * publishes `TurnCompensated`.
+ */
+export const compensate = (env: Env, turn: number, executions: ReadonlyArray<Execution>, millis: number): Effect.Effect<Compensated> =>
   Effect.gen(function*() {
     const compensated: Array<string> = []
     const left: Array<readonly [Execution, Compensation.NotCompensated]> = []
-    for (const e of [...executions].reverse()) {
-      const outcome = yield* takeBack(e)
+    for (const [e, outcome] of yield* takeBackAll(executions, millis)) {
       if (outcome === "undone") compensated.push(e.callId)
       else if (outcome !== undefined) left.push([e, outcome])
     }
@@ -120,9 +167,10 @@ export const rollBack = Effect.fnUntraced(function*(
   env: Env,
   turn: number,
   executions: ReadonlyArray<Execution>,
-  cause: Cause.Cause<{ readonly _tag: string; readonly message: string }>
+  cause: Cause.Cause<{ readonly _tag: string; readonly message: string }>,
+  millis: number
 ) {
-  const compensated = executions.length === 0 ? undefined : yield* compensate(env, turn, executions)
+  const compensated = executions.length === 0 ? undefined : yield* compensate(env, turn, executions, millis)
   if (compensated !== undefined && compensated.messages.length > 0) {
     yield* Ref.update(env.history, (h) => [...h, ...compensated.messages])
   }
@@ -130,12 +178,27 @@ export const rollBack = Effect.fnUntraced(function*(
   return compensated
 })
 
-/** The typed failure of a turn that executed tools: the error with what was and was not taken back. */
-export const failedAfterTools = <E>(turn: number, compensated: Compensated | undefined, error: E): E | Compensation.TurnFailedAfterTools =>
-  compensated === undefined ? error : new Compensation.TurnFailedAfterTools({
+/** A Schema error class: its constructor, and the fields it declares. */
+type ErrorClass<E> = (new(props: object, disableValidation: boolean) => E) & { readonly fields?: Record<string, unknown> }
+
+/**
+ * The typed failure of a turn that executed tools: the same error, its own tag kept, carrying what was and
+ * was not taken back as its `compensation` field (a copy: an error the provider shares is never changed).
+ */
+export const reported = <E>(turn: number, compensated: Compensated | undefined, error: E): E => {
+  if (compensated === undefined || typeof error !== "object" || error === null) return error
+  const Class = error.constructor as ErrorClass<E>
+  if (Class.fields === undefined || !("compensation" in Class.fields)) return error
+  const props: Record<string, unknown> = {}
+  for (const key of Object.keys(Class.fields)) {
+    const value = (error as Record<string, unknown>)[key]
+    if (value !== undefined) props[key] = value
+  }
+  const report: Compensation.Report = {
     turn,
-    error: error as Compensation.TurnError,
     executed: compensated.executed,
     compensated: compensated.compensated,
     notCompensated: compensated.notCompensated
-  })
+  }
+  return new Class({ ...props, compensation: report }, true)
+}

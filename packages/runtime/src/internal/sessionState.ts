@@ -127,6 +127,8 @@ export interface State {
   readonly lastSchemaWarnings: Ref.Ref<ReadonlyArray<Provider.ToolSchemaWarning>>
   /** Which domains are active (tool discovery). */
   readonly discovery: Ref.Ref<ToolDiscovery.State>
+  /** The turn under way and the random part of its idempotency keys (set when a turn begins; sends are serialized). */
+  readonly keys: { turn: number; part: string }
 }
 
 /** A session: its configuration and its state. */
@@ -145,7 +147,8 @@ export const makeState = (capacity: number, discovery: ToolDiscovery.State): Sta
     outstanding: Ref.unsafeMake<ReadonlyArray<Compensation.OutstandingEffect>>([]),
     lastUsage: Ref.unsafeMake(Option.none<AgentSession.UsageReport>()),
     lastSchemaWarnings: Ref.unsafeMake<ReadonlyArray<Provider.ToolSchemaWarning>>([]),
-    discovery: Ref.unsafeMake(discovery)
+    discovery: Ref.unsafeMake(discovery),
+    keys: { turn: 0, part: "" }
   })
 
 /** A subscription to the session's events, the hub made now if this is the first (a second one made concurrently is dropped). */
@@ -154,8 +157,25 @@ export const subscribe = (events: Events): Effect.Effect<Queue.Dequeue<SessionEv
     events.hub !== undefined ? Effect.succeed(events.hub) : Effect.map(PubSub.sliding<SessionEvent.SessionEvent>(events.capacity), (hub) => (events.hub ??= hub))
   ).pipe(Effect.flatMap(PubSub.subscribe))
 
-/** The idempotency key of a call: `<session id>:<turn>:<call id>`. */
-export const idempotencyKey = (env: Config, turn: number, callId: string): string => `${env.id}:${turn}:${callId}`
+/** 64 random bits as 16 hex digits, from the platform's cryptographic source. */
+const randomPart = (): string => Array.from(crypto.getRandomValues(new Uint8Array(8)), (b) => b.toString(16).padStart(2, "0")).join("")
+
+/**
+ * Starts the keys of `turn`: a fresh random part, so a session made again with the same id (a restarted
+ * worker, whose turns count from 1 again) never hands an executor a key an earlier process used.
+ */
+export const startKeys = (env: Env, turn: number): Effect.Effect<void> =>
+  Effect.sync(() => {
+    env.keys.turn = turn
+    env.keys.part = randomPart()
+  })
+
+/**
+ * The idempotency key of a call: `<session id>:<turn>-<random>:<call id>`, the random part (16 hex digits)
+ * drawn once per turn, so keys are unique across processes without a store.
+ */
+export const idempotencyKey = (env: Env, turn: number, callId: string): string =>
+  `${env.id}:${turn}-${env.keys.turn === turn ? env.keys.part : randomPart()}:${callId}`
 
 /** Publishes a session event when someone subscribed (a sliding hub never blocks the turn). */
 export const publish = (env: Env, event: SessionEvent.SessionEvent): Effect.Effect<void> =>

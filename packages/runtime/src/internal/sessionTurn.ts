@@ -26,13 +26,13 @@ import type * as ToolEnvelope from "../ToolEnvelope.js"
 import { safeString } from "./json.js"
 import * as Deadline from "./deadline.js"
 import { answerRound, reportCall } from "./sessionCalls.js"
-import { type Compensated, failedAfterTools, outstandingOf, rollBack, stays } from "./sessionCompensate.js"
+import { type Compensated, outstandingOf, reported, rollBack, stays } from "./sessionCompensate.js"
 import * as RoundEvents from "./roundEvents.js"
 import * as SessionRequest from "./sessionRequest.js"
 import * as SessionRound from "./sessionRound.js"
 import * as TextTools from "./textTools.js"
 import * as ToolDiscovery from "./toolDiscovery.js"
-import { type Env, type Execution, publish } from "./sessionState.js"
+import { type Env, type Execution, publish, startKeys } from "./sessionState.js"
 
 /** What a send asks for besides the text. */
 export interface TurnOptions<A, X> {
@@ -270,6 +270,7 @@ const commit = (env: Env, current: Current) =>
 const begin = Effect.fnUntraced(function*(env: Env, text: string, definitions: SessionRequest.Definitions, sampling: Provider.Sampling | undefined, images?: ReadonlyArray<Message.Image>) {
   const routed = textRouted(env.provider.capabilities)
   const number = yield* Ref.updateAndGet(env.turns, (n) => n + 1)
+  yield* startKeys(env, number)
   const user: Message.User = images === undefined ? { _tag: "User", text } : { _tag: "User", text, images }
   const start = yield* Ref.modify(env.history, (h) => [h.length, [...h, user]])
   yield* publish(env, { _tag: "TurnStarted", turn: number, text })
@@ -340,10 +341,10 @@ export const run = <A, X extends { readonly _tag: string; readonly message: stri
       // an onExit finalizer is uninterruptible: an interrupted send is compensated before the interruption completes
       Effect.onExit((exit) =>
         Exit.isFailure(exit) && !current.committed
-          ? Effect.map(rollBack(env, current.number, current.executions, exit.cause), (c) => void (compensated = c))
+          ? Effect.map(rollBack(env, current.number, current.executions, exit.cause, limitMillis), (c) => void (compensated = c))
           : Effect.void
       ),
-      Effect.mapError((e) => failedAfterTools(current.number, compensated, e)),
+      Effect.mapError((e) => reported(current.number, compensated, e)),
       Effect.ensuring(Effect.all([
         // A managed conversation cannot have seen more than history now holds.
         Effect.flatMap(Ref.get(env.history), (h) => Ref.update(env.seen, (s) => Math.min(s, h.length))),

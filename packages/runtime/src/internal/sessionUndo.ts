@@ -1,18 +1,22 @@
 /**
  * Undoing the last committed turn: its undo steps still to run go newest first (each one's failure is
- * recorded, the others still run; each one that succeeds is marked at once, so a retry never runs it
- * again). Only when no step is left does the turn leave history, and its calls no undo can take back (no
+ * recorded, the others still run; each one that succeeds is marked done in the same step no interruption
+ * can split, so a retry never runs it again). Undos and sends are serialized; an undo asked for while a send
+ * was in flight that then committed a turn refuses (`UndoSuperseded`) rather than take back a turn the caller
+ * had not seen. Only when no step is left does the turn leave history, and its calls no undo can take back (no
  * undo, or timed out) become outstanding effects; otherwise the undo fails with `UndoIncomplete` and the
  * turn stays, ready to be undone again.
  *
  * @internal
  */
 import * as Cause from "effect/Cause"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as FiberId from "effect/FiberId"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import type * as AgentSession from "../AgentSession.js"
-import { type UndoFailure, UndoIncomplete } from "../Compensation.js"
+import { type UndoFailure, UndoIncomplete, UndoSuperseded } from "../Compensation.js"
 import * as ToolEnvelope from "../ToolEnvelope.js"
 import { type Env, type UndoEntry, type UndoStep } from "./sessionState.js"
 
@@ -31,14 +35,33 @@ export const attempt = (step: UndoStep): Effect.Effect<ToolEnvelope.Failure | un
     })
   )
 
-/** Runs one step; a step that succeeded leaves the entry's steps in the same uninterruptible step. */
-const runStep = (env: Env, entry: UndoEntry, step: UndoStep) =>
+/** Leaves `step` out of its entry's steps still to run. */
+const markDone = (env: Env, entry: UndoEntry, step: UndoStep) =>
+  Ref.update(env.undoLog, (log) => log.map((e) => e.turn === entry.turn ? { ...e, steps: e.steps.filter((s) => s !== step) } : e))
+
+/** The outcome of each step whose run is under way, so that a retry waits for it instead of running it again. */
+const underWay = new WeakMap<UndoStep, Deferred.Deferred<ToolEnvelope.Failure | undefined>>()
+
+/**
+ * Runs one step: the undo and, when it succeeded, its mark as done are one unit that no interruption splits.
+ * The unit runs in a fiber of its own, stopped only by the step's time budget: a caller interrupted while it
+ * runs stops waiting, the unit still finishes (and marks), and a retry meanwhile waits for that same run.
+ */
+const runStep = (env: Env, entry: UndoEntry, step: UndoStep): Effect.Effect<ToolEnvelope.Failure | undefined> =>
   Effect.uninterruptibleMask((restore) =>
-    Effect.tap(restore(attempt(step)), (failure) =>
-      failure === undefined
-        ? Ref.update(env.undoLog, (log) => log.map((e) => e.turn === entry.turn ? { ...e, steps: e.steps.filter((s) => s !== step) } : e))
-        : Effect.void
-    )
+    Effect.suspend(() => {
+      const running = underWay.get(step)
+      if (running !== undefined) return restore(Deferred.await(running))
+      const outcome = Deferred.unsafeMake<ToolEnvelope.Failure | undefined>(FiberId.none)
+      underWay.set(step, outcome)
+      const unit = attempt(step).pipe(
+        Effect.tap((failure) => failure === undefined ? markDone(env, entry, step) : Effect.void),
+        // only the undo itself can interrupt this fiber: that is its failure
+        Effect.catchAllCause(() => Effect.succeed(ToolEnvelope.failure("execution_error", "The undo was interrupted before it answered.", { tool: step.tool }))),
+        Effect.tap((failure) => Effect.zipRight(Effect.sync(() => underWay.delete(step)), Deferred.succeed(outcome, failure)))
+      )
+      return Effect.zipRight(Effect.forkDaemon(Effect.uninterruptible(unit)), restore(Deferred.await(outcome)))
+    })
   )
 
 /**
@@ -61,10 +84,19 @@ const remove = (env: Env, entry: UndoEntry) =>
     yield* Ref.update(env.seen, (s) => Math.min(s, length))
   }))
 
-/** Undoes the last committed turn, or `None` when no committed turn is left; `UndoIncomplete` when a step failed. */
-export const undoLast = (env: Env): Effect.Effect<Option.Option<AgentSession.UndoReport>, UndoIncomplete> =>
+/** The last committed turn still in the undo log (`undefined`: none). */
+export const lastCommitted = (env: Env): Effect.Effect<number | undefined> => Effect.map(Ref.get(env.undoLog), (log) => log.at(-1)?.turn)
+
+/**
+ * Undoes the last committed turn, or `None` when no committed turn is left; `UndoIncomplete` when a step
+ * failed; `UndoSuperseded` when the last committed turn is no longer `expected` (what it was when the caller asked).
+ */
+export const undoLast = (env: Env, expected: number | undefined): Effect.Effect<Option.Option<AgentSession.UndoReport>, UndoIncomplete | UndoSuperseded> =>
   Effect.gen(function*() {
     const entry = (yield* Ref.get(env.undoLog)).at(-1)
+    if (entry?.turn !== expected) {
+      return yield* new UndoSuperseded({ ...(expected === undefined ? {} : { expected }), ...(entry === undefined ? {} : { last: entry.turn }) })
+    }
     if (entry === undefined) return Option.none()
     const undone: Array<string> = []
     const failed: Array<UndoFailure> = []

@@ -7,6 +7,7 @@
 import { Effect, Stream } from "effect"
 import * as AgentSession from "../../src/AgentSession.js"
 import * as ArgumentValidator from "../../src/ArgumentValidator.js"
+import type * as Compensation from "../../src/Compensation.js"
 import { type InvalidOptions, ProviderError } from "../../src/Errors.js"
 import * as Provider from "../../src/Provider.js"
 import type * as RunLimits from "../../src/RunLimits.js"
@@ -114,3 +115,10 @@ export const session = (
     ...(options.chainScope === undefined ? {} : { chainScope: options.chainScope }),
     ...(options.preTransmit === undefined ? {} : { preTransmit: options.preTransmit })
   }).pipe(Effect.provide(ArgumentValidator.layerWith({ toolChaining: options.chaining === true })))
+
+/** An idempotency key without its random per-turn part (`<session>:<turn>-<random>:<call>` → `<session>:<turn>:<call>`), for comparing. */
+export const keyShape = (key: string): string => key.replace(/:(\d+)-[0-9a-f]{16}:/, ":$1:")
+
+/** The compensation report a send's error carries (`undefined`: none of the turn's tools had run, or an error from before the turn). */
+export const compensationOf = (error: AgentSession.SendError | { readonly _tag: string }): Compensation.Report | undefined =>
+  "compensation" in error ? error.compensation as Compensation.Report | undefined : undefined
