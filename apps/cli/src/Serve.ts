@@ -1,5 +1,5 @@
 /**
- * `toolgate serve [--port N] [--profile FILE] [--scenario FILE] [--faults] [--json]`: runs the reference relay on
+ * `toolgate serve [--port N] [--profile FILE] [--scenario FILE] [--faults] [--allowed-host NAME]… [--allowed-origin ORIGIN]… [--json]`: runs the reference relay on
  * loopback until interrupted (Ctrl-C: a clean shutdown, exit 0). Without files it serves the demo: every demo
  * scenario under `/scenarios/<name>` and the first one at the root; a profile or scenario file replaces
  * what the root serves. The fault switch headers are honoured only with `--faults` (anything on the machine
@@ -78,12 +78,24 @@ const loadProfile = (path: string) =>
   })
 
 /** The config: the demo's, with the root's profile and script replaced by the files given. */
-export const served = (profile: Option.Option<string>, scenario: Option.Option<string>, faultHeaders = false) =>
+export const served = (
+  profile: Option.Option<string>,
+  scenario: Option.Option<string>,
+  faultHeaders = false,
+  allowed: { readonly hosts?: ReadonlyArray<string>; readonly origins?: ReadonlyArray<string> } = {}
+) =>
   Effect.gen(function*() {
     const loadedProfile = Option.isSome(profile) ? yield* loadProfile(profile.value) : Demo.config.profile
     const loadedScript = Option.isSome(scenario) ? yield* Effect.flatMap(Lazy.relay, (Relay) => Relay.loadScript(scenario.value)) : Demo.config.script
     return {
-      config: { ...Demo.config, profile: loadedProfile, script: loadedScript, faultHeaders },
+      config: {
+        ...Demo.config,
+        profile: loadedProfile,
+        script: loadedScript,
+        faultHeaders,
+        ...(allowed.hosts === undefined || allowed.hosts.length === 0 ? {} : { allowedHosts: allowed.hosts }),
+        ...(allowed.origins === undefined || allowed.origins.length === 0 ? {} : { allowedOrigins: allowed.origins })
+      },
       profile: Option.getOrElse(profile, () => demoRoot),
       scenario: Option.getOrElse(scenario, () => demoRoot)
     } satisfies Served
@@ -143,7 +155,7 @@ const profileOption = Options.file("profile").pipe(
   Options.optional,
   Options.withDescription(
     "a profile JSON file { capabilities_version, tool_schemas, faults? } served at GET /v1/agent/capabilities " +
-      "(faults: predates, malformed, newer-major, slow, fail, drop, garbage). Default: the demo's."
+      "(faults: predates, malformed, newer-major, slow, fail, drop, garbage, rate-limit). Default: the demo's."
   )
 )
 const scenarioOption = Options.file("scenario").pipe(
@@ -158,17 +170,37 @@ const faultsOption = Options.boolean("faults").pipe(
   )
 )
 
+const allowedHostOption = Options.text("allowed-host").pipe(
+  Options.repeated,
+  Options.withDescription(
+    "a Host header name accepted besides localhost, 127.0.0.1 and [::1] (`name` for any port, `name:port` for one), " +
+      "for a relay behind a proxy that keeps the client's Host; repeatable. Any other Host is a 403. Default: none."
+  )
+)
+const allowedOriginOption = Options.text("allowed-origin").pipe(
+  Options.repeated,
+  Options.withDescription("a web origin (https://app.example:8443) whose browser requests are accepted; repeatable. Any other Origin is a 403. Default: none.")
+)
+
 /** The `serve` subcommand. */
 export const command = Command.make(
   "serve",
-  { port: portOption, profile: profileOption, scenario: scenarioOption, faults: faultsOption, json },
+  {
+    port: portOption,
+    profile: profileOption,
+    scenario: scenarioOption,
+    faults: faultsOption,
+    allowedHost: allowedHostOption,
+    allowedOrigin: allowedOriginOption,
+    json
+  },
   (options) =>
     Effect.gen(function*() {
       const port = options.port
       if (!(Number.isSafeInteger(port) && port >= 0 && port <= 65_535)) {
         return yield* new BadInput({ message: `--port must be 0 to 65535, got ${port}.` })
       }
-      const what = yield* served(options.profile, options.scenario, options.faults)
+      const what = yield* served(options.profile, options.scenario, options.faults, { hosts: options.allowedHost, origins: options.allowedOrigin })
       yield* Effect.scoped(Effect.gen(function*() {
         const Relay = yield* Lazy.relay
         const { url } = yield* Relay.start(what.config, { port }).pipe(Effect.mapError((e) => listenError(port, e)))

@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { request as httpRequest } from "node:http"
 import { createServer, type AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
@@ -173,6 +174,30 @@ describe("toolgate serve (the process)", () => {
       assert.match(((await refused.json()) as { error: { message: string } }).error.message, /--faults/)
       const plain = await fetch(`${url}/v1/agent/turns`, { method: "POST", body: JSON.stringify(turn), signal: AbortSignal.timeout(5_000) })
       assert.strictEqual(plain.status, 415, "a text/plain POST (a web page's simple request) is refused")
+    })
+  })
+
+  it("--allowed-host and --allowed-origin: a proxy's Host and a named web origin get through; any other is a 403", async () => {
+    // fetch cannot set Host: node:http can
+    const status = (url: string, headers: Record<string, string>) =>
+      new Promise<number>((done, fail) => {
+        const req = httpRequest(`${url}/v1/agent/capabilities`, { headers, timeout: 5_000 }, (res) => {
+          res.resume()
+          done(res.statusCode ?? 0)
+        })
+        req.on("error", fail)
+        req.on("timeout", () => req.destroy(new Error("timed out")))
+        req.end()
+      })
+    const args = ["--port", "0", "--allowed-host", "relay.internal", "--allowed-origin", "https://app.example:8443"]
+    await withServe(args, async (url) => {
+      assert.strictEqual(await status(url, { host: "relay.internal:8080" }), 200)
+      assert.strictEqual(await status(url, { host: "evil.example" }), 403)
+      assert.strictEqual(await status(url, { origin: "https://app.example:8443" }), 200)
+      assert.strictEqual(await status(url, { origin: "https://evil.example" }), 403)
+    })
+    await withServe(["--port", "0"], async (url) => {
+      assert.strictEqual(await status(url, { host: "relay.internal" }), 403, "without the flag a proxy's Host is refused")
     })
   })
 
