@@ -25,7 +25,7 @@ import * as Errors from "./Errors.js"
 import * as Decode from "./Decode.js"
 import { StructuredOutputInvalid, StructuredOutputUnsupported } from "./Errors.js"
 import { safeString } from "./internal/json.js"
-import { type Env, makeState, subscribe } from "./internal/sessionState.js"
+import { type Env, type Live, makeState, subscribe } from "./internal/sessionState.js"
 import { registry } from "./internal/registry.js"
 import * as SessionTurn from "./internal/sessionTurn.js"
 import * as ToolDiscovery from "./internal/toolDiscovery.js"
@@ -312,7 +312,11 @@ export function make(options: Options<unknown>): Effect.Effect<AgentSession, Err
       const given = options.provider ?? Context.unsafeGet(context, Provider.Provider)
       const limits = settings.limits ?? Option.getOrElse(Context.getOption(context, RunLimits.RunLimits), () => RunLimits.defaults)
       const validator = Context.unsafeGet(context, ArgumentValidator)
-      const provider = "_tag" in given ? given.make(registry(Toolkit.provideContext(options.toolkit, context as Context.Context<unknown>), validator)) : given
+      const id = settings.id ?? crypto.randomUUID()
+      const live: Live = { current: undefined }
+      const provider = "_tag" in given
+        ? given.make(registry({ toolkit: options.toolkit as Toolkit.Toolkit<never>, validator, limits, live, id, context }))
+        : given
       const gate = settings.mode === "cloudProfile" ? Context.unsafeGet(context, DriftGate) : undefined
       const state = makeState(settings.eventCapacity, ToolDiscovery.initial(options.toolkit, provider.capabilities))
       // only strict-mode schemas have a flag to turn off, so only their sessions read it
@@ -323,7 +327,7 @@ export function make(options: Options<unknown>): Effect.Effect<AgentSession, Err
         (toolkit, strictDisabled) =>
           // not `{ ...state, … }`: a spread with this many keys makes a 10 KB dictionary object per session
           methods(Object.assign(state, {
-            id: settings.id ?? crypto.randomUUID(),
+            id,
             provider,
             toolkit,
             context,
@@ -335,7 +339,8 @@ export function make(options: Options<unknown>): Effect.Effect<AgentSession, Err
             maxEventsPerRound: settings.maxEventsPerRound,
             strictDisabled,
             persona: settings.persona,
-            sampling: settings.sampling
+            sampling: settings.sampling,
+            live
           }), oneAtATime(Effect.unsafeMakeSemaphore(1)))
       )
     }))

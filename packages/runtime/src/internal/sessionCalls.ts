@@ -14,6 +14,7 @@ import type * as ArgumentValidator from "../ArgumentValidator.js"
 import type { ToolArgumentRepairExhausted } from "../Errors.js"
 import type * as Message from "../Message.js"
 import type * as RepairBudget from "../RepairBudget.js"
+import * as RunLimits from "../RunLimits.js"
 import * as Tool from "../Tool.js"
 import * as ToolChain from "../ToolChain.js"
 import * as Telemetry from "../Telemetry.js"
@@ -133,9 +134,85 @@ export const reportCall = <E>(
     })
   )
 
+/** How long a round's calls may run before the event loop gets a turn: 10 ms. */
+const breathEveryMillis = 10
+
+/** When a round last gave the event loop a turn, and the calls waiting for theirs, first come first served. */
+export interface Breath {
+  /** `undefined` until the round's first call starts: a round's first call never waits. */
+  at: number | undefined
+  readonly waiting: Array<() => void>
+  pumping: boolean
+}
+
+/** A round's breath, fresh. */
+export const breath = (): Breath => ({ at: undefined, waiting: [], pumping: false })
+
+/** Runs `task` in the event loop's next turn (its timers run before it). */
+const nextTurn = (task: () => void): void => {
+  if (typeof setImmediate === "function") setImmediate(task)
+  else setTimeout(task, 0)
+}
+
+/**
+ * Lets the waiting calls go in order, one at a time, each after the one before ran up to where it waits or
+ * yields, until `breathEveryMillis` have passed; then the loop gets its next turn, and so on until none waits.
+ */
+const release = (breath: Breath): void => {
+  const next = breath.waiting.shift()
+  if (next === undefined) {
+    breath.pumping = false
+    return
+  }
+  next()
+  // a microtask queued after the released call's: it runs once that call ran as far as it goes at once
+  queueMicrotask(() => Date.now() - breath.at! < breathEveryMillis ? release(breath) : pump(breath))
+}
+
+/** The next turn of the event loop starts a new stretch of `release`. */
+const pump = (breath: Breath): void =>
+  nextTurn(() => {
+    breath.at = Date.now()
+    release(breath)
+  })
+
+/**
+ * Gives the event loop turns once the round has run `breathEveryMillis` since it last had one: from then on
+ * the calls that reach this point wait and go in order, a stretch of at most `breathEveryMillis` per turn of
+ * the loop (`release`), until none waits. Effect's scheduler
+ * runs fibers on microtasks, so executors that never wait (synchronous work, or waits resumed at once) would
+ * otherwise keep the loop from ever reaching its timers, and the turn's deadline would never strike.
+ */
+const breathe = (breath: Breath): Effect.Effect<void> =>
+  Effect.suspend(() => {
+    if (breath.at === undefined) return Effect.sync(() => void (breath.at = Date.now()))
+    if (breath.waiting.length === 0 && Date.now() - breath.at < breathEveryMillis) return Effect.void
+    return Effect.async<void>((resume) => {
+      const go = () => resume(Effect.void)
+      breath.waiting.push(go)
+      if (!breath.pumping) {
+        breath.pumping = true
+        pump(breath)
+      }
+      return Effect.sync(() => {
+        const i = breath.waiting.indexOf(go)
+        if (i >= 0) breath.waiting.splice(i, 1)
+      })
+    })
+  })
+
+/** What running a call needs from the session: its id (for idempotency keys) and the context executors run in. */
+export type Runner = Pick<Env, "id" | "context">
+
+/** Where a call runs: the turn, the round and the turn's journal it is recorded in. */
+export interface Journal {
+  readonly turn: number
+  readonly round: number
+  readonly executions: Array<Execution>
+}
+
 /** How to undo a call that ran and succeeded (`undefined`: its tool has no undo, or it failed). */
-const undoOf = (env: Env, checked: Checked & { readonly _tag: "Valid" }, envelope: ToolEnvelope.Envelope, key: string): UndoStep | undefined => {
-  const { prepared, tool } = checked
+const undoOf = (env: Runner, tool: Tool.Tool<any, never>, prepared: Tool.Prepared<any>, envelope: ToolEnvelope.Envelope, key: string): UndoStep | undefined => {
   if (tool.undo === undefined || !envelope.ok) return undefined
   const ctx = { ...Tool.contextOf(tool, prepared, { idempotencyKey: key }), result: envelope.result as J.JsonValue }
   const budget = budgetOf(tool)
@@ -150,31 +227,48 @@ const undoOf = (env: Env, checked: Checked & { readonly _tag: "Valid" }, envelop
   }
 }
 
-/** Runs a valid call, recorded as an execution of the turn before it starts and filled in when it answers. */
-const execute = Effect.fnUntraced(function*(env: Env, input: RoundInput, c: Checked & { readonly _tag: "Valid" }) {
-  const key = idempotencyKey(env, input.turn, c.call.id)
+/**
+ * Runs a prepared call, recorded in the turn's journal before it starts and filled in when it answers: the
+ * one way an executor runs in a session, whoever asked (the session's round, or a registry-aware provider).
+ */
+export const journaled = Effect.fnUntraced(function*(
+  env: Runner,
+  journal: Journal,
+  tool: Tool.Tool<any, never>,
+  prepared: Tool.Prepared<any>,
+  breath?: Breath
+) {
+  const key = idempotencyKey(env, journal.turn, prepared.callId)
   const execution: Execution = {
-    callId: c.call.id,
-    tool: c.tool.name,
-    round: input.round,
-    arguments: c.prepared.value,
+    callId: prepared.callId,
+    tool: tool.name,
+    round: journal.round,
+    arguments: prepared.value,
     idempotencyKey: key,
-    undoable: c.tool.undo !== undefined,
+    undoable: tool.undo !== undefined,
     artifacts: new Map(),
     envelope: undefined,
     timedOut: false,
     undo: undefined
   }
-  input.executions.push(execution)
-  const ctx = Tool.contextOf(c.tool, c.prepared, { idempotencyKey: key, onArtifact: (name, value) => execution.artifacts.set(name, value) })
-  const { envelope, timedOut } = yield* timed(c.tool, c.call.id, Effect.provide(Effect.suspend(() => c.tool.execute(c.prepared.args, ctx)), env.context)).pipe(
-    Telemetry.span("Tool.run", Telemetry.toolCall(c.tool.name, c.call.id))
+  journal.executions.push(execution)
+  const ctx = Tool.contextOf(tool, prepared, { idempotencyKey: key, onArtifact: (name, value) => execution.artifacts.set(name, value) })
+  const body = Effect.provide(Effect.suspend(() => tool.execute(prepared.args, ctx)), env.context)
+  // a call interrupted while it waits for its breath never ran: it leaves the journal
+  const forget = Effect.sync(() => void journal.executions.splice(journal.executions.indexOf(execution), 1))
+  const run = breath === undefined ? body : Effect.zipRight(Effect.onInterrupt(breathe(breath), () => forget), body)
+  const { envelope, timedOut } = yield* timed(tool, prepared.callId, run).pipe(
+    Telemetry.span("Tool.run", Telemetry.toolCall(tool.name, prepared.callId))
   )
   execution.envelope = envelope
   execution.timedOut = timedOut
-  execution.undo = undoOf(env, c, envelope, key)
+  execution.undo = undoOf(env, tool, prepared, envelope, key)
   return envelope
 })
+
+/** Runs a valid call of the round. */
+const execute = (env: Env, input: RoundInput, c: Checked & { readonly _tag: "Valid" }, breath: Breath) =>
+  journaled(env, { turn: input.turn, round: input.round, executions: input.executions }, c.tool, c.prepared, breath)
 
 /** A round with an invalid call: nothing runs, every call is answered (valid ones "not run"), and it costs one repair. */
 const rejectRound = Effect.fnUntraced(function*(env: Env, input: RoundInput, checked: ReadonlyArray<Checked>) {
@@ -190,24 +284,45 @@ const rejectRound = Effect.fnUntraced(function*(env: Env, input: RoundInput, che
   return { answered } satisfies RoundOutput
 })
 
-/** A round of valid (and unknown) calls: each runs in its span, concurrently when the provider allows. */
+/**
+ * A round of valid (and unknown) calls: each runs in its span, concurrently when the provider allows. Before
+ * each executor starts, the round yields to the event loop if it has run long (`breathe`), so the turn's
+ * deadline can interrupt a round of executors that never yield themselves.
+ */
 const runRound = Effect.fnUntraced(function*(env: Env, input: RoundInput, checked: ReadonlyArray<Checked>) {
   const concurrency = env.provider.capabilities.supportsParallelToolCalls && checked.length > 1 ? "unbounded" : 1
+  const round = breath()
   const answered = yield* Effect.forEach(checked, (c) =>
     c._tag === "Valid"
-      ? reportCall(env, input, c.call, "valid", [], execute(env, input, c))
+      ? reportCall(env, input, c.call, "valid", [], execute(env, input, c, round))
       : reportCall(env, input, c.call, "unknown_tool", [], Effect.succeed(c.envelope)), { concurrency })
   return { answered } satisfies RoundOutput
 })
 
-/** Answers every call of one round (atomically: all run, or none). */
+/** The answer of a call past the round's `maxToolCallsPerRound`: not run, not checked, may be sent again. */
+export const pastRoundCap = (tool: string, cap: number): ToolEnvelope.Failure =>
+  ToolEnvelope.failure("rejected", `not run: a round runs at most ${cap} tool call(s); send it again in a later round`, {
+    tool,
+    retryable: true
+  })
+
+/**
+ * Answers every call of one round: its first `maxToolCallsPerRound` atomically (all run, or none), the calls
+ * after them `rejected` without being checked or run.
+ */
 export const answerRound = (
   env: Env,
   input: RoundInput
 ): Effect.Effect<RoundOutput, ToolArgumentRepairExhausted | ArgumentValidator.InvalidToolSchema> =>
   Effect.gen(function*() {
-    const checked = yield* Effect.forEach(input.calls, (call) => check(env, input, call))
-    return checked.some((c) => c._tag === "Invalid")
+    const cap = env.limits.maxToolCallsPerRound ?? RunLimits.defaultMaxToolCallsPerRound
+    const admitted = input.calls.length > cap ? input.calls.slice(0, cap) : input.calls
+    const checked = yield* Effect.forEach(admitted, (call) => check(env, input, call))
+    const { answered } = checked.some((c) => c._tag === "Invalid")
       ? yield* rejectRound(env, input, checked)
       : yield* runRound(env, input, checked)
+    if (admitted.length === input.calls.length) return { answered }
+    const refused = yield* Effect.forEach(input.calls.slice(cap), (call) =>
+      reportCall(env, input, call, "skipped", [], Effect.succeed(pastRoundCap(call.name, cap))))
+    return { answered: [...answered, ...refused] } satisfies RoundOutput
   })

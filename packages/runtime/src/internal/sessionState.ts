@@ -67,6 +67,20 @@ export interface UndoEntry {
   readonly kept: ReadonlyArray<Compensation.OutstandingEffect>
 }
 
+/** The turn in progress as the registry of a registry-aware provider sees it (the turn's own state, not a copy). */
+export interface RunningTurn {
+  readonly number: number
+  /** Round trips started (the round a call belongs to). */
+  readonly rounds: number
+  /** The turn's journal (see `Execution`). */
+  readonly executions: Array<Execution>
+}
+
+/** Which turn is running: set when a turn begins and cleared when it ends, however it ends. */
+export interface Live {
+  current: RunningTurn | undefined
+}
+
 /** Rewrites an outbound request (the pre-transmit filter). */
 export type PreTransmit = (request: Provider.CompletionRequest) => Effect.Effect<Provider.CompletionRequest, ProviderError>
 
@@ -93,6 +107,8 @@ export interface Config {
   readonly persona: string | undefined
   /** The session's sampling (a send's keys override it). */
   readonly sampling: Provider.Sampling
+  /** The running turn, for the calls a registry-aware provider runs through the session's registry. */
+  readonly live: Live
 }
 
 /**
@@ -155,7 +171,7 @@ export const subscribe = (events: Events): Effect.Effect<Queue.Dequeue<SessionEv
   ).pipe(Effect.flatMap(PubSub.subscribe))
 
 /** The idempotency key of a call: `<session id>:<turn>:<call id>`. */
-export const idempotencyKey = (env: Config, turn: number, callId: string): string => `${env.id}:${turn}:${callId}`
+export const idempotencyKey = (env: Pick<Config, "id">, turn: number, callId: string): string => `${env.id}:${turn}:${callId}`
 
 /** Publishes a session event when someone subscribed (a sliding hub never blocks the turn). */
 export const publish = (env: Env, event: SessionEvent.SessionEvent): Effect.Effect<void> =>

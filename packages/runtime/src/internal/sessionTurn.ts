@@ -273,6 +273,7 @@ const begin = Effect.fnUntraced(function*(env: Env, text: string, definitions: S
     committed: false,
     done: undefined
   }
+  env.live.current = current
   return current
 })
 
@@ -323,6 +324,8 @@ export const run = <A, X extends { readonly _tag: string; readonly message: stri
     return yield* Deadline.within(turn, Duration.millis(limitMillis), () => Effect.fail(new TurnDeadlineExceeded({ limitMillis }))).pipe(
       // the deadline struck between the commit and the answer: the turn is committed, so it is the answer
       Effect.catchIf((e) => e instanceof TurnDeadlineExceeded && current.committed, () => Effect.succeed(current.done as readonly [AgentSession.Turn, A])),
+      // the registry of a registry-aware provider runs no call for a turn that has ended
+      Effect.ensuring(Effect.sync(() => void (env.live.current === current && (env.live.current = undefined)))),
       // an onExit finalizer is uninterruptible: an interrupted send is compensated before the interruption completes
       Effect.onExit((exit) =>
         Exit.isFailure(exit) && !current.committed
