@@ -135,6 +135,11 @@ export interface Answered {
   readonly tool: string
   readonly arguments?: J.JsonValue
   readonly envelope: ToolEnvelope.Envelope
+  /**
+   * The whole envelope when `envelope` (what the model and history got) was cut to `RunLimits.maxToolResultBytes`;
+   * absent when it fit.
+   */
+  readonly wholeEnvelope?: ToolEnvelope.Envelope
 }
 
 /** What a turn spent: round trips and repairs (`RepairBudget.Usage`) and the tokens the provider reported. */

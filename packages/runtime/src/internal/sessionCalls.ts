@@ -22,7 +22,7 @@ import * as ToolEnvelope from "../ToolEnvelope.js"
 import * as Deadline from "./deadline.js"
 import { clip } from "./json.js"
 import * as ToolDiscovery from "./toolDiscovery.js"
-import { budgetOf, timed, timeoutEnvelope } from "./toolOutcome.js"
+import { budgetOf, forModel, timed, timeoutEnvelope } from "./toolOutcome.js"
 import { type Env, type Execution, idempotencyKey, publish, type UndoStep } from "./sessionState.js"
 
 /** What a round's calls need besides the session. */
@@ -122,10 +122,11 @@ export const reportCall = <E>(
     const args = call.arguments === undefined ? {} : { arguments: call.arguments }
     const where = { ...at, callId: call.id, tool: call.name }
     yield* publish(env, { _tag: "ToolCalled", ...where, ...args, outcome: outcome === "provider" ? "valid" : outcome, issues })
-    const envelope = yield* answer
+    // the model (and history) gets at most maxToolResultBytes; the whole envelope stays in the turn's calls
+    const { envelope, whole } = forModel(yield* answer, env.limits.maxToolResultBytes ?? RunLimits.defaultMaxToolResultBytes)
     yield* Effect.annotateCurrentSpan("toolgate.tool.result", envelope.ok ? "success" : envelope.kind)
     yield* publish(env, { _tag: "ToolAnswered", ...where, envelope })
-    return { callId: call.id, tool: call.name, ...args, envelope }
+    return { callId: call.id, tool: call.name, ...args, envelope, ...(whole === undefined ? {} : { wholeEnvelope: whole }) }
   }).pipe(
     Telemetry.span("AgentSession.toolCall", {
       ...Telemetry.toolCall(call.name, call.id),
