@@ -69,6 +69,12 @@ export interface Options<R> {
   readonly persona?: string
   /** The session's sampling; a send's own keys override it key by key. */
   readonly sampling?: Provider.Sampling
+  /**
+   * The agent's scope: the toolkit's domains it may use (default: all). Only their tools are offered and run,
+   * discovery lists and activates only them, and a registry-aware provider's registry holds only them. A name
+   * the toolkit has no domain for is an `InvalidOptions`.
+   */
+  readonly scope?: ReadonlyArray<string>
 }
 
 /** The options that are data, as a Schema: what `make` decodes once (defaults filled in). */
@@ -80,7 +86,8 @@ const Settings = Schema.Struct({
   eventCapacity: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, 1_000_000)), { exact: true, default: () => 1024 }),
   maxEventsPerRound: Schema.optionalWith(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)), { exact: true, default: () => 100_000 }),
   persona: Schema.optionalWith(Schema.String, { exact: true }),
-  sampling: Schema.optionalWith(Provider.Sampling, { exact: true, default: () => ({}) })
+  sampling: Schema.optionalWith(Provider.Sampling, { exact: true, default: () => ({}) }),
+  scope: Schema.optionalWith(Schema.NonEmptyArray(Schema.String), { exact: true })
 })
 
 /** A send's options that are data, as a Schema. */
@@ -314,20 +321,22 @@ export function make(options: Options<unknown>): Effect.Effect<AgentSession, Err
   return Effect.flatMap(Effect.suspend(() => settingsOf(options)), (settings) =>
     // the toolkit's requirements are captured here and given to each executor when it runs (no per-tool copies)
     Effect.contextWithEffect((context: Context.Context<never>) => {
+      const scoped = ToolDiscovery.scope(options.toolkit as Toolkit.Toolkit<never>, settings.scope)
+      if (Either.isLeft(scoped)) return Effect.fail(scoped.left)
       const given = options.provider ?? Context.unsafeGet(context, Provider.Provider)
       const limits = settings.limits ?? Option.getOrElse(Context.getOption(context, RunLimits.RunLimits), () => RunLimits.defaults)
       const validator = Context.unsafeGet(context, ArgumentValidator)
       const id = settings.id ?? crypto.randomUUID()
       const live: Live = { current: undefined }
       const provider = "_tag" in given
-        ? given.make(registry({ toolkit: options.toolkit as Toolkit.Toolkit<never>, validator, limits, live, id, context }))
+        ? given.make(registry({ toolkit: scoped.right, validator, limits, live, id, context }))
         : given
       const gate = settings.mode === "cloudProfile" ? Context.unsafeGet(context, DriftGate) : undefined
-      const state = makeState(settings.eventCapacity, ToolDiscovery.initial(options.toolkit, provider.capabilities))
+      const state = makeState(settings.eventCapacity, ToolDiscovery.initial(scoped.right, provider.capabilities))
       // only strict-mode schemas have a flag to turn off, so only their sessions read it
       const strictOff = provider.capabilities.schemaDialect === "openai-strict" ? Effect.orElseSucceed(strictDisabled, () => false) : Effect.succeed(false)
       return Effect.zipWith(
-        ToolDiscovery.withTools(options.toolkit as Toolkit.Toolkit<never>, provider.capabilities, state.discovery),
+        ToolDiscovery.withTools(scoped.right, provider.capabilities, state.discovery),
         strictOff,
         (toolkit, strictDisabled) =>
           // not `{ ...state, … }`: a spread with this many keys makes a 10 KB dictionary object per session

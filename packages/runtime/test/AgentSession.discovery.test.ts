@@ -156,6 +156,53 @@ describe("tool discovery", () => {
       }
     }))
 
+  it.effect("an agent scope: a registry-aware provider's registry holds only the scoped domains' tools", () =>
+    Effect.gen(function*() {
+      const { toolkit } = domains([2, 1, 1], () => 0)
+      let seen: ReadonlyArray<string> = []
+      let other: unknown = "unset"
+      const provider = Provider.registryAware((registry) => {
+        seen = registry.tools.map((t) => t.name)
+        other = registry.get("d1_t0")
+        return make([answer("hi")], { executionModel: "providerDriven" })
+      })
+      const s = yield* AgentSession.make({ provider, toolkit, mode: "local", scope: ["d0", "d2"] }).pipe(Effect.provide(ArgumentValidator.layer))
+      assert.deepStrictEqual(seen, ["d0_t0", "d0_t1", "d2_t0"])
+      assert.isUndefined(other)
+      assert.strictEqual((yield* s.send("hi")).text, "hi")
+    }))
+
+  it.effect("an agent scope: discovery lists and activates only the scoped domains; a tool outside the scope is not found", () =>
+    Effect.gen(function*() {
+      let provider: Scripted | undefined
+      const { ran, toolkit } = domains([1, 1], () => provider!.requests.length)
+      provider = make([
+        [call("l", "toolgate_list_domains", {}), activate("a", "d0"), call("x", "d0_t0", {}), done],
+        [call("c", "d1_t0", {}), done],
+        answer("done")
+      ], { toolDiscovery: Provider.dynamicPerRequest })
+      const s = yield* AgentSession.make({ provider, toolkit, mode: "local", scope: ["d1"] }).pipe(Effect.provide(ArgumentValidator.layer))
+      const turn = yield* s.send("go")
+      assert.deepStrictEqual(turn.calls[0]!.envelope, {
+        ok: true,
+        tool: "toolgate_list_domains",
+        result: { domains: [{ domain: "d1", tools: ["d1_t0"], active: false }] }
+      })
+      assert.deepStrictEqual(turn.calls.slice(1).map((c) => c.envelope.ok ? "ok" : c.envelope.kind), ["not_found", "tool_not_found", "tool_not_found"])
+      assert.deepStrictEqual(ran, [])
+    }))
+
+  it.effect("an agent scope is decoded: an unknown domain, an empty scope or a non-list is an InvalidOptions", () =>
+    Effect.gen(function*() {
+      const { toolkit } = domains([1], () => 0)
+      for (const scope of [["nope"], ["d0", "d9"], [], "d0", [1]]) {
+        const e = yield* Effect.flip(AgentSession.make({ provider: make([]), toolkit, mode: "local", scope: scope as never }).pipe(Effect.provide(ArgumentValidator.layer)))
+        assert.strictEqual(e._tag, "InvalidOptions")
+      }
+      const e = yield* Effect.flip(AgentSession.make({ provider: make([]), toolkit, mode: "local", scope: ["d9"] }).pipe(Effect.provide(ArgumentValidator.layer)))
+      assert.include(e.message, "`d9`")
+    }))
+
   const step = (domainCount: number, toolCount: number) =>
     fc.oneof(
       fc.integer({ min: 0, max: domainCount }).map((d) => ({ activate: `d${d}` })),

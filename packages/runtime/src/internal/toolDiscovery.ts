@@ -195,3 +195,25 @@ export const withTools = (
   }
   return Effect.succeed(meta.length === 0 ? toolkit : { ...toolkit, tools: new Map([...meta.map((t) => [t.name, t] as const), ...toolkit.tools]) })
 }
+
+/**
+ * The toolkit restricted to the domains of an agent's scope (all of it when there is no scope): only their
+ * tools are offered, run, listed and activated. A domain the toolkit does not have is an `InvalidOptions`.
+ */
+export const scope = <R>(toolkit: Toolkit.Toolkit<R>, domains: ReadonlyArray<string> | undefined): Either.Either<Toolkit.Toolkit<R>, Errors.InvalidOptions> => {
+  if (domains === undefined) return Either.right(toolkit)
+  const unknown = domains.filter((d) => !toolkit.domains.has(d))
+  if (unknown.length > 0) {
+    const known = [...toolkit.domains.keys()].join(", ")
+    return Either.left(new Errors.InvalidOptions({ of: "AgentSession", detail: `scope: the toolkit has no domain ${unknown.map((d) => `\`${d}\``).join(", ")} (its domains: ${known})` }))
+  }
+  const kept = new Set(domains)
+  const inScope = new Map([...toolkit.domains].filter(([d]) => kept.has(d)))
+  const names = new Set([...inScope.values()].flat())
+  return Either.right({
+    ...toolkit,
+    tools: new Map([...toolkit.tools].filter(([name]) => names.has(name))),
+    domains: inScope,
+    warnings: toolkit.warnings.filter((w) => names.has(w.tool))
+  })
+}
