@@ -108,6 +108,23 @@ describe("tool results are bounded for the model (RunLimits.maxToolResultBytes)"
       assert.deepStrictEqual(toModel, { _tag: "ToolResult", callId: "c1", name: "get", envelope: sent.envelope })
     }))
 
+  it.effect("a provider-driven call's result is bounded the same way in history; the turn's call keeps it whole", () =>
+    Effect.gen(function*() {
+      const { toolkit } = keeper(() => null)
+      const big = { text: "x".repeat(300_000) }
+      const provider = make([[
+        { _tag: "ToolCallStarted", id: "p1", name: "get" },
+        { _tag: "ToolCallCompleted", id: "p1", result: big },
+        done
+      ]], { executionModel: "providerDriven" })
+      const s = yield* session(provider, toolkit)
+      const turn = yield* s.send("get")
+      const result = (yield* s.history).find((m) => m._tag === "ToolResult")
+      assert.isTrue(result?._tag === "ToolResult" && utf8Length(ToolEnvelope.encode(result.envelope)) <= 100_000)
+      assert.deepStrictEqual(result?._tag === "ToolResult" && result.envelope, turn.calls[0]!.envelope)
+      assert.deepStrictEqual(turn.calls[0]!.wholeEnvelope, { ok: true, tool: "get", result: big })
+    }))
+
   it.effect("the limit is decoded (at least 1,024) and applies to failures too", () =>
     Effect.gen(function*() {
       const loud = Tool.make("loud", { description: "Fails loudly.", parameters: { type: "object" }, execute: () => Tool.fail("rejected", "no ".repeat(10_000)) })

@@ -222,7 +222,10 @@ const providerRound = Effect.fnUntraced(function*<A, X>(env: Env, current: Curre
     round.messages.filter((m): m is Message.ToolResult => m._tag === "ToolResult"),
     (m) => reportCall(env, at, calls.get(m.callId)!, "provider", [], Effect.succeed(m.envelope))
   )
-  advance(current, { messages: round.messages, answered, inputTokens: round.inputTokens, outputTokens: round.outputTokens })
+  // history gets each result as the model may be sent it (cut to maxToolResultBytes), as app-driven rounds do
+  const cut = new Map(answered.map((a) => [a.callId, a.envelope] as const))
+  const messages = round.messages.map((m) => m._tag === "ToolResult" ? { ...m, envelope: cut.get(m.callId) ?? m.envelope } : m)
+  advance(current, { messages, answered, inputTokens: round.inputTokens, outputTokens: round.outputTokens })
   return round.text
 })
 
