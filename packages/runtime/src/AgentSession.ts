@@ -303,6 +303,18 @@ const methods = (env: Env, serialized: <A, E>(effect: Effect.Effect<A, E>) => Ef
   }
 }
 
+/** The provider a registry-aware spec builds, or an `InvalidOptions` when building throws or gives no provider. */
+const registryAware = (build: () => Provider.AgentProvider): Provider.AgentProvider | Errors.InvalidOptions => {
+  try {
+    const provider: unknown = build()
+    const ok = typeof provider === "object" && provider !== null && typeof (provider as Provider.AgentProvider).stream === "function" &&
+      typeof (provider as Provider.AgentProvider).capabilities === "object" && (provider as Provider.AgentProvider).capabilities !== null
+    return ok ? provider as Provider.AgentProvider : new Errors.InvalidOptions({ of: "AgentSession", detail: "provider: the registry-aware spec gave no provider" })
+  } catch (e) {
+    return new Errors.InvalidOptions({ of: "AgentSession", detail: `provider: the registry-aware spec failed (${safeString(e instanceof Error ? e.message : e)})` })
+  }
+}
+
 /** What a session made with `options` needs from context besides the toolkit's requirements. */
 export type Requirements<O> =
   | ArgumentValidator
@@ -328,9 +340,9 @@ export function make(options: Options<unknown>): Effect.Effect<AgentSession, Err
       const validator = Context.unsafeGet(context, ArgumentValidator)
       const id = settings.id ?? crypto.randomUUID()
       const live: Live = { current: undefined }
-      const provider = "_tag" in given
-        ? given.make(registry({ toolkit: scoped.right, validator, limits, live, id, context }))
-        : given
+      const built = "_tag" in given ? registryAware(() => given.make(registry({ toolkit: scoped.right, validator, limits, live, id, context }))) : given
+      if (built instanceof Errors.InvalidOptions) return Effect.fail(built)
+      const provider = built
       const gate = settings.mode === "cloudProfile" ? Context.unsafeGet(context, DriftGate) : undefined
       const state = makeState(settings.eventCapacity, ToolDiscovery.initial(scoped.right, provider.capabilities))
       // only strict-mode schemas have a flag to turn off, so only their sessions read it

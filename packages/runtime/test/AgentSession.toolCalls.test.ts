@@ -130,6 +130,22 @@ describe("registry-aware providers: the registry belongs to the running turn", (
     }))
 })
 
+describe("registry-aware providers: hostile specs", () => {
+  it.effect("a spec that throws or gives no provider is an InvalidOptions, never a defect", () =>
+    Effect.gen(function*() {
+      const { toolkit } = bank()
+      const specs = [
+        Provider.registryAware(() => { throw new Error("boom") }),
+        Provider.registryAware(() => undefined as never),
+        Provider.registryAware(() => ({ capabilities: null, stream: () => Stream.empty }) as never)
+      ]
+      for (const spec of specs) {
+        const e = yield* Effect.flip(over(spec, toolkit))
+        assert.strictEqual(e._tag, "InvalidOptions")
+      }
+    }))
+})
+
 describe("app-driven rounds: maxToolCallsPerRound", () => {
   const many = (n: number) => Array.from({ length: n }, (_, i) => call(`c${i}`, "move", { n: 1 }))
 
