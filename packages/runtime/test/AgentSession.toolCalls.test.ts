@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Either, Option, Stream } from "effect"
+import { ConfigProvider, Effect, Either, Layer, Option, Stream } from "effect"
 import * as AgentSession from "../src/AgentSession.js"
 import * as ArgumentValidator from "../src/ArgumentValidator.js"
 import * as Provider from "../src/Provider.js"
@@ -173,6 +173,26 @@ describe("app-driven rounds: maxToolCallsPerRound", () => {
         const e = yield* Effect.flip(session(make([]), toolkit, { limits: { maxToolCallsPerRound: bad as number } }))
         assert.strictEqual(e._tag, "InvalidOptions")
       }
+    }))
+
+  it.effect("RunLimits.layerConfig reads TOOLGATE_MAX_TOOL_CALLS_PER_ROUND and TOOLGATE_MAX_TOOL_RESULT_BYTES, and a session over it runs that many", () =>
+    Effect.gen(function*() {
+      const fromEnv = (entries: ReadonlyArray<readonly [string, string]>) =>
+        Effect.either(RunLimits.RunLimits.pipe(
+          Effect.provide(RunLimits.layerConfig.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(entries))))))
+        ))
+      const limits = yield* fromEnv([["TOOLGATE_MAX_TOOL_CALLS_PER_ROUND", "2"], ["TOOLGATE_MAX_TOOL_RESULT_BYTES", "4096"]])
+      assert.deepInclude(Either.getOrThrow(limits), { maxToolCallsPerRound: 2, maxToolResultBytes: 4096 })
+      assert.isUndefined(Either.getOrThrow(yield* fromEnv([])).maxToolCallsPerRound)
+      for (const bad of [["TOOLGATE_MAX_TOOL_CALLS_PER_ROUND", "0"], ["TOOLGATE_MAX_TOOL_RESULT_BYTES", "1000"]] as const) {
+        assert.isTrue(Either.isLeft(yield* fromEnv([bad])))
+      }
+      const { state, toolkit } = bank()
+      const s = yield* AgentSession.make({ provider: make([[...many(3), done], answer("ok")]), toolkit, mode: "local" }).pipe(
+        Effect.provide(Layer.merge(ArgumentValidator.layer, Layer.succeed(RunLimits.RunLimits, Either.getOrThrow(limits))))
+      )
+      yield* s.send("go")
+      assert.strictEqual(state.moves, 2)
     }))
 
   it.effect("an invalid call past the cap does not spend a repair: only the admitted calls are checked", () =>
