@@ -1,7 +1,8 @@
 /**
- * The limits of one turn: how many argument repairs it may spend (`maxToolArgumentRepairs`, default 1)
- * and how many provider round trips it may make (`maxProviderRoundTrips`, default 10). Given directly,
- * by default, or from config; `RepairBudget.make` turns them into a per-turn budget.
+ * The limits of one turn: how many argument repairs it may spend (`maxToolArgumentRepairs`, default 1),
+ * how many provider round trips it may make (`maxProviderRoundTrips`, default 10), its deadline, how many
+ * calls it and each of its rounds may run, and how many bytes of a tool's answer the model is sent. Given
+ * directly, by default, or from config; `RepairBudget.make` turns the first two into a per-turn budget.
  *
  * @since 0.1.0
  */
