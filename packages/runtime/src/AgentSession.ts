@@ -25,7 +25,7 @@ import * as Errors from "./Errors.js"
 import * as Decode from "./Decode.js"
 import { StructuredOutputInvalid, StructuredOutputUnsupported } from "./Errors.js"
 import { safeString } from "./internal/json.js"
-import { type Env, makeState, subscribe } from "./internal/sessionState.js"
+import { type Env, type Live, makeState, subscribe } from "./internal/sessionState.js"
 import { registry } from "./internal/registry.js"
 import { partsOf } from "./internal/sessionParts.js"
 import * as SessionTurn from "./internal/sessionTurn.js"
@@ -70,6 +70,12 @@ export interface Options<R> {
   readonly persona?: string
   /** The session's sampling; a send's own keys override it key by key. */
   readonly sampling?: Provider.Sampling
+  /**
+   * The agent's scope: the toolkit's domains it may use (default: all). Only their tools are offered and run,
+   * discovery lists and activates only them, and a registry-aware provider's registry holds only them. A name
+   * the toolkit has no domain for is an `InvalidOptions`.
+   */
+  readonly scope?: ReadonlyArray<string>
 }
 
 /** The options that are data, as a Schema: what `make` decodes once (defaults filled in). */
@@ -81,7 +87,8 @@ const Settings = Schema.Struct({
   eventCapacity: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, 1_000_000)), { exact: true, default: () => 1024 }),
   maxEventsPerRound: Schema.optionalWith(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)), { exact: true, default: () => 100_000 }),
   persona: Schema.optionalWith(Schema.String, { exact: true }),
-  sampling: Schema.optionalWith(Provider.Sampling, { exact: true, default: () => ({}) })
+  sampling: Schema.optionalWith(Provider.Sampling, { exact: true, default: () => ({}) }),
+  scope: Schema.optionalWith(Schema.NonEmptyArray(Schema.String), { exact: true })
 })
 
 /** A send's options that are data, as a Schema. */
@@ -157,6 +164,11 @@ export interface Answered {
   readonly tool: string
   readonly arguments?: J.JsonValue
   readonly envelope: ToolEnvelope.Envelope
+  /**
+   * The whole envelope when `envelope` (what the model and history got) was cut to `RunLimits.maxToolResultBytes`;
+   * absent when it fit.
+   */
+  readonly wholeEnvelope?: ToolEnvelope.Envelope
 }
 
 /** What a turn spent: round trips and repairs (`RepairBudget.Usage`) and the tokens the provider reported. */
@@ -333,6 +345,18 @@ const methods = (env: Env, serialized: <A, E>(effect: Effect.Effect<A, E>) => Ef
   }
 }
 
+/** The provider a registry-aware spec builds, or an `InvalidOptions` when building throws or gives no provider. */
+const registryAware = (build: () => Provider.AgentProvider): Provider.AgentProvider | Errors.InvalidOptions => {
+  try {
+    const provider: unknown = build()
+    const ok = typeof provider === "object" && provider !== null && typeof (provider as Provider.AgentProvider).stream === "function" &&
+      typeof (provider as Provider.AgentProvider).capabilities === "object" && (provider as Provider.AgentProvider).capabilities !== null
+    return ok ? provider as Provider.AgentProvider : new Errors.InvalidOptions({ of: "AgentSession", detail: "provider: the registry-aware spec gave no provider" })
+  } catch (e) {
+    return new Errors.InvalidOptions({ of: "AgentSession", detail: `provider: the registry-aware spec failed (${safeString(e instanceof Error ? e.message : e)})` })
+  }
+}
+
 /** What a session made with `options` needs from context besides the toolkit's requirements. */
 export type Requirements<O> =
   | ArgumentValidator
@@ -351,21 +375,28 @@ export function make(options: Options<unknown>): Effect.Effect<AgentSession, Err
   return Effect.flatMap(Effect.zip(Effect.suspend(() => settingsOf(options)), partsOf(options)), ([settings, parts]) =>
     // the toolkit's requirements are captured here and given to each executor when it runs (no per-tool copies)
     Effect.contextWithEffect((context: Context.Context<never>) => {
+      const scoped = ToolDiscovery.scope(parts.toolkit as Toolkit.Toolkit<never>, settings.scope)
+      if (Either.isLeft(scoped)) return Effect.fail(scoped.left)
       const given = parts.provider ?? Context.unsafeGet(context, Provider.Provider)
       const limits = settings.limits ?? Option.getOrElse(Context.getOption(context, RunLimits.RunLimits), () => RunLimits.defaults)
       const validator = Context.unsafeGet(context, ArgumentValidator)
-      const provider = "_tag" in given ? given.make(registry(Toolkit.provideContext(parts.toolkit, context as Context.Context<unknown>), validator)) : given
+      const id = settings.id ?? crypto.randomUUID()
+      const live: Live = { current: undefined }
+      const keys = { turn: 0, part: "" }
+      const built = "_tag" in given ? registryAware(() => given.make(registry({ toolkit: scoped.right, validator, limits, live, id, keys, context }))) : given
+      if (built instanceof Errors.InvalidOptions) return Effect.fail(built)
+      const provider = built
       const gate = settings.mode === "cloudProfile" ? Context.unsafeGet(context, DriftGate) : undefined
-      const state = makeState(settings.eventCapacity, ToolDiscovery.initial(parts.toolkit, provider.capabilities))
+      const state = makeState(settings.eventCapacity, ToolDiscovery.initial(scoped.right, provider.capabilities))
       // only strict-mode schemas have a flag to turn off, so only their sessions read it
       const strictOff = provider.capabilities.schemaDialect === "openai-strict" ? Effect.orElseSucceed(strictDisabled, () => false) : Effect.succeed(false)
       return Effect.zipRight(decodeFlags(provider.capabilities), Effect.zipWith(
-        ToolDiscovery.withTools(parts.toolkit as Toolkit.Toolkit<never>, provider.capabilities, state.discovery),
+        ToolDiscovery.withTools(scoped.right, provider.capabilities, state.discovery),
         strictOff,
         (toolkit, strictDisabled) =>
           // not `{ ...state, … }`: a spread with this many keys makes a 10 KB dictionary object per session
           methods(Object.assign(state, {
-            id: settings.id ?? crypto.randomUUID(),
+            id,
             provider,
             toolkit,
             context,
@@ -377,7 +408,9 @@ export function make(options: Options<unknown>): Effect.Effect<AgentSession, Err
             maxEventsPerRound: settings.maxEventsPerRound,
             strictDisabled,
             persona: settings.persona,
-            sampling: settings.sampling
+            sampling: settings.sampling,
+            live,
+            keys
           }), oneAtATime(Effect.unsafeMakeSemaphore(1)))
       ))
     }))

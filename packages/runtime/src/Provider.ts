@@ -222,12 +222,15 @@ export interface RegistryTool {
   readonly parameters: JsonSchema.JsonSchema
   /**
    * Runs the tool with the model's raw arguments (a JSON value or JSON text) through layer 2: invalid
-   * arguments are answered `invalid_args` and the executor never runs; every outcome is an envelope.
+   * arguments are answered `invalid_args` and the executor never runs; every outcome is an envelope. A call
+   * belongs to the session's running turn: it counts against `RunLimits.maxToolCallsPerTurn` (past it, or
+   * while no turn runs, it is answered `rejected` and not run) and is recorded in the turn's journal, so a
+   * failed turn compensates it (or reports it outstanding) and `undoLastTurn` takes it back.
    */
   readonly execute: (args: unknown, callId: string) => Effect.Effect<ToolEnvelope.Envelope>
 }
 
-/** The session's scoped tools, executors included, for a provider that runs tools itself. */
+/** The session's scoped tools (only the domains of `AgentSession.make`'s `scope`), executors included, for a provider that runs tools itself. */
 export interface Registry {
   readonly tools: ReadonlyArray<RegistryTool>
   readonly get: (name: string) => RegistryTool | undefined

@@ -1,7 +1,8 @@
 /**
- * The limits of one turn: how many argument repairs it may spend (`maxToolArgumentRepairs`, default 1)
- * and how many provider round trips it may make (`maxProviderRoundTrips`, default 10). Given directly,
- * by default, or from config; `RepairBudget.make` turns them into a per-turn budget.
+ * The limits of one turn: how many argument repairs it may spend (`maxToolArgumentRepairs`, default 1),
+ * how many provider round trips it may make (`maxProviderRoundTrips`, default 10), its deadline, how many
+ * calls it and each of its rounds may run, and how many bytes of a tool's answer the model is sent. Given
+ * directly, by default, or from config; `RepairBudget.make` turns the first two into a per-turn budget.
  *
  * @since 0.1.0
  */
@@ -21,11 +22,28 @@ export const Limits = Schema.Struct({
   /** How long a whole turn may take, in milliseconds (absent: `defaultTurnDeadlineMillis`, 10 minutes). */
   turnDeadlineMillis: Schema.optionalWith(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)), { exact: true }),
   /** Provider-driven: the most tool calls the provider may start in one turn (absent: no limit); one more is a contract violation. */
-  maxToolCallsPerTurn: Schema.optionalWith(Schema.NonNegativeInt, { exact: true })
+  maxToolCallsPerTurn: Schema.optionalWith(Schema.NonNegativeInt, { exact: true }),
+  /**
+   * App-driven: the most calls of one round that run (absent: `defaultMaxToolCallsPerRound`, 64); the calls
+   * after them are answered `rejected` (retryable) and not run.
+   */
+  maxToolCallsPerRound: Schema.optionalWith(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)), { exact: true }),
+  /**
+   * The most UTF-8 bytes of a tool's envelope the model is sent (at least 1,024; absent:
+   * `defaultMaxToolResultBytes`, 100,000); a larger result is cut head + tail for the model, and the whole
+   * result stays in the turn's `calls`.
+   */
+  maxToolResultBytes: Schema.optionalWith(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1024)), { exact: true })
 }).annotations({ identifier: "RunLimits" })
 
 /** A turn's deadline when the limits give none: 10 minutes. */
 export const defaultTurnDeadlineMillis = 600_000
+
+/** The calls of one app-driven round that run when the limits give no `maxToolCallsPerRound`: 64. */
+export const defaultMaxToolCallsPerRound = 64
+
+/** The bytes of a tool envelope the model is sent when the limits give no `maxToolResultBytes`: 100,000. */
+export const defaultMaxToolResultBytes = 100_000
 
 /** The limits of a turn. */
 export type Limits = typeof Limits.Type
@@ -63,7 +81,8 @@ export const make = (input: Input = {}): Either.Either<Limits, InvalidRunLimits>
 
 /**
  * `TOOLGATE_MAX_TOOL_ARGUMENT_REPAIRS` (≥ 0, default 1), `TOOLGATE_MAX_PROVIDER_ROUND_TRIPS` (≥ 1, default 10),
- * `TOOLGATE_TURN_DEADLINE_MS` (≥ 1, default 10 minutes), `TOOLGATE_MAX_TOOL_CALLS_PER_TURN` (≥ 0, default none).
+ * `TOOLGATE_TURN_DEADLINE_MS` (≥ 1, default 10 minutes), `TOOLGATE_MAX_TOOL_CALLS_PER_TURN` (≥ 0, default none),
+ * `TOOLGATE_MAX_TOOL_CALLS_PER_ROUND` (≥ 1, default 64), `TOOLGATE_MAX_TOOL_RESULT_BYTES` (≥ 1024, default 100,000).
  */
 export const config: Config.Config<Limits> = Config.all({
   maxToolArgumentRepairs: Config.integer("TOOLGATE_MAX_TOOL_ARGUMENT_REPAIRS").pipe(
@@ -79,9 +98,17 @@ export const config: Config.Config<Limits> = Config.all({
   )),
   maxToolCallsPerTurn: Config.option(Config.integer("TOOLGATE_MAX_TOOL_CALLS_PER_TURN").pipe(
     Config.validate({ message: "must be a non-negative integer", validation: (n) => n >= 0 })
+  )),
+  maxToolCallsPerRound: Config.option(Config.integer("TOOLGATE_MAX_TOOL_CALLS_PER_ROUND").pipe(
+    Config.validate({ message: "must be an integer of at least 1", validation: (n) => n >= 1 })
+  )),
+  maxToolResultBytes: Config.option(Config.integer("TOOLGATE_MAX_TOOL_RESULT_BYTES").pipe(
+    Config.validate({ message: "must be an integer of at least 1024", validation: (n) => n >= 1024 })
   ))
-}).pipe(Config.map(({ maxToolCallsPerTurn, turnDeadlineMillis, ...rest }): Limits => ({
+}).pipe(Config.map(({ maxToolCallsPerRound, maxToolCallsPerTurn, maxToolResultBytes, turnDeadlineMillis, ...rest }): Limits => ({
   ...rest,
+  ...(maxToolCallsPerRound._tag === "Some" ? { maxToolCallsPerRound: maxToolCallsPerRound.value } : {}),
+  ...(maxToolResultBytes._tag === "Some" ? { maxToolResultBytes: maxToolResultBytes.value } : {}),
   ...(turnDeadlineMillis._tag === "Some" ? { turnDeadlineMillis: turnDeadlineMillis.value } : {}),
   ...(maxToolCallsPerTurn._tag === "Some" ? { maxToolCallsPerTurn: maxToolCallsPerTurn.value } : {})
 })))

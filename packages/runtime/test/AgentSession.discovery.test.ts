@@ -119,6 +119,90 @@ describe("tool discovery", () => {
       assert.strictEqual(e._tag, "InvalidOptions")
     }))
 
+  it.effect("dynamic discovery under the openai-strict dialect: both discovery tools go out strict, so a strict-only provider takes them", () =>
+    Effect.gen(function*() {
+      const closed = { type: "object", properties: {}, additionalProperties: false } as const
+      const toolkit = Either.getOrThrow(Toolkit.domains({
+        d0: [Tool.make("d0_t0", { description: "A tool.", parameters: closed, execute: () => Effect.succeed("ran") })]
+      }))
+      const strictOnly: Provider.AgentProvider["validateTools"] = (tools) => {
+        const loose = tools.find((t) => !t.strict)
+        return loose === undefined ? Effect.succeed([]) : Effect.fail(new Provider.ToolsRejected({ provider: "strict", tool: loose.name, reason: "not strict" }))
+      }
+      const provider = make([
+        [call("l", "toolgate_list_domains", {}), activate("a", "d0"), done],
+        [call("c", "d0_t0", {}), done],
+        answer("done")
+      ], { toolDiscovery: Provider.dynamicPerRequest, schemaDialect: "openai-strict" }, strictOnly)
+      const turn = yield* (yield* sessionOver(provider, toolkit)).send("go")
+      assert.strictEqual(turn.text, "done")
+      assert.deepStrictEqual(turn.calls.map((c) => c.envelope.ok), [true, true, true])
+      const meta = provider.validated[0]!.filter((t) => t.name.startsWith("toolgate_"))
+      assert.deepStrictEqual(meta.map((t) => [t.name, t.strict]), [["toolgate_list_domains", true], ["toolgate_activate_domain", true]])
+    }))
+
+  it.effect("discovery under a maxTools that leaves no room for both discovery tools and the smallest domain is an InvalidOptions", () =>
+    Effect.gen(function*() {
+      const { toolkit } = domains([2, 1], () => 0)
+      for (const discovery of [Provider.dynamicPerRequest, Provider.sessionRebuild(1)]) {
+        for (const maxTools of [0, 1, 2]) {
+          const e = yield* Effect.flip(sessionOver(make([], { toolDiscovery: discovery, maxTools }), toolkit))
+          assert.strictEqual(e._tag, "InvalidOptions")
+          assert.include(e.message, "no domain could ever be activated")
+        }
+        const provider = make([[activate("a", "d1"), done], [call("c", "d1_t0", {}), done], answer("ok")], { toolDiscovery: discovery, maxTools: 3 })
+        const turn = yield* (yield* sessionOver(provider, toolkit)).send("go")
+        assert.deepStrictEqual(turn.calls.map((c) => c.envelope.ok), [true, true])
+      }
+    }))
+
+  it.effect("an agent scope: a registry-aware provider's registry holds only the scoped domains' tools", () =>
+    Effect.gen(function*() {
+      const { toolkit } = domains([2, 1, 1], () => 0)
+      let seen: ReadonlyArray<string> = []
+      let other: unknown = "unset"
+      const provider = Provider.registryAware((registry) => {
+        seen = registry.tools.map((t) => t.name)
+        other = registry.get("d1_t0")
+        return make([answer("hi")], { executionModel: "providerDriven" })
+      })
+      const s = yield* AgentSession.make({ provider, toolkit, mode: "local", scope: ["d0", "d2"] }).pipe(Effect.provide(ArgumentValidator.layer))
+      assert.deepStrictEqual(seen, ["d0_t0", "d0_t1", "d2_t0"])
+      assert.isUndefined(other)
+      assert.strictEqual((yield* s.send("hi")).text, "hi")
+    }))
+
+  it.effect("an agent scope: discovery lists and activates only the scoped domains; a tool outside the scope is not found", () =>
+    Effect.gen(function*() {
+      let provider: Scripted | undefined
+      const { ran, toolkit } = domains([1, 1], () => provider!.requests.length)
+      provider = make([
+        [call("l", "toolgate_list_domains", {}), activate("a", "d0"), call("x", "d0_t0", {}), done],
+        [call("c", "d1_t0", {}), done],
+        answer("done")
+      ], { toolDiscovery: Provider.dynamicPerRequest })
+      const s = yield* AgentSession.make({ provider, toolkit, mode: "local", scope: ["d1"] }).pipe(Effect.provide(ArgumentValidator.layer))
+      const turn = yield* s.send("go")
+      assert.deepStrictEqual(turn.calls[0]!.envelope, {
+        ok: true,
+        tool: "toolgate_list_domains",
+        result: { domains: [{ domain: "d1", tools: ["d1_t0"], active: false }] }
+      })
+      assert.deepStrictEqual(turn.calls.slice(1).map((c) => c.envelope.ok ? "ok" : c.envelope.kind), ["not_found", "tool_not_found", "tool_not_found"])
+      assert.deepStrictEqual(ran, [])
+    }))
+
+  it.effect("an agent scope is decoded: an unknown domain, an empty scope or a non-list is an InvalidOptions", () =>
+    Effect.gen(function*() {
+      const { toolkit } = domains([1], () => 0)
+      for (const scope of [["nope"], ["d0", "d9"], [], "d0", [1]]) {
+        const e = yield* Effect.flip(AgentSession.make({ provider: make([]), toolkit, mode: "local", scope: scope as never }).pipe(Effect.provide(ArgumentValidator.layer)))
+        assert.strictEqual(e._tag, "InvalidOptions")
+      }
+      const e = yield* Effect.flip(AgentSession.make({ provider: make([]), toolkit, mode: "local", scope: ["d9"] }).pipe(Effect.provide(ArgumentValidator.layer)))
+      assert.include(e.message, "`d9`")
+    }))
+
   const step = (domainCount: number, toolCount: number) =>
     fc.oneof(
       fc.integer({ min: 0, max: domainCount }).map((d) => ({ activate: `d${d}` })),
@@ -152,8 +236,12 @@ describe("tool discovery", () => {
           ),
           answer("end")
         ], { toolDiscovery: discovery, maxTools })
-        const s = yield* sessionOver(provider, toolkit, rounds.length + 1)
-        yield* s.send("go")
+        const made = yield* Effect.either(sessionOver(provider, toolkit, rounds.length + 1))
+        // discovery refuses a maxTools with no room for both discovery tools and the smallest domain
+        const refused = discovery._tag !== "EagerSessionTools" && maxTools < 2 + Math.min(...sizes)
+        assert.strictEqual(Either.isLeft(made), refused)
+        if (Either.isLeft(made)) return
+        yield* made.right.send("go")
         for (const request of provider.requests) assert.isAtMost(request.tools.length, maxTools)
         for (const [tool, request] of ran) assert.include(names(provider.requests[request - 1]!), tool)
       }),

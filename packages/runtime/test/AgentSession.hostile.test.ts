@@ -112,19 +112,20 @@ describe("AgentSession (hostile input)", () => {
       assert.strictEqual((provider.requests[0]!.messages[0] as Message.User).text.length, 1024 * 1024)
     }))
 
-  it.effect("1,000 calls in one round all run and are all answered; one invalid among them stops all 1,000", () =>
+  it.effect("1,000 calls in one round (maxToolCallsPerRound 1,000) all run and are all answered; one invalid among them stops all 1,000", () =>
     Effect.gen(function*() {
       const many = (bad: boolean) =>
         Array.from({ length: 1000 }, (_, i) => call(`c${i}`, "add", bad && i === 999 ? { a: "x", b: 1 } : { a: i, b: 1 }))
       const ok = adder()
       const provider = make([[...many(false), done], answer("done")])
-      const turn = yield* (yield* session(provider, ok.toolkit)).send("many")
+      const thousand = { limits: { maxToolCallsPerRound: 1000 } }
+      const turn = yield* (yield* session(provider, ok.toolkit, thousand)).send("many")
       assert.strictEqual(ok.runs(), 1000)
       assert.strictEqual(turn.calls.length, 1000)
       assert.deepStrictEqual(turn.calls[999]!.envelope, { ok: true, tool: "add", result: 1000 })
       assert.strictEqual(provider.requests[1]!.messages.length, 1002)
       const bad = adder()
-      const rejected = yield* (yield* session(make([[...many(true), done], answer("none")]), bad.toolkit)).send("many")
+      const rejected = yield* (yield* session(make([[...many(true), done], answer("none")]), bad.toolkit, thousand)).send("many")
       assert.strictEqual(bad.runs(), 0)
       assert.strictEqual(rejected.calls.filter((c) => !c.envelope.ok && c.envelope.kind === "rejected").length, 999)
     }))

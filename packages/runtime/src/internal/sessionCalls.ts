@@ -14,6 +14,7 @@ import type * as ArgumentValidator from "../ArgumentValidator.js"
 import type { ToolArgumentRepairExhausted } from "../Errors.js"
 import type * as Message from "../Message.js"
 import type * as RepairBudget from "../RepairBudget.js"
+import * as RunLimits from "../RunLimits.js"
 import * as Tool from "../Tool.js"
 import * as ToolChain from "../ToolChain.js"
 import * as Telemetry from "../Telemetry.js"
@@ -21,7 +22,8 @@ import * as ToolEnvelope from "../ToolEnvelope.js"
 import * as Deadline from "./deadline.js"
 import { clip } from "./json.js"
 import * as ToolDiscovery from "./toolDiscovery.js"
-import { budgetOf, timed, timeoutEnvelope } from "./toolOutcome.js"
+import { budgetOf, forModel, timed, timeoutEnvelope } from "./toolOutcome.js"
+import { type Breath, breath, breathe } from "./breath.js"
 import { type Env, type Execution, idempotencyKey, publish, type UndoStep } from "./sessionState.js"
 
 /** What a round's calls need besides the session. */
@@ -121,10 +123,11 @@ export const reportCall = <E>(
     const args = call.arguments === undefined ? {} : { arguments: call.arguments }
     const where = { ...at, callId: call.id, tool: call.name }
     yield* publish(env, { _tag: "ToolCalled", ...where, ...args, outcome: outcome === "provider" ? "valid" : outcome, issues })
-    const envelope = yield* answer
+    // the model (and history) gets at most maxToolResultBytes; the whole envelope stays in the turn's calls
+    const { envelope, whole } = forModel(yield* answer, env.limits.maxToolResultBytes ?? RunLimits.defaultMaxToolResultBytes)
     yield* Effect.annotateCurrentSpan("toolgate.tool.result", envelope.ok ? "success" : envelope.kind)
     yield* publish(env, { _tag: "ToolAnswered", ...where, envelope })
-    return { callId: call.id, tool: call.name, ...args, envelope }
+    return { callId: call.id, tool: call.name, ...args, envelope, ...(whole === undefined ? {} : { wholeEnvelope: whole }) }
   }).pipe(
     Telemetry.executeTool(call.name, call.id, {
       "toolgate.tool.outcome": outcome,
@@ -132,9 +135,18 @@ export const reportCall = <E>(
     })
   )
 
+/** What running a call needs from the session: its id (for idempotency keys) and the context executors run in. */
+export type Runner = Pick<Env, "id" | "keys" | "context">
+
+/** Where a call runs: the turn, the round and the turn's journal it is recorded in. */
+export interface Journal {
+  readonly turn: number
+  readonly round: number
+  readonly executions: Array<Execution>
+}
+
 /** How to undo a call that ran and succeeded (`undefined`: its tool has no undo, or it failed). */
-const undoOf = (env: Env, checked: Checked & { readonly _tag: "Valid" }, envelope: ToolEnvelope.Envelope, key: string): UndoStep | undefined => {
-  const { prepared, tool } = checked
+const undoOf = (env: Runner, tool: Tool.Tool<any, never>, prepared: Tool.Prepared<any>, envelope: ToolEnvelope.Envelope, key: string): UndoStep | undefined => {
   if (tool.undo === undefined || !envelope.ok) return undefined
   const ctx = { ...Tool.contextOf(tool, prepared, { idempotencyKey: key }), result: envelope.result as J.JsonValue }
   const budget = budgetOf(tool)
@@ -149,29 +161,46 @@ const undoOf = (env: Env, checked: Checked & { readonly _tag: "Valid" }, envelop
   }
 }
 
-/** Runs a valid call, recorded as an execution of the turn before it starts and filled in when it answers. */
-const execute = Effect.fnUntraced(function*(env: Env, input: RoundInput, c: Checked & { readonly _tag: "Valid" }) {
-  const key = idempotencyKey(env, input.turn, c.call.id)
+/**
+ * Runs a prepared call, recorded in the turn's journal before it starts and filled in when it answers: the
+ * one way an executor runs in a session, whoever asked (the session's round, or a registry-aware provider).
+ */
+export const journaled = Effect.fnUntraced(function*(
+  env: Runner,
+  journal: Journal,
+  tool: Tool.Tool<any, never>,
+  prepared: Tool.Prepared<any>,
+  breath?: Breath
+) {
+  const key = idempotencyKey(env, journal.turn, prepared.callId)
   const execution: Execution = {
-    callId: c.call.id,
-    tool: c.tool.name,
-    round: input.round,
-    arguments: c.prepared.value,
+    callId: prepared.callId,
+    tool: tool.name,
+    round: journal.round,
+    arguments: prepared.value,
     idempotencyKey: key,
-    undoable: c.tool.undo !== undefined,
+    undoable: tool.undo !== undefined,
     artifacts: new Map(),
     envelope: undefined,
     timedOut: false,
     undo: undefined
   }
-  input.executions.push(execution)
-  const ctx = Tool.contextOf(c.tool, c.prepared, { idempotencyKey: key, onArtifact: (name, value) => execution.artifacts.set(name, value) })
-  const { envelope, timedOut } = yield* timed(c.tool, c.call.id, Effect.provide(Effect.suspend(() => c.tool.execute(c.prepared.args, ctx)), env.context))
+  journal.executions.push(execution)
+  const ctx = Tool.contextOf(tool, prepared, { idempotencyKey: key, onArtifact: (name, value) => execution.artifacts.set(name, value) })
+  const body = Effect.provide(Effect.suspend(() => tool.execute(prepared.args, ctx)), env.context)
+  // a call interrupted while it waits for its breath never ran: it leaves the journal
+  const forget = Effect.sync(() => void journal.executions.splice(journal.executions.indexOf(execution), 1))
+  const run = breath === undefined ? body : Effect.zipRight(Effect.onInterrupt(breathe(breath), () => forget), body)
+  const { envelope, timedOut } = yield* timed(tool, prepared.callId, run)
   execution.envelope = envelope
   execution.timedOut = timedOut
-  execution.undo = undoOf(env, c, envelope, key)
+  execution.undo = undoOf(env, tool, prepared, envelope, key)
   return envelope
 })
+
+/** Runs a valid call of the round. */
+const execute = (env: Env, input: RoundInput, c: Checked & { readonly _tag: "Valid" }, breath: Breath) =>
+  journaled(env, { turn: input.turn, round: input.round, executions: input.executions }, c.tool, c.prepared, breath)
 
 /** A round with an invalid call: nothing runs, every call is answered (valid ones "not run"), and it costs one repair. */
 const rejectRound = Effect.fnUntraced(function*(env: Env, input: RoundInput, checked: ReadonlyArray<Checked>) {
@@ -187,24 +216,45 @@ const rejectRound = Effect.fnUntraced(function*(env: Env, input: RoundInput, che
   return { answered } satisfies RoundOutput
 })
 
-/** A round of valid (and unknown) calls: each runs in its span, concurrently when the provider allows. */
+/**
+ * A round of valid (and unknown) calls: each runs in its span, concurrently when the provider allows. Before
+ * each executor starts, the round yields to the event loop if it has run long (`breathe`), so the turn's
+ * deadline can interrupt a round of executors that never yield themselves.
+ */
 const runRound = Effect.fnUntraced(function*(env: Env, input: RoundInput, checked: ReadonlyArray<Checked>) {
   const concurrency = env.provider.capabilities.supportsParallelToolCalls && checked.length > 1 ? "unbounded" : 1
+  const round = breath()
   const answered = yield* Effect.forEach(checked, (c) =>
     c._tag === "Valid"
-      ? reportCall(env, input, c.call, "valid", [], execute(env, input, c))
+      ? reportCall(env, input, c.call, "valid", [], execute(env, input, c, round))
       : reportCall(env, input, c.call, "unknown_tool", [], Effect.succeed(c.envelope)), { concurrency })
   return { answered } satisfies RoundOutput
 })
 
-/** Answers every call of one round (atomically: all run, or none). */
+/** The answer of a call past the round's `maxToolCallsPerRound`: not run, not checked, may be sent again. */
+export const pastRoundCap = (tool: string, cap: number): ToolEnvelope.Failure =>
+  ToolEnvelope.failure("rejected", `not run: a round runs at most ${cap} tool call(s); send it again in a later round`, {
+    tool,
+    retryable: true
+  })
+
+/**
+ * Answers every call of one round: its first `maxToolCallsPerRound` atomically (all run, or none), the calls
+ * after them `rejected` without being checked or run.
+ */
 export const answerRound = (
   env: Env,
   input: RoundInput
 ): Effect.Effect<RoundOutput, ToolArgumentRepairExhausted | ArgumentValidator.InvalidToolSchema> =>
   Effect.gen(function*() {
-    const checked = yield* Effect.forEach(input.calls, (call) => check(env, input, call))
-    return checked.some((c) => c._tag === "Invalid")
+    const cap = env.limits.maxToolCallsPerRound ?? RunLimits.defaultMaxToolCallsPerRound
+    const admitted = input.calls.length > cap ? input.calls.slice(0, cap) : input.calls
+    const checked = yield* Effect.forEach(admitted, (call) => check(env, input, call))
+    const { answered } = checked.some((c) => c._tag === "Invalid")
       ? yield* rejectRound(env, input, checked)
       : yield* runRound(env, input, checked)
+    if (admitted.length === input.calls.length) return { answered }
+    const refused = yield* Effect.forEach(input.calls.slice(cap), (call) =>
+      reportCall(env, input, call, "skipped", [], Effect.succeed(pastRoundCap(call.name, cap))))
+    return { answered: [...answered, ...refused] } satisfies RoundOutput
   })

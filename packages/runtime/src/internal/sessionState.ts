@@ -67,6 +67,20 @@ export interface UndoEntry {
   readonly kept: ReadonlyArray<Compensation.OutstandingEffect>
 }
 
+/** The turn in progress as the registry of a registry-aware provider sees it (the turn's own state, not a copy). */
+export interface RunningTurn {
+  readonly number: number
+  /** Round trips started (the round a call belongs to). */
+  readonly rounds: number
+  /** The turn's journal (see `Execution`). */
+  readonly executions: Array<Execution>
+}
+
+/** Which turn is running: set when a turn begins and cleared when it ends, however it ends. */
+export interface Live {
+  current: RunningTurn | undefined
+}
+
 /** Rewrites an outbound request (the pre-transmit filter). */
 export type PreTransmit = (request: Provider.CompletionRequest) => Effect.Effect<Provider.CompletionRequest, ProviderError>
 
@@ -93,6 +107,10 @@ export interface Config {
   readonly persona: string | undefined
   /** The session's sampling (a send's keys override it). */
   readonly sampling: Provider.Sampling
+  /** The running turn, for the calls a registry-aware provider runs through the session's registry. */
+  readonly live: Live
+  /** The turn under way and the random part of its idempotency keys (set when a turn begins; sends are serialized). */
+  readonly keys: { turn: number; part: string }
 }
 
 /**
@@ -127,8 +145,6 @@ export interface State {
   readonly lastSchemaWarnings: Ref.Ref<ReadonlyArray<Provider.ToolSchemaWarning>>
   /** Which domains are active (tool discovery). */
   readonly discovery: Ref.Ref<ToolDiscovery.State>
-  /** The turn under way and the random part of its idempotency keys (set when a turn begins; sends are serialized). */
-  readonly keys: { turn: number; part: string }
 }
 
 /** A session: its configuration and its state. */
@@ -147,8 +163,7 @@ export const makeState = (capacity: number, discovery: ToolDiscovery.State): Sta
     outstanding: Ref.unsafeMake<ReadonlyArray<Compensation.OutstandingEffect>>([]),
     lastUsage: Ref.unsafeMake(Option.none<AgentSession.UsageReport>()),
     lastSchemaWarnings: Ref.unsafeMake<ReadonlyArray<Provider.ToolSchemaWarning>>([]),
-    discovery: Ref.unsafeMake(discovery),
-    keys: { turn: 0, part: "" }
+    discovery: Ref.unsafeMake(discovery)
   })
 
 /** A subscription to the session's events, the hub made now if this is the first (a second one made concurrently is dropped). */
@@ -164,7 +179,7 @@ const randomPart = (): string => Array.from(crypto.getRandomValues(new Uint8Arra
  * Starts the keys of `turn`: a fresh random part, so a session made again with the same id (a restarted
  * worker, whose turns count from 1 again) never hands an executor a key an earlier process used.
  */
-export const startKeys = (env: Env, turn: number): Effect.Effect<void> =>
+export const startKeys = (env: Pick<Config, "keys">, turn: number): Effect.Effect<void> =>
   Effect.sync(() => {
     env.keys.turn = turn
     env.keys.part = randomPart()
@@ -174,7 +189,7 @@ export const startKeys = (env: Env, turn: number): Effect.Effect<void> =>
  * The idempotency key of a call: `<session id>:<turn>-<random>:<call id>`, the random part (16 hex digits)
  * drawn once per turn, so keys are unique across processes without a store.
  */
-export const idempotencyKey = (env: Env, turn: number, callId: string): string =>
+export const idempotencyKey = (env: Pick<Config, "id" | "keys">, turn: number, callId: string): string =>
   `${env.id}:${turn}-${env.keys.turn === turn ? env.keys.part : randomPart()}:${callId}`
 
 /** Publishes a session event when someone subscribed (a sliding hub never blocks the turn). */

@@ -235,7 +235,10 @@ const providerRound = Effect.fnUntraced(function*<A, X>(env: Env, current: Curre
     round.messages.filter((m): m is Message.ToolResult => m._tag === "ToolResult"),
     (m) => reportCall(env, at, calls.get(m.callId)!, "provider", [], Effect.succeed(m.envelope))
   )
-  advance(current, { messages: round.messages, answered, inputTokens: round.inputTokens, outputTokens: round.outputTokens })
+  // history gets each result as the model may be sent it (cut to maxToolResultBytes), as app-driven rounds do
+  const cut = new Map(answered.map((a) => [a.callId, a.envelope] as const))
+  const messages = round.messages.map((m) => m._tag === "ToolResult" ? { ...m, envelope: cut.get(m.callId) ?? m.envelope } : m)
+  advance(current, { messages, answered, inputTokens: round.inputTokens, outputTokens: round.outputTokens })
   return round.text
 })
 
@@ -288,6 +291,7 @@ const begin = Effect.fnUntraced(function*(env: Env, text: string, definitions: S
     committed: false,
     done: undefined
   }
+  env.live.current = current
   return current
 })
 
@@ -338,6 +342,8 @@ export const run = <A, X extends { readonly _tag: string; readonly message: stri
     return yield* Deadline.within(turn, Duration.millis(limitMillis), () => Effect.fail(new TurnDeadlineExceeded({ limitMillis }))).pipe(
       // the deadline struck between the commit and the answer: the turn is committed, so it is the answer
       Effect.catchIf((e) => e instanceof TurnDeadlineExceeded && current.committed, () => Effect.succeed(current.done as readonly [AgentSession.Turn, A])),
+      // the registry of a registry-aware provider runs no call for a turn that has ended
+      Effect.ensuring(Effect.sync(() => void (env.live.current === current && (env.live.current = undefined)))),
       // an onExit finalizer is uninterruptible: an interrupted send is compensated before the interruption completes
       Effect.onExit((exit) =>
         Exit.isFailure(exit) && !current.committed

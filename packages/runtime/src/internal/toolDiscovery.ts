@@ -8,7 +8,7 @@
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Ref from "effect/Ref"
-import * as Schema from "effect/Schema"
+import type { JsonSchema } from "@toolgate/json-schema"
 import * as Errors from "../Errors.js"
 import type * as Provider from "../Provider.js"
 import * as Tool from "../Tool.js"
@@ -122,6 +122,18 @@ const activation = (
   ])
 }
 
+/**
+ * The discovery tools' parameters, declared as plain JSON Schema objects that every dialect takes as they are
+ * (OpenAI strict included: every property required, no others allowed).
+ */
+const listParameters: JsonSchema.JsonSchema = { type: "object", properties: {}, additionalProperties: false }
+const activateParameters: JsonSchema.JsonSchema = {
+  type: "object",
+  properties: { domain: { type: "string", description: "The domain's name, as toolgate_list_domains gives it." } },
+  required: ["domain"],
+  additionalProperties: false
+}
+
 /** The discovery tools over the session's `state` (none for eager discovery). */
 export const tools = (
   toolkit: Toolkit.Toolkit<any>,
@@ -132,7 +144,7 @@ export const tools = (
   const domains = [...toolkit.domains.keys()]
   const list = Tool.make(listDomains, {
     description: "Lists the tool domains: each one's name, its tools and whether it is active.",
-    parameters: Schema.Struct({}),
+    parameters: listParameters,
     execute: () =>
       Effect.map(Ref.get(state), (s) => ({
         domains: [...toolkit.domains].map(([domain, tools]) => ({ domain, tools, active: s.active.includes(domain) }))
@@ -140,26 +152,68 @@ export const tools = (
   })
   const activate = Tool.make(activateDomain, {
     description: `Activates a tool domain: its tools can be called from your next request on, for the rest of the session. The domains: ${domains.join(", ")}.`,
-    parameters: Schema.Struct({ domain: Schema.String }),
-    execute: ({ domain }) =>
+    parameters: activateParameters,
+    execute: (args) =>
       Effect.flatten(Ref.modify(state, (s): readonly [Effect.Effect<Activated, Tool.ToolFailure>, State] => {
-        const next = activation(toolkit, capabilities, s, domain)
+        // layer 2 checked the arguments against `activateParameters`: `domain` is a string
+        const next = activation(toolkit, capabilities, s, (args as { readonly domain: string }).domain)
         return Either.isLeft(next) ? [Effect.fail(next.left), s] : [Effect.succeed(next.right[0]), next.right[1]]
       }))
   })
   return [list, activate]
 }
 
-/** The toolkit with the discovery tools of the provider's `toolDiscovery` (none for eager discovery). */
+/**
+ * Why discovery could never activate a domain under the provider's `maxTools`, or `undefined`: with discovery
+ * tools, a request must have room for both of them and for the smallest domain's tools.
+ */
+const tooFewSlots = (toolkit: Toolkit.Toolkit<any>, capabilities: Provider.ProviderCapabilities): string | undefined => {
+  const meta = discoveryTools(modeOf(capabilities)).length
+  if (meta === 0) return undefined
+  const smallest = Math.min(...Array.from(toolkit.domains.values(), (tools) => tools.length))
+  const needed = meta + (Number.isFinite(smallest) ? smallest : 0)
+  const cap = capOf(capabilities)
+  return cap >= needed ? undefined :
+    `${capabilities.name} takes at most ${cap} tools, but tool discovery needs ${needed} (the ${meta} discovery tools and the smallest domain's ${needed - meta}): no domain could ever be activated`
+}
+
+/**
+ * The toolkit with the discovery tools of the provider's `toolDiscovery` (none for eager discovery); an
+ * `InvalidOptions` when a toolkit tool has a discovery tool's name or `maxTools` leaves no room to activate a domain.
+ */
 export const withTools = (
   toolkit: Toolkit.Toolkit<never>,
   capabilities: Provider.ProviderCapabilities,
   discovery: Ref.Ref<State>
 ): Effect.Effect<Toolkit.Toolkit<never>, Errors.InvalidOptions> => {
+  const slots = tooFewSlots(toolkit, capabilities)
+  if (slots !== undefined) return new Errors.InvalidOptions({ of: "AgentSession", detail: slots })
   const meta = tools(toolkit, capabilities, discovery)
   const taken = meta.find((t) => toolkit.tools.has(t.name))
   if (taken !== undefined) {
     return new Errors.InvalidOptions({ of: "AgentSession", detail: `the toolkit has a tool named \`${taken.name}\`, the name of a discovery tool` })
   }
   return Effect.succeed(meta.length === 0 ? toolkit : { ...toolkit, tools: new Map([...meta.map((t) => [t.name, t] as const), ...toolkit.tools]) })
+}
+
+/**
+ * The toolkit restricted to the domains of an agent's scope (all of it when there is no scope): only their
+ * tools are offered, run, listed and activated. A domain the toolkit does not have is an `InvalidOptions`.
+ */
+export const scope = <R>(toolkit: Toolkit.Toolkit<R>, domains: ReadonlyArray<string> | undefined): Either.Either<Toolkit.Toolkit<R>, Errors.InvalidOptions> => {
+  if (domains === undefined) return Either.right(toolkit)
+  const unknown = domains.filter((d) => !toolkit.domains.has(d))
+  if (unknown.length > 0) {
+    const known = [...toolkit.domains.keys()].join(", ")
+    return Either.left(new Errors.InvalidOptions({ of: "AgentSession", detail: `scope: the toolkit has no domain ${unknown.map((d) => `\`${d}\``).join(", ")} (its domains: ${known})` }))
+  }
+  const kept = new Set(domains)
+  const inScope = new Map([...toolkit.domains].filter(([d]) => kept.has(d)))
+  const names = new Set([...inScope.values()].flat())
+  return Either.right({
+    ...toolkit,
+    tools: new Map([...toolkit.tools].filter(([name]) => names.has(name))),
+    domains: inScope,
+    warnings: toolkit.warnings.filter((w) => names.has(w.tool))
+  })
 }

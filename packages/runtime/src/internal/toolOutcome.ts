@@ -11,27 +11,105 @@ import * as Option from "effect/Option"
 import { JsonValue as J } from "@toolgate/json-schema"
 import * as ToolEnvelope from "../ToolEnvelope.js"
 import * as Deadline from "./deadline.js"
+import { groupDigits, truncateBytesForModel, utf8Length } from "./truncate.js"
 
-/** Whether `u` is a plain object with an own boolean `ok`: the only values tried as a ready-made envelope. */
-const looksLikeEnvelope = (u: unknown): boolean => {
+/** The deepest nesting of a tool result a session keeps: 1,000 levels. */
+export const maxResultDepth = 1_000
+
+/** The largest tool result a session keeps, in characters of its JSON text: 64 Mi. */
+export const maxResultChars = 64 * 1024 * 1024
+
+/** Why a value is not JSON a session keeps. */
+class NotJson {
+  constructor(readonly reason: string) {}
+}
+
+/** Copies one value; `left` is what is left of the size budget, `ancestors` the objects the value sits in. */
+const copyValue = (v: unknown, depth: number, left: { n: number }, ancestors: Set<object>): J.JsonValue => {
+  const spend = (n: number) => {
+    if ((left.n -= n) < 0) throw new NotJson(`it is larger than ${maxResultChars} characters of JSON`)
+  }
+  if (v === null) return (spend(4), null)
+  switch (typeof v) {
+    case "boolean":
+      return (spend(5), v)
+    case "number":
+      if (!Number.isFinite(v)) throw new NotJson(`it holds the number ${v}`)
+      return (spend(24), v)
+    case "string":
+      return (spend(v.length + 2), v)
+    case "object":
+      break
+    default:
+      throw new NotJson(`it holds a ${typeof v}`)
+  }
+  if (depth >= maxResultDepth) throw new NotJson(`it is nested deeper than ${maxResultDepth} levels`)
+  if (ancestors.has(v)) throw new NotJson("it holds a cycle")
+  ancestors.add(v)
+  const out = Array.isArray(v) ? copyArray(v, depth, left, ancestors) : copyObject(v, depth, left, ancestors)
+  ancestors.delete(v)
+  return out
+}
+
+/** An own, enumerable data property's value (no getter is ever called). */
+const member = (v: object, key: string | symbol): unknown => {
+  if (typeof key === "symbol") throw new NotJson("it has a symbol key")
+  const d = Object.getOwnPropertyDescriptor(v, key)
+  if (d === undefined || !("value" in d) || !d.enumerable) throw new NotJson(`its member \`${key.slice(0, 100)}\` is not a plain data property`)
+  return d.value
+}
+
+const copyArray = (v: ReadonlyArray<unknown>, depth: number, left: { n: number }, ancestors: Set<object>): J.JsonArray => {
+  const length = v.length
+  if (Reflect.ownKeys(v).length !== length + 1) throw new NotJson("it holds an array with holes or extra keys")
+  left.n -= length + 2
+  const out: Array<J.JsonValue> = new Array(length)
+  for (let i = 0; i < length; i++) out[i] = copyValue(member(v, String(i)), depth + 1, left, ancestors)
+  return out
+}
+
+const copyObject = (v: object, depth: number, left: { n: number }, ancestors: Set<object>): J.JsonObject => {
+  const proto = Object.getPrototypeOf(v)
+  if (proto !== Object.prototype && proto !== null) throw new NotJson("it holds an object that is not a plain object")
+  const out: Record<string, J.JsonValue> = {}
+  for (const key of Reflect.ownKeys(v)) {
+    const value = copyValue(member(v, key), depth + 1, left, ancestors)
+    left.n -= (key as string).length + 4
+    // `__proto__` is an own key like any other, never the copy's prototype
+    if (key === "__proto__") Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true })
+    else out[key as string] = value
+  }
+  return out
+}
+
+/**
+ * A JSON copy of a tool's result, made when the result is produced, so nothing the executor does to its value
+ * afterwards reaches history; or why it is not JSON (a cycle, a `bigint`, a function, a getter, a class
+ * instance, nesting past `maxResultDepth`, size past `maxResultChars`, a throwing Proxy).
+ */
+export const copyJson = (u: unknown): Either.Either<J.JsonValue, string> => {
   try {
-    return typeof u === "object" && u !== null && !Array.isArray(u) &&
-      Object.prototype.hasOwnProperty.call(u, "ok") && typeof (u as { readonly ok: unknown }).ok === "boolean"
-  } catch {
-    return false
+    return Either.right(copyValue(u, 0, { n: maxResultChars }, new Set()))
+  } catch (e) {
+    return Either.left(e instanceof NotJson ? e.reason : e instanceof RangeError ? "it is nested too deeply" : "it could not be read")
   }
 }
 
-/** A successful result as an envelope; `None` when it is not JSON (a bug in the tool, logged by the caller). */
-const fromResult = (tool: string, result: unknown): Option.Option<ToolEnvelope.Envelope> => {
-  if (result === undefined) return Option.some(ToolEnvelope.success(null, { tool }))
-  if (looksLikeEnvelope(result)) {
-    const decoded = ToolEnvelope.decode(result)
-    if (Either.isRight(decoded)) {
-      return Option.some(decoded.right.tool === undefined ? { ...decoded.right, tool } : decoded.right)
+/** Whether `u` is a plain object with an own boolean `ok`: the only values tried as a ready-made envelope. */
+const looksLikeEnvelope = (u: J.JsonValue): boolean =>
+  typeof u === "object" && u !== null && !Array.isArray(u) &&
+  Object.prototype.hasOwnProperty.call(u, "ok") && typeof (u as { readonly ok: unknown }).ok === "boolean"
+
+/** A successful result, copied, as an envelope; `Left` with the reason when it is not JSON (a bug in the tool, logged by the caller). */
+const fromResult = (tool: string, result: unknown): Either.Either<ToolEnvelope.Envelope, string> => {
+  if (result === undefined) return Either.right(ToolEnvelope.success(null, { tool }))
+  return Either.map(copyJson(result), (copy) => {
+    if (looksLikeEnvelope(copy)) {
+      const decoded = ToolEnvelope.decode(copy)
+      if (Either.isRight(decoded)) return decoded.right.tool === undefined ? { ...decoded.right, tool } : decoded.right
     }
-  }
-  return J.isJsonValue(result) ? Option.some(ToolEnvelope.success(result, { tool })) : Option.none()
+    return ToolEnvelope.success(copy, { tool })
+  })
 }
 
 /** The envelope of an executor's outcome; interruption is passed on, a defect is logged with its cause. */
@@ -43,11 +121,11 @@ export const outcome = <R>(
   execution.pipe(
     Effect.matchCauseEffect({
       onSuccess: (result) =>
-        Option.match(fromResult(tool, result), {
-          onSome: Effect.succeed,
-          onNone: () =>
-            Effect.logError(`Tool \`${tool}\` returned a result that is not JSON`).pipe(
-              Effect.as(ToolEnvelope.failure("execution_error", "The tool's result could not be encoded as JSON.", { tool }))
+        Either.match(fromResult(tool, result), {
+          onRight: Effect.succeed,
+          onLeft: (reason) =>
+            Effect.logError(`Tool \`${tool}\` returned a result that is not JSON: ${reason}`).pipe(
+              Effect.as(ToolEnvelope.failure("execution_error", `The tool's result is not JSON: ${reason}.`, { tool }))
             )
         }),
       onFailure: (cause) => {
@@ -91,4 +169,47 @@ export const timed = <R>(
   const run = Effect.map(outcome(tool.name, callId, execution), (envelope): Timed => ({ envelope, timedOut: false }))
   if (budget === undefined) return run
   return Deadline.within(run, budget, () => Effect.succeed<Timed>({ envelope: timeoutEnvelope(tool.name, budget), timedOut: true }))
+}
+
+/** What the model is sent of an envelope, and the envelope itself when that had to be cut. */
+export interface ForModel {
+  readonly envelope: ToolEnvelope.Envelope
+  /** The whole envelope, when `envelope` is its cut form (`undefined` when it fit). */
+  readonly whole: ToolEnvelope.Envelope | undefined
+}
+
+/** The envelope as JSON text and its UTF-8 size (`undefined`: it is not JSON). */
+const sizeOf = (envelope: ToolEnvelope.Envelope): number | undefined => {
+  const text = J.stringify(envelope)
+  return text === undefined ? undefined : text.length * 3 <= 1024 ? text.length : utf8Length(text)
+}
+
+/** The answer when nothing of an envelope fits: a failure that says so. */
+const tooLarge = (maxBytes: number): ToolEnvelope.Failure =>
+  ToolEnvelope.failure("execution_error", `The tool's answer could not be cut to ${maxBytes} bytes for the model.`, { retryable: false })
+
+/**
+ * `envelope` within `maxBytes` UTF-8 bytes of JSON, as the model is sent it: a success whose result is too
+ * large gets the result's JSON text cut head + tail (`truncateBytesForModel`) and a warning saying so; a
+ * failure gets its message cut. The cut is shrunk until the whole envelope, escapes included, fits.
+ */
+export const forModel = (envelope: ToolEnvelope.Envelope, maxBytes: number): ForModel => {
+  const size = sizeOf(envelope)
+  if (size !== undefined && size <= maxBytes) return { envelope, whole: undefined }
+  const text = envelope.ok ? J.stringify(envelope.result) ?? "" : envelope.message
+  const warning = `The result was ${groupDigits(utf8Length(text))} bytes of JSON, more than the ${groupDigits(maxBytes)} a tool result may have here: ` +
+    "it is given as its JSON text with the middle cut."
+  const cut = (budget: number): ToolEnvelope.Envelope =>
+    envelope.ok
+      ? { ...envelope, result: truncateBytesForModel(text, budget), warnings: [...(envelope.warnings ?? []), warning] }
+      : { ...envelope, message: truncateBytesForModel(text, budget) }
+  let budget = maxBytes - (sizeOf(cut(0)) ?? maxBytes)
+  for (let i = 0; i < 8 && budget > 0; i++) {
+    const candidate = cut(budget)
+    const candidateSize = sizeOf(candidate) ?? Infinity
+    if (candidateSize <= maxBytes) return { envelope: candidate, whole: envelope }
+    budget -= Math.max(1, candidateSize - maxBytes)
+  }
+  const least = cut(0)
+  return { envelope: (sizeOf(least) ?? Infinity) <= maxBytes ? least : tooLarge(maxBytes), whole: envelope }
 }

@@ -49,3 +49,78 @@ export const truncateForModel = (text: string, maxChars: number = 50_000): strin
   const tailStart = safeStart(s, s.length - (budget - Math.ceil(budget / 2)))
   return `${s.slice(0, headEnd)}${marker(tailStart - headEnd)}${s.slice(tailStart)}`
 }
+
+/** The UTF-8 size of `s` (a lone surrogate counts 3 bytes, as an encoder writes U+FFFD). */
+export const utf8Length = (s: string): number => {
+  let n = 0
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i)
+    if (c < 0x80) n += 1
+    else if (c < 0x800) n += 2
+    else if (isHighSurrogate(c) && i + 1 < s.length && isLowSurrogate(s.charCodeAt(i + 1))) {
+      n += 4
+      i++
+    } else n += 3
+  }
+  return n
+}
+
+/** The UTF-8 size of the code point that starts at `i` (`step` code units long). */
+const pointAt = (s: string, i: number): { readonly bytes: number; readonly step: number } => {
+  const c = s.charCodeAt(i)
+  if (c < 0x80) return { bytes: 1, step: 1 }
+  if (c < 0x800) return { bytes: 2, step: 1 }
+  return isHighSurrogate(c) && i + 1 < s.length && isLowSurrogate(s.charCodeAt(i + 1)) ? { bytes: 4, step: 2 } : { bytes: 3, step: 1 }
+}
+
+/** The end index of the longest prefix of `s` within `max` UTF-8 bytes (never inside a surrogate pair). */
+const headWithin = (s: string, max: number): number => {
+  let bytes = 0
+  let i = 0
+  while (i < s.length) {
+    const p = pointAt(s, i)
+    if (bytes + p.bytes > max) break
+    bytes += p.bytes
+    i += p.step
+  }
+  return i
+}
+
+/** The start index of the longest suffix of `s` within `max` UTF-8 bytes, not before `floor` (never inside a surrogate pair). */
+const tailWithin = (s: string, max: number, floor: number): number => {
+  let bytes = 0
+  let i = s.length
+  while (i > floor) {
+    const pair = i - 2 >= floor && isLowSurrogate(s.charCodeAt(i - 1)) && isHighSurrogate(s.charCodeAt(i - 2))
+    const start = pair ? i - 2 : i - 1
+    const b = pointAt(s, start).bytes
+    if (bytes + b > max) break
+    bytes += b
+    i = start
+  }
+  return i
+}
+
+/** The line that replaces the cut middle when the limit is in bytes. */
+export const bytesMarker = (omitted: number): string => `\n[… ${groupDigits(omitted)} bytes omitted …]\n`
+
+/**
+ * `truncateForModel` measured in UTF-8 bytes: the head and the tail of `text` within `maxBytes` (the marker
+ * included), the middle replaced by a line saying how many bytes were cut; never splits a surrogate pair;
+ * `text` itself when it fits. A limit too small for the marker keeps only the head.
+ */
+export const truncateBytesForModel = (text: string, maxBytes: number): string => {
+  const s = typeof text === "string" ? text : safeString(text)
+  const limit = limitOf(maxBytes)
+  // at most 3 bytes per code unit: a text that short fits without counting
+  if (s.length * 3 <= limit) return s
+  const total = utf8Length(s)
+  if (total <= limit) return s
+  const budget = limit - utf8Length(bytesMarker(total))
+  if (budget <= 0) return s.slice(0, headWithin(s, limit))
+  const headEnd = headWithin(s, Math.ceil(budget / 2))
+  const tailStart = tailWithin(s, budget - Math.ceil(budget / 2), headEnd)
+  const head = s.slice(0, headEnd)
+  const tail = s.slice(tailStart)
+  return `${head}${bytesMarker(total - utf8Length(head) - utf8Length(tail))}${tail}`
+}
