@@ -188,6 +188,9 @@ export const cloudAt = (nodes: ReadonlyArray<Node>): string => nodes.find((n) =>
 /** "a" or "an" before a word, for messages. */
 export const article = (word: string): string => (/^[aeiou]/.test(word) ? `an ${word}` : `a ${word}`)
 
+/** A property name for messages, in backticks; one that would read as nothing (empty, blank, a backtick) as its JSON string. */
+export const keyName = (k: string): string => (k.trim() === "" || k.includes("`") ? `\`${JSON.stringify(k)}\`` : `\`${k}\``)
+
 /** A readable rendering of a JSON value for messages, kept short. */
 export const show = (v: JsonValue): string => {
   const s = JSON.stringify(v)
