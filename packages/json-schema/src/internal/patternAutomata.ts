@@ -301,11 +301,18 @@ const words = (nfa: NFA, dfas: ReadonlyArray<DFA>, ok: (s: string) => boolean, c
         if (!accepting(st) || out.length >= count || tried >= MAX_WORDS) continue
         // the most readable character into the accepting state, then a few other plain ones of its set
         const head = path(at)
-        const plain = [Words.pickMostReadableCharacter(next.via), ...readable.filter((c) => next.via.has(c)), next.via.ranges[0]!.min]
+        const plain = [Words.pickMostReadableCharacter(next.via), ...readable.filter((c) => next.via.has(c)), ...first(next.via, 3)]
         for (const c of new Set(plain)) if (c !== undefined) attempt([...head, c])
       }
     }
   }
+  return out
+}
+
+/** The first `n` characters of a set, in order. */
+const first = (set: CharSet, n: number): Array<number> => {
+  const out: Array<number> = []
+  for (const r of set.ranges) for (let c = r.min; c <= r.max && out.length < n; c++) out.push(c)
   return out
 }
 
