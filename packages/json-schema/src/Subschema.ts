@@ -34,26 +34,36 @@ export interface Reason {
 }
 
 /**
- * A reason as one line that stands alone: its message, after the field its local path points into when the
- * path is a plain chain of `properties`/`items` (`` `days`: the local schema allows at most 7; … ``).
+ * A reason as one line that stands alone: its message, after the instance field its local path points
+ * into (`` `days`: the local schema allows at most 7; … ``, `` `a.b[]`: … ``). The path is read through
+ * `properties`, `items` and `prefixItems`, and through the applicators that apply to the same value
+ * (`allOf`/`anyOf`/`oneOf` branches, `not`, `if`/`then`/`else`, `dependentSchemas`), up to its last keyword.
  */
 export const explain = (reason: Reason): string => {
   const field = fieldOf(JsonSchema.Pointer.parse(reason.localPath))
-  return field === "" ? reason.message : `\`${field}\`: ${reason.message}`
+  return field === undefined || field === "" ? reason.message : `\`${field}\`: ${reason.message}`
 }
 
-/** The instance field of a schema path made of `properties/<name>`, `items`, `prefixItems/<i>` and one last keyword; else "". */
-const fieldOf = (tokens: ReadonlyArray<string>): string => {
+const sameValue: ReadonlySet<string> = new Set(["not", "if", "then", "else"])
+const branchLists: ReadonlySet<string> = new Set(["allOf", "anyOf", "oneOf"])
+
+/** The instance field a schema path points into (a name that would read as nothing is quoted); undefined when the path leaves that form. */
+const fieldOf = (tokens: ReadonlyArray<string>): string | undefined => {
   let field = ""
   let i = 0
   for (; i < tokens.length; i++) {
-    const t = tokens[i]!
-    if (t === "properties" && i + 1 < tokens.length) field += `${field === "" ? "" : "."}${tokens[++i]}`
+    const t = tokens[i]!, next = tokens[i + 1]
+    if (t === "properties" && next !== undefined) field += `${field === "" ? "" : "."}${/^[^.\s`[\]"]+$/.test(next) ? next : JSON.stringify(next)}`
     else if (t === "items") field += "[]"
-    else if (t === "prefixItems" && i + 1 < tokens.length && /^\d+$/.test(tokens[i + 1]!)) field += `[${tokens[++i]}]`
-    else break
+    else if (t === "prefixItems" && next !== undefined && /^\d+$/.test(next)) field += `[${next}]`
+    else if ((branchLists.has(t) && next !== undefined && /^\d+$/.test(next)) || (t === "dependentSchemas" && next !== undefined)) {
+      // a branch applies to the same value
+    } else if (sameValue.has(t) && i < tokens.length - 1) {
+      continue
+    } else break
+    if (t !== "items") i++
   }
-  return i >= tokens.length - 1 ? field : ""
+  return i >= tokens.length - 1 ? field : undefined
 }
 
 /** The verdict: proven, drift with a verified witness, or a construct the prover cannot model. */
@@ -194,7 +204,8 @@ const run = (cloud: JsonSchema.JsonSchema, local: JsonSchema.JsonSchema, budget:
   const w = verified(cloud, local, sampled, lower) ?? verified(cloud, local, [...plain, ...literals(local)], lower)
   if (w !== undefined) {
     const l = Validators.shared.compile(local)
-    const issue = Either.isRight(l) ? l.right.validate(w)[0] : undefined
+    // the issue at the deepest field names what the local schema rejects, not the arguments as a whole
+    const issue = Either.isRight(l) ? deepest(l.right.validate(w)) : undefined
     const message = `the cloud schema allows ${JSON.stringify(w).slice(0, 60)}; the local schema rejects it${issue === undefined ? "" : ` (${issue.message})`}`
     return { _tag: "Drift", reasons: [{ cloudPath: "", localPath: o._tag === "Counter" ? o.reasons[0]?.localPath ?? "" : o.path, message }], witness: w }
   }
@@ -205,6 +216,9 @@ const run = (cloud: JsonSchema.JsonSchema, local: JsonSchema.JsonSchema, budget:
   }
   return { _tag: "Unsupported", construct: exhausted ? spent : o.construct, path: o.path }
 }
+
+const deepest = (issues: ReadonlyArray<Validator.Issue>): Validator.Issue | undefined =>
+  issues.reduce<Validator.Issue | undefined>((best, i) => (best === undefined || i.path.length > best.path.length ? i : best), undefined)
 
 /** The compiled lower bound of a cloud with dynamic references. */
 type Lower = Either.Either<Validator.Compiled, Validator.SchemaError>

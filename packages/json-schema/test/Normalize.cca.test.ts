@@ -4,6 +4,7 @@ import type { JsonSchemaObject } from "../src/JsonSchema.js"
 import * as Normalize from "../src/Normalize.js"
 import { deep, freeze, tool } from "./internal/normalizeArbitrary.js"
 import { ccaViolations } from "./internal/providerRules.cca.js"
+import { tools } from "./suite.js"
 
 const cca = (s: unknown) => Normalize.cca(freeze(s) as never)
 const fallback = { type: "object", properties: {} }
@@ -42,7 +43,7 @@ describe("Normalize.cca", () => {
       }
     }))
     assert.deepStrictEqual(r.schema, obj({ f: obj({ kind: { type: "string", enum: ["circle", "square"] }, r: { type: "number" }, side: { type: "number" } }, ["kind"]) }))
-    assert.isTrue(r.changes.some((c) => c.path === "/properties/f/oneOf" && c.change === "`oneOf`: 2 object variants merged into one object shape"))
+    assert.isTrue(r.changes.some((c) => c.path === "/properties/f/oneOf" && c.change === "`oneOf`: 2 object variants merged into one object shape; a property or keyword only some variants give now applies to every value (lossy)"))
     const lossy = cca({ anyOf: [obj({ a: { type: "string" } }), obj({ a: { type: "integer" } })] })
     assert.deepStrictEqual(lossy.schema, obj({ a: { type: "string" } }))
     assert.isTrue(lossy.changes.some((c) => c.change === "property `a`, given differently by the variants: mixes string, integer: only the variant of type string is kept (lossy)"))
@@ -115,5 +116,18 @@ describe("Normalize.cca", () => {
 
   it.prop("never throws, whatever it is given", [fc.anything()], ([u]) => {
     assert.deepStrictEqual(ccaViolations(Normalize.cca(u as never).schema), [])
+  })
+
+  it("marks merging object variants lossy when the merged shape narrows a variant (MongoDB's aggregate, create-index, explain, export)", () => {
+    const mongo = tools().filter((t) => t.source === "mcp:npm/mongodb-mcp-server" && ["aggregate", "create-index", "explain", "export"].includes(t.name))
+    assert.lengthOf(mongo, 4)
+    for (const t of mongo) {
+      const merges = Normalize.cca(t.parameters as never).changes.filter((c) => /object variants merged/.test(c.change))
+      assert.isAbove(merges.length, 0, t.name)
+      for (const c of merges) assert.match(c.change, /\(lossy\)$/, `${t.name} ${c.path}`)
+    }
+    // variants that agree on every property they give merge without narrowing: only wider, not lossy
+    const wider = cca({ anyOf: [obj({ a: { type: "string" }, b: { type: "integer" } }, ["a"]), obj({ a: { type: "string" }, b: { type: "integer" } }, ["b"])] })
+    assert.isTrue(wider.changes.some((c) => c.change === "`anyOf`: 2 object variants merged into one object shape"))
   })
 })

@@ -1,6 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { FastCheck as fc } from "effect"
+import { Either } from "effect"
 import * as Normalize from "../src/Normalize.js"
+import * as Validator from "../src/Validator.js"
 import { deep, freeze, tool } from "./internal/normalizeArbitrary.js"
 import { googleUnsupported, googleViolations } from "./internal/providerRules.google.js"
 
@@ -189,5 +191,41 @@ describe("Normalize.google", () => {
 
   it.prop("never throws, whatever it is given", [fc.anything()], ([u]) => {
     assert.deepStrictEqual(googleViolations(Normalize.google(u as never).schema), [])
+  })
+
+  describe("a oneOf whose branches lost their keywords", () => {
+    const valid = (schema: unknown, v: unknown): boolean => {
+      const c = Validator.compile(schema as never)
+      return Either.isRight(c) && c.right.validate(v as never).length === 0
+    }
+
+    it("becomes anyOf, reported as lossy, so a value the original accepts is still accepted", () => {
+      const s = { type: "object", properties: { id: { oneOf: [{ type: "string", format: "uuid" }, { type: "string", maxLength: 3 }] } } }
+      const r = google(s)
+      const id = (r.schema as any).properties.id
+      assert.notProperty(id, "oneOf")
+      assert.lengthOf(id.anyOf, 2)
+      assert.match(changed(r, "/properties/id/oneOf")[0] ?? "", /^`oneOf` became `anyOf`: .*\(lossy\)$/)
+      // "abc" is in the second branch only; with the format and the bound gone it is in both
+      for (const v of [{ id: "abc" }, { id: "0b5f7a3e-8d4c-4c1e-9f0a-2b3c4d5e6f70" }]) {
+        assert.isTrue(valid(s, v) && valid(r.schema, v), JSON.stringify(v))
+      }
+    })
+
+    it("stays oneOf when nothing inside its branches was stripped, and goes anyOf for a strip deep inside", () => {
+      const plain = google({ oneOf: [{ type: "string" }, { type: "integer", description: "n" }] })
+      assert.property(plain.schema, "oneOf")
+      const deepStrip = google({ oneOf: [{ type: "object", properties: { a: { type: "string", pattern: "^x" } } }, { type: "object", properties: { a: { type: "string" } } }] })
+      assert.notProperty(deepStrip.schema, "oneOf")
+      assert.property(deepStrip.schema, "anyOf")
+    })
+
+    it("a not whose subschema lost keywords is dropped, reported as lossy", () => {
+      const s = { type: "object", properties: { n: { type: "string", not: { type: "string", minLength: 2 } } } }
+      const r = google(s)
+      assert.notProperty((r.schema as any).properties.n, "not")
+      assert.match(changed(r, "/properties/n/not")[0] ?? "", /\(lossy\)$/)
+      assert.isTrue(valid(s, { n: "a" }) && valid(r.schema, { n: "a" }))
+    })
   })
 })

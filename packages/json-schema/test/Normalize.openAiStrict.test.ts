@@ -3,6 +3,7 @@ import { Either, FastCheck } from "effect"
 import * as Normalize from "../src/Normalize.js"
 import * as Validator from "../src/Validator.js"
 import { checkOpenAiStrict, unsupportedKeywords } from "./internal/providerRules.openAi.js"
+import { tools } from "./suite.js"
 
 type S = { readonly [k: string]: unknown }
 const strict = (schema: unknown) => Normalize.openAiStrict(schema as never)
@@ -332,5 +333,37 @@ describe("openAiStrict: properties", () => {
     assert.isAbove(strictOnes.length, 80)
     assert.isAbove(results.length - strictOnes.length, 80)
     assert.isAbove(strictOnes.filter((r) => r.changes.some((c) => /was optional/.test(c.change))).length, 40)
+  })
+})
+
+describe("openAiStrict: unused definitions", () => {
+  it("drops the $defs no $ref reaches (transitively) before deciding strictness", () => {
+    const free = { type: "object", additionalProperties: true }
+    const schema = {
+      type: "object",
+      properties: { a: { $ref: "#/$defs/used" } },
+      required: ["a"],
+      $defs: { used: { type: "object", properties: { b: { $ref: "#/$defs/inner" } } }, inner: { type: "string" }, unused: free },
+      definitions: { old: free }
+    }
+    const r = strict(schema)
+    assert.isTrue(r.strict, JSON.stringify(r.changes))
+    assert.deepStrictEqual(Object.keys((r.schema as any).$defs).sort(), ["inner", "used"])
+    assert.notProperty(r.schema, "definitions")
+    assert.includeMembers(r.changes.map((c) => c.path), ["/$defs/unused", "/definitions/old"])
+    assert.deepStrictEqual(checkOpenAiStrict(r.schema as never), [])
+  })
+
+  it("a used definition strict mode cannot describe still turns it off, and so does a reference it cannot follow", () => {
+    const free = { type: "object", additionalProperties: true }
+    open({ type: "object", properties: { a: { $ref: "#/$defs/free" } }, $defs: { free } }, /additionalProperties/)
+    // an anchor reference is not followed: every definition is kept, so the unused free-form one still counts
+    open({ type: "object", properties: { a: { $ref: "#x" } }, $defs: { x: { $anchor: "x", type: "string" }, free } }, /./)
+  })
+
+  it("13 of Notion's 24 tools are strict (their unused $defs turned it off for every one)", () => {
+    const notion = tools().filter((t) => t.source.includes("notion"))
+    assert.strictEqual(notion.length, 24)
+    assert.strictEqual(notion.filter((t) => strict(t.parameters).strict).length, 13)
   })
 })

@@ -127,12 +127,19 @@ describe("Subschema regressions (issue 12)", () => {
       assert.isTrue(Either.isRight(c) && c.right.isValid("") && c.right.validate("x").length === 0)
     }
   })
-  it("patternProperties beside an if: Ajv's code throws once a matching key is present, so it proves nothing (fuzz seed 50505)", () => {
+  it("patternProperties beside an if, anyOf or oneOf: Ajv's code throws once a matching key is present, so it proves nothing (fuzz seeds 50505, 9)", () => {
     const rows: ReadonlyArray<Row> = [
       [{}, { patternProperties: { x: true }, if: { type: "string" }, then: { $ref: "#/$defs/node" }, $defs: { node: { properties: { next: true } } } }, { x: "" }, "not Subtype"],
       [{ type: "object" }, { patternProperties: { x: true }, if: true, then: { if: { type: "integer" }, then: { if: { additionalProperties: false }, else: { exclusiveMaximum: 0 } } } }, { x: 0 }, "not Subtype"],
       // the probes hold no value that passes `const: "a"`, so this code compiles; the prover fails closed on the construct
-      [{ type: "object", patternProperties: { x: { const: "a" } } }, { patternProperties: { x: { const: "a" } }, if: { type: "string" }, then: { $ref: "" } }, { x: "a" }, "not Subtype"]
+      [{ type: "object", patternProperties: { x: { const: "a" } } }, { patternProperties: { x: { const: "a" } }, if: { type: "string" }, then: { $ref: "" } }, { x: "a" }, "not Subtype"],
+      // beside an anyOf whose one branch is `{}` and the other closes the object, the code compiles and throws on the value (fuzz seed 9)
+      [
+        { patternProperties: { "^n_": { exclusiveMaximum: 0, oneOf: [{ type: ["integer"] }] } } },
+        { patternProperties: { "^n_": { exclusiveMaximum: 0, oneOf: [{ type: ["integer"] }] } }, anyOf: [{}, { allOf: [{ additionalProperties: false }] }] },
+        { n_2: -3 },
+        "not Subtype"
+      ]
     ]
     rows.forEach(pinned)
     const c = Validator.compile(rows[0]![1] as JsonSchema.JsonSchema)

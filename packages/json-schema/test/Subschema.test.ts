@@ -75,14 +75,14 @@ describe("Subschema.check: drift with a verified witness", () => {
     const fixed = drift({ ...(cloud as object), required: ["city"] } as JsonSchema.JsonSchema, local)
     assert.deepStrictEqual(fixed.reasons.map((r) => r.localPath), ["/properties/units/enum", "/properties/days/maximum"])
   })
-  it("explain: a field only for a plain chain of properties and items; any other path gives the message as is", () => {
+  it("explain: a field for a chain of properties, items and same-value applicators; any other path gives the message as is", () => {
     const at = (localPath: string) => Subschema.explain({ cloudPath: "", localPath, message: "m" })
     assert.deepStrictEqual(
-      ["", "/required", "/properties/a~1b/properties/c/type", "/properties/tags/items/pattern", "/prefixItems/1/type", "/items/0/type"].map(at),
-      ["m", "m", "`a/b.c`: m", "`tags[]`: m", "`[1]`: m", "m"]
+      ["", "/required", "/properties/a~1b/properties/c/type", "/properties/tags/items/pattern", "/prefixItems/1/type", "/items/0/type", "/properties/a/anyOf/0/type"].map(at),
+      ["m", "m", "`a/b.c`: m", "`tags[]`: m", "`[1]`: m", "m", "`a`: m"]
     )
-    // paths it cannot read as one field (definitions, combinators, a dangling `properties`, `__proto__`, junk) add nothing
-    for (const p of ["/$defs/x/properties/y/type", "/properties/a/anyOf/0/type", "/properties", "#/%zz", "/properties/__proto__/type/extra/more"]) {
+    // paths it cannot read as one field (definitions, a dangling `properties`, `__proto__`, junk) add nothing
+    for (const p of ["/$defs/x/properties/y/type", "/properties", "#/%zz", "/properties/__proto__/type/extra/more"]) {
       assert.strictEqual(at(p), "m", p)
     }
     assert.strictEqual(at("/properties/__proto__/type"), "`__proto__`: m")

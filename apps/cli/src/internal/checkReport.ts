@@ -79,12 +79,28 @@ export const text = (report: Report, source: string): string => {
         `${source} (capabilities_version ${report.version}): ${n} exported tool${n === 1 ? "" : "s"}`,
         ...report.rows.map((r) => line(r, width)),
         ...(report.localOnly.length > 0 ? [`  local tools the relay does not export (not checked): ${report.localOnly.join(", ")}`] : []),
-        ...report.upgrades.map((u) => `  note: the local schema of ${u.tool} was upgraded: ${u.path || "/"}: ${u.change}`),
+        ...upgradeNote(report.upgrades),
         ...report.warnings.map((w) => `  warning: ${w.message}`),
         `${s.proven} proven, ${s.drifted} drifted, ${s.unknown} unknown, ${s.unsupported} unsupported`
       ].join("\n")
     }
   }
+}
+
+/**
+ * The upgrade notes as one line: a single change as it is, many (a file of draft-07 tools) summed up with
+ * the tools they touched; the JSON report lists each.
+ */
+const upgradeNote = (upgrades: ReadonlyArray<ToolsFile.Upgrade>): ReadonlyArray<string> => {
+  const [first] = upgrades
+  if (first === undefined) return []
+  if (upgrades.length === 1) return [`  note: the local schema of ${first.tool} was upgraded: ${first.path || "/"}: ${first.change}`]
+  const tools = [...new Set(upgrades.map((u) => u.tool))]
+  const named = tools.length <= 3 ? tools.join(", ") : `${tools.slice(0, 3).join(", ")} and ${tools.length - 3} more`
+  return [
+    `  note: the local schemas of ${tools.length} tool${tools.length === 1 ? "" : "s"} (${named}) were upgraded to JSON Schema 2020-12 ` +
+    `(${upgrades.length} changes, such as ${first.tool} ${first.path || "/"}: ${first.change}); --json lists each`
+  ]
 }
 
 /** The machine-readable report: its `_tag`, its exit code, where it came from, then its fields. */

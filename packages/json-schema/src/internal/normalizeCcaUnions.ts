@@ -55,6 +55,29 @@ export const mergeObjects = (variants: ReadonlyArray<Obj>, path: string, report:
   return out
 }
 
+const annotations: ReadonlySet<string> = new Set(["description", "title", "examples", "default", "$comment", "deprecated", "readOnly", "writeOnly"])
+
+/**
+ * Whether the merged shape may reject a value one variant accepts: a property one variant gives that
+ * another leaves open (or gives differently), or another keyword not every variant gives alike (the first
+ * one's is kept). Uniting `properties` and keeping only the shared `required` only ever widen.
+ */
+const narrows = (variants: ReadonlyArray<Obj>): boolean => {
+  const props = (v: Obj, name: string): unknown => {
+    const p = v["properties"]
+    return isPlain(p) && has(p, name) ? p[name] : undefined
+  }
+  const names = new Set(variants.flatMap((v) => (isPlain(v["properties"]) ? Object.keys(v["properties"]) : [])))
+  for (const name of names) {
+    const vs = variants.map((v) => props(v, name))
+    const first = vs.find((x) => x !== undefined)
+    const open = (x: unknown) => x === true || (isPlain(x) && Object.keys(x).every((k) => annotations.has(k)))
+    if (vs.some((x) => (x === undefined ? !open(first) : !same(x, first)))) return true
+  }
+  const keys = new Set(variants.flatMap((v) => Object.keys(v)).filter((k) => k !== "properties" && k !== "required" && k !== "type" && !annotations.has(k)))
+  return [...keys].some((k) => variants.some((v) => !has(v, k) || !same(v[k], variants[0]![k])))
+}
+
 /** Same-type variants as one schema: the first, with `enum`s united (or dropped when a variant has none). */
 export const collapseSame = (variants: ReadonlyArray<Obj>, type: string | undefined): Obj => {
   const out = copy(variants[0]!)
@@ -79,7 +102,7 @@ export const collapse = (variants: ReadonlyArray<Obj>, what: string, at: string,
   }
   const types = variants.map(variantType)
   if (types.every((t) => t === "object")) {
-    report(at, `${what}: ${variants.length} object variants merged into one object shape`)
+    report(at, `${what}: ${variants.length} object variants merged into one object shape${narrows(variants) ? "; a property or keyword only some variants give now applies to every value (lossy)" : ""}`)
     return mergeObjects(variants, at, report)
   }
   const numeric = types.every((t) => t === "number" || t === "integer")

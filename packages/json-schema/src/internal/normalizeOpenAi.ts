@@ -1,11 +1,12 @@
 /**
- * OpenAI-style strict mode (contract section 1): sanitize, then enforce, then check OpenAI's size limits,
+ * OpenAI-style strict mode (contract section 1): unused definitions dropped, sanitize, then enforce, then check OpenAI's size limits,
  * all on a copy. Any step that finds a node strict mode cannot describe makes the whole tool fail open:
  * the original schema comes back with `strict: false` and one change saying why, never a half-strict one.
  *
  * @internal
  */
 import { isSchema, type JsonSchema } from "../JsonSchema.js"
+import { dropUnused } from "./normalizeOpenAiDefs.js"
 import { type Changes, maxNodes, NotStrict, treeSize } from "./normalizeOpenAiNode.js"
 import { enforce } from "./normalizeOpenAiEnforce.js"
 import { check } from "./normalizeOpenAiLimits.js"
@@ -25,7 +26,8 @@ export const openAiStrict = (schema: JsonSchema): Result => {
       return failOpen(schema, new NotStrict("", `is not a JSON schema (plain JSON, at most ${maxNodes} values)`))
     }
     const changes: Changes = []
-    const strict = enforce(sanitize(schema, changes), changes)
+    // unused definitions go first: one strict mode cannot describe would otherwise turn it off for the tool
+    const strict = enforce(sanitize(dropUnused(schema, changes), changes), changes)
     const broken = check(strict)
     return broken === undefined ? { strict: true, schema: strict, changes } : failOpen(schema, broken)
   } catch (e) {

@@ -106,8 +106,9 @@ const firstErrorAt: ReadonlySet<string> = new Set(["not", "if", "$defs", "defini
  * - `contains` beside a tuple (2020-12 `prefixItems`, a draft-07 `items` array) under a `not`, an `if` or in
  *   definitions: in the first-error code Ajv runs there, an array shorter than the tuple skips `contains`, so
  *   `{not: {contains: true, prefixItems: [false]}}` rejects `[]` (seed 40404);
- * - `patternProperties` beside an `if` in one schema object: Ajv's code merging evaluated properties has
- *   thrown on a value with a matching key (`Cannot set properties of undefined`, seed 50505).
+ * - `patternProperties` beside an `if`, `anyOf` or `oneOf` in one schema object: Ajv's code merging the
+ *   properties its branches evaluated has thrown on a value with a matching key (`Cannot set properties of
+ *   undefined`, seeds 50505 and 9).
  */
 export const misjudged = (root: JsonSchema): { readonly construct: string; readonly path: string } | undefined => {
   const stack: Array<readonly [JsonValue, string, boolean]> = [[root, "", false]]
@@ -120,8 +121,8 @@ export const misjudged = (root: JsonSchema): { readonly construct: string; reado
     if (firstError && s["contains"] !== undefined && (Array.isArray(s["prefixItems"]) || Array.isArray(s["items"]))) {
       return { construct: "contains beside a tuple under not or if (Ajv skips it on shorter arrays there)", path: P.append(p, "contains") }
     }
-    if (s["patternProperties"] !== undefined && s["if"] !== undefined) {
-      return { construct: "patternProperties beside an if (Ajv's code for it throws on some values)", path: P.append(p, "patternProperties") }
+    if (s["patternProperties"] !== undefined && (s["if"] !== undefined || s["anyOf"] !== undefined || s["oneOf"] !== undefined)) {
+      return { construct: "patternProperties beside an if, anyOf or oneOf (Ajv's code for it throws on some values)", path: P.append(p, "patternProperties") }
     }
     for (const c of children(s)) stack.push([c.schema, c.tokens.reduce(P.append, p), firstError || firstErrorAt.has(c.tokens[0]!)])
   }

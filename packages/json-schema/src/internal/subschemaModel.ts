@@ -10,6 +10,7 @@ import { equals } from "../JsonValue.js"
 import * as P from "./pointer.js"
 import type { Expansions } from "./subschemaCloud.js"
 import { foreign } from "./subschemaKeywords.js"
+import type { Known } from "./subschemaSame.js"
 
 /** A schema inside one side's root: `ptr` is its JSON pointer (undefined for a synthetic node); `skip` lists keywords already handled. */
 export interface Node {
@@ -121,6 +122,8 @@ export interface Ctx {
   quick?: boolean
   /** Cloud expansions of this check by their views' node objects, and the steps each took (see `expand`). */
   readonly expanded?: Expansions
+  /** Pairs shown to differ modulo annotations in this check, and the equality steps left (see `sameAsOne`). */
+  same?: Known
 }
 
 /** Spends one step; false when the budget is exhausted. */
@@ -184,6 +187,9 @@ export const cloudAt = (nodes: ReadonlyArray<Node>): string => nodes.find((n) =>
 
 /** "a" or "an" before a word, for messages. */
 export const article = (word: string): string => (/^[aeiou]/.test(word) ? `an ${word}` : `a ${word}`)
+
+/** A property name for messages, in backticks; one that would read as nothing (empty, blank, a backtick) as its JSON string. */
+export const keyName = (k: string): string => (k.trim() === "" || k.includes("`") ? `\`${JSON.stringify(k)}\`` : `\`${k}\``)
 
 /** A readable rendering of a JSON value for messages, kept short. */
 export const show = (v: JsonValue): string => {

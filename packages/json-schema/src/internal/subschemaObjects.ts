@@ -9,7 +9,7 @@ import type { JsonValue } from "../JsonValue.js"
 import type { JsonObject } from "../JsonValue.js"
 import { fromEntries, isObject } from "../JsonValue.js"
 import type { Ctx, Node, Outcome } from "./subschemaModel.js"
-import { all, child, cloudAt, counter, isSchemaValue, kw, mapWitnesses, num, proven, regex, sameText, strings, unknown, where } from "./subschemaModel.js"
+import { all, child, cloudAt, counter, isSchemaValue, keyName, kw, mapWitnesses, num, proven, regex, sameText, strings, unknown, where } from "./subschemaModel.js"
 import { declares, forKey, named, patterns } from "./subschemaParts.js"
 import * as Automata from "./patternAutomata.js"
 import { matching } from "./subschemaPatterns.js"
@@ -42,8 +42,8 @@ export const check = (ctx: Ctx, nodes: ReadonlyArray<Node>, local: Node, prove: 
     for (const k of strings(lreq)) {
       if (cloudReq.has(k)) continue
       const message = possible(k)
-        ? `\`${k}\` is required locally but optional in the cloud schema`
-        : `\`${k}\` is required locally but the cloud schema does not allow it`
+        ? `${keyName(k)} is required locally but optional in the cloud schema`
+        : `${keyName(k)} is required locally but the cloud schema does not allow it`
       return counter({ cloudPath, localPath: where(local, "required"), message }, [objectWith(ctx, nodes, k, undefined)])
     }
     return proven
@@ -72,7 +72,7 @@ const descend = (ctx: Ctx, nodes: ReadonlyArray<Node>, k: string, cv: ReadonlyAr
   if (o._tag !== "Counter") return o
   const wrapped = mapWitnesses(o, (w) => objectWith(ctx, nodes, k, w))
   if (l.schema !== false || wrapped._tag !== "Counter") return wrapped
-  return { ...wrapped, reasons: [{ cloudPath: cloudAt([...cv, ...nodes]), localPath: where(l), message: `\`${k}\` is allowed by the cloud schema but the local schema rejects it (${l.ptr?.endsWith("additionalProperties") === true ? "additionalProperties: false" : "false schema"})` }] }
+  return { ...wrapped, reasons: [{ cloudPath: cloudAt([...cv, ...nodes]), localPath: where(l), message: `${keyName(k)} is allowed by the cloud schema but the local schema rejects it (${l.ptr?.endsWith("additionalProperties") === true ? "additionalProperties: false" : "false schema"})` }] }
 }
 
 /** Keys no schema names: one class for keys no cloud pattern matches, one per cloud pattern. */
@@ -121,7 +121,7 @@ const unnamed = (ctx: Ctx, nodes: ReadonlyArray<Node>, local: Node, names: Reado
       if (key === undefined) return unknown("patternProperties (no key to show)", where(t))
       const w = mapWitnesses(o, (v) => objectWith(ctx, nodes, key, v))
       if (t.schema !== false || w._tag !== "Counter") return w
-      return { ...w, reasons: [{ cloudPath: cloudAt(nodes), localPath: where(t), message: `the cloud schema allows properties the local schema does not declare (such as \`${key}\`), which the local schema rejects` }] }
+      return { ...w, reasons: [{ cloudPath: cloudAt(nodes), localPath: where(t), message: `the cloud schema allows properties the local schema does not declare (such as ${keyName(key)}), which the local schema rejects` }] }
     })
   })
   return all(steps)
@@ -183,7 +183,7 @@ const propertyNames = (ctx: Ctx, nodes: ReadonlyArray<Node>, local: Node, names:
   const keys = closed ? names.filter(possible) : [...names.filter(possible), ...fresh]
   const steps = keys.map((k) => () => {
     const o = prove([{ schema: { const: k }, ptr: undefined }], target)
-    return o._tag !== "Counter" ? o : counter({ cloudPath: cloudAt(nodes), localPath: where(target), message: `the cloud schema allows the property name \`${k}\`, which the local propertyNames rejects` }, [objectWith(ctx, nodes, k, sample(ctx, keyView(nodes, k)) ?? null)])
+    return o._tag !== "Counter" ? o : counter({ cloudPath: cloudAt(nodes), localPath: where(target), message: `the cloud schema allows the property name ${keyName(k)}, which the local propertyNames rejects` }, [objectWith(ctx, nodes, k, sample(ctx, keyView(nodes, k)) ?? null)])
   })
   const o = all(steps)
   if (o._tag !== "Proven" || closed) return o
@@ -213,7 +213,7 @@ const dependencies = (ctx: Ctx, nodes: ReadonlyArray<Node>, local: Node, cloudRe
             return Array.isArray(list) && need.every((b) => list.includes(b))
           }))
           if (cloudSays) return proven
-          return counter({ cloudPath: cloudAt(nodes), localPath: where(local, key, a), message: `the local schema requires ${need.map((b) => `\`${b}\``).join(", ")} whenever \`${a}\` is present; the cloud schema does not` }, [objectWith(ctx, nodes, a, sample(ctx, keyView(nodes, a)) ?? null)])
+          return counter({ cloudPath: cloudAt(nodes), localPath: where(local, key, a), message: `the local schema requires ${need.map(keyName).join(", ")} whenever ${keyName(a)} is present; the cloud schema does not` }, [objectWith(ctx, nodes, a, sample(ctx, keyView(nodes, a)) ?? null)])
         }
         if (!isSchemaValue(d) || key === "dependentRequired") return unknown(key, where(local, key, a))
         if (nodes.some((n) => ["dependentSchemas", "dependencies"].some((ck) => { const c = kw(n, ck); return isObject(c) && c[a] !== undefined && sameText(ctx, c[a]!, d) }))) return proven

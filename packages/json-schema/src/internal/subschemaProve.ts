@@ -17,6 +17,7 @@ import type { Ctx, Node, Outcome } from "./subschemaModel.js"
 import { all, article, child, cloudAt, counter, isSchemaValue, kw, proven, show, tick, unknown, where, without } from "./subschemaModel.js"
 import * as Numbers from "./subschemaNumbers.js"
 import * as Objects from "./subschemaObjects.js"
+import { sameAsOne } from "./subschemaSame.js"
 import * as Strings from "./subschemaStrings.js"
 import type { Base } from "./subschemaTypes.js"
 import { baseOf, cloudTypes, declaredTypes, isNumeric, typeName } from "./subschemaTypes.js"
@@ -25,7 +26,7 @@ import { sample, variants } from "./subschemaWitness.js"
 /** Proves `view ⊑ local` (see the module comment). */
 export const prove = (ctx: Ctx, view: ReadonlyArray<Node>, local: Node): Outcome => {
   if (!tick(ctx)) return unknown("work budget exhausted", where(local))
-  if (local.schema === true) return proven
+  if (local.schema === true || sameAsOne(ctx, view, local)) return proven
   const e = expand(ctx, view)
   if (e._tag === "Unknown" || e._tag === "Proven" || e._tag === "Counter") return e
   if (e._tag === "Empty") return proven

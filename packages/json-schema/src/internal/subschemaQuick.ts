@@ -65,7 +65,7 @@ const every = (answers: Iterable<boolean | undefined>): boolean | undefined => {
 }
 
 /** An object's members as Ajv checks them (names it looks up on `Object.prototype` are left to it). */
-const membersHold = (n: Node, v: JsonObject, root: Schema | undefined): boolean | undefined => {
+const membersHold = (n: Node, v: JsonObject, at: Reading): boolean | undefined => {
   const req = kw(n, "required"), props = kw(n, "properties"), patterns = kw(n, "patternProperties")
   const extra = kw(n, "additionalProperties"), names = kw(n, "propertyNames")
   const min = kw(n, "minProperties"), max = kw(n, "maxProperties")
@@ -78,12 +78,12 @@ const membersHold = (n: Node, v: JsonObject, root: Schema | undefined): boolean 
   if (req !== undefined && (req as ReadonlyArray<string>).some((r) => !hasOwn.call(v, r))) return false
   return every(keys.flatMap((key) => {
     const x = v[key]!
-    const out: Array<boolean | undefined> = names === undefined ? [] : [read(child(n, names, "propertyNames"), key, root)]
-    if (props !== undefined && hasOwn.call(props, key)) out.push(read(child(n, props[key] as Schema, "properties", key), x, root))
+    const out: Array<boolean | undefined> = names === undefined ? [] : [read(child(n, names, "propertyNames"), key, at)]
+    if (props !== undefined && hasOwn.call(props, key)) out.push(read(child(n, props[key] as Schema, "properties", key), x, at))
     const matching = patterns === undefined ? [] : Object.keys(patterns).filter((p) => regex(p)!.test(key))
-    for (const p of matching) out.push(read(child(n, patterns![p] as Schema, "patternProperties", p), x, root))
+    for (const p of matching) out.push(read(child(n, patterns![p] as Schema, "patternProperties", p), x, at))
     if (extra !== undefined && matching.length === 0 && !(props !== undefined && hasOwn.call(props, key))) {
-      out.push(read(child(n, extra, "additionalProperties"), x, root))
+      out.push(read(child(n, extra, "additionalProperties"), x, at))
     }
     return out
   }))
@@ -93,7 +93,7 @@ const membersHold = (n: Node, v: JsonObject, root: Schema | undefined): boolean 
  * An array's items as the dialect's Ajv checks them: 2020-12 `prefixItems` then `items`; draft-07 `items`
  * (a list of schemas: a tuple, then `additionalItems`, which is ignored beside a single `items` schema).
  */
-const itemsHold = (n: Node, v: JsonArray, root: Schema | undefined): boolean | undefined => {
+const itemsHold = (n: Node, v: JsonArray, at: Reading): boolean | undefined => {
   const min = kw(n, "minItems"), max = kw(n, "maxItems"), unique = kw(n, "uniqueItems")
   const items = kw(n, "items"), prefix = kw(n, "prefixItems"), extra = kw(n, "additionalItems")
   if (!isCount(min) || !isCount(max) || (unique !== undefined && typeof unique !== "boolean")) return undefined
@@ -107,7 +107,7 @@ const itemsHold = (n: Node, v: JsonArray, root: Schema | undefined): boolean | u
   const headKey = tuple ? "items" : "prefixItems"
   const rest = tuple ? extra : items, restKey = tuple ? "additionalItems" : "items"
   return every(v.map((x, i) =>
-    i < head.length ? read(child(n, head[i] as Schema, headKey, i), x, root) : rest === undefined ? true : read(child(n, rest as Schema, restKey), x, root)
+    i < head.length ? read(child(n, head[i] as Schema, headKey, i), x, at) : rest === undefined ? true : read(child(n, rest as Schema, restKey), x, at)
   ))
 }
 
@@ -128,7 +128,12 @@ const plain = byIdentity((root: Schema): boolean => {
 // `$ref`s one reading may follow in all: a loop that never reaches into the value, or branches over
 // references (`anyOf: [{$ref: "#"}, {$ref: "#"}]`), gives up here instead of recurring without end
 const MAX_FOLLOWS = 64
-let follows = 0
+
+/** One reading: the root its `$ref`s name subschemas of, and the follows spent so far. */
+interface Reading {
+  readonly root: Schema | undefined
+  follows: number
+}
 
 /** The node a `$ref` names in a plain root, or undefined when it names none there. */
 const referenced = (root: Schema, n: Node, ref: string): Node | undefined => {
@@ -149,14 +154,14 @@ const formatHolds = (f: string, v: JsonValue): boolean | undefined => {
 }
 
 /** The node's applicators on `v`: false as soon as one certainly fails, undefined where one cannot be read. */
-const applied = (n: Node, v: JsonValue, root: Schema | undefined): boolean | undefined => {
+const applied = (n: Node, v: JsonValue, at: Reading): boolean | undefined => {
   const branches = (key: string): ReadonlyArray<boolean | undefined> | undefined => {
     const b = kw(n, key)
-    return Array.isArray(b) ? b.map((x, i) => isSchemaValue(x) ? read(child(n, x, key, i), v, root) : undefined) : undefined
+    return Array.isArray(b) ? b.map((x, i) => isSchemaValue(x) ? read(child(n, x, key, i), v, at) : undefined) : undefined
   }
   const one = (key: string): boolean | undefined => {
     const x = kw(n, key)
-    return x === undefined ? true : isSchemaValue(x) ? read(child(n, x, key), v, root) : undefined
+    return x === undefined ? true : isSchemaValue(x) ? read(child(n, x, key), v, at) : undefined
   }
   const answers: Array<boolean | undefined> = []
   if (kw(n, "allOf") !== undefined) {
@@ -184,13 +189,13 @@ const applied = (n: Node, v: JsonValue, root: Schema | undefined): boolean | und
 }
 
 /** `quick` within one reading (its `$ref` follows counted together). */
-const read = (n: Node, v: JsonValue, root: Schema | undefined): boolean | undefined => {
+const read = (n: Node, v: JsonValue, at: Reading): boolean | undefined => {
   const s = n.schema
   if (typeof s === "boolean") return s
   let applies = false
   for (const k of Object.keys(s)) {
     if (n.skip?.has(k) === true) continue
-    if (!readable(k, v) && !(k === "$ref" && root !== undefined && plain(root))) return undefined
+    if (!readable(k, v) && !(k === "$ref" && at.root !== undefined && plain(at.root))) return undefined
     if (applicators.has(k)) applies = true
   }
   const t = declaredTypes(n)
@@ -227,16 +232,16 @@ const read = (n: Node, v: JsonValue, root: Schema | undefined): boolean | undefi
       if (!r.test(v)) return false
     }
   }
-  const held = isObject(v) ? membersHold(n, v, root) : Array.isArray(v) ? itemsHold(n, v, root) : true
+  const held = isObject(v) ? membersHold(n, v, at) : Array.isArray(v) ? itemsHold(n, v, at) : true
   if (held !== true) return held
   const ref = kw(n, "$ref")
   if (ref !== undefined) {
-    const target = typeof ref === "string" ? referenced(root!, n, ref) : undefined
-    if (target === undefined || ++follows > MAX_FOLLOWS) return undefined
-    const r = read(target, v, root)
+    const target = typeof ref === "string" ? referenced(at.root!, n, ref) : undefined
+    if (target === undefined || ++at.follows > MAX_FOLLOWS) return undefined
+    const r = read(target, v, at)
     if (r !== true) return r
   }
-  return applies ? applied(n, v, root) : true
+  return applies ? applied(n, v, at) : true
 }
 
 /**
@@ -247,7 +252,4 @@ const read = (n: Node, v: JsonValue, root: Schema | undefined): boolean | undefi
  * names a subschema of a root without embedded `$id`s; computed directly so no validator is compiled;
  * undefined for anything else (`contains`, dependencies, a string format, …).
  */
-export const quick = (n: Node, v: JsonValue, root?: Schema): boolean | undefined => {
-  follows = 0
-  return read(n, v, root)
-}
+export const quick = (n: Node, v: JsonValue, root?: Schema): boolean | undefined => read(n, v, { root, follows: 0 })

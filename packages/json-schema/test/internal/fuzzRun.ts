@@ -13,6 +13,7 @@ import * as Validator from "../../src/Validator.js"
 import type { Rng } from "./fuzzGenerate.js"
 import { mutate, rng, rootSchema } from "./fuzzGenerate.js"
 import { tools as corpusTools } from "../suite.js"
+import { releasePair } from "./fuzzReleases.js"
 import { anyValue, sample } from "./fuzzSample.js"
 
 /** Every corpus tool's parameters after `upgrade`, for mutation. */
@@ -42,6 +43,8 @@ export interface Options {
   readonly count: number
   /** Real tool schemas (upgraded) to mutate; none: only generated schemas. */
   readonly tools?: ReadonlyArray<JsonSchema>
+  /** Where pairs come from: the mixed generator (default), or two releases of one real tool (`fuzzReleases`). */
+  readonly source?: "mixed" | "releases"
   /** Candidate values sampled per `Subtype` (default 24). */
   readonly samples?: number
   /**
@@ -97,7 +100,7 @@ export const run = (options: Options): Report => {
   const seen = { n: 0 }
   const check = options.check ?? Subschema.check
   for (let i = 0; i < options.count; i++) {
-    const [cloud, local] = pair(r, options.tools ?? [])
+    const [cloud, local] = options.source === "releases" && (options.tools?.length ?? 0) > 0 ? releasePair(r, options.tools!) : pair(r, options.tools ?? [])
     const start = performance.now()
     const v = check(cloud, local)
     report.times.push(performance.now() - start)

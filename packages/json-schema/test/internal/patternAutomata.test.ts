@@ -5,6 +5,8 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { FastCheck } from "effect"
+import * as path from "node:path"
+import { Worker } from "node:worker_threads"
 import * as Automata from "../../src/internal/patternAutomata.js"
 
 const atom = FastCheck.constantFrom("a", "b", "0", "_", "-", "\\.", ".", "[a-c]", "[^a]", "\\d", "\\w", "\\s", "\\D", "[0-9a-f]", "\\u{1F600}", "é", "\\n")
@@ -77,4 +79,54 @@ describe("patternAutomata", () => {
     if (o._tag === "Excluded") for (const w of o.witnesses) assert.isTrue(rc.test(w) && !rl.test(w), w)
     return true
   }, { fastCheck: { numRuns: 200 } })
+
+  /** `n` alternatives of 200 repetitions: each one's automaton is under the node limit, together past the step budget. */
+  const alternatives = (n: number) => Array.from({ length: n }, (_, i) => `${String.fromCharCode(97 + i)}{200}`).join("|")
+
+  it("the budget is counted in steps: the same pattern is past it every time, a smaller one is not", () => {
+    const past = Automata.language(alternatives(10))
+    assert.deepStrictEqual(past, { _tag: "Unsupported", reason: `pattern automaton past its budget (${Automata.MAX_STEPS} steps)` })
+    assert.strictEqual(Automata.language(alternatives(4))._tag, "Language")
+    assert.strictEqual(Automata.includes([alternatives(12)], "^a")._tag, "Unsupported")
+  })
+
+  it("witnesses come from a search bounded by the automaton, not an enumeration exponential in the word's length", () => {
+    // refa's word sets took minutes (and gigabytes) for this pair; the search takes one pass over the states
+    const o = Automata.includes(["budget analysis"], "Error")
+    assert.strictEqual(o._tag, "Excluded")
+    if (o._tag === "Excluded") assert.include(o.witnesses, "budget analysis")
+    assert.include(Automata.strings(["budget analysis"], ["Error"]), "budget analysis")
+  })
+
+  it("gives the same verdicts with the CPU busy", async () => {
+    const cases: ReadonlyArray<readonly [ReadonlyArray<string>, string]> = [
+      [["^[a-z]{3}$"], "[a-z]+"], [["abc"], "^abc$"], [["a.{40}"], "b.{40}"], [["a.{12}"], "b.{12}"], [[alternatives(6)], "^a"],
+      [[alternatives(10)], "^a"], [["^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\\.)+[a-z0-9][a-z0-9-]{0,61}[a-z0-9]$"], "^[a-z0-9.-]+$"],
+      [["^\\d{4}-\\d{2}-\\d{2}$"], "^[0-9]{4}-"], [["x.{0,30}y"], "^x"]
+    ]
+    const verdicts = (m: typeof Automata) => JSON.stringify(cases.map(([c, l]) => [m.includes(c, l), m.strings(c, [l])]))
+    const idle = verdicts(Automata)
+    // the automata built afresh in a worker (its own module, no cache) while two more threads spin
+    const stop = new Int32Array(new SharedArrayBuffer(4))
+    const spin = "const { workerData } = require('node:worker_threads'); const s = new Int32Array(workerData); while (Atomics.load(s, 0) === 0) {}"
+    const spinners = [0, 1].map(() => new Worker(spin, { eval: true, workerData: stop.buffer }))
+    const file = path.resolve(import.meta.dirname, "../../src/internal/patternAutomata.ts")
+    const build = `
+      const { parentPort, workerData } = require("node:worker_threads")
+      import("tsx/esm/api").then(async ({ tsImport }) => {
+        const m = await tsImport(workerData.file, workerData.file)
+        parentPort.postMessage((${verdicts.toString()})(m))
+      })`
+    try {
+      const busy = await new Promise<string>((resolve, reject) => {
+        const w = new Worker(`const cases = ${JSON.stringify(cases)};${build}`, { eval: true, workerData: { file } })
+        w.once("message", (m: string) => { void w.terminate(); resolve(m) })
+        w.once("error", reject)
+      })
+      assert.strictEqual(busy, idle)
+    } finally {
+      Atomics.store(stop, 0, 1)
+      await Promise.all(spinners.map((w) => w.terminate()))
+    }
+  }, 120_000)
 })

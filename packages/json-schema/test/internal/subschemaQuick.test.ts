@@ -17,7 +17,7 @@ import { anyValue, sample } from "./fuzzSample.js"
 const at = (schema: JsonSchema.JsonSchema, ptr = "") => ({ schema, ptr, dialect: JsonSchema.dialect(schema) })
 
 describe("the prover's quick reading", () => {
-  it("answers as the validator wherever it answers (seeded fuzz schemas and corpus tools, every subschema)", () => {
+  it("answers as the validator wherever it answers (seeded fuzz schemas and corpus tools, every subschema)", { timeout: 60_000 }, () => {
     const corpus = tools()
     let answered = 0
     let composite = 0
