@@ -86,7 +86,7 @@ describe("Subschema containment suite", () => {
     const { tally, unsound } = run("draft2020-12")
     console.log("containment draft2020-12", tally, `decided ${(100 * tally.decided / tally.total).toFixed(1)}%`)
     assert.deepStrictEqual(unsound, [])
-    // 4 pairs with `contains` beside a tuple under `not`/`if` are Unsupported since session 14 (Ajv misjudges them)
+    // 4 pairs with `contains` beside a tuple under `not`/`if` are Unsupported (Ajv misjudges them)
     assert.deepStrictEqual(tally, { total: 4320, decided: 4129, unsupported: 56, deviations: 135, unsound: 0 })
   })
   it("draft7: 0 unsound; decided, validator deviations and Unsupported pinned", { timeout: 300_000 }, () => {
