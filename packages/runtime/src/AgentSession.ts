@@ -68,6 +68,8 @@ export interface Options<R> {
   readonly maxEventsPerRound?: number
   /** Who the model is: the start of every request's system prompt. */
   readonly persona?: string
+  /** The agent's name: its `invoke_agent {name}` span and `gen_ai.agent.name` (1 to 256 characters). */
+  readonly name?: string
   /** The session's sampling; a send's own keys override it key by key. */
   readonly sampling?: Provider.Sampling
   /**
@@ -87,6 +89,7 @@ const Settings = Schema.Struct({
   eventCapacity: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, 1_000_000)), { exact: true, default: () => 1024 }),
   maxEventsPerRound: Schema.optionalWith(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)), { exact: true, default: () => 100_000 }),
   persona: Schema.optionalWith(Schema.String, { exact: true }),
+  name: Schema.optionalWith(Schema.NonEmptyString.pipe(Schema.maxLength(256)), { exact: true }),
   sampling: Schema.optionalWith(Provider.Sampling, { exact: true, default: () => ({}) }),
   scope: Schema.optionalWith(Schema.NonEmptyArray(Schema.String), { exact: true })
 })
@@ -323,7 +326,7 @@ const oneAtATime = (lock: Effect.Semaphore) => <A, E>(effect: Effect.Effect<A, E
 
 /** The session's methods over its environment. */
 const methods = (env: Env, serialized: <A, E>(effect: Effect.Effect<A, E>) => Effect.Effect<A, E>): AgentSession => {
-  const running: Running = { env, serialized, agent: Telemetry.invokeAgent(env.provider.capabilities.name, env.id) }
+  const running: Running = { env, serialized, agent: Telemetry.invokeAgent(env.provider.capabilities.name, env.id, env.name) }
   const reconcile = (keys: ReadonlyArray<string>) =>
     Effect.flatMap(decodeKeys(keys), (decoded) =>
       Ref.modify(env.outstanding, (all) => {
@@ -408,6 +411,7 @@ export function make(options: Options<unknown>): Effect.Effect<AgentSession, Err
             maxEventsPerRound: settings.maxEventsPerRound,
             strictDisabled,
             persona: settings.persona,
+            name: settings.name,
             sampling: settings.sampling,
             live,
             keys

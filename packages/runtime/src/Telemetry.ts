@@ -107,9 +107,10 @@ export const endpoint = (provider: string, options: { readonly model?: string | 
   ...entry("url.full", text(options.url))
 })
 
-/** One turn of a session: operation `invoke_agent`, the provider and the session id (the conversation). */
-export const invokeAgent = (provider: string, sessionId: string): Readonly<Record<string, string>> => ({
+/** One turn of a session: operation `invoke_agent`, the agent's name when it has one, the provider and the session id (the conversation). */
+export const invokeAgent = (provider: string, sessionId: string, name?: string): Readonly<Record<string, string>> => ({
   "gen_ai.operation.name": "invoke_agent",
+  ...entry("gen_ai.agent.name", text(name)),
   ...entry("gen_ai.provider.name", text(provider)),
   ...entry("gen_ai.conversation.id", text(sessionId))
 })

@@ -20,6 +20,8 @@ import { assert, describe, it } from "@effect/vitest"
 import { SpanKind, SpanStatusCode } from "@opentelemetry/api"
 import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base"
 import { Effect, Either } from "effect"
+import * as AgentSession from "../src/AgentSession.js"
+import * as ArgumentValidator from "../src/ArgumentValidator.js"
 import * as Tool from "../src/Tool.js"
 import * as Toolkit from "../src/Toolkit.js"
 import { answer, call, done, make, session, usage } from "./support/scriptedProvider.js"
@@ -48,6 +50,21 @@ const one = (spans: ReadonlyArray<ReadableSpan>, name: string): ReadableSpan => 
 const parentOf = (span: ReadableSpan) => span.parentSpanContext?.spanId
 
 describe("Telemetry (OpenTelemetry export)", () => {
+  it.effect("a named agent: its turn is `invoke_agent {name}` with gen_ai.agent.name; a name that is empty or too long is InvalidOptions", () =>
+    exported((finished) =>
+      Effect.gen(function*() {
+        const provider = make([answer("hi")])
+        const s = yield* AgentSession.make({ provider, toolkit, mode: "local", name: "billing-agent" }).pipe(Effect.provide(ArgumentValidator.layer))
+        yield* s.send("hello")
+        const agent = one(finished(), "invoke_agent billing-agent")
+        assert.strictEqual(agent.attributes["gen_ai.agent.name"], "billing-agent")
+        assert.strictEqual(agent.attributes["gen_ai.operation.name"], "invoke_agent")
+        for (const name of ["", "x".repeat(257), 42 as unknown as string]) {
+          const refused = yield* Effect.flip(AgentSession.make({ provider, toolkit, mode: "local", name }).pipe(Effect.provide(ArgumentValidator.layer)))
+          assert.strictEqual(refused._tag, "InvalidOptions")
+        }
+      })))
+
   for (const whole of [false, true]) {
     it.effect(`a turn with a tool call: invoke_agent, chat {model} per round trip, execute_tool {tool}, with the GenAI attributes (${whole ? "whole" : "streamed"} rounds)`, () =>
       exported((finished) =>

@@ -105,6 +105,8 @@ export interface Config {
   readonly strictDisabled: boolean
   /** The start of every system prompt. */
   readonly persona: string | undefined
+  /** The agent's name in its `invoke_agent` span, when it has one. */
+  readonly name: string | undefined
   /** The session's sampling (a send's keys override it). */
   readonly sampling: Provider.Sampling
   /** The running turn, for the calls a registry-aware provider runs through the session's registry. */
