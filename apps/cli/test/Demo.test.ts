@@ -26,7 +26,7 @@ const refusedPort = (): Promise<number> =>
     })
   })
 
-/** The demo's scenarios: the eight of issue 7, the two of issue 15 and the one of issue 16. */
+/** The demo's scenarios: the eight of the contracts, text-routed tools, tool discovery and a dialect on Gemini's wire. */
 const total = 11
 
 const parseLines = (stdout: string): Array<Record<string, unknown>> =>

@@ -91,8 +91,8 @@ const textCall = (before: string, name: string, args: unknown) =>
 export const forecastTool: LocalTool = DemoTools.getForecast
 
 /**
- * The eight scenarios of issue 7, in order, then the two of issue 15 (text-routed tools, tool discovery) and
- * the one of issue 16 (a provider dialect on Gemini's wire).
+ * The demo's scenarios, in order: the eight of the contracts, then text-routed tools and tool discovery, then
+ * a provider dialect on Gemini's wire.
  */
 export const scenarios: ReadonlyArray<Scenario> = [
   {

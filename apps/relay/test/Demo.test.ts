@@ -22,7 +22,7 @@ const toolSchemas = (profile: unknown): Record<string, JsonSchema.JsonSchema> =>
 const events = (script: Script.Script) => script.turns.flat().flatMap((round) => Script.isFailure(round) ? [] : [...round])
 
 describe("Demo", () => {
-  it("has the eight scenarios of issue 7, the two of issue 15 and the one of issue 16, in order, with unique url-safe names", () => {
+  it("has the eight contract scenarios, then text-routed tools, tool discovery and the Gemini dialect, in order, with unique url-safe names", () => {
     assert.deepStrictEqual(Demo.scenarios.map((s) => s.name), [
       "matches", "drift", "old-relay", "near-miss", "repair", "exhausted", "provider-contract", "chaining", "text-tools", "discovery", "gemini-dialect"
     ])

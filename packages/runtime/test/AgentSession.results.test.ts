@@ -6,7 +6,8 @@ import * as Tool from "../src/Tool.js"
 import * as ToolEnvelope from "../src/ToolEnvelope.js"
 import * as Toolkit from "../src/Toolkit.js"
 import { copyJson, forModel } from "../src/internal/toolOutcome.js"
-import { truncateBytesForModel, utf8Length } from "../src/internal/truncate.js"
+import { utf8Length } from "../src/internal/text.js"
+import { truncateBytesForModel } from "../src/internal/truncate.js"
 import { answer, call, done, make, session } from "./support/scriptedProvider.js"
 
 /** A tool that answers with `value()` and keeps what it returned, so the test can change it afterwards. */

@@ -11,7 +11,8 @@ import * as Option from "effect/Option"
 import { JsonValue as J } from "@toolgate/json-schema"
 import * as ToolEnvelope from "../ToolEnvelope.js"
 import * as Deadline from "./deadline.js"
-import { groupDigits, truncateBytesForModel, utf8Length } from "./truncate.js"
+import { utf8Length } from "./text.js"
+import { groupDigits, truncateBytesForModel } from "./truncate.js"
 
 /** The deepest nesting of a tool result a session keeps: 1,000 levels. */
 export const maxResultDepth = 1_000

@@ -4,6 +4,7 @@
  * @internal
  */
 import { isHighSurrogate, isLowSurrogate, safeString } from "./json.js"
+import { utf8Length } from "./text.js"
 
 /** `12345` → `"12,345"`, without depending on the host's ICU data. */
 export const groupDigits = (n: number): string => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",")
@@ -48,21 +49,6 @@ export const truncateForModel = (text: string, maxChars: number = 50_000): strin
   const headEnd = safeEnd(s, Math.ceil(budget / 2))
   const tailStart = safeStart(s, s.length - (budget - Math.ceil(budget / 2)))
   return `${s.slice(0, headEnd)}${marker(tailStart - headEnd)}${s.slice(tailStart)}`
-}
-
-/** The UTF-8 size of `s` (a lone surrogate counts 3 bytes, as an encoder writes U+FFFD). */
-export const utf8Length = (s: string): number => {
-  let n = 0
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i)
-    if (c < 0x80) n += 1
-    else if (c < 0x800) n += 2
-    else if (isHighSurrogate(c) && i + 1 < s.length && isLowSurrogate(s.charCodeAt(i + 1))) {
-      n += 4
-      i++
-    } else n += 3
-  }
-  return n
 }
 
 /** The UTF-8 size of the code point that starts at `i` (`step` code units long). */
