@@ -302,7 +302,7 @@ describe("Subschema.check: hostile input", () => {
   })
 })
 
-describe("Subschema.check: decisiveness (issue 12)", () => {
+describe("Subschema.check: decisiveness", () => {
   it("witnesses strictly between bounds, honouring exclusivity", () => {
     const v = drift({ type: "number", exclusiveMaximum: 10 }, { type: "number", maximum: 9.99 })
     assert.strictEqual(v.witness, 9.995)

@@ -1,5 +1,5 @@
 /**
- * Issue 6's property: sessions driven by random scripted rounds (valid, near-miss, invalid and unknown
+ * The session property: sessions driven by random scripted rounds (valid, near-miss, invalid and unknown
  * calls, refs valid and broken, contract violations, provider failures) under random limits keep the
  * invariants after every send, and do what the model of a turn (packages/test-support/src/sessionModel.ts) predicts.
  * Provider-driven sessions get their own property (lifecycle events, the terminal rules of the contract).
