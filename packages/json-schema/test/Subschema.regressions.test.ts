@@ -1,5 +1,5 @@
 /**
- * Pairs the fuzz suite found (and later finds), each pinned: the value that splits the two
+ * Pairs the fuzz suite found, each pinned: the value that splits the two
  * schemas under toolgate's own validator must never sit under a `Subtype` verdict.
  */
 import { assert, describe, it } from "@effect/vitest"
