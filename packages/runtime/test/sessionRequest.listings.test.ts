@@ -5,23 +5,12 @@ import type * as Provider from "../src/Provider.js"
 import * as ToolEnvelope from "../src/ToolEnvelope.js"
 import { summarize } from "../src/internal/contextSummary.js"
 import { build, fit, messages } from "../src/internal/sessionRequest.js"
+import { defaults } from "./support/scriptedProvider.js"
 
 // Old directory listings, when the context window trims history: collapsed to `<N> entries in <path>`
 // before any whole turn is left out; the current turn's listings are never touched.
 
-const caps = (contextWindow: number | undefined): Provider.ProviderCapabilities => ({
-  name: "test-provider",
-  executionModel: "appDriven",
-  supportsToolCalling: true,
-  supportsParallelToolCalls: true,
-  supportsToolChoice: true,
-  supportsStructuredOutput: false,
-  schemaDialect: "none",
-  maxTools: undefined,
-  contextWindow,
-  managedConversation: false,
-  requiresNetworking: false
-})
+const caps = (contextWindow: number | undefined): Provider.ProviderCapabilities => ({ ...defaults, contextWindow })
 
 const entries = (dir: string, n: number) =>
   Array.from({ length: n }, (_, i) => ({ name: `file-${i}.txt`, path: `${dir}/file-${i}.txt`, type: "file" as const }))
