@@ -3,8 +3,9 @@ import { projects } from "./vitest.shared.js"
 /** The vitest projects: two per package and app (see `projects`); packages/test-support has no tests. */
 export default [
   ...projects("packages/json-schema", "@toolgate/json-schema", {
-    slow: ["test/RefAware.providers.test.ts", "test/Subschema.containment.test.ts"]
+    slow: ["test/RefAware.providers.test.ts"]
   }),
+  ...projects("packages/subschema", "@toolgate/subschema", { slow: ["test/Subschema.containment.test.ts"] }),
   ...projects("packages/runtime", "@toolgate/runtime", { slow: ["test/sessionRequest.test.ts"] }),
   ...projects("packages/providers", "@toolgate/providers"),
   ...projects("packages/ai", "@toolgate/ai"),

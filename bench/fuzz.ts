@@ -4,12 +4,12 @@
  * `--releases`, two releases of one real tool schema as APIs change between versions); every
  * `Subtype` is tested against sampled cloud values, every `Drift` witness re-checked by a fresh validator.
  * Prints the verdicts, the Unsupported constructs, the time per pair, and each failure minimized as one
- * JSON line (`{kind, cloud, local, value}`) ready to pin in test/Subschema.regressions.test.ts. Exits 1
+ * JSON line (`{kind, cloud, local, value}`) ready to pin in packages/subschema/test/Subschema.regressions.test.ts. Exits 1
  * on any failure.
  */
-import { Subschema } from "@toolgate/json-schema"
-import { minimize, run, tools } from "../packages/json-schema/test/internal/fuzzRun.js"
-import type { Report } from "../packages/json-schema/test/internal/fuzzRun.js"
+import { Subschema } from "@toolgate/subschema"
+import { minimize, run, tools } from "../packages/subschema/test/internal/fuzzRun.js"
+import type { Report } from "../packages/subschema/test/internal/fuzzRun.js"
 
 const quantile = (xs: ReadonlyArray<number>, q: number): number => {
   const sorted = [...xs].sort((a, b) => a - b)
@@ -17,7 +17,7 @@ const quantile = (xs: ReadonlyArray<number>, q: number): number => {
 }
 
 /**
- * One batch: the report with its summary figures. The prover timed is `@toolgate/json-schema`'s: the built
+ * One batch: the report with its summary figures. The prover timed is `@toolgate/subschema`'s: the built
  * package under `npm run bench`, the source under `npm run fuzz` (its `@toolgate/source` condition).
  */
 export const batch = (seed: number, count: number, samples = 24, source: "mixed" | "releases" = "mixed"): Report & { readonly unsupported: number; readonly median: number; readonly p99: number } => {

@@ -6,7 +6,8 @@
  * with Unsupported ≤ 5%, 0 unsound, median ≤ 0.5 ms and p99 ≤ 10 ms per pair.
  */
 import { batch } from "./fuzz.js"
-import { JsonSchema, Subschema, Validator } from "@toolgate/json-schema"
+import { JsonSchema, Validator } from "@toolgate/json-schema"
+import { Subschema } from "@toolgate/subschema"
 import { Either } from "effect"
 import { readdirSync, readFileSync } from "node:fs"
 import { join, resolve } from "node:path"

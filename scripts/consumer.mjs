@@ -35,7 +35,7 @@ const fail = (message) => {
   throw new Error(message)
 }
 
-const workspaces = ["packages/json-schema", "packages/runtime", "packages/providers", "packages/ai", "packages/ai-sdk", "apps/relay", "apps/cli"]
+const workspaces = ["packages/json-schema", "packages/subschema", "packages/runtime", "packages/providers", "packages/ai", "packages/ai-sdk", "apps/relay", "apps/cli"]
 const manifests = workspaces.map((dir) => json(path.join(root, dir, "package.json")))
 const workspaceEffect = json(path.join(root, "node_modules/effect/package.json")).version
 // another patch of the same minor than the workspace's (3.22.4 in the workspace → 3.22.3 here)
@@ -47,7 +47,12 @@ const prefix = path.join(work, "global")
 const tarballOf = new Map()
 
 try {
-  step("build (tsc -b and the CLI bundle)", () => {
+  step("build (tsc -b and the CLI bundle) from empty dist/ folders", () => {
+    // a module moved or removed leaves its old output in dist/, which npm pack would ship
+    for (const dir of workspaces) {
+      fs.rmSync(path.join(root, dir, "dist"), { recursive: true, force: true })
+      fs.rmSync(path.join(root, dir, "tsconfig.build.tsbuildinfo"), { force: true })
+    }
     sh(npm, ["run", "build"], { cwd: root })
   })
 
@@ -65,6 +70,10 @@ try {
         if (!files.includes(needed)) fail(`${entry.name} does not ship ${needed}`)
       }
     }
+    // the prover ships on its own: an app that only validates installs no prover and no automata library
+    const validation = packed.find((entry) => entry.name === "@toolgate/json-schema")
+    if (validation?.files.some((f) => /(^|\/)(Subschema|subschema|patternAutomata)/.test(f.path))) fail("@toolgate/json-schema ships the prover")
+    if (manifests.find((m) => m.name === "@toolgate/json-schema").dependencies?.refa !== undefined) fail("@toolgate/json-schema depends on refa")
     for (const manifest of manifests) {
       if (!tarballOf.has(manifest.name)) fail(`${manifest.name} was not packed`)
       if (manifest.private) fail(`${manifest.name} is private`)
@@ -81,7 +90,7 @@ try {
       dependencies: {
         effect: pinnedEffect,
         ...Object.fromEntries(manifests.filter((m) => m.name !== "@toolgate/cli").map((m) => [m.name, `file:${tarballOf.get(m.name)}`])),
-        "@effect/platform": manifests[1].peerDependencies["@effect/platform"],
+        "@effect/platform": manifests.find((m) => m.name === "@toolgate/runtime").peerDependencies["@effect/platform"],
         "@effect/platform-node": manifests.find((m) => m.name === "@toolgate/relay").peerDependencies["@effect/platform-node"]
       },
       devDependencies: {
@@ -110,8 +119,13 @@ try {
         if (Object.keys(m).length === 0) throw new Error(name + " exports nothing")
         console.log(name, Object.keys(m).length)
       }
-      try { await import("@toolgate/runtime/internal/kinds"); throw new Error("internal/ is reachable") }
-      catch (e) { if (e.code !== "ERR_PACKAGE_PATH_NOT_EXPORTED") throw e }
+      for (const internal of ["@toolgate/runtime/internal/kinds", "@toolgate/subschema/internal/subschemaModel"]) {
+        try { await import(internal); throw new Error(internal + " is reachable") }
+        catch (e) { if (e.code !== "ERR_PACKAGE_PATH_NOT_EXPORTED") throw e }
+      }
+      const { Subschema } = await import("@toolgate/subschema")
+      const verdict = Subschema.check({ type: "integer" }, { type: "number" })
+      if (verdict._tag !== "Subtype") throw new Error("@toolgate/subschema answered " + JSON.stringify(verdict))
     `], { cwd: app })
     return out.trim().split("\n").join(", ")
   })

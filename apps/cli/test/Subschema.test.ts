@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Subschema } from "@toolgate/json-schema"
+import type { Subschema } from "@toolgate/subschema"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"

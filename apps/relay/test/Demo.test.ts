@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
-import { JsonSchema, Normalize, RefAware, Subschema, Validator } from "@toolgate/json-schema"
+import { JsonSchema, Normalize, RefAware, Validator } from "@toolgate/json-schema"
+import { Subschema } from "@toolgate/subschema"
 import { Script } from "@toolgate/providers"
 import { Either } from "effect"
 import { Demo, Profile } from "../src/index.js"

@@ -124,14 +124,21 @@ export const upgrade = (schema: unknown): { readonly schema: JsonSchema; readonl
  */
 export const stableKey = (schema: unknown): string | undefined => SK.stableKey(schema)
 
-/** The keyword tables: which keywords apply subschemas, assert, or only annotate, per dialect. */
+/**
+ * The keyword tables: which keywords apply subschemas, assert, or only annotate, per dialect; and where a
+ * keyword holds subschemas, their shape: one schema, an array of schemas, or a map of names to schemas
+ * (`items` holds one, or a draft-07 array; draft-07 `dependencies` maps names to schemas or name lists).
+ */
 export const Keywords = {
   applicators: K.applicators,
   assertions: K.assertions,
   annotations: K.annotations,
   core: K.core,
   draft07Only: K.draft07Only,
-  since2019: K.since2019
+  since2019: K.since2019,
+  singleSchema: K.singleSchema,
+  schemaArray: K.schemaArray,
+  schemaMap: K.schemaMap
 } as const
 
 /**

@@ -9,9 +9,12 @@ import type { ValidateFunction } from "ajv"
 import * as Data from "effect/Data"
 import * as Either from "effect/Either"
 import * as A from "./internal/ajv.js"
+import { duplicate } from "./internal/ajvKeywords.js"
 import * as AM from "./internal/ajvMeta.js"
 import { forAjv } from "./internal/ajvProto.js"
 import * as Cache from "./internal/compileCache.js"
+import { isMultipleOf } from "./internal/decimal.js"
+import * as F from "./internal/formats.js"
 import type * as I from "./internal/issues.js"
 import * as P from "./internal/pointer.js"
 import { faultOf, issues, namedProbes, wrap } from "./internal/validatorRun.js"
@@ -338,3 +341,39 @@ export const compile = (schema: JsonSchema.JsonSchema): Either.Either<Compiled, 
 /** Compiles the subschema at `pointer` of `root` with the default instance, `$ref`s resolved against `root`. */
 export const compileAt = (root: JsonSchema.JsonSchema, pointer: string): Either.Either<Compiled, SchemaError> =>
   defaultValidator.compileAt(root, pointer)
+
+/**
+ * The validator's own readings where the specification leaves room or Ajv reads otherwise, for code that
+ * must answer as the validator does (the subschema prover reads them, so the two cannot drift apart).
+ */
+export interface Rules {
+  /** `multipleOf` as the validator judges it: exact in the decimals JSON writes (`19.99` is a multiple of `0.01`). */
+  readonly isMultipleOf: (x: number, m: number) => boolean
+  /** `uniqueItems` as the validator judges it: the first pair of JSON-equal items `[i, j]` (`j < i`), or undefined. */
+  readonly duplicateItems: (items: ReadonlyArray<unknown>) => readonly [number, number] | undefined
+  /** Property names `Object.prototype` answers (`constructor`, `__proto__`, …), which Ajv's code may look up on it. */
+  readonly prototypeNames: ReadonlySet<string>
+  /** The string formats the validator enforces (ajv-formats); other format names are annotations. */
+  readonly stringFormats: ReadonlySet<string>
+  /** The number formats the validator enforces (`int32`, `int64`, `float`, `double`). */
+  readonly numberFormats: ReadonlySet<string>
+  /** Enforced formats that accept every value of their type (`password`, `binary`, `float`, `double`). */
+  readonly universalFormats: ReadonlySet<string>
+  /**
+   * What the dialect's meta-schema says of a schema, as `compile` checks it: `"valid"`, its first complaint,
+   * or `"unknown"` where only compiling can tell. Given `content` (the schema's `JsonSchema.stableKey`), the
+   * answer is kept by content (the 4,096 most recently used).
+   */
+  readonly metaCheck: (schema: JsonSchema.JsonSchema, dialect: JsonSchema.Dialect, content?: string) => "valid" | "unknown" | { readonly path: string; readonly message: string }
+}
+
+/** The validator's own readings (see the `Rules` interface). */
+export const Rules: Rules = {
+  isMultipleOf,
+  duplicateItems: duplicate,
+  prototypeNames: A.inherited,
+  stringFormats: F.stringFormats,
+  numberFormats: F.numberFormats,
+  universalFormats: F.universalFormats,
+  metaCheck: AM.metaAnswer
+}

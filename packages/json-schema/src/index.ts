@@ -25,5 +25,5 @@ export * as RefAware from "./RefAware.js"
 /** Provider schema dialects: OpenAI strict, Google, Claude via Cloud Code Assist, MCP. */
 export * as Normalize from "./Normalize.js"
 
-/** The subschema prover: `check(cloud, local)` → Subtype · Drift with a witness · Unsupported. */
-export * as Subschema from "./Subschema.js"
+/** The caches of what is derived from schemas: by identity, and by canonical content with bounds. */
+export * as SchemaCache from "./SchemaCache.js"

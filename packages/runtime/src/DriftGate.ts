@@ -6,7 +6,8 @@
  *
  * @since 0.1.0
  */
-import { JsonSchema, type JsonValue, Subschema } from "@toolgate/json-schema"
+import { JsonSchema, type JsonValue } from "@toolgate/json-schema"
+import { Subschema } from "@toolgate/subschema"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"

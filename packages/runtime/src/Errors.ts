@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import type * as HttpClientError from "@effect/platform/HttpClientError"
-import { Subschema } from "@toolgate/json-schema"
+import { Subschema } from "@toolgate/subschema"
 import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
 import type * as ArgumentValidator from "./ArgumentValidator.js"

@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
-import { JsonSchema, Subschema } from "@toolgate/json-schema"
+import { JsonSchema } from "@toolgate/json-schema"
+import { Subschema } from "@toolgate/subschema"
 import { Effect, Either, FastCheck as fc } from "effect"
 import { readFileSync } from "node:fs"
 import * as path from "node:path"

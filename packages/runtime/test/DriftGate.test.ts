@@ -1,6 +1,7 @@
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import { assert, describe, it } from "@effect/vitest"
-import { JsonSchema, Subschema, Validator } from "@toolgate/json-schema"
+import { JsonSchema, Validator } from "@toolgate/json-schema"
+import { Subschema } from "@toolgate/subschema"
 import { Effect, Either, Layer, Logger, LogLevel, Schema, TestClock } from "effect"
 import * as Capabilities from "../src/Capabilities.js"
 import * as DriftGate from "../src/DriftGate.js"

@@ -4,7 +4,8 @@
  *
  * @internal
  */
-import { JsonValue, Subschema } from "@toolgate/json-schema"
+import { JsonValue } from "@toolgate/json-schema"
+import { Subschema } from "@toolgate/subschema"
 import { DriftGate } from "@toolgate/runtime"
 import * as Either from "effect/Either"
 import type { Warning } from "./checkKeywords.js"

@@ -17,7 +17,7 @@ export const outcome = Effect.promise(() => Promise.all([import("../Outcome.js")
 export const normalizing = Effect.promise(() => import("./normalizing.js"))
 
 /** `subschema`: the prover. */
-export const subschema = Effect.promise(() => import("@toolgate/json-schema/Subschema"))
+export const subschema = Effect.promise(() => import("@toolgate/subschema/Subschema"))
 
 /** `demo --relay`: the runtime's capabilities client (its path, for the preflight request). */
 export const capabilities = Effect.promise(() => import("@toolgate/runtime/Capabilities"))

@@ -1,7 +1,7 @@
 /**
  * Checking a schema against its dialect's meta-schema, quicker than Ajv's own check on every compile: the
  * 2020-12 meta-schema flattened (no dynamic scopes), a quick reading of the shapes tools publish
- * (`subschemaMeta.ts`) before Ajv, answers kept by content, and compiling after that check.
+ * (`metaQuick.ts`) before Ajv, answers kept by content, and compiling after that check.
  *
  * @internal
  */
@@ -10,7 +10,7 @@ import addMeta2020Module from "ajv/dist/refs/json-schema-2020-12/index.js"
 import type { Dialect, JsonSchema } from "../JsonSchema.js"
 import { type AnyAjv, type Failure, makeAjv, tryCompile } from "./ajv.js"
 import { Lru } from "./compileCache.js"
-import { certainlyValid } from "./subschemaMeta.js"
+import { certainlyValid } from "./metaQuick.js"
 
 const addMeta2020: typeof addMeta2020Module.default =
   (addMeta2020Module as unknown as { default?: typeof addMeta2020Module.default }).default ??
@@ -50,7 +50,7 @@ const formatTest = (ajv: AnyAjv, name: string): ((s: string) => boolean) | undef
   return f instanceof RegExp && !f.global && !f.sticky ? (s) => f.test(s) : undefined
 }
 
-/** The reader of `subschemaMeta.ts` with the formats of the instance that checks. */
+/** The reader of `metaQuick.ts` with the formats of the instance that checks. */
 const quickOf = (ajv: AnyAjv, dialect: Dialect): (schema: unknown) => boolean => {
   const regex = formatTest(ajv, "regex"), uriReference = formatTest(ajv, "uri-reference")
   return regex === undefined || uriReference === undefined ? () => false : certainlyValid(dialect, { regex, uriReference })

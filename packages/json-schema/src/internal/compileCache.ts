@@ -1,8 +1,9 @@
 /**
  * The one way json-schema caches what it derives from schemas (compiled validators, `prepare`'s entries,
- * prover verdicts, widened schemas): by object identity in a `WeakMap`, so an entry lives as long as its
- * schema, and, where equal copies should share the work, by canonical content (`stableKey`) in a map of
- * bounded size that drops the least recently used entry. Schemas are treated as immutable once seen.
+ * widened schemas; public as `SchemaCache`, where the prover keeps its verdicts): by object identity in a
+ * `WeakMap`, so an entry lives as long as its schema, and, where equal copies should share the work, by
+ * canonical content (`stableKey`) in a map of bounded size that drops the least recently used entry.
+ * Schemas are treated as immutable once seen.
  *
  * @internal
  */

@@ -1,6 +1,6 @@
 /**
  * Keyword tables and the enumeration of subschema locations, shared by dialect detection, `upgrade`,
- * `$anchor` lookup and (later) the prover.
+ * `$anchor` lookup and the prover (through `JsonSchema.Keywords` and `JsonSchema.subschemas`).
  *
  * @internal
  */

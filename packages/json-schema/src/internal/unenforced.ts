@@ -10,7 +10,7 @@ import type { Dialect, JsonSchema } from "../JsonSchema.js"
 import { isObject } from "../JsonValue.js"
 import * as K from "./keywords.js"
 import * as P from "./pointer.js"
-import { numberFormats, stringFormats } from "./subschemaKeywords.js"
+import { numberFormats, stringFormats } from "./formats.js"
 
 /** One thing the validator will not enforce: where (a pointer into the schema), what kind, and its name. */
 export interface Unenforced {

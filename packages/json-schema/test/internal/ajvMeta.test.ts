@@ -6,9 +6,9 @@ import type { JsonSchema } from "../../src/JsonSchema.js"
 import * as JsonSchemas from "../../src/JsonSchema.js"
 import { makeAjv } from "../../src/internal/ajv.js"
 import { metaError } from "../../src/internal/ajvMeta.js"
-import { certainlyValid, keywords } from "../../src/internal/subschemaMeta.js"
+import { certainlyValid, keywords } from "../../src/internal/metaQuick.js"
 import { corpus, tools } from "../suite.js"
-import { mutate, rng, rootSchema } from "./fuzzGenerate.js"
+import { mutate, rng, rootSchema } from "@toolgate/test-support/fuzzGenerate"
 
 const require = createRequire(import.meta.url)
 
@@ -89,7 +89,7 @@ const deep = (n: number): JsonSchema => {
   return s
 }
 
-describe("the quick reading of the meta-schemas (subschemaMeta)", () => {
+describe("the quick reading of the meta-schemas (metaQuick)", () => {
   const generated = (): Array<JsonSchema> => {
     const r = rng(20_261_126)
     const out: Array<JsonSchema> = []
