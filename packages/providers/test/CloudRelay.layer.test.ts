@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Capabilities, Provider } from "@toolgate/runtime"
+import { Provider, RelayProfile } from "@toolgate/runtime"
 import { ConfigProvider, Effect, Either, Exit, Layer, Stream } from "effect"
 import * as CloudRelay from "../src/CloudRelay.js"
 import * as RelayWire from "../src/RelayWire.js"
@@ -9,22 +9,22 @@ import { user } from "./support/messages.js"
 
 const envelope = JSON.stringify({ capabilities_version: "1.0", tool_schemas: { get_weather: { type: "object" } } })
 
-/** The capabilities endpoint answers the envelope; the turns endpoint answers with `turns`. */
+/** The profile endpoint answers the envelope; the turns endpoint answers with `turns`. */
 const relay = (turns: Handler): Handler => (received, res, n) =>
   received.path.endsWith("/v1/agent/capabilities") ? answer(envelope, 200)(received, res, n) : turns(received, res, n)
 
 const done = stream(RelayWire.encodeEvent({ _tag: "TextDelta", text: "hi" }), RelayWire.encodeEvent({ _tag: "Done" }))
 
-/** Probes the capabilities and runs one round trip with the layer's services. */
+/** Probes the relay profile and runs one round trip with the layer's services. */
 const useBoth = Effect.gen(function*() {
-  const probe = yield* (yield* Capabilities.Capabilities).probe()
+  const probe = yield* (yield* RelayProfile.RelayProfile).probe()
   const provider = yield* Provider.Provider
   const events = yield* provider.stream({ messages: [user("hi")], tools: [], toolChoice: "auto" }).pipe(Stream.runCollect)
   return { probe, events: Array.from(events), name: provider.capabilities.name }
 })
 
 describe("CloudRelay layers", () => {
-  it.scopedLive("layerWith: the provider and the Capabilities probe, on the same base URL", () =>
+  it.scopedLive("layerWith: the provider and the relay profile probe, on the same base URL", () =>
     Effect.gen(function*() {
       const server = yield* start(relay(done))
       const layer = CloudRelay.layerWith({ baseUrl: `${server.url}/prefix` }).pipe(Layer.provide(httpClient))
@@ -39,7 +39,7 @@ describe("CloudRelay layers", () => {
     Effect.gen(function*() {
       const server = yield* start(relay((_received, _res) => {}))
       const config = ConfigProvider.fromMap(new Map([["TOOLGATE_RELAY_URL", server.url], ["TOOLGATE_RELAY_TIMEOUT", "300 millis"]]))
-      const layer = CloudRelay.layerConfig.pipe(Layer.provide(httpClient), Layer.provide(Layer.setConfigProvider(config)))
+      const layer = CloudRelay.layerEnv.pipe(Layer.provide(httpClient), Layer.provide(Layer.setConfigProvider(config)))
       const outcome = yield* Effect.either(useBoth).pipe(Effect.provide(layer))
       // The turns endpoint never answers: the configured 300 ms bound it.
       assert.isTrue(Either.isLeft(outcome) && outcome.left._tag === "ProviderError")
@@ -54,7 +54,7 @@ describe("CloudRelay layers", () => {
     Effect.gen(function*() {
       for (const entries of [[], [["TOOLGATE_RELAY_URL", "not a url"]], [["TOOLGATE_RELAY_URL", "http://127.0.0.1:1"], ["TOOLGATE_RELAY_TIMEOUT", "soon"]]] as const) {
         const config = ConfigProvider.fromMap(new Map(entries as ReadonlyArray<[string, string]>))
-        const layer = CloudRelay.layerConfig.pipe(Layer.provide(httpClient), Layer.provide(Layer.setConfigProvider(config)))
+        const layer = CloudRelay.layerEnv.pipe(Layer.provide(httpClient), Layer.provide(Layer.setConfigProvider(config)))
         const exit = yield* Effect.exit(Effect.provide(Provider.Provider, layer))
         assert.isTrue(Exit.isFailure(exit), JSON.stringify(entries))
         if (Exit.isFailure(exit)) assert.include(String(exit.cause), "TOOLGATE_RELAY", JSON.stringify(entries))

@@ -16,7 +16,7 @@ const oneRound = Effect.gen(function*() {
 })
 
 const configured = (map: ReadonlyArray<readonly [string, string]>) =>
-  Gemini.layerConfig.pipe(Layer.provide(FetchHttpClient.layer), Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(map)))))
+  Gemini.layerEnv.pipe(Layer.provide(FetchHttpClient.layer), Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(map)))))
 
 describe("Gemini layers", () => {
   it.scopedLive("layerConfig: model, base URL and key from config reach every request", () =>

@@ -223,20 +223,20 @@ describe("OpenAiCompatible: capabilities, tools and wiring", () => {
         ["TOOLGATE_OPENAI_MODEL", "llama-3.1-8b"],
         ["TOOLGATE_OPENAI_API_KEY", "sk-config-77"]
       ]))
-      const live = OpenAiCompatible.layerConfig.pipe(Layer.provide(FetchHttpClient.layer), Layer.provide(Layer.setConfigProvider(config)))
+      const live = OpenAiCompatible.layerEnv.pipe(Layer.provide(FetchHttpClient.layer), Layer.provide(Layer.setConfigProvider(config)))
       const p = yield* Effect.provide(Provider.Provider, live)
       yield* collect(p)
       assert.strictEqual(server.requests[0]?.headers.authorization, "Bearer sk-config-77")
       assert.strictEqual(sent(server).model, "llama-3.1-8b")
       const keyless = Layer.setConfigProvider(ConfigProvider.fromMap(new Map([["TOOLGATE_OPENAI_BASE_URL", server.baseUrl], ["TOOLGATE_OPENAI_MODEL", "m"]])))
-      yield* collect(yield* Effect.provide(Provider.Provider, OpenAiCompatible.layerConfig.pipe(Layer.provide(FetchHttpClient.layer), Layer.provide(keyless))))
+      yield* collect(yield* Effect.provide(Provider.Provider, OpenAiCompatible.layerEnv.pipe(Layer.provide(FetchHttpClient.layer), Layer.provide(keyless))))
       assert.isUndefined(server.requests[1]?.headers.authorization)
     }), 30_000)
 
   it.effect("layerConfig without a model or with a base URL that is not a URL fails with a ConfigError", () =>
     Effect.gen(function*() {
       for (const entries of [[["TOOLGATE_OPENAI_BASE_URL", "http://127.0.0.1:1/v1"]], [["TOOLGATE_OPENAI_BASE_URL", "::nope"], ["TOOLGATE_OPENAI_MODEL", "m"]]] as const) {
-        const live = OpenAiCompatible.layerConfig.pipe(
+        const live = OpenAiCompatible.layerEnv.pipe(
           Layer.provide(FetchHttpClient.layer),
           Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(entries as ReadonlyArray<readonly [string, string]>))))
         )

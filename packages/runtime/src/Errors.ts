@@ -5,14 +5,13 @@
  *
  * @since 0.1.0
  */
-import type * as HttpClientError from "@effect/platform/HttpClientError"
 import { Subschema } from "@toolgate/json-schema"
 import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
 import type * as ArgumentValidator from "./ArgumentValidator.js"
 import type * as Compensation from "./Compensation.js"
 import { Report } from "./internal/compensationReport.js"
-import { clip, safeGet } from "./internal/json.js"
+import { clip } from "./internal/json.js"
 import { Issue as IssueSchema, Json } from "./internal/schemas.js"
 import type * as Provider from "./Provider.js"
 import type * as RunLimits from "./RunLimits.js"
@@ -351,17 +350,3 @@ export type ToolgateError =
   | Tool.ToolFailure
   | Toolkit.DuplicateToolName
   | Toolkit.NotATool
-
-/**
- * A transport failure in words, down to the system error code when there is one: `transport error
- * (ECONNREFUSED)`. `Capabilities`, the relay client and every HTTP provider say it this one way.
- *
- * @since 0.1.0
- */
-export const transportCause = (e: HttpClientError.HttpClientError): string => {
-  const inner = safeGet(e.cause, "cause")
-  const code = safeGet(inner, "code") ?? safeGet(e.cause, "code")
-  const detail = typeof code === "string" ? code : safeGet(inner, "message") ?? safeGet(e.cause, "message")
-  const text = `${e.reason.toLowerCase()} error${typeof detail === "string" && detail !== "" ? ` (${detail})` : ""}`
-  return clip(text.replace(/\s+/g, " ").trim(), 200)
-}

@@ -27,7 +27,7 @@ const gate = <A>(tool: Tool.Tool<A>, raw: unknown, options: ArgumentValidator.Pr
   })
 
 const withConfig = (entries: ReadonlyArray<readonly [string, string]>) =>
-  ArgumentValidator.layerConfig.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(entries)))))
+  ArgumentValidator.layerEnv.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(entries)))))
 
 describe("ArgumentValidator", () => {
   it.effect("invalid arguments never reach execute; the error carries the envelope to feed back", () =>
