@@ -147,7 +147,7 @@ describe("RelayProfileClient: single flight and caching", () => {
       assert.strictEqual(relay.requests(), 1)
     }))
 
-  it.scopedLive("layerConfig reads the relay URL, timeout and time to live while the layer is built", () =>
+  it.scopedLive("layerEnv reads the relay URL, timeout and time to live while the layer is built", () =>
     Effect.gen(function*() {
       const relay = yield* start(answer(good))
       const provider = ConfigProvider.fromMap(new Map([

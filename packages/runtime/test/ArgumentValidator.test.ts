@@ -84,7 +84,7 @@ describe("ArgumentValidator", () => {
       assert.isTrue(Either.isLeft(lenientButStrictWeather))
     }))
 
-  it.effect("a malformed policy in config fails the layer with a ConfigError", () =>
+  it.effect("layerEnv: a malformed policy in config fails the layer with a typed error", () =>
     Effect.gen(function*() {
       for (const entries of [
         [["TOOLGATE_ARGUMENT_POLICY", "loose"]],
