@@ -1,6 +1,6 @@
 /**
  * The relay's profile over HTTP: `GET {baseUrl}/v1/agent/capabilities`, decoded with Schema and classified
- * as the wire contract says (`Exported` · `Predates` · `Unreachable`, or a `CapabilitiesContractError`),
+ * as the wire contract says (`Exported` · `Predates` · `Unreachable`, or a `RelayProfileContractError`),
  * served as the runtime's `RelayProfile` service that `DriftGate` reads. The probe is single-flight and
  * cached: concurrent first callers share one request, an answer from the relay (`Exported` or `Predates`)
  * is kept for a time to live, and neither a failure, an `Unreachable` nor an interrupted caller is ever
@@ -48,7 +48,7 @@ const readBounded = (response: HttpClientResponse.HttpClientResponse, max: numbe
     Stream.runFoldEffect({ parts: [] as Array<Uint8Array>, size: 0 }, (acc, chunk) => {
       const size = acc.size + chunk.length
       if (size > max) {
-        return Effect.fail(new Errors.CapabilitiesContractError({ reason: "malformed", detail: `the body is larger than ${max} bytes (the limit); reading stopped there` }))
+        return Effect.fail(new Errors.RelayProfileContractError({ reason: "malformed", detail: `the body is larger than ${max} bytes (the limit); reading stopped there` }))
       }
       acc.parts.push(chunk)
       return Effect.succeed({ parts: acc.parts, size })
@@ -65,10 +65,10 @@ const readBounded = (response: HttpClientResponse.HttpClientResponse, max: numbe
   )
 
 /** The body's JSON, or the contract error of a body that is not JSON. */
-const parseJson = (text: string, status: number): Effect.Effect<unknown, Errors.CapabilitiesContractError> =>
+const parseJson = (text: string, status: number): Effect.Effect<unknown, Errors.RelayProfileContractError> =>
   Effect.try({
     try: () => JSON.parse(text) as unknown,
-    catch: () => new Errors.CapabilitiesContractError({ reason: "malformed", detail: `HTTP ${status} with a body that is not JSON` })
+    catch: () => new Errors.RelayProfileContractError({ reason: "malformed", detail: `HTTP ${status} with a body that is not JSON` })
   })
 
 /** The path of the relay's profile under its base URL (the wire's name for it). */
@@ -116,8 +116,8 @@ export const make = (options: Options): Effect.Effect<RelayProfile.Service, Erro
     )
     // Every joiner of a failed fiber sees the failure; only the first invalidates, so a late joiner cannot
     // drop the fiber of a newer probe.
-    const invalidated = new WeakSet<Fiber.RuntimeFiber<RelayProfile.Probe, Errors.CapabilitiesContractError>>()
-    const drop = (fiber: Fiber.RuntimeFiber<RelayProfile.Probe, Errors.CapabilitiesContractError>) =>
+    const invalidated = new WeakSet<Fiber.RuntimeFiber<RelayProfile.Probe, Errors.RelayProfileContractError>>()
+    const drop = (fiber: Fiber.RuntimeFiber<RelayProfile.Probe, Errors.RelayProfileContractError>) =>
       Effect.suspend(() => {
         if (invalidated.has(fiber)) return Effect.void
         invalidated.add(fiber)
@@ -144,9 +144,9 @@ const decodeEnvelopeEffect = Schema.decodeUnknown(Envelope, { errors: "all" })
 
 /**
  * A profile body read without HTTP (a file, a recorded response), classified exactly as `probe`
- * classifies the relay's answer: `Exported`, `Predates`, or a `CapabilitiesContractError`.
+ * classifies the relay's answer: `Exported`, `Predates`, or a `RelayProfileContractError`.
  */
-export const fromBody = (body: unknown): Either.Either<RelayProfile.Probe, Errors.CapabilitiesContractError> =>
+export const fromBody = (body: unknown): Either.Either<RelayProfile.Probe, Errors.RelayProfileContractError> =>
   Either.flatMap(
     Either.mapLeft(decodeEnvelope(body), malformed),
     (envelope) => Either.map(classify(envelope), (wire) => wire._tag === "Exported" ? RelayProfile.Probe.Exported(wire) : RelayProfile.Probe.Predates())
@@ -185,7 +185,7 @@ export const layerEnv: Layer.Layer<RelayProfile.RelayProfile, ConfigError.Config
 })
 
 /** Whether a finished probe is an answer from the relay, kept for the time to live (not a failure or `Unreachable`). */
-const keeps = (exit: Exit.Exit<RelayProfile.Probe, Errors.CapabilitiesContractError>): boolean =>
+const keeps = (exit: Exit.Exit<RelayProfile.Probe, Errors.RelayProfileContractError>): boolean =>
   Exit.isSuccess(exit) && exit.value._tag !== "Unreachable"
 
 /**
@@ -193,17 +193,17 @@ const keeps = (exit: Exit.Exit<RelayProfile.Probe, Errors.CapabilitiesContractEr
  * that broke while the body was read (a network failure); any other status, or a body that arrived whole but
  * is not JSON, breaks the contract.
  */
-const responseFailure = (e: HttpClientError.ResponseError): Effect.Effect<RelayProfile.Probe, Errors.CapabilitiesContractError> => {
+const responseFailure = (e: HttpClientError.ResponseError): Effect.Effect<RelayProfile.Probe, Errors.RelayProfileContractError> => {
   const status = e.response.status
   if (e.reason !== "StatusCode") {
     if (!(e.cause instanceof SyntaxError)) {
       return Effect.succeed(RelayProfile.Probe.Unreachable({ cause: `the connection broke off while the body was read (HTTP ${status})` }))
     }
-    return Effect.fail(new Errors.CapabilitiesContractError({ reason: "malformed", detail: `HTTP ${status} with a body that is not JSON` }))
+    return Effect.fail(new Errors.RelayProfileContractError({ reason: "malformed", detail: `HTTP ${status} with a body that is not JSON` }))
   }
   if (status === 404 || status === 408 || status === 429 || status >= 500) {
     return Effect.succeed(RelayProfile.Probe.Unreachable({ cause: `HTTP ${status}` }))
   }
-  return Effect.fail(new Errors.CapabilitiesContractError({ reason: "malformed", detail: `HTTP ${status} instead of the capabilities envelope` }))
+  return Effect.fail(new Errors.RelayProfileContractError({ reason: "malformed", detail: `HTTP ${status} instead of the capabilities envelope` }))
 }
 

@@ -144,8 +144,8 @@ describe("DriftGate", () => {
     Effect.gen(function*() {
       const { check, logs } = yield* gateFor(answer(envelope({ get_weather: weather }, "2.0")))
       const error = failure(yield* check(local))
-      assert.strictEqual(error._tag, "CapabilitiesContractError")
-      assert.isTrue(error._tag === "CapabilitiesContractError" && error.reason === "unsupported_version")
+      assert.strictEqual(error._tag, "RelayProfileContractError")
+      assert.isTrue(error._tag === "RelayProfileContractError" && error.reason === "unsupported_version")
       assert.strictEqual(logs.filter((l) => l.level === "WARN").length, 0)
     }))
 

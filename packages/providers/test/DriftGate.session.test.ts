@@ -57,7 +57,7 @@ describe("AgentSession (cloud profile: the drift gate over a loopback relay)", (
       assert.strictEqual(provider.requests.length, 3)
     }))
 
-  it.scopedLive("onUnreachable \"fail\": a 503 relay fails every send with CapabilitiesUnreachable before any provider request; a reachable one proves", () =>
+  it.scopedLive("onUnreachable \"fail\": a 503 relay fails every send with RelayProfileUnreachable before any provider request; a reachable one proves", () =>
     Effect.gen(function*() {
       const provider = make([answer("one")])
       let down = true
@@ -65,7 +65,7 @@ describe("AgentSession (cloud profile: the drift gate over a loopback relay)", (
       const { relay, session } = yield* cloudSession(handler, provider, { onUnreachable: "fail" })
       for (const text of ["a", "b"]) {
         const error = yield* Effect.flip(session.send(text))
-        assert.strictEqual(error._tag, "CapabilitiesUnreachable")
+        assert.strictEqual(error._tag, "RelayProfileUnreachable")
         assert.include(error.message, "HTTP 503")
       }
       assert.deepStrictEqual([relay.requests(), provider.requests.length], [2, 0])
@@ -82,12 +82,12 @@ describe("AgentSession (cloud profile: the drift gate over a loopback relay)", (
       assert.strictEqual(turn.gate?._tag === "Degraded" && turn.gate.reason, "predates")
     }))
 
-  it.scopedLive("a malformed capabilities envelope is a CapabilitiesContractError with zero provider requests", () =>
+  it.scopedLive("a malformed capabilities envelope is a RelayProfileContractError with zero provider requests", () =>
     Effect.gen(function*() {
       const provider = make([answer("never")])
       const { session } = yield* cloudSession(reply({ capabilities_version: "1.0" }), provider)
       const error = yield* Effect.flip(session.send("x"))
-      assert.strictEqual(error._tag, "CapabilitiesContractError")
+      assert.strictEqual(error._tag, "RelayProfileContractError")
       assert.strictEqual(provider.requests.length, 0)
       assert.deepStrictEqual(yield* session.history, [{ _tag: "User", text: "x" }])
     }))

@@ -17,19 +17,19 @@ const probeWith = (handler: Handler, options: Omit<RelayProfileClient.Options, "
     return { outcome, requests: relay.requests(), paths: relay.paths }
   })
 
-const exported = (outcome: Either.Either<RelayProfile.Probe, Errors.CapabilitiesContractError>) => {
+const exported = (outcome: Either.Either<RelayProfile.Probe, Errors.RelayProfileContractError>) => {
   assert.isTrue(Either.isRight(outcome) && outcome.right._tag === "Exported", JSON.stringify(outcome))
   return (outcome as Either.Right<never, Extract<RelayProfile.Probe, { _tag: "Exported" }>>).right
 }
 
-const contractError = (outcome: Either.Either<RelayProfile.Probe, Errors.CapabilitiesContractError>) => {
+const contractError = (outcome: Either.Either<RelayProfile.Probe, Errors.RelayProfileContractError>) => {
   assert.isTrue(Either.isLeft(outcome), JSON.stringify(outcome))
-  const error = (outcome as Either.Left<Errors.CapabilitiesContractError, never>).left
-  assert.strictEqual(error._tag, "CapabilitiesContractError")
+  const error = (outcome as Either.Left<Errors.RelayProfileContractError, never>).left
+  assert.strictEqual(error._tag, "RelayProfileContractError")
   return error
 }
 
-const unreachable = (outcome: Either.Either<RelayProfile.Probe, Errors.CapabilitiesContractError>): string => {
+const unreachable = (outcome: Either.Either<RelayProfile.Probe, Errors.RelayProfileContractError>): string => {
   assert.isTrue(Either.isRight(outcome) && outcome.right._tag === "Unreachable", JSON.stringify(outcome))
   return (outcome as Either.Right<never, Extract<RelayProfile.Probe, { _tag: "Unreachable" }>>).right.cause
 }

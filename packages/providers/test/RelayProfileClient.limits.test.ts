@@ -27,7 +27,7 @@ describe("RelayProfileClient: bounded bodies over loopback", () => {
       const before = process.memoryUsage().rss
       const error = yield* Effect.flip(service.probe())
       const growth = process.memoryUsage().rss - before
-      assert.strictEqual(error._tag, "CapabilitiesContractError")
+      assert.strictEqual(error._tag, "RelayProfileContractError")
       assert.strictEqual(error.reason, "malformed")
       assert.include(error.detail, "larger than 4194304 bytes")
       assert.isBelow(growth, 200 * 1024 * 1024, `RSS grew by ${growth} bytes`)

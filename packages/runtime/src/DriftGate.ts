@@ -15,7 +15,7 @@ import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import * as Errors from "./Errors.js"
 import * as Decode from "./Decode.js"
-import { type CapabilitiesContractError, CapabilitiesUnreachable, SchemaDriftError, UnsupportedCloudToolSchema } from "./Errors.js"
+import { type RelayProfileContractError, RelayProfileUnreachable, SchemaDriftError, UnsupportedCloudToolSchema } from "./Errors.js"
 import { RelayProfile } from "./RelayProfile.js"
 
 /** What the gate reads of a toolkit (a `Toolkit.Toolkit<R>` fits): its tools by name with their local JSON Schemas. */
@@ -35,7 +35,7 @@ export type Verdict = Data.TaggedEnum<{
 export const Verdict = Data.taggedEnum<Verdict>()
 
 /** Why the gate failed: a proven drift, a construct it cannot prove, a relay profile that breaks the wire contract, or (failing closed) an unreachable relay. */
-export type GateError = SchemaDriftError | UnsupportedCloudToolSchema | CapabilitiesContractError | CapabilitiesUnreachable
+export type GateError = SchemaDriftError | UnsupportedCloudToolSchema | RelayProfileContractError | RelayProfileUnreachable
 
 /** The drift gate service. */
 export interface Service {
@@ -53,7 +53,7 @@ export interface Options {
   readonly cacheSize?: number
   /**
    * What an unreachable relay means: `degrade` (default, as the contract says: one warning, the turn runs on
-   * layer 2) or `fail` (`CapabilitiesUnreachable`: for deployments where a blocked or slow probe must not
+   * layer 2) or `fail` (`RelayProfileUnreachable`: for deployments where a blocked or slow probe must not
    * switch the gate off). A relay that predates the export degrades either way.
    */
   readonly onUnreachable?: "degrade" | "fail"
@@ -183,7 +183,7 @@ export const makeWith = (options: Options = {}): Effect.Effect<Service, Errors.I
     const check = Effect.fn("DriftGate.check")(function*(toolkit: Checkable) {
       const probe = yield* profile.probe()
       if (probe._tag === "Unreachable" && settings.onUnreachable === "fail") {
-        return yield* new CapabilitiesUnreachable({ detail: `the relay is unreachable (${probe.cause})` })
+        return yield* new RelayProfileUnreachable({ detail: `the relay is unreachable (${probe.cause})` })
       }
       if (probe._tag !== "Exported") {
         const verdict = probe._tag === "Predates"

@@ -105,13 +105,13 @@ export class UnsupportedCloudToolSchema
   }
 }
 
-/** Why a capabilities envelope broke the wire contract. */
-export const CapabilitiesContractReason = Schema.Literal("malformed", "incomplete", "unsupported_version")
+/** Why the relay's profile broke the wire contract. */
+export const RelayProfileContractReason = Schema.Literal("malformed", "incomplete", "unsupported_version")
 
-/** The relay's capabilities envelope is malformed, half-exported, or from a newer major version. */
-export class CapabilitiesContractError
-  extends Schema.TaggedError<CapabilitiesContractError>()("CapabilitiesContractError", {
-    reason: CapabilitiesContractReason,
+/** The relay's profile (its `/v1/agent/capabilities` body) is malformed, half-exported, or from a newer major version. */
+export class RelayProfileContractError
+  extends Schema.TaggedError<RelayProfileContractError>()("RelayProfileContractError", {
+    reason: RelayProfileContractReason,
     detail: Schema.String,
     compensation
   })
@@ -119,19 +119,19 @@ export class CapabilitiesContractError
   readonly [TypeId]: TypeId = TypeId
   /** The reason and its detail. */
   override get message(): string {
-    return sentence(`The relay's capabilities break the contract (${this.reason}): ${this.detail}`)
+    return sentence(`The relay's profile breaks the contract (${this.reason}): ${this.detail}`)
   }
 }
 
-/** The relay's capabilities could not be fetched and the drift gate was told to fail rather than degrade (`onUnreachable: "fail"`). */
-export class CapabilitiesUnreachable extends Schema.TaggedError<CapabilitiesUnreachable>()("CapabilitiesUnreachable", {
+/** The relay's profile could not be fetched and the drift gate was told to fail rather than degrade (`onUnreachable: "fail"`). */
+export class RelayProfileUnreachable extends Schema.TaggedError<RelayProfileUnreachable>()("RelayProfileUnreachable", {
   detail: Schema.String,
   compensation
 }) {
   readonly [TypeId]: TypeId = TypeId
   /** Why the gate could not run. */
   override get message(): string {
-    return sentence(`The drift gate could not reach the relay's capabilities (${this.detail}) and is configured to fail closed`)
+    return sentence(`The drift gate could not reach the relay's profile (${this.detail}) and is configured to fail closed`)
   }
 }
 
@@ -315,8 +315,8 @@ export class ProviderError extends Schema.TaggedError<ProviderError>()("Provider
 export const RuntimeError = Schema.Union(
   SchemaDriftError,
   UnsupportedCloudToolSchema,
-  CapabilitiesContractError,
-  CapabilitiesUnreachable,
+  RelayProfileContractError,
+  RelayProfileUnreachable,
   ToolArgumentRepairExhausted,
   ProviderEventContractViolation,
   RoundTripLimitExceeded,

@@ -11,7 +11,7 @@ import type { JsonSchema } from "@toolgate/json-schema"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import type * as Effect from "effect/Effect"
-import type { CapabilitiesContractError } from "./Errors.js"
+import type { RelayProfileContractError } from "./Errors.js"
 
 /** What the relay said: its exported tool schemas, that it predates the export, or nothing usable. */
 export type Probe = Data.TaggedEnum<{
@@ -28,7 +28,7 @@ export const Probe = Data.taggedEnum<Probe>()
 
 /** The relay profile service: one probe of the relay's profile (single-flight and cached by its implementations). */
 export interface Service {
-  readonly probe: () => Effect.Effect<Probe, CapabilitiesContractError>
+  readonly probe: () => Effect.Effect<Probe, RelayProfileContractError>
 }
 
 /** The relay profile service tag. */

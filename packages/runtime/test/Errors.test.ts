@@ -16,7 +16,7 @@ const examples: ReadonlyArray<readonly [Errors.RuntimeError, ReadonlyArray<strin
     ["`get_weather`", "up to 14", "{\"city\":\"Oslo\",\"days\":30}", "Drifted tools: get_weather, search."]
   ],
   [new Errors.UnsupportedCloudToolSchema({ tool: "t", construct: "patternProperties", path: "/properties/x" }), ["`t`", "patternProperties", "/properties/x"]],
-  [new Errors.CapabilitiesContractError({ reason: "unsupported_version", detail: "capabilities_version 2.0; this runtime supports 1.x" }), ["unsupported_version", "2.0"]],
+  [new Errors.RelayProfileContractError({ reason: "unsupported_version", detail: "capabilities_version 2.0; this runtime supports 1.x" }), ["unsupported_version", "2.0"]],
   [
     new Errors.ToolArgumentRepairExhausted({ limit: 1, attempts: 2, lastIssues: [issue] }),
     ["2 rounds", "allows 1 repair.", "must be a string"]
@@ -112,7 +112,7 @@ describe("Errors", () => {
 
   it("decoding rejects wrong shapes: bad reason, negative budget, non-JSON witness, unknown tag", () => {
     const bad: ReadonlyArray<unknown> = [
-      { _tag: "CapabilitiesContractError", reason: "nope", detail: "d" },
+      { _tag: "RelayProfileContractError", reason: "nope", detail: "d" },
       { _tag: "ToolArgumentRepairExhausted", limit: -1, attempts: 0, lastIssues: [] },
       { _tag: "RoundTripLimitExceeded", limit: 1.5 },
       { _tag: "SchemaDriftError", tool: "t", reasons: [], witness: undefined, drifted: [] },

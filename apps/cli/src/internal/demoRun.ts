@@ -67,7 +67,7 @@ const outcomeOf = (exit: Exit.Exit<AgentSession.Turn, unknown>): Outcome => {
 }
 
 /** The errors the drift gate fails a send with. */
-const gateErrors: ReadonlySet<string> = new Set(["SchemaDriftError", "UnsupportedCloudToolSchema", "CapabilitiesContractError"])
+const gateErrors: ReadonlySet<string> = new Set(["SchemaDriftError", "UnsupportedCloudToolSchema", "RelayProfileContractError"])
 
 /** The gate's failure in a few words: the error and the tool it names. */
 const gateDetail = (outcome: Extract<Outcome, { _tag: "Failed" }>): string => {

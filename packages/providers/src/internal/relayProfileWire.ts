@@ -1,6 +1,6 @@
 /**
  * The relay profile's wire contract as Schemas and one pure classification: a decoded body is `Exported`,
- * `Predates` (neither key) or a `CapabilitiesContractError`. HTTP and caching live in `RelayProfileClient.ts`.
+ * `Predates` (neither key) or a `RelayProfileContractError`. HTTP and caching live in `RelayProfileClient.ts`.
  *
  * @internal
  */
@@ -70,21 +70,21 @@ const decodeToolSchemas = Schema.decodeUnknownEither(ToolSchemas, { errors: "all
 const predates: Wire = { _tag: "Predates" }
 
 /** Classifies a decoded envelope exactly as the wire contract says. */
-export const classify = (body: typeof Envelope.Type): Either.Either<Wire, Errors.CapabilitiesContractError> => {
+export const classify = (body: typeof Envelope.Type): Either.Either<Wire, Errors.RelayProfileContractError> => {
   const hasVersion = "capabilities_version" in body, hasTools = "tool_schemas" in body
   if (!hasVersion && !hasTools) return Either.right(predates)
   if (!hasVersion || !hasTools) {
     const [present, absent] = hasVersion ? ["capabilities_version", "tool_schemas"] : ["tool_schemas", "capabilities_version"]
-    return Either.left(new Errors.CapabilitiesContractError({ reason: "incomplete", detail: `${present} is present but ${absent} is missing` }))
+    return Either.left(new Errors.RelayProfileContractError({ reason: "incomplete", detail: `${present} is present but ${absent} is missing` }))
   }
   const version = decodeVersion(body.capabilities_version)
   if (Either.isLeft(version)) {
     const got = preview(body.capabilities_version)
-    return Either.left(new Errors.CapabilitiesContractError({ reason: "malformed", detail: `capabilities_version must be a string "MAJOR.MINOR", got ${got}` }))
+    return Either.left(new Errors.RelayProfileContractError({ reason: "malformed", detail: `capabilities_version must be a string "MAJOR.MINOR", got ${got}` }))
   }
   const major = Number(version.right.split(".")[0])
   if (major !== SUPPORTED_MAJOR) {
-    return Either.left(new Errors.CapabilitiesContractError({
+    return Either.left(new Errors.RelayProfileContractError({
       reason: "unsupported_version",
       detail: `capabilities_version ${version.right} has major ${major}; this runtime reads major ${SUPPORTED_MAJOR}`
     }))
@@ -95,9 +95,9 @@ export const classify = (body: typeof Envelope.Type): Either.Either<Wire, Errors
 }
 
 /** A `ParseError` as a `malformed` contract error with readable messages. */
-export const malformed = (error: ParseResult.ParseError): Errors.CapabilitiesContractError => {
+export const malformed = (error: ParseResult.ParseError): Errors.RelayProfileContractError => {
   const messages = ParseResult.ArrayFormatter.formatErrorSync(error).map((issue) => issue.message)
-  return new Errors.CapabilitiesContractError({ reason: "malformed", detail: clip([...new Set(messages)].join("; "), 1_000) })
+  return new Errors.RelayProfileContractError({ reason: "malformed", detail: clip([...new Set(messages)].join("; "), 1_000) })
 }
 
 const preview = (u: unknown): string => {
