@@ -82,7 +82,7 @@ describe("AgentSession (cloud profile: the drift gate over a loopback relay)", (
       assert.strictEqual(turn.gate?._tag === "Degraded" && turn.gate.reason, "predates")
     }))
 
-  it.scopedLive("a malformed capabilities envelope is a RelayProfileContractError with zero provider requests", () =>
+  it.scopedLive("a malformed relay profile is a RelayProfileContractError with zero provider requests", () =>
     Effect.gen(function*() {
       const provider = make([answer("never")])
       const { session } = yield* cloudSession(reply({ capabilities_version: "1.0" }), provider)
