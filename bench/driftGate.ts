@@ -1,12 +1,13 @@
 /**
  * The drift gate as a session sees it: a 50-tool profile served by a `node:http` relay on loopback,
- * checked through `Capabilities` (real HTTP, `fetch`) and `DriftGate`. Cold = a new layer and new content
+ * checked through `RelayProfileClient` (real HTTP, `fetch`) and `DriftGate`. Cold = a new layer and new content
  * (nothing cached: the probe, Ajv compilation for witnesses and every proof included); warm = the same
  * layer again (probe and verdicts cached). Then 1,000 concurrent first sends on a new layer: one probe.
  */
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import { JsonSchema } from "@toolgate/json-schema"
-import { Capabilities, DriftGate } from "@toolgate/runtime"
+import { RelayProfileClient } from "@toolgate/providers"
+import { DriftGate } from "@toolgate/runtime"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import { readFileSync } from "node:fs"
 import * as http from "node:http"
@@ -62,7 +63,7 @@ const relay = async (body: () => string) => {
 /** A new gate layer (its own probe cache and verdict cache) against `url`. */
 const runtimeFor = (url: string) =>
   ManagedRuntime.make(DriftGate.layer.pipe(
-    Layer.provide(Capabilities.layerWith({ baseUrl: url, timeToLive: "1 hour" })),
+    Layer.provide(RelayProfileClient.layerWith({ baseUrl: url, timeToLive: "1 hour" })),
     Layer.provide(FetchHttpClient.layer)
   ))
 

@@ -38,7 +38,7 @@ const capabilitiesOption = fileOrInline(
 const relayOption = Options.text("relay").pipe(
   Options.optional,
   Options.withDescription(
-    // the runtime's `Capabilities.path`, written out so reading a command line loads no runtime (a test pins it)
+    // `RelayProfileClient.path`, written out so reading a command line loads no library (a test pins it)
     "the relay's base URL, such as http://127.0.0.1:8787 (check probes its GET /v1/agent/capabilities). " +
       "Default: none (then --capabilities or --capabilities-json is required)."
   )

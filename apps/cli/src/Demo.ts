@@ -62,8 +62,8 @@ const reportNoRelay = (options: { readonly json: boolean }) => (e: NoRelay) =>
 /** Checks that `url` is a relay serving the demo's scenarios (its "matches" capabilities answer 200). */
 const preflight = (url: string) =>
   Effect.gen(function*() {
-    const [Relay, Capabilities] = yield* Effect.all([Lazy.relay, Lazy.capabilities])
-    const target = `${url}${Relay.scenarioPath(Demo.scenarios[0]!.name)}${Capabilities.path}`
+    const [Relay, RelayProfileClient] = yield* Effect.all([Lazy.relay, Lazy.relayProfileClient])
+    const target = `${url}${Relay.scenarioPath(Demo.scenarios[0]!.name)}${RelayProfileClient.path}`
     const answer = yield* HttpClient.get(target).pipe(
       Effect.timeout("5 seconds"),
       Effect.scoped,

@@ -3,7 +3,7 @@ import { spawnSync } from "node:child_process"
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
-import { Capabilities } from "@toolgate/runtime"
+import { RelayProfileClient } from "@toolgate/providers"
 import { root, toolgate } from "./toolgate.js"
 
 const commands = ["demo", "check", "serve", "validate", "subschema", "normalize", "examples"]
@@ -137,6 +137,6 @@ describe("toolgate start-up (the bundled bin)", () => {
     }
   })
   it("check's help names the path the runtime probes, written out there so no runtime loads for it", () => {
-    assert.include(toolgate("check", "--help").stdout, `GET ${Capabilities.path}`)
+    assert.include(toolgate("check", "--help").stdout, `GET ${RelayProfileClient.path}`)
   })
 })

@@ -2,8 +2,8 @@ import { HttpServer } from "@effect/platform"
 import { NodeHttpClient, NodeHttpServer } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import type { Script } from "@toolgate/providers"
-import { CloudRelay } from "@toolgate/providers"
-import { Capabilities, type Message, type Provider } from "@toolgate/runtime"
+import { CloudRelay, RelayProfileClient } from "@toolgate/providers"
+import type { Message, Provider } from "@toolgate/runtime"
 import { Cause, Chunk, Context, Effect, Exit, Layer, Logger, LogLevel, Stream } from "effect"
 import { Relay } from "../src/index.js"
 import { afterTool, blocks, firstTurn, polluted, post, profile, requestText, script, start, turnBody } from "./fixtures.js"
@@ -95,7 +95,7 @@ describe("named scenarios", () => {
       for (const { first, name } of mixed) assert.strictEqual(first._tag, name === "alpha" ? "TextDelta" : "ToolCallComplete", name)
     }))
 
-  it.scopedLive("CloudRelay and Capabilities with a scenario's base URL run against that scenario", () =>
+  it.scopedLive("CloudRelay and RelayProfileClient with a scenario's base URL run against that scenario", () =>
     Effect.gen(function*() {
       const { url } = yield* start(config)
       const base = `${url}/scenarios/beta-2`
@@ -109,7 +109,7 @@ describe("named scenarios", () => {
       }]
       const second = yield* roundTrip(base, secondRound)
       assert.deepStrictEqual<unknown>(second._tag === "Right" ? second.right : second.left, betaScript.turns[0]![1] as ReadonlyArray<unknown>)
-      const probe = yield* Effect.scoped(Effect.flatMap(Capabilities.make({ baseUrl: base, timeout: "3 seconds" }), (c) => c.probe())).pipe(
+      const probe = yield* Effect.scoped(Effect.flatMap(RelayProfileClient.make({ baseUrl: base, timeout: "3 seconds" }), (c) => c.probe())).pipe(
         Effect.provide(NodeHttpClient.layerUndici)
       )
       assert.strictEqual(probe._tag, "Exported")

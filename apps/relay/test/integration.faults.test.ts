@@ -82,11 +82,11 @@ describe("fault switches through CloudRelay (+ DriftGate) and OpenAiCompatible",
     ["malformed", "malformed", /tool_schemas must be an object/],
     ["newer-major", "unsupported_version", /capabilities_version 2\.0 has major 2/]
   ] as const) {
-    it.scopedLive(`${fault}: CapabilitiesContractError (${reason}), zero turn requests, zero tool runs; streams untouched`, () =>
+    it.scopedLive(`${fault}: RelayProfileContractError (${reason}), zero turn requests, zero tool runs; streams untouched`, () =>
       Effect.gen(function*() {
         const relay = yield* relayWith(fault)
         const gated = yield* cloud(relay.url)
-        assertFailed(gated, "CapabilitiesContractError", { reason })
+        assertFailed(gated, "RelayProfileContractError", { reason })
         assert.match(Either.isLeft(gated.result) ? String((gated.result.left as { detail?: unknown }).detail) : "", detail)
         assert.deepStrictEqual(gateEvents(gated), [])
         assert.deepStrictEqual(gated.events.map((event) => event._tag), ["TurnStarted", "TurnRolledBack"])
@@ -168,11 +168,11 @@ describe("fault switches through CloudRelay (+ DriftGate) and OpenAiCompatible",
       assert.deepStrictEqual([relay.count("GET", I.capabilitiesPath), relay.count("POST", I.turnsPath), relay.count("POST", I.chatPath)], [1, 3, 3])
     }), 30_000)
 
-  it.scopedLive("garbage: CapabilitiesContractError for capabilities, a non-retryable ProviderError for streams", () =>
+  it.scopedLive("garbage: RelayProfileContractError for capabilities, a non-retryable ProviderError for streams", () =>
     Effect.gen(function*() {
       const relay = yield* relayWith("garbage")
       const gated = yield* cloud(relay.url)
-      assertFailed(gated, "CapabilitiesContractError", { reason: "malformed", detail: "HTTP 200 with a body that is not JSON" })
+      assertFailed(gated, "RelayProfileContractError", { reason: "malformed", detail: "HTTP 200 with a body that is not JSON" })
       assert.deepStrictEqual([relay.count("GET", I.capabilitiesPath), relay.count("POST", I.turnsPath)], [1, 0])
       assertFailed(yield* cloudStream(relay.url), "ProviderError", { provider: "cloud-relay", reason: "malformed event", retryable: false })
       assertFailed(yield* openAi(relay.url), "ProviderError", { provider: "openai-compatible", reason: "malformed chunk", retryable: false })

@@ -1,7 +1,7 @@
 /**
  * Load through one relay on loopback: 200 concurrent sessions, each one turn that calls a tool and
  * answers. Over `CloudRelay` in cloud-profile mode the sessions share ONE layer (one client process: one
- * Capabilities probe cache, one DriftGate), so the relay's log must show exactly one capabilities request
+ * relay profile probe cache, one DriftGate), so the relay's log must show exactly one profile request
  * for all of them; a second client process probes once more. Over `OpenAiCompatible` every round trip is
  * a Chat Completions request. Every send is bounded, so a stuck turn fails as `TimeoutException`.
  */

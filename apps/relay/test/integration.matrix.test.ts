@@ -49,11 +49,11 @@ const gatedOutcome = (faults: ReadonlySet<Faults.Fault>): Expected & { readonly 
   // 500: unreachable, the gate degrades and the stream (500 too) fails.
   if (faults.has("fail")) return { ...streamOutcome(faults, "cloud"), gate: "unreachable" }
   // A body that arrived whole but is not JSON: the gate fails closed.
-  if (faults.has("garbage")) return { tag: "CapabilitiesContractError", gate: "none" }
+  if (faults.has("garbage")) return { tag: "RelayProfileContractError", gate: "none" }
   // A body cut half-way is a network failure: the gate degrades and the stream (cut too) fails.
   if (faults.has("drop")) return { ...streamOutcome(faults, "cloud"), gate: "unreachable" }
   if (faults.has("predates")) return { ...streamOutcome(faults, "cloud"), gate: "predates" }
-  if (faults.has("malformed") || faults.has("newer-major")) return { tag: "CapabilitiesContractError", gate: "none" }
+  if (faults.has("malformed") || faults.has("newer-major")) return { tag: "RelayProfileContractError", gate: "none" }
   return { ...streamOutcome(faults, "cloud"), gate: "proven" }
 }
 
@@ -85,7 +85,7 @@ describe("fault combinations: one relay, 64 scenarios, three clients, one oracle
   it("the oracle covers every subset once, and the documented single faults", () => {
     assert.strictEqual(new Set(combinations.map((c) => c.join(","))).size, 64)
     assert.deepStrictEqual(gatedOutcome(new Set(["predates"])), { tag: "committed", gate: "predates" })
-    assert.deepStrictEqual(gatedOutcome(new Set(["newer-major"])), { tag: "CapabilitiesContractError", gate: "none" })
+    assert.deepStrictEqual(gatedOutcome(new Set(["newer-major"])), { tag: "RelayProfileContractError", gate: "none" })
     assert.deepStrictEqual(gatedOutcome(new Set()), { tag: "committed", gate: "proven" })
   })
 

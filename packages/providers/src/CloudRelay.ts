@@ -6,8 +6,8 @@
  * the answer must start within `timeout`, the body may not go quiet for longer than `idleTimeout`, and a round
  * is bounded in time and bytes (`Bounded.Options`).
  *
- * `layerWith` also provides the relay's `Capabilities` probe (same base URL), so `DriftGate.layer` can
- * sit on top and prove the relay's schemas against the local tools before the first round trip.
+ * `layerWith` also provides the relay's profile probe (`RelayProfileClient`, same base URL), so `DriftGate.layer`
+ * can sit on top and prove the relay's schemas against the local tools before the first round trip.
  *
  * @since 0.1.0
  */
@@ -15,7 +15,7 @@ import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpBody from "@effect/platform/HttpBody"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
-import { Capabilities, Decode, Provider, Telemetry } from "@toolgate/runtime"
+import { Decode, EnvConfig, Provider, type RelayProfile, Telemetry } from "@toolgate/runtime"
 import type { Errors, StreamEvent } from "@toolgate/runtime"
 import * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
@@ -27,6 +27,7 @@ import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as Bounded from "./internal/boundedStream.js"
 import * as Http from "./internal/relayHttp.js"
+import * as RelayProfileClient from "./RelayProfileClient.js"
 import * as RelayWire from "./RelayWire.js"
 
 /** Where the relay is, how long to wait for it and how much to take from it (see `Bounded.Options` for the round's bounds). */
@@ -140,25 +141,45 @@ const accept = (response: HttpClientResponse.HttpClientResponse): Effect.Effect<
   return Http.isEventStream(contentType) ? Effect.succeed(response) : Http.notEventStream(response)
 }
 
-/** The provider and the relay's Capabilities probe (same base URL), so DriftGate.layer can sit on top. */
-export const layerWith = (options: Options): Layer.Layer<Provider.Provider | Capabilities.Capabilities, Errors.InvalidOptions, HttpClient.HttpClient> =>
-  Layer.merge(Layer.effect(Provider.Provider, make(options)), Capabilities.layerWith({ baseUrl: options.baseUrl }))
+/** The probe's own options (its base URL is the provider's). */
+export type ProfileOptions = Omit<RelayProfileClient.Options, "baseUrl">
 
-/** The options from config: `TOOLGATE_RELAY_URL`, `TOOLGATE_RELAY_TIMEOUT` (30 s), `TOOLGATE_RELAY_IDLE_TIMEOUT` (60 s), `TOOLGATE_RELAY_ROUND_TIMEOUT` (5 min). */
-export const config: Config.Config<Options> = Config.all({
-  baseUrl: Config.url("TOOLGATE_RELAY_URL").pipe(Config.map((u) => u.href)),
-  timeout: Config.duration("TOOLGATE_RELAY_TIMEOUT").pipe(Config.withDefault(Duration.seconds(30))),
-  idleTimeout: Config.duration("TOOLGATE_RELAY_IDLE_TIMEOUT").pipe(Config.withDefault(Duration.seconds(60))),
-  roundTimeout: Config.duration("TOOLGATE_RELAY_ROUND_TIMEOUT").pipe(Config.withDefault(Duration.minutes(5)))
-})
+/** The provider and the relay's profile probe (`RelayProfileClient`, same base URL), so `DriftGate.layer` can sit on top. */
+export const layerWith = (
+  options: Options,
+  profile: ProfileOptions = {}
+): Layer.Layer<Provider.Provider | RelayProfile.RelayProfile, Errors.InvalidOptions, HttpClient.HttpClient> =>
+  Layer.merge(Layer.effect(Provider.Provider, make(options)), RelayProfileClient.layerWith({ ...profile, baseUrl: options.baseUrl }))
 
 /**
- * The provider and the Capabilities probe from config, read while the layer is built (the probe reads
- * `TOOLGATE_RELAY_URL` too, with its own `TOOLGATE_CAPABILITIES_TIMEOUT` / `_TTL`).
+ * `layerWith` with its options read from config while the layer is built, under the keys the app names:
+ * `layerConfig({ baseUrl: Config.string("RELAY_URL"), timeout: Config.duration("RELAY_TIMEOUT") })`; the probe's
+ * timeout and time to live under `profile`'s keys. A value the options' Schema refuses is `InvalidOptions`
+ * naming its key.
  */
-export const layerConfig: Layer.Layer<
-  Provider.Provider | Capabilities.Capabilities,
+export const layerConfig = (
+  config: Config.Config.Wrap<Options>,
+  profile: Config.Config.Wrap<ProfileOptions> = {}
+): Layer.Layer<Provider.Provider | RelayProfile.RelayProfile, ConfigError.ConfigError | Errors.InvalidOptions, HttpClient.HttpClient> =>
+  Layer.unwrapEffect(Effect.gen(function*() {
+    const options = yield* Decode.fromConfig("CloudRelay", OptionsSchema, config)
+    return layerWith(options, yield* RelayProfileClient.readConfig(profile))
+  }))
+
+const env = EnvConfig.names.CloudRelay
+
+/**
+ * `layerConfig` under the `TOOLGATE_*` names (`EnvConfig.names.CloudRelay` and, for the probe,
+ * `EnvConfig.names.RelayProfileClient`): `TOOLGATE_RELAY_URL`, `TOOLGATE_RELAY_TIMEOUT`,
+ * `TOOLGATE_RELAY_IDLE_TIMEOUT`, `TOOLGATE_RELAY_ROUND_TIMEOUT`, `TOOLGATE_RELAY_PROFILE_TIMEOUT`, `TOOLGATE_RELAY_PROFILE_TTL`.
+ */
+export const layerEnv: Layer.Layer<
+  Provider.Provider | RelayProfile.RelayProfile,
   ConfigError.ConfigError | Errors.InvalidOptions,
   HttpClient.HttpClient
-> =
-  Layer.merge(Layer.effect(Provider.Provider, Effect.flatMap(config, make)), Capabilities.layerConfig)
+> = layerConfig({
+  baseUrl: Config.string(env.baseUrl),
+  timeout: Config.duration(env.timeout),
+  idleTimeout: Config.duration(env.idleTimeout),
+  roundTimeout: Config.duration(env.roundTimeout)
+}, RelayProfileClient.envTuning)

@@ -20,7 +20,7 @@
  */
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
-import { Decode, Errors, Provider, Telemetry } from "@toolgate/runtime"
+import { Decode, EnvConfig, Errors, Provider, Telemetry } from "@toolgate/runtime"
 import type { Message, StreamEvent } from "@toolgate/runtime"
 import type { JsonValue } from "@toolgate/json-schema"
 import * as Config from "effect/Config"
@@ -30,7 +30,6 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import { identity } from "effect/Function"
 import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
@@ -246,28 +245,27 @@ export const layerWith = (options: Options): Layer.Layer<Provider.Provider, Erro
   Layer.effect(Provider.Provider, make(options))
 
 /**
- * The options from config: `TOOLGATE_GEMINI_MODEL`, `TOOLGATE_GEMINI_ENDPOINT` (`gemini` | `cloudCodeAssist`),
- * `TOOLGATE_GEMINI_BASE_URL`, `TOOLGATE_GEMINI_API_KEY` / `TOOLGATE_GEMINI_ACCESS_TOKEN` (redacted),
- * `TOOLGATE_GEMINI_PROJECT`; all but the model optional.
+ * The provider with its options read from config while the layer is built, under the keys the app names:
+ * `layerConfig({ model: Config.string("GEMINI_MODEL"), apiKey: Config.redacted("GEMINI_KEY") })`. A value the
+ * options' Schema refuses is `InvalidOptions` naming its key.
  */
-export const config: Config.Config<Options> = Config.all({
-  model: Config.nonEmptyString("TOOLGATE_GEMINI_MODEL"),
-  endpoint: Config.option(Config.literal("gemini", "cloudCodeAssist")("TOOLGATE_GEMINI_ENDPOINT")),
-  baseUrl: Config.option(Config.url("TOOLGATE_GEMINI_BASE_URL").pipe(Config.map((url) => url.href))),
-  apiKey: Config.option(Config.redacted("TOOLGATE_GEMINI_API_KEY")),
-  accessToken: Config.option(Config.redacted("TOOLGATE_GEMINI_ACCESS_TOKEN")),
-  project: Config.option(Config.nonEmptyString("TOOLGATE_GEMINI_PROJECT"))
-}).pipe(Config.map(({ accessToken, apiKey, baseUrl, endpoint, model, project }): Options => ({
-  model,
-  ...Option.match(endpoint, { onNone: () => ({}), onSome: (value) => ({ endpoint: value }) }),
-  ...Option.match(baseUrl, { onNone: () => ({}), onSome: (value) => ({ baseUrl: value }) }),
-  ...Option.match(apiKey, { onNone: () => ({}), onSome: (value) => ({ apiKey: value }) }),
-  ...Option.match(accessToken, { onNone: () => ({}), onSome: (value) => ({ accessToken: value }) }),
-  ...Option.match(project, { onNone: () => ({}), onSome: (value) => ({ project: value }) })
-})))
+export const layerConfig = (
+  config: Config.Config.Wrap<Options>
+): Layer.Layer<Provider.Provider, ConfigError.ConfigError | Errors.InvalidOptions, HttpClient.HttpClient> =>
+  Layer.effect(Provider.Provider, Effect.flatMap(Decode.fromConfig("Gemini", OptionsSchema, config), make))
 
-/** The provider with its options read from `config` while the layer is built. */
-export const layerConfig: Layer.Layer<Provider.Provider, ConfigError.ConfigError | Errors.InvalidOptions, HttpClient.HttpClient> = Layer.effect(
-  Provider.Provider,
-  Effect.flatMap(config, make)
-)
+const env = EnvConfig.names.Gemini
+
+/**
+ * `layerConfig` under the `TOOLGATE_*` names (`EnvConfig.names.Gemini`): `TOOLGATE_GEMINI_MODEL`,
+ * `TOOLGATE_GEMINI_ENDPOINT` (`gemini` | `cloudCodeAssist`), `TOOLGATE_GEMINI_BASE_URL`, `TOOLGATE_GEMINI_API_KEY` /
+ * `TOOLGATE_GEMINI_ACCESS_TOKEN` (redacted), `TOOLGATE_GEMINI_PROJECT`; all but the model optional.
+ */
+export const layerEnv: Layer.Layer<Provider.Provider, ConfigError.ConfigError | Errors.InvalidOptions, HttpClient.HttpClient> = layerConfig({
+  model: Config.string(env.model),
+  endpoint: Config.literal("gemini", "cloudCodeAssist")(env.endpoint),
+  baseUrl: Config.string(env.baseUrl),
+  apiKey: Config.redacted(env.apiKey),
+  accessToken: Config.redacted(env.accessToken),
+  project: Config.string(env.project)
+})

@@ -12,7 +12,7 @@
  */
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
-import { Decode, Errors, Provider, Telemetry } from "@toolgate/runtime"
+import { Decode, EnvConfig, Errors, Provider, Telemetry } from "@toolgate/runtime"
 import type { StreamEvent } from "@toolgate/runtime"
 import * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
@@ -21,7 +21,6 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import { identity } from "effect/Function"
 import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
@@ -149,17 +148,23 @@ export const make = (options: Options): Effect.Effect<Provider.AgentProvider, Er
 export const layerWith = (options: Options): Layer.Layer<Provider.Provider, Errors.InvalidOptions, HttpClient.HttpClient> =>
   Layer.effect(Provider.Provider, make(options))
 
-/** The options from config: `TOOLGATE_OPENAI_BASE_URL`, `TOOLGATE_OPENAI_MODEL`, `TOOLGATE_OPENAI_API_KEY` (optional, redacted). */
-export const config: Config.Config<Options> = Config.all({
-  baseUrl: Config.url("TOOLGATE_OPENAI_BASE_URL").pipe(Config.map((url) => url.href)),
-  model: Config.nonEmptyString("TOOLGATE_OPENAI_MODEL"),
-  apiKey: Config.option(Config.redacted("TOOLGATE_OPENAI_API_KEY"))
-}).pipe(Config.map(({ apiKey, baseUrl, model }) => Option.isSome(apiKey) ? { baseUrl, model, apiKey: apiKey.value } : { baseUrl, model }))
+/**
+ * The provider with its options read from config while the layer is built, under the keys the app names:
+ * `layerConfig({ baseUrl: Config.string("LLM_URL"), model: Config.string("LLM_MODEL"), apiKey: Config.redacted("LLM_KEY") })`.
+ * A value the options' Schema refuses is `InvalidOptions` naming its key.
+ */
+export const layerConfig = (
+  config: Config.Config.Wrap<Options>
+): Layer.Layer<Provider.Provider, ConfigError.ConfigError | Errors.InvalidOptions, HttpClient.HttpClient> =>
+  Layer.effect(Provider.Provider, Effect.flatMap(Decode.fromConfig("OpenAiCompatible", OptionsSchema, config), make))
 
-/** The provider with its options read from `config` while the layer is built. */
-export const layerConfig: Layer.Layer<Provider.Provider, ConfigError.ConfigError | Errors.InvalidOptions, HttpClient.HttpClient> = Layer.effect(
-  Provider.Provider,
-  Effect.flatMap(config, make)
-)
+const env = EnvConfig.names.OpenAiCompatible
+
+/** `layerConfig` under the `TOOLGATE_*` names (`EnvConfig.names.OpenAiCompatible`): `TOOLGATE_OPENAI_BASE_URL`, `TOOLGATE_OPENAI_MODEL`, `TOOLGATE_OPENAI_API_KEY` (optional, redacted). */
+export const layerEnv: Layer.Layer<Provider.Provider, ConfigError.ConfigError | Errors.InvalidOptions, HttpClient.HttpClient> = layerConfig({
+  baseUrl: Config.string(env.baseUrl),
+  model: Config.string(env.model),
+  apiKey: Config.redacted(env.apiKey)
+})
 
 

@@ -13,7 +13,10 @@ export * as Scripted from "./Scripted.js"
 /** The relay's turns endpoint on the wire: the request (tool names only) and the SSE body of `StreamEvent`s. */
 export * as RelayWire from "./RelayWire.js"
 
-/** The cloud-profile provider: tool names to the relay's turns endpoint, its `StreamEvent`s back; also provides its Capabilities probe. */
+/** The relay's profile over HTTP (`GET /v1/agent/capabilities`): the runtime's `RelayProfile` service, single-flight and cached. */
+export * as RelayProfileClient from "./RelayProfileClient.js"
+
+/** The cloud-profile provider: tool names to the relay's turns endpoint, its `StreamEvent`s back; also provides the relay's profile probe. */
 export * as CloudRelay from "./CloudRelay.js"
 
 /** Any OpenAI-compatible Chat Completions endpoint (llama.cpp, vLLM, Ollama, OpenAI) with streamed tool calls. */

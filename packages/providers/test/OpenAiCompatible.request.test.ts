@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
-import { ConfigProvider, Effect, Exit, JSONSchema, Layer, Redacted, Schema } from "effect"
+import { Config, ConfigProvider, Effect, Exit, JSONSchema, Layer, Redacted, Schema } from "effect"
 import { Provider, ToolEnvelope } from "@toolgate/runtime"
 import type { Message } from "@toolgate/runtime"
 import * as OpenAiCompatible from "../src/OpenAiCompatible.js"
@@ -215,7 +215,7 @@ describe("OpenAiCompatible: capabilities, tools and wiring", () => {
       assert.strictEqual(sent(server).model, "phi-4")
     }), 30_000)
 
-  it.scopedLive("layerConfig reads the base URL, the model and the redacted key while the layer is built", () =>
+  it.scopedLive("layerEnv reads the base URL, the model and the redacted key while the layer is built", () =>
     Effect.gen(function*() {
       const server = yield* start(ok())
       const config = ConfigProvider.fromMap(new Map([
@@ -223,20 +223,54 @@ describe("OpenAiCompatible: capabilities, tools and wiring", () => {
         ["TOOLGATE_OPENAI_MODEL", "llama-3.1-8b"],
         ["TOOLGATE_OPENAI_API_KEY", "sk-config-77"]
       ]))
-      const live = OpenAiCompatible.layerConfig.pipe(Layer.provide(FetchHttpClient.layer), Layer.provide(Layer.setConfigProvider(config)))
+      const live = OpenAiCompatible.layerEnv.pipe(Layer.provide(FetchHttpClient.layer), Layer.provide(Layer.setConfigProvider(config)))
       const p = yield* Effect.provide(Provider.Provider, live)
       yield* collect(p)
       assert.strictEqual(server.requests[0]?.headers.authorization, "Bearer sk-config-77")
       assert.strictEqual(sent(server).model, "llama-3.1-8b")
       const keyless = Layer.setConfigProvider(ConfigProvider.fromMap(new Map([["TOOLGATE_OPENAI_BASE_URL", server.baseUrl], ["TOOLGATE_OPENAI_MODEL", "m"]])))
-      yield* collect(yield* Effect.provide(Provider.Provider, OpenAiCompatible.layerConfig.pipe(Layer.provide(FetchHttpClient.layer), Layer.provide(keyless))))
+      yield* collect(yield* Effect.provide(Provider.Provider, OpenAiCompatible.layerEnv.pipe(Layer.provide(FetchHttpClient.layer), Layer.provide(keyless))))
       assert.isUndefined(server.requests[1]?.headers.authorization)
     }), 30_000)
 
-  it.effect("layerConfig without a model or with a base URL that is not a URL fails with a ConfigError", () =>
+  it.scopedLive("layerConfig: the app's keys reach the request, the key redacted", () =>
+    Effect.gen(function*() {
+      const server = yield* start(ok())
+      const config = ConfigProvider.fromMap(new Map([["LLM_URL", server.baseUrl], ["LLM_MODEL", "qwen-3"], ["LLM_KEY", "sk-app-1"], ["LLM_WAIT", "30 seconds"]]))
+      const live = OpenAiCompatible.layerConfig({
+        baseUrl: Config.string("LLM_URL"),
+        model: Config.string("LLM_MODEL"),
+        apiKey: Config.redacted("LLM_KEY"),
+        timeout: Config.duration("LLM_WAIT")
+      }).pipe(Layer.provide(FetchHttpClient.layer), Layer.provide(Layer.setConfigProvider(config)))
+      yield* collect(yield* Effect.provide(Provider.Provider, live))
+      assert.strictEqual(server.requests[0]?.headers.authorization, "Bearer sk-app-1")
+      assert.strictEqual(sent(server).model, "qwen-3")
+    }), 30_000)
+
+  it.effect("layerConfig: a value its Schema refuses is InvalidOptions naming the app's key, never a default", () =>
+    Effect.gen(function*() {
+      for (
+        const [entries, key] of [
+          [[["LLM_URL", "ws://127.0.0.1:1"], ["LLM_MODEL", "m"]], "LLM_URL"],
+          [[["LLM_URL", "http://127.0.0.1:1/v1"], ["LLM_MODEL", ""]], "LLM_MODEL"],
+          [[["LLM_URL", "http://127.0.0.1:1/v1"], ["LLM_MODEL", "m"], ["LLM_WAIT", "0 millis"]], "LLM_WAIT"],
+          [[["LLM_URL", "http://127.0.0.1:1/v1"], ["LLM_MODEL", "m"], ["LLM_WAIT", "soon"]], "LLM_WAIT"]
+        ] as const
+      ) {
+        const live = OpenAiCompatible.layerConfig({ baseUrl: Config.string("LLM_URL"), model: Config.string("LLM_MODEL"), timeout: Config.duration("LLM_WAIT") }).pipe(
+          Layer.provide(FetchHttpClient.layer),
+          Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(entries))))
+        )
+        const error = yield* Effect.flip(Effect.provide(Provider.Provider, live))
+        assert.isTrue(error._tag === "InvalidOptions" && error.of === "OpenAiCompatible" && error.detail.includes(key), String(error))
+      }
+    }))
+
+  it.effect("layerEnv without a model (a ConfigError) or with a base URL that is not a URL (InvalidOptions) fails naming the key", () =>
     Effect.gen(function*() {
       for (const entries of [[["TOOLGATE_OPENAI_BASE_URL", "http://127.0.0.1:1/v1"]], [["TOOLGATE_OPENAI_BASE_URL", "::nope"], ["TOOLGATE_OPENAI_MODEL", "m"]]] as const) {
-        const live = OpenAiCompatible.layerConfig.pipe(
+        const live = OpenAiCompatible.layerEnv.pipe(
           Layer.provide(FetchHttpClient.layer),
           Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(entries as ReadonlyArray<readonly [string, string]>))))
         )

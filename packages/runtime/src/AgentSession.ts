@@ -207,8 +207,8 @@ export interface Turn {
 export type SendError =
   | Errors.SchemaDriftError
   | Errors.UnsupportedCloudToolSchema
-  | Errors.CapabilitiesContractError
-  | Errors.CapabilitiesUnreachable
+  | Errors.RelayProfileContractError
+  | Errors.RelayProfileUnreachable
   | Errors.ToolArgumentRepairExhausted
   | Errors.RoundTripLimitExceeded
   | Errors.TurnDeadlineExceeded

@@ -6,12 +6,15 @@
  *
  * @since 0.1.0
  */
+import * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import { Arguments, type Coercion, type JsonSchema, type JsonValue as J, RefAware, type Validator } from "@toolgate/json-schema"
+import * as Decode from "./Decode.js"
+import * as EnvConfig from "./EnvConfig.js"
 import * as Errors from "./Errors.js"
 import * as Shape from "./internal/argumentShape.js"
 import * as Telemetry from "./Telemetry.js"
@@ -160,17 +163,30 @@ export const make = (options: Options = {}): Effect.Effect<Service> =>
     return { policyFor, toolChaining, prepare }
   })
 
-/** `TOOLGATE_ARGUMENT_POLICY` (`lenient`|`strict`), `TOOLGATE_ARGUMENT_POLICY_OVERRIDES` (`tool=strict,…`), `TOOLGATE_TOOL_CHAINING`. */
-export const config = Policies.config
-
 /** The default validator: lenient, no overrides, tool chaining off. */
 export const layer: Layer.Layer<ArgumentValidator> = Layer.effect(ArgumentValidator, make())
 
-/** The validator configured from `config`, read while the layer is built. */
-export const layerConfig: Layer.Layer<ArgumentValidator, ConfigError.ConfigError> = Layer.effect(
-  ArgumentValidator,
-  Effect.flatMap(Policies.config, make)
-)
+/**
+ * The validator with its options read from config while the layer is built, under the keys the app names:
+ * `layerConfig({ policy: Config.literal("lenient", "strict")("MY_POLICY") })`; a key left unset takes the
+ * default. A value the options' Schema refuses is `InvalidOptions` naming its key.
+ */
+export const layerConfig = (config: Config.Config.Wrap<Options>): Layer.Layer<ArgumentValidator, ConfigError.ConfigError | Errors.InvalidOptions> =>
+  Layer.effect(ArgumentValidator, Effect.flatMap(Decode.fromConfig("ArgumentValidator", Policies.OptionsSchema, config), make))
+
+const env = EnvConfig.names.ArgumentValidator
+
+/**
+ * `layerConfig` under the `TOOLGATE_*` names (`EnvConfig.names.ArgumentValidator`): `TOOLGATE_ARGUMENT_POLICY`
+ * (`lenient` | `strict`), `TOOLGATE_ARGUMENT_POLICY_OVERRIDES` (`tool=strict,other=lenient`), `TOOLGATE_TOOL_CHAINING`,
+ * `TOOLGATE_MAX_ARGUMENT_DEPTH`.
+ */
+export const layerEnv: Layer.Layer<ArgumentValidator, ConfigError.ConfigError | Errors.InvalidOptions> = layerConfig({
+  policy: Config.literal("lenient", "strict")(env.policy),
+  policies: Config.string(env.policies).pipe(Config.mapOrFail(Policies.parseOverrides)),
+  toolChaining: Config.boolean(env.toolChaining),
+  maxArgumentDepth: Config.integer(env.maxArgumentDepth)
+})
 
 /** The validator with `options` given directly. */
 export const layerWith = (options: Options): Layer.Layer<ArgumentValidator> => Layer.effect(ArgumentValidator, make(options))

@@ -61,8 +61,8 @@ export type OutstandingEffect = typeof OutstandingEffect.Type
 export const TurnError = Schema.Union(
   Errors.SchemaDriftError,
   Errors.UnsupportedCloudToolSchema,
-  Errors.CapabilitiesContractError,
-  Errors.CapabilitiesUnreachable,
+  Errors.RelayProfileContractError,
+  Errors.RelayProfileUnreachable,
   Errors.ToolArgumentRepairExhausted,
   Errors.RoundTripLimitExceeded,
   Errors.TurnDeadlineExceeded,

@@ -5,8 +5,11 @@
  *
  * @since 0.1.0
  */
+import * as Config from "effect/Config"
+import * as ConfigError from "effect/ConfigError"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { InvalidOptions } from "./Errors.js"
@@ -70,3 +73,55 @@ export const DurationInput = durationInput(false)
 
 /** A `Duration.DurationInput` more than zero and finite: a timeout (zero would fail every request, infinity wait for ever). */
 export const PositiveDuration = durationInput(true)
+
+/** The bad values of a `ConfigError` as `KEY: message` lines (none when it only reports missing data). */
+const badValues = (error: ConfigError.ConfigError): ReadonlyArray<string> =>
+  ConfigError.reduceWithContext(error, undefined, {
+    andCase: (_, left: ReadonlyArray<string>, right: ReadonlyArray<string>) => [...left, ...right],
+    orCase: (_, left: ReadonlyArray<string>, right: ReadonlyArray<string>) => [...left, ...right],
+    invalidDataCase: (_, path, message) => [path.length === 0 ? message : `${path.join(".")}: ${message}`],
+    missingDataCase: () => [],
+    sourceUnavailableCase: () => [],
+    unsupportedCase: () => []
+  })
+
+/** A `ParseError`'s messages on one line, each naming its option: `Expected … (option \`maxToolArgumentRepairs\`)`. */
+const issues = (error: ParseResult.ParseError): string =>
+  ParseResult.ArrayFormatter.formatErrorSync(error).map((issue) => `${issue.message} (option \`${issue.path.join(".")}\`)`).join("; ")
+
+/** One option's config, checked by its field of the options Schema; an option the Schema may leave out may be absent. */
+const field = (key: string, schema: Schema.Struct.Field, config: Config.Config<unknown>): Config.Config<unknown> => {
+  const decode = Schema.decodeUnknownEither(Schema.Struct({ [key]: schema }) as unknown as Schema.Schema<unknown>, { errors: "all" })
+  const checked = Config.mapOrFail(config, (value) =>
+    Either.match(decode({ [key]: value }), {
+      onLeft: (e) => Either.left(ConfigError.InvalidData([], issues(e))),
+      onRight: () => Either.right(value)
+    }))
+  return Either.isRight(decode({})) ? Config.withDefault(checked, undefined) : checked
+}
+
+/**
+ * Options read from config, where the app names the keys: `config` gives a `Config` per option (a
+ * `Config.Wrap`, e.g. `{ baseUrl: Config.string("MY_URL") }`), and each value read is checked by that
+ * option's field of `schema`, the Schema given options decode with. An option the Schema may leave out may
+ * be absent from config (its default applies); a missing required key is the `ConfigError` that says so. A
+ * value that is not of its type, or that the Schema refuses, is `InvalidOptions` naming its key. The options
+ * then go to `make`, which decodes them whole.
+ */
+export const fromConfig = <O>(
+  of: string,
+  schema: { readonly fields: Schema.Struct.Fields },
+  config: Config.Config.Wrap<O>
+): Effect.Effect<O, ConfigError.ConfigError | InvalidOptions> => {
+  const read: Config.Config<unknown> = Config.isConfig(config) ? config : Config.all(Object.fromEntries(
+    Object.entries(config as Record<string, Config.Config.Wrap<unknown>>).map(([key, wrapped]) => {
+      const option = Config.unwrap(wrapped)
+      const schemaField = schema.fields[key]
+      return [key, schemaField === undefined ? option : field(key, schemaField, option)]
+    })
+  )).pipe(Config.map((options) => Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined))))
+  return Effect.catchAll(read, (error) => {
+    const bad = badValues(error)
+    return Effect.fail(bad.length === 0 ? error : new InvalidOptions({ of, detail: `from config: ${bad.join("; ")}` }))
+  }) as Effect.Effect<O, ConfigError.ConfigError | InvalidOptions>
+}

@@ -14,10 +14,10 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
-import { Capabilities } from "./Capabilities.js"
 import * as Errors from "./Errors.js"
 import * as Decode from "./Decode.js"
-import { type CapabilitiesContractError, CapabilitiesUnreachable, SchemaDriftError, UnsupportedCloudToolSchema } from "./Errors.js"
+import { type RelayProfileContractError, RelayProfileUnreachable, SchemaDriftError, UnsupportedCloudToolSchema } from "./Errors.js"
+import { RelayProfile } from "./RelayProfile.js"
 
 /** What the gate reads of a toolkit (a `Toolkit.Toolkit<R>` fits): its tools by name with their local JSON Schemas. */
 export interface Checkable {
@@ -35,8 +35,8 @@ export type Verdict = Data.TaggedEnum<{
 /** Constructors and matchers of `Verdict`. */
 export const Verdict = Data.taggedEnum<Verdict>()
 
-/** Why the gate failed: a proven drift, a construct it cannot prove, a broken capabilities envelope, or (failing closed) an unreachable relay. */
-export type GateError = SchemaDriftError | UnsupportedCloudToolSchema | CapabilitiesContractError | CapabilitiesUnreachable
+/** Why the gate failed: a proven drift, a construct it cannot prove, a relay profile that breaks the wire contract, or (failing closed) an unreachable relay. */
+export type GateError = SchemaDriftError | UnsupportedCloudToolSchema | RelayProfileContractError | RelayProfileUnreachable
 
 /** The drift gate service. */
 export interface Service {
@@ -54,7 +54,7 @@ export interface Options {
   readonly cacheSize?: number
   /**
    * What an unreachable relay means: `degrade` (default, as the contract says: one warning, the turn runs on
-   * layer 2) or `fail` (`CapabilitiesUnreachable`: for deployments where a blocked or slow probe must not
+   * layer 2) or `fail` (`RelayProfileUnreachable`: for deployments where a blocked or slow probe must not
    * switch the gate off). A relay that predates the export degrades either way.
    */
   readonly onUnreachable?: "degrade" | "fail"
@@ -173,18 +173,18 @@ const Settings = Schema.Struct({
 const decodeSettings = Decode.options("DriftGate", Settings)
 
 /**
- * Builds the gate over `Capabilities`, with its own verdict cache (shared by every session of the layer);
+ * Builds the gate over the `RelayProfile` in context, with its own verdict cache (shared by every session of the layer);
  * options that are not valid fail with `InvalidOptions`.
  */
-export const makeWith = (options: Options = {}): Effect.Effect<Service, Errors.InvalidOptions, Capabilities> =>
+export const makeWith = (options: Options = {}): Effect.Effect<Service, Errors.InvalidOptions, RelayProfile> =>
   Effect.gen(function*() {
     const settings = yield* decodeSettings(options)
-    const capabilities = yield* Capabilities
+    const profile = yield* RelayProfile
     const prove = cached(settings.cacheSize, upgradedBy(options.prove ?? Subschema.check))
     const check = Effect.fn("DriftGate.check")(function*(toolkit: Checkable) {
-      const probe = yield* capabilities.probe()
+      const probe = yield* profile.probe()
       if (probe._tag === "Unreachable" && settings.onUnreachable === "fail") {
-        return yield* new CapabilitiesUnreachable({ detail: `the relay is unreachable (${probe.cause})` })
+        return yield* new RelayProfileUnreachable({ detail: `the relay is unreachable (${probe.cause})` })
       }
       if (probe._tag !== "Exported") {
         const verdict = probe._tag === "Predates"
@@ -195,7 +195,7 @@ export const makeWith = (options: Options = {}): Effect.Effect<Service, Errors.I
         ).pipe(Effect.annotateLogs({ "drift_gate.reason": verdict.reason }))
         return verdict
       }
-      yield* Effect.annotateCurrentSpan({ "toolgate.drift_gate.tools": probe.toolSchemas.size, "toolgate.capabilities.version": probe.version })
+      yield* Effect.annotateCurrentSpan({ "toolgate.drift_gate.tools": probe.toolSchemas.size, "toolgate.relay_profile.version": probe.version })
       const local = new Map(Array.from(toolkit.tools, ([name, tool]) => [name, tool.jsonSchema]))
       return yield* fold(verdicts(probe.toolSchemas, local, prove))
     })
@@ -203,11 +203,11 @@ export const makeWith = (options: Options = {}): Effect.Effect<Service, Errors.I
   })
 
 /** The gate proving with `Subschema.check` (the defaults are valid options: it cannot fail). */
-export const make: Effect.Effect<Service, never, Capabilities> = Effect.orDie(makeWith())
+export const make: Effect.Effect<Service, never, RelayProfile> = Effect.orDie(makeWith())
 
-/** The gate over the `Capabilities` in context. */
-export const layer: Layer.Layer<DriftGate, never, Capabilities> = Layer.effect(DriftGate, make)
+/** The gate over the `RelayProfile` in context. */
+export const layer: Layer.Layer<DriftGate, never, RelayProfile> = Layer.effect(DriftGate, make)
 
-/** The gate with `options` (`onUnreachable: "fail"`, a cache size) over the `Capabilities` in context. */
-export const layerWith = (options: Options): Layer.Layer<DriftGate, Errors.InvalidOptions, Capabilities> =>
+/** The gate with `options` (`onUnreachable: "fail"`, a cache size) over the `RelayProfile` in context. */
+export const layerWith = (options: Options): Layer.Layer<DriftGate, Errors.InvalidOptions, RelayProfile> =>
   Layer.effect(DriftGate, makeWith(options))

@@ -5,14 +5,13 @@
  *
  * @since 0.1.0
  */
-import type * as HttpClientError from "@effect/platform/HttpClientError"
 import { Subschema } from "@toolgate/subschema"
 import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
 import type * as ArgumentValidator from "./ArgumentValidator.js"
 import type * as Compensation from "./Compensation.js"
 import { Report } from "./internal/compensationReport.js"
-import { clip, safeGet } from "./internal/json.js"
+import { clip } from "./internal/json.js"
 import { Issue as IssueSchema, Json } from "./internal/schemas.js"
 import type * as Provider from "./Provider.js"
 import type * as RunLimits from "./RunLimits.js"
@@ -106,13 +105,13 @@ export class UnsupportedCloudToolSchema
   }
 }
 
-/** Why a capabilities envelope broke the wire contract. */
-export const CapabilitiesContractReason = Schema.Literal("malformed", "incomplete", "unsupported_version")
+/** Why the relay's profile broke the wire contract. */
+export const RelayProfileContractReason = Schema.Literal("malformed", "incomplete", "unsupported_version")
 
-/** The relay's capabilities envelope is malformed, half-exported, or from a newer major version. */
-export class CapabilitiesContractError
-  extends Schema.TaggedError<CapabilitiesContractError>()("CapabilitiesContractError", {
-    reason: CapabilitiesContractReason,
+/** The relay's profile (its `/v1/agent/capabilities` body) is malformed, half-exported, or from a newer major version. */
+export class RelayProfileContractError
+  extends Schema.TaggedError<RelayProfileContractError>()("RelayProfileContractError", {
+    reason: RelayProfileContractReason,
     detail: Schema.String,
     compensation
   })
@@ -120,19 +119,19 @@ export class CapabilitiesContractError
   readonly [TypeId]: TypeId = TypeId
   /** The reason and its detail. */
   override get message(): string {
-    return sentence(`The relay's capabilities break the contract (${this.reason}): ${this.detail}`)
+    return sentence(`The relay's profile breaks the contract (${this.reason}): ${this.detail}`)
   }
 }
 
-/** The relay's capabilities could not be fetched and the drift gate was told to fail rather than degrade (`onUnreachable: "fail"`). */
-export class CapabilitiesUnreachable extends Schema.TaggedError<CapabilitiesUnreachable>()("CapabilitiesUnreachable", {
+/** The relay's profile could not be fetched and the drift gate was told to fail rather than degrade (`onUnreachable: "fail"`). */
+export class RelayProfileUnreachable extends Schema.TaggedError<RelayProfileUnreachable>()("RelayProfileUnreachable", {
   detail: Schema.String,
   compensation
 }) {
   readonly [TypeId]: TypeId = TypeId
   /** Why the gate could not run. */
   override get message(): string {
-    return sentence(`The drift gate could not reach the relay's capabilities (${this.detail}) and is configured to fail closed`)
+    return sentence(`The drift gate could not reach the relay's profile (${this.detail}) and is configured to fail closed`)
   }
 }
 
@@ -316,8 +315,8 @@ export class ProviderError extends Schema.TaggedError<ProviderError>()("Provider
 export const RuntimeError = Schema.Union(
   SchemaDriftError,
   UnsupportedCloudToolSchema,
-  CapabilitiesContractError,
-  CapabilitiesUnreachable,
+  RelayProfileContractError,
+  RelayProfileUnreachable,
   ToolArgumentRepairExhausted,
   ProviderEventContractViolation,
   RoundTripLimitExceeded,
@@ -351,17 +350,3 @@ export type ToolgateError =
   | Tool.ToolFailure
   | Toolkit.DuplicateToolName
   | Toolkit.NotATool
-
-/**
- * A transport failure in words, down to the system error code when there is one: `transport error
- * (ECONNREFUSED)`. `Capabilities`, the relay client and every HTTP provider say it this one way.
- *
- * @since 0.1.0
- */
-export const transportCause = (e: HttpClientError.HttpClientError): string => {
-  const inner = safeGet(e.cause, "cause")
-  const code = safeGet(inner, "code") ?? safeGet(e.cause, "code")
-  const detail = typeof code === "string" ? code : safeGet(inner, "message") ?? safeGet(e.cause, "message")
-  const text = `${e.reason.toLowerCase()} error${typeof detail === "string" && detail !== "" ? ` (${detail})` : ""}`
-  return clip(text.replace(/\s+/g, " ").trim(), 200)
-}

@@ -9,10 +9,13 @@
 import * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
 import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
+import * as Decode from "./Decode.js"
+import * as EnvConfig from "./EnvConfig.js"
 import * as Errors from "./Errors.js"
 
 /** The limits as a Schema: repairs a non-negative integer, round trips a positive one; absent keys take the defaults. */
@@ -79,45 +82,38 @@ export const make = (input: Input = {}): Either.Either<Limits, InvalidRunLimits>
   }
 }
 
-/**
- * `TOOLGATE_MAX_TOOL_ARGUMENT_REPAIRS` (≥ 0, default 1), `TOOLGATE_MAX_PROVIDER_ROUND_TRIPS` (≥ 1, default 10),
- * `TOOLGATE_TURN_DEADLINE_MS` (≥ 1, default 10 minutes), `TOOLGATE_MAX_TOOL_CALLS_PER_TURN` (≥ 0, default none),
- * `TOOLGATE_MAX_TOOL_CALLS_PER_ROUND` (≥ 1, default 64), `TOOLGATE_MAX_TOOL_RESULT_BYTES` (≥ 1024, default 100,000).
- */
-export const config: Config.Config<Limits> = Config.all({
-  maxToolArgumentRepairs: Config.integer("TOOLGATE_MAX_TOOL_ARGUMENT_REPAIRS").pipe(
-    Config.validate({ message: "must be a non-negative integer", validation: (n) => n >= 0 }),
-    Config.withDefault(defaults.maxToolArgumentRepairs)
-  ),
-  maxProviderRoundTrips: Config.integer("TOOLGATE_MAX_PROVIDER_ROUND_TRIPS").pipe(
-    Config.validate({ message: "must be an integer of at least 1", validation: (n) => n >= 1 }),
-    Config.withDefault(defaults.maxProviderRoundTrips)
-  ),
-  turnDeadlineMillis: Config.option(Config.integer("TOOLGATE_TURN_DEADLINE_MS").pipe(
-    Config.validate({ message: "must be an integer of at least 1", validation: (n) => n >= 1 })
-  )),
-  maxToolCallsPerTurn: Config.option(Config.integer("TOOLGATE_MAX_TOOL_CALLS_PER_TURN").pipe(
-    Config.validate({ message: "must be a non-negative integer", validation: (n) => n >= 0 })
-  )),
-  maxToolCallsPerRound: Config.option(Config.integer("TOOLGATE_MAX_TOOL_CALLS_PER_ROUND").pipe(
-    Config.validate({ message: "must be an integer of at least 1", validation: (n) => n >= 1 })
-  )),
-  maxToolResultBytes: Config.option(Config.integer("TOOLGATE_MAX_TOOL_RESULT_BYTES").pipe(
-    Config.validate({ message: "must be an integer of at least 1024", validation: (n) => n >= 1024 })
-  ))
-}).pipe(Config.map(({ maxToolCallsPerRound, maxToolCallsPerTurn, maxToolResultBytes, turnDeadlineMillis, ...rest }): Limits => ({
-  ...rest,
-  ...(maxToolCallsPerRound._tag === "Some" ? { maxToolCallsPerRound: maxToolCallsPerRound.value } : {}),
-  ...(maxToolResultBytes._tag === "Some" ? { maxToolResultBytes: maxToolResultBytes.value } : {}),
-  ...(turnDeadlineMillis._tag === "Some" ? { turnDeadlineMillis: turnDeadlineMillis.value } : {}),
-  ...(maxToolCallsPerTurn._tag === "Some" ? { maxToolCallsPerTurn: maxToolCallsPerTurn.value } : {})
-})))
-
 /** The default limits. */
 export const layer: Layer.Layer<RunLimits> = Layer.succeed(RunLimits, defaults)
 
-/** The limits read from config while the layer is built. */
-export const layerConfig: Layer.Layer<RunLimits, ConfigError.ConfigError> = Layer.effect(RunLimits, config)
+/**
+ * The limits read from config while the layer is built, under the keys the app names:
+ * `layerConfig({ maxToolArgumentRepairs: Config.integer("MY_REPAIRS") })`; a key left unset takes the
+ * default. A value the `Limits` Schema refuses is `InvalidRunLimits` naming its key.
+ */
+export const layerConfig = (config: Config.Config.Wrap<Input>): Layer.Layer<RunLimits, ConfigError.ConfigError | InvalidRunLimits> =>
+  Layer.effect(
+    RunLimits,
+    Decode.fromConfig("RunLimits", Limits, config).pipe(
+      Effect.catchTag("InvalidOptions", (e) => Effect.fail(new InvalidRunLimits({ detail: e.detail }))),
+      Effect.flatMap(make)
+    )
+  )
+
+const env = EnvConfig.names.RunLimits
+
+/**
+ * `layerConfig` under the `TOOLGATE_*` names (`EnvConfig.names.RunLimits`): `TOOLGATE_MAX_TOOL_ARGUMENT_REPAIRS`,
+ * `TOOLGATE_MAX_PROVIDER_ROUND_TRIPS`, `TOOLGATE_TURN_DEADLINE_MS`, `TOOLGATE_MAX_TOOL_CALLS_PER_TURN`,
+ * `TOOLGATE_MAX_TOOL_CALLS_PER_ROUND`, `TOOLGATE_MAX_TOOL_RESULT_BYTES`.
+ */
+export const layerEnv: Layer.Layer<RunLimits, ConfigError.ConfigError | InvalidRunLimits> = layerConfig({
+  maxToolArgumentRepairs: Config.integer(env.maxToolArgumentRepairs),
+  maxProviderRoundTrips: Config.integer(env.maxProviderRoundTrips),
+  turnDeadlineMillis: Config.integer(env.turnDeadlineMillis),
+  maxToolCallsPerTurn: Config.integer(env.maxToolCallsPerTurn),
+  maxToolCallsPerRound: Config.integer(env.maxToolCallsPerRound),
+  maxToolResultBytes: Config.integer(env.maxToolResultBytes)
+})
 
 /** The limits given directly (a typed `InvalidRunLimits` when they are not valid). */
 export const layerWith = (input: Input): Layer.Layer<RunLimits, InvalidRunLimits> => Layer.effect(RunLimits, make(input))

@@ -10,7 +10,7 @@
  * | `execute_tool {tool}` (every call of a turn, `Tool.run`) | internal | `gen_ai.operation.name` `execute_tool`, `gen_ai.tool.name`, `gen_ai.tool.call.id`, `gen_ai.tool.type` `function`; a session's add `toolgate.tool.outcome`, `toolgate.tool.issue_count`, `toolgate.tool.result` |
  * | a provider's `….stream` | internal | `gen_ai.provider.name`, `gen_ai.request.model`, `url.full` (the transport under the `chat` span) |
  * | `ArgumentValidator.prepare`, `ToolChain.resolve` | internal | `gen_ai.tool.name`, `gen_ai.tool.call.id`, plus `toolgate.argument_policy` / `toolgate.tool_chain.refs` |
- * | `Capabilities.fetch`, `AgentSession.compensate`, `AgentSession.undoLastTurn` | internal | `url.full`; `toolgate.turn`, `toolgate.tool.executed` |
+ * | `RelayProfileClient.fetch` (`@toolgate/providers`), `AgentSession.compensate`, `AgentSession.undoLastTurn` | internal | `url.full`; `toolgate.turn`, `toolgate.tool.executed` |
  *
  * Every span made with `span` or `streamSpan` carries `error.type` when its effect fails: the error's `_tag` (a defect: the
  * thrown `Error`'s name, else `_OTHER`). Strings are cut to `maxValueLength` characters, numbers that are not

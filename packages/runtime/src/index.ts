@@ -31,8 +31,8 @@ export * as RunLimits from "./RunLimits.js"
 /** Layer 3: the per-turn budget of round trips and argument repairs. */
 export * as RepairBudget from "./RepairBudget.js"
 
-/** The relay's capabilities: a Schema-decoded, single-flight, cached probe of `GET /v1/agent/capabilities`. */
-export * as Capabilities from "./Capabilities.js"
+/** The relay's profile as a service (its exported tool schemas, probed): what `DriftGate` reads; the HTTP client is `@toolgate/providers`' `RelayProfileClient`. */
+export * as RelayProfile from "./RelayProfile.js"
 
 /** Layer 1: proves every tool the relay exports against the toolkit's local schema, or degrades with a warning. */
 export * as DriftGate from "./DriftGate.js"
@@ -40,8 +40,11 @@ export * as DriftGate from "./DriftGate.js"
 /** The events of a provider's stream as one Schema union (app-driven and provider-driven lifecycle). */
 export * as StreamEvent from "./StreamEvent.js"
 
-/** Decoding at the edge: `options(of, schema)` (invalid options are `Errors.InvalidOptions`), `HttpUrl`, `PositiveDuration`, `DurationInput`. */
+/** Decoding at the edge: `options(of, schema)` and `fromConfig(of, schema, config)` (invalid options are `Errors.InvalidOptions`), `HttpUrl`, `PositiveDuration`, `DurationInput`. */
 export * as Decode from "./Decode.js"
+
+/** Every `TOOLGATE_*` environment variable, by service: the names each service's `layerEnv` reads. */
+export * as EnvConfig from "./EnvConfig.js"
 
 /** The span attributes toolgate sets: the OpenTelemetry GenAI conventions (`gen_ai.*`), `url.full`, `toolgate.*`. */
 export * as Telemetry from "./Telemetry.js"

@@ -27,12 +27,12 @@ describe("AgentSession wiring from context", () => {
       assert.deepStrictEqual([fromContext.requests.length, given.requests.length], [1, 1])
     }).pipe(Effect.provide(ArgumentValidator.layer)))
 
-  it.effect("the limits come from RunLimits.layerConfig; limits given as an option override them", () =>
+  it.effect("the limits come from RunLimits.layerEnv; limits given as an option override them", () =>
     Effect.gen(function*() {
       // three rounds, two calling a tool the toolkit lacks (nothing runs): two round trips allowed by config refuse the third
       const rounds = () => make([[call("a", "nope", {}), done], [call("b", "nope", {}), done], answer("end")])
       const limited = yield* AgentSession.make({ toolkit, mode: "local", provider: rounds() }).pipe(
-        Effect.provide(RunLimits.layerConfig.pipe(Layer.provide(config([["TOOLGATE_MAX_PROVIDER_ROUND_TRIPS", "2"]]))))
+        Effect.provide(RunLimits.layerEnv.pipe(Layer.provide(config([["TOOLGATE_MAX_PROVIDER_ROUND_TRIPS", "2"]]))))
       )
       const e = yield* Effect.flip(limited.send("go"))
       assert.strictEqual(e._tag, "RoundTripLimitExceeded")

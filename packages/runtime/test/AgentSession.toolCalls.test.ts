@@ -175,11 +175,11 @@ describe("app-driven rounds: maxToolCallsPerRound", () => {
       }
     }))
 
-  it.effect("RunLimits.layerConfig reads TOOLGATE_MAX_TOOL_CALLS_PER_ROUND and TOOLGATE_MAX_TOOL_RESULT_BYTES, and a session over it runs that many", () =>
+  it.effect("RunLimits.layerEnv reads TOOLGATE_MAX_TOOL_CALLS_PER_ROUND and TOOLGATE_MAX_TOOL_RESULT_BYTES, and a session over it runs that many", () =>
     Effect.gen(function*() {
       const fromEnv = (entries: ReadonlyArray<readonly [string, string]>) =>
         Effect.either(RunLimits.RunLimits.pipe(
-          Effect.provide(RunLimits.layerConfig.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(entries))))))
+          Effect.provide(RunLimits.layerEnv.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(entries))))))
         ))
       const limits = yield* fromEnv([["TOOLGATE_MAX_TOOL_CALLS_PER_ROUND", "2"], ["TOOLGATE_MAX_TOOL_RESULT_BYTES", "4096"]])
       assert.deepInclude(Either.getOrThrow(limits), { maxToolCallsPerRound: 2, maxToolResultBytes: 4096 })

@@ -27,7 +27,7 @@ const gate = <A>(tool: Tool.Tool<A>, raw: unknown, options: ArgumentValidator.Pr
   })
 
 const withConfig = (entries: ReadonlyArray<readonly [string, string]>) =>
-  ArgumentValidator.layerConfig.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(entries)))))
+  ArgumentValidator.layerEnv.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(entries)))))
 
 describe("ArgumentValidator", () => {
   it.effect("invalid arguments never reach execute; the error carries the envelope to feed back", () =>
@@ -84,7 +84,7 @@ describe("ArgumentValidator", () => {
       assert.isTrue(Either.isLeft(lenientButStrictWeather))
     }))
 
-  it.effect("a malformed policy in config fails the layer with a ConfigError", () =>
+  it.effect("layerEnv: a malformed policy in config fails the layer with a typed error", () =>
     Effect.gen(function*() {
       for (const entries of [
         [["TOOLGATE_ARGUMENT_POLICY", "loose"]],

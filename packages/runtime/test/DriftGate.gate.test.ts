@@ -4,8 +4,8 @@ import { Subschema } from "@toolgate/subschema"
 import { Effect, Either, FastCheck as fc } from "effect"
 import { readFileSync } from "node:fs"
 import * as path from "node:path"
-import * as Capabilities from "../src/Capabilities.js"
 import * as DriftGate from "../src/DriftGate.js"
+import * as RelayProfile from "../src/RelayProfile.js"
 
 type Obj = Record<string, unknown>
 const corpus = path.resolve(import.meta.dirname, "../../../corpus")
@@ -52,8 +52,8 @@ const counting = () => {
 const gateWith = (prove: DriftGate.Prove, cacheSize: number) => {
   let exported = new Map<string, JsonSchema.JsonSchema>()
   const gate = Effect.runSync(DriftGate.makeWith({ prove, cacheSize }).pipe(
-    Effect.provideService(Capabilities.Capabilities, {
-      probe: () => Effect.succeed(Capabilities.Probe.Exported({ version: "1.0", toolSchemas: exported }))
+    Effect.provideService(RelayProfile.RelayProfile, {
+      probe: () => Effect.succeed(RelayProfile.Probe.Exported({ version: "1.0", toolSchemas: exported }))
     })
   ))
   return (cloud: JsonSchema.JsonSchema, local: JsonSchema.JsonSchema) => {

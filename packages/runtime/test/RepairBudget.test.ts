@@ -129,7 +129,7 @@ describe("RunLimits", () => {
   it.effect("layerConfig reads both limits, with defaults", () =>
     Effect.gen(function*() {
       const read = (entries: ReadonlyArray<readonly [string, string]>) =>
-        Effect.either(Effect.provide(RunLimits.RunLimits, RunLimits.layerConfig.pipe(Layer.provide(fromMap(entries)))))
+        Effect.either(Effect.provide(RunLimits.RunLimits, RunLimits.layerEnv.pipe(Layer.provide(fromMap(entries)))))
       assert.deepStrictEqual(yield* read([]), Either.right(RunLimits.defaults))
       assert.deepStrictEqual(
         yield* read([["TOOLGATE_MAX_TOOL_ARGUMENT_REPAIRS", "2"], ["TOOLGATE_MAX_PROVIDER_ROUND_TRIPS", "4"]]),

@@ -85,7 +85,7 @@ describe("ToolEnvelope.fromError", () => {
     const cases: ReadonlyArray<readonly [Errors.RuntimeError, ToolEnvelope.Kind, boolean]> = [
       [new Errors.SchemaDriftError({ tool: "w", reasons: [], witness: null, drifted: ["w"] }), "rejected", false],
       [new Errors.UnsupportedCloudToolSchema({ tool: "w", construct: "patternProperties", path: "/x" }), "rejected", false],
-      [new Errors.CapabilitiesContractError({ reason: "malformed", detail: "d" }), "unavailable", false],
+      [new Errors.RelayProfileContractError({ reason: "malformed", detail: "d" }), "unavailable", false],
       [new Errors.ToolArgumentRepairExhausted({ limit: 1, attempts: 2, lastIssues: [] }), "invalid_args", false],
       [new Errors.ProviderEventContractViolation({ rule: "missing_done" }), "execution_error", true],
       [new Errors.RoundTripLimitExceeded({ limit: 10 }), "rejected", false],

@@ -14,7 +14,7 @@ import { type Received, resultOf, stubbornLevel, toolNames } from "./sessionTool
 
 /** Every tag of `AgentSession.SendError`. */
 export const sendErrorTags: ReadonlySet<string> = new Set([
-  "SchemaDriftError", "UnsupportedCloudToolSchema", "CapabilitiesContractError", "ToolArgumentRepairExhausted",
+  "SchemaDriftError", "UnsupportedCloudToolSchema", "RelayProfileContractError", "ToolArgumentRepairExhausted",
   "RoundTripLimitExceeded", "ProviderEventContractViolation", "ProviderError", "ToolChoiceUnsupported",
   "ToolsRejected", "InvalidToolSchema"
 ])

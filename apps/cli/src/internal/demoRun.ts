@@ -1,6 +1,6 @@
 /**
  * Runs one demo scenario: a real `AgentSession` over `CloudRelay` at the scenario's base URL (cloud-profile
- * scenarios with `DriftGate` over the relay's `Capabilities`), or over `Gemini` at its `/v1beta` for a
+ * scenarios with `DriftGate` over the relay's profile, `RelayProfileClient`), or over `Gemini` at its `/v1beta` for a
  * scenario on Gemini's wire, one send of the scenario's prompt, and the trace of what happened, with the
  * checks that make the demo a self-test.
  *
@@ -67,7 +67,7 @@ const outcomeOf = (exit: Exit.Exit<AgentSession.Turn, unknown>): Outcome => {
 }
 
 /** The errors the drift gate fails a send with. */
-const gateErrors: ReadonlySet<string> = new Set(["SchemaDriftError", "UnsupportedCloudToolSchema", "CapabilitiesContractError"])
+const gateErrors: ReadonlySet<string> = new Set(["SchemaDriftError", "UnsupportedCloudToolSchema", "RelayProfileContractError"])
 
 /** The gate's failure in a few words: the error and the tool it names. */
 const gateDetail = (outcome: Extract<Outcome, { _tag: "Failed" }>): string => {
@@ -131,7 +131,7 @@ const converse = (scenario: Demo.Scenario, sink: WarningSink, made: AgentSession
     return { outcome, trace, ran, history, offered, declared } satisfies Turned
   })
 
-/** A session over `CloudRelay` at the scenario's base URL (cloud-profile ones behind `DriftGate` over the relay's `Capabilities`). */
+/** A session over `CloudRelay` at the scenario's base URL (cloud-profile ones behind `DriftGate` over the relay's profile, `RelayProfileClient`). */
 const relaySession = (scenario: Demo.Scenario, baseUrl: string, sink: WarningSink) =>
   Effect.gen(function*() {
     const prepared = yield* prepare(scenario)

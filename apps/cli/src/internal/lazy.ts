@@ -19,10 +19,10 @@ export const normalizing = Effect.promise(() => import("./normalizing.js"))
 /** `subschema`: the prover. */
 export const subschema = Effect.promise(() => import("@toolgate/subschema/Subschema"))
 
-/** `demo --relay`: the runtime's capabilities client (its path, for the preflight request). */
-export const capabilities = Effect.promise(() => import("@toolgate/runtime/Capabilities"))
+/** `demo --relay`: the relay profile's client (its path, for the preflight request). */
+export const relayProfileClient = Effect.promise(() => import("@toolgate/providers/RelayProfileClient"))
 
-/** `check`: the capabilities probe and the drift gate's verdicts. */
+/** `check`: the relay profile probe and the drift gate's verdicts. */
 export const checking = Effect.promise(() => import("./checkRun.js"))
 
 /** `demo`: the scenarios' runs and their renderings. */

@@ -8,8 +8,7 @@
 import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { JsonValue as J } from "@toolgate/json-schema"
-import { RelayWire } from "@toolgate/providers"
-import { Capabilities } from "@toolgate/runtime"
+import { RelayProfileClient, RelayWire } from "@toolgate/providers"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Faults from "../Faults.js"
@@ -37,7 +36,7 @@ export const modelId = "toolgate-scripted"
 export const scenariosPrefix = "/scenarios/"
 
 const allowed: Readonly<Record<string, string>> = {
-  [Capabilities.path]: "GET, HEAD",
+  [RelayProfileClient.path]: "GET, HEAD",
   [RelayWire.turnsPath]: "POST",
   [chatCompletionsPath]: "POST",
   [responsesPath]: "POST",
@@ -86,9 +85,9 @@ export const served = (relay: Resolved, base: string): HttpRouter.HttpRouter => 
         : Effect.succeed(Http.jsonAnswer(200, body))))
   const models = endpoint(relay, false, () => Effect.succeed(Http.jsonAnswer(200, modelsBody)))
   return HttpRouter.empty.pipe(
-    HttpRouter.get(Capabilities.path, profile),
+    HttpRouter.get(RelayProfileClient.path, profile),
     // the catch-all would take HEAD before the router's GET fallback does (Node sends no body for HEAD)
-    HttpRouter.head(Capabilities.path, profile),
+    HttpRouter.head(RelayProfileClient.path, profile),
     HttpRouter.post(RelayWire.turnsPath, endpoint(relay, true, (_, body) => Turns.answer(relay, body))),
     HttpRouter.post(chatCompletionsPath, endpoint(relay, true, (_, body) => Chat.answer(relay, body, next))),
     HttpRouter.post(responsesPath, endpoint(relay, true, (_, body) => Responses.answer(relay, body, next))),

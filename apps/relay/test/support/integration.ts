@@ -5,8 +5,8 @@
  * turn with everything it left behind (result, events, warnings, history, tool runs).
  */
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
-import { CloudRelay, Gemini, OpenAiCompatible, type Script } from "@toolgate/providers"
-import { AgentSession, ArgumentValidator, Capabilities, DriftGate, type Errors, type Message, Provider, type SessionEvent, Tool, Toolkit } from "@toolgate/runtime"
+import { CloudRelay, Gemini, OpenAiCompatible, RelayProfileClient, type Script } from "@toolgate/providers"
+import { AgentSession, ArgumentValidator, DriftGate, type Errors, type Message, Provider, type SessionEvent, Tool, Toolkit } from "@toolgate/runtime"
 import type { JsonSchema } from "@toolgate/json-schema"
 import type * as HttpClient from "@effect/platform/HttpClient"
 import { type Cause, type Duration, Effect, Either, HashMap, Layer, Logger, LogLevel, Option, Queue } from "effect"
@@ -55,7 +55,7 @@ export interface CountedRelay {
 }
 
 /** The capabilities path every count of probes looks for. */
-export const capabilitiesPath = Capabilities.path
+export const capabilitiesPath = RelayProfileClient.path
 
 /** The turns path every count of cloud round trips looks for. */
 export const turnsPath = "/v1/agent/turns"
@@ -134,7 +134,7 @@ export const cloudLayer = (baseUrl: string, timeouts: Timeouts = {}, client: Cli
     ? CloudRelay.layerWith(options)
     : Layer.merge(
       Layer.effect(Provider.Provider, CloudRelay.make(options)),
-      Capabilities.layerWith({ baseUrl, timeout: timeouts.probeTimeout })
+      RelayProfileClient.layerWith({ baseUrl, timeout: timeouts.probeTimeout })
     )
   return Layer.mergeAll(ArgumentValidator.layerWith(client.validator ?? {}), DriftGate.layer.pipe(Layer.provideMerge(relay))).pipe(
     Layer.provide(NodeHttpClient.layerUndici)

@@ -16,7 +16,7 @@ import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as RelayWire from "../RelayWire.js"
-import { statusCode, statusRetryable } from "./transport.js"
+import { statusCode, statusRetryable, transportCause } from "./transport.js"
 
 /** The provider name in every error. */
 export const name = "cloud-relay"
@@ -160,11 +160,11 @@ export const isEventStream = (contentType: string | undefined): boolean =>
 
 /** No response (refused, reset, DNS): worth trying again. */
 export const transportFailure = (e: HttpClientError.RequestError): Errors.ProviderError =>
-  failure("the relay could not be reached", true, Errors.transportCause(e))
+  failure("the relay could not be reached", true, transportCause(e))
 
 /** The body broke off (the socket closed before the stream ended): worth trying again. */
 export const bodyFailure = (e: HttpClientError.ResponseError): Errors.ProviderError =>
-  failure("the relay's stream broke off", true, Errors.transportCause(e))
+  failure("the relay's stream broke off", true, transportCause(e))
 
 /** No answer headers within the timeout. */
 export const noAnswer = (timeout: Duration.Duration): Errors.ProviderError =>

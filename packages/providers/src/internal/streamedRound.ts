@@ -15,7 +15,7 @@ import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import * as Bounded from "./boundedStream.js"
 import type { ServerSentEvent } from "./sse.js"
-import { statusCode, statusRetryable } from "./transport.js"
+import { statusCode, statusRetryable, transportCause } from "./transport.js"
 
 /** How a provider words a failure: its name on every error, its secrets scrubbed from the cause. */
 export type Failure = (reason: string, retryable: boolean, cause?: string, code?: Errors.ProviderErrorCode) => Errors.ProviderError
@@ -61,8 +61,8 @@ export const post = Effect.fnUntraced(function*(
   const response = yield* server.client.execute(HttpClientRequest.post(url).pipe(HttpClientRequest.bodyText(body, "application/json"))).pipe(
     Effect.timeoutFail({ duration: timeout, onTimeout: () => failure(`no response within ${Duration.format(timeout)}`, true) }),
     Effect.catchTags({
-      RequestError: (e) => Effect.fail(failure("the request failed", true, Errors.transportCause(e))),
-      ResponseError: (e) => Effect.fail(failure("the response could not be read", true, Errors.transportCause(e)))
+      RequestError: (e) => Effect.fail(failure("the request failed", true, transportCause(e))),
+      ResponseError: (e) => Effect.fail(failure("the response could not be read", true, transportCause(e)))
     })
   )
   if (response.status < 200 || response.status >= 300) {
@@ -73,7 +73,7 @@ export const post = Effect.fnUntraced(function*(
     return yield* notAStream(server, response, server.jsonAnswer, false)
   }
   const bytes = response.stream.pipe(
-    Stream.catchTag("ResponseError", (e) => Stream.fail(failure("the response body broke off", true, Errors.transportCause(e))))
+    Stream.catchTag("ResponseError", (e) => Stream.fail(failure("the response body broke off", true, transportCause(e))))
   )
   return Bounded.events(bytes, server.bounds, failure).pipe(events, Bounded.timed(server.bounds, failure))
 })

@@ -4,9 +4,9 @@
  *
  * @internal
  */
-import * as Config from "effect/Config"
 import * as ConfigError from "effect/ConfigError"
 import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
 import type { Arguments } from "@toolgate/json-schema"
 
 /** Options of `ArgumentValidator.make`. */
@@ -50,16 +50,22 @@ export const parseOverrides = (text: string): Either.Either<ReadonlyMap<string, 
     const name = entry.slice(0, at).trim()
     const policy = entry.slice(at + 1).trim()
     if (at <= 0 || name === "" || !isPolicy(policy)) {
-      return Either.left(ConfigError.InvalidData(["TOOLGATE_ARGUMENT_POLICY_OVERRIDES"], `Expected tool=lenient|strict, got \`${entry}\``))
+      return Either.left(ConfigError.InvalidData([], `Expected tool=lenient|strict, got \`${entry}\``))
     }
     out.set(name, policy)
   }
   return Either.right(out)
 }
 
-/** The validator's options from config, read while its layer is built. */
-export const config: Config.Config<Options> = Config.all({
-  policy: Config.literal("lenient", "strict")("TOOLGATE_ARGUMENT_POLICY").pipe(Config.withDefault("lenient" as const)),
-  policies: Config.string("TOOLGATE_ARGUMENT_POLICY_OVERRIDES").pipe(Config.withDefault(""), Config.mapOrFail(parseOverrides)),
-  toolChaining: Config.boolean("TOOLGATE_TOOL_CHAINING").pipe(Config.withDefault(false))
+const PolicySchema = Schema.Literal("lenient", "strict")
+
+/** The options as a Schema: what options read from config are checked with. */
+export const OptionsSchema = Schema.Struct({
+  policy: Schema.optionalWith(PolicySchema, { exact: true }),
+  policies: Schema.optionalWith(
+    Schema.Union(Schema.ReadonlyMapFromSelf({ key: Schema.String, value: PolicySchema }), Schema.Record({ key: Schema.String, value: PolicySchema })),
+    { exact: true }
+  ),
+  toolChaining: Schema.optionalWith(Schema.Boolean, { exact: true }),
+  maxArgumentDepth: Schema.optionalWith(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)), { exact: true })
 })

@@ -40,8 +40,8 @@ export const fromIssues = (issues: ReadonlyArray<typeof schemas.Issue.Type>, too
 const byTag: { readonly [Tag in Errors.RuntimeError["_tag"]]: readonly [Kind, boolean?] } = {
   SchemaDriftError: ["rejected"],
   UnsupportedCloudToolSchema: ["rejected"],
-  CapabilitiesContractError: ["unavailable", false],
-  CapabilitiesUnreachable: ["unavailable"],
+  RelayProfileContractError: ["unavailable", false],
+  RelayProfileUnreachable: ["unavailable"],
   ToolArgumentRepairExhausted: ["invalid_args", false],
   ProviderEventContractViolation: ["execution_error"],
   RoundTripLimitExceeded: ["rejected"],

@@ -7,7 +7,8 @@ import { Effect } from "effect"
 import type { Scope } from "effect"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
-import * as Capabilities from "../../src/Capabilities.js"
+import * as RelayProfileClient from "../../src/RelayProfileClient.js"
+import type { RelayProfile } from "@toolgate/runtime"
 
 /** Answers the `n`-th request (1-based). */
 export type Handler = (req: http.IncomingMessage, res: http.ServerResponse, n: number) => void
@@ -73,12 +74,12 @@ export const answer = (body: unknown, status = 200, contentType = "application/j
   res.end(typeof body === "string" ? body : JSON.stringify(body))
 }
 
-/** The capabilities service for `url`, over `fetch` (loopback sockets), in the test's scope. */
-export const capabilities = (
+/** The relay profile client for `url`, over `fetch` (loopback sockets), in the test's scope. */
+export const profileClient = (
   url: string,
-  options: Omit<Capabilities.Options, "baseUrl"> = {}
-): Effect.Effect<Capabilities.Service, never, Scope.Scope> =>
-  Capabilities.make({ baseUrl: url, timeout: "2 seconds", ...options }).pipe(Effect.provide(FetchHttpClient.layer), Effect.orDie)
+  options: Omit<RelayProfileClient.Options, "baseUrl"> = {}
+): Effect.Effect<RelayProfile.Service, never, Scope.Scope> =>
+  RelayProfileClient.make({ baseUrl: url, timeout: "2 seconds", ...options }).pipe(Effect.provide(FetchHttpClient.layer), Effect.orDie)
 
 /** A well-formed envelope. */
 export const envelope = (toolSchemas: Record<string, unknown>, version = "1.0"): Record<string, unknown> => ({

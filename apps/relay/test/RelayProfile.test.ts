@@ -1,6 +1,7 @@
 import { NodeHttpClient } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import { Capabilities } from "@toolgate/runtime"
+import { RelayProfileClient } from "@toolgate/providers"
+import type { RelayProfile } from "@toolgate/runtime"
 import { Effect, Either } from "effect"
 import { profile, requestText, script, start } from "./fixtures.js"
 
@@ -10,7 +11,7 @@ const capabilitiesOf = (url: string, headers: Record<string, string> = {}) =>
 /** The runtime's own capabilities client against a relay: the real classification of what it serves. */
 const probe = (url: string) =>
   Effect.gen(function*() {
-    const service = yield* Capabilities.make({ baseUrl: url, timeout: "3 seconds" })
+    const service = yield* RelayProfileClient.make({ baseUrl: url, timeout: "3 seconds" })
     return yield* Effect.either(service.probe())
   }).pipe(Effect.provide(NodeHttpClient.layerUndici))
 
@@ -84,11 +85,11 @@ describe("capability faults by header", () => {
 
 describe("capability faults by profile, as the runtime's client classifies them", () => {
   const cases = [
-    ["predates", (p: Either.Either<Capabilities.Probe, unknown>) => Either.isRight(p) && p.right._tag === "Predates"],
-    ["malformed", (p: Either.Either<Capabilities.Probe, { readonly reason?: string }>) => Either.isLeft(p) && p.left.reason === "malformed"],
-    ["newer-major", (p: Either.Either<Capabilities.Probe, { readonly reason?: string }>) => Either.isLeft(p) && p.left.reason === "unsupported_version"],
-    ["fail", (p: Either.Either<Capabilities.Probe, unknown>) => Either.isRight(p) && p.right._tag === "Unreachable"],
-    ["garbage", (p: Either.Either<Capabilities.Probe, { readonly reason?: string }>) => Either.isLeft(p) && p.left.reason === "malformed"]
+    ["predates", (p: Either.Either<RelayProfile.Probe, unknown>) => Either.isRight(p) && p.right._tag === "Predates"],
+    ["malformed", (p: Either.Either<RelayProfile.Probe, { readonly reason?: string }>) => Either.isLeft(p) && p.left.reason === "malformed"],
+    ["newer-major", (p: Either.Either<RelayProfile.Probe, { readonly reason?: string }>) => Either.isLeft(p) && p.left.reason === "unsupported_version"],
+    ["fail", (p: Either.Either<RelayProfile.Probe, unknown>) => Either.isRight(p) && p.right._tag === "Unreachable"],
+    ["garbage", (p: Either.Either<RelayProfile.Probe, { readonly reason?: string }>) => Either.isLeft(p) && p.left.reason === "malformed"]
   ] as const
   for (const [fault, expected] of cases) {
     it.scopedLive(fault, () =>

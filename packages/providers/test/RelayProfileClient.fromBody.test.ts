@@ -1,18 +1,18 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Either } from "effect"
-import * as Capabilities from "../src/Capabilities.js"
+import * as RelayProfileClient from "../src/RelayProfileClient.js"
 
 const weather = { type: "object", properties: { city: { type: "string" } }, required: ["city"] }
 
-describe("Capabilities.fromBody", () => {
+describe("RelayProfileClient.fromBody", () => {
   it("classifies a saved body exactly as the probe does", () => {
-    const exported = Capabilities.fromBody({ capabilities_version: "1.3", tool_schemas: { get_weather: weather }, documents: true })
+    const exported = RelayProfileClient.fromBody({ capabilities_version: "1.3", tool_schemas: { get_weather: weather }, documents: true })
     assert.isTrue(Either.isRight(exported) && exported.right._tag === "Exported")
     if (Either.isRight(exported) && exported.right._tag === "Exported") {
       assert.strictEqual(exported.right.version, "1.3")
       assert.deepStrictEqual([...exported.right.toolSchemas.keys()], ["get_weather"])
     }
-    const predates = Capabilities.fromBody({ documents: true })
+    const predates = RelayProfileClient.fromBody({ documents: true })
     assert.isTrue(Either.isRight(predates) && predates.right._tag === "Predates")
   })
 
@@ -27,14 +27,14 @@ describe("Capabilities.fromBody", () => {
       [[1, 2], "malformed"]
     ] as const
     for (const [body, reason] of reasons) {
-      const result = Capabilities.fromBody(body)
+      const result = RelayProfileClient.fromBody(body)
       assert.isTrue(Either.isLeft(result), JSON.stringify(body))
       if (Either.isLeft(result)) assert.strictEqual(result.left.reason, reason, JSON.stringify(body))
     }
   })
 
   it("keeps a tool named __proto__ as a tool and pollutes nothing", () => {
-    const result = Capabilities.fromBody(JSON.parse(`{"capabilities_version":"1.0","tool_schemas":{"__proto__":${JSON.stringify(weather)}}}`))
+    const result = RelayProfileClient.fromBody(JSON.parse(`{"capabilities_version":"1.0","tool_schemas":{"__proto__":${JSON.stringify(weather)}}}`))
     assert.isTrue(Either.isRight(result) && result.right._tag === "Exported" && result.right.toolSchemas.has("__proto__"))
     assert.isUndefined(({} as Record<string, unknown>).properties)
   })

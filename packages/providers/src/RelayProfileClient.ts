@@ -1,9 +1,10 @@
 /**
- * The relay's capabilities: `GET {baseUrl}/v1/agent/capabilities`, decoded with Schema and classified as
- * the wire contract says (`Exported` · `Predates` · `Unreachable`, or a `CapabilitiesContractError`).
- * The probe is single-flight and cached: concurrent first callers share one request, an answer from the
- * relay (`Exported` or `Predates`) is kept for a time to live, and neither a failure, an `Unreachable`
- * nor an interrupted caller is ever cached (the next call asks again).
+ * The relay's profile over HTTP: `GET {baseUrl}/v1/agent/capabilities`, decoded with Schema and classified
+ * as the wire contract says (`Exported` · `Predates` · `Unreachable`, or a `RelayProfileContractError`),
+ * served as the runtime's `RelayProfile` service that `DriftGate` reads. The probe is single-flight and
+ * cached: concurrent first callers share one request, an answer from the relay (`Exported` or `Predates`)
+ * is kept for a time to live, and neither a failure, an `Unreachable` nor an interrupted caller is ever
+ * cached (the next call asks again).
  *
  * @since 0.1.0
  */
@@ -11,11 +12,9 @@ import * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpClientError from "@effect/platform/HttpClientError"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
-import type { JsonSchema } from "@toolgate/json-schema"
+import { Decode, EnvConfig, Errors, RelayProfile, Telemetry } from "@toolgate/runtime"
 import * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
-import * as Context from "effect/Context"
-import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -26,32 +25,8 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import * as Errors from "./Errors.js"
-import * as Decode from "./Decode.js"
-import { CapabilitiesContractError, transportCause } from "./Errors.js"
-import { classify, Envelope, malformed } from "./internal/capabilitiesWire.js"
-import * as Telemetry from "./Telemetry.js"
-
-/** What the relay said: its exported tool schemas, that it predates the export, or nothing usable. */
-export type Probe = Data.TaggedEnum<{
-  /** The relay exports its resolved tool schemas (by tool name, as sent: not yet upgraded). */
-  Exported: { readonly version: string; readonly toolSchemas: ReadonlyMap<string, JsonSchema.JsonSchema> }
-  /** The relay answered without either key: it predates the export. */
-  Predates: {}
-  /** No answer: a network error, a timeout, a 404, 408, 429 or 5xx (`cause` says which). */
-  Unreachable: { readonly cause: string }
-}>
-
-/** Constructors and matchers of `Probe`. */
-export const Probe = Data.taggedEnum<Probe>()
-
-/** The capabilities service: one traced, single-flight, cached probe. */
-export interface Service {
-  readonly probe: () => Effect.Effect<Probe, CapabilitiesContractError>
-}
-
-/** The capabilities service tag. */
-export class Capabilities extends Context.Tag("@toolgate/runtime/Capabilities")<Capabilities, Service>() {}
+import { classify, Envelope, malformed } from "./internal/relayProfileWire.js"
+import { transportCause } from "./internal/transport.js"
 
 /** Where the relay is, how long to wait for it, and how long an answer is kept. */
 export interface Options {
@@ -73,7 +48,7 @@ const readBounded = (response: HttpClientResponse.HttpClientResponse, max: numbe
     Stream.runFoldEffect({ parts: [] as Array<Uint8Array>, size: 0 }, (acc, chunk) => {
       const size = acc.size + chunk.length
       if (size > max) {
-        return Effect.fail(new CapabilitiesContractError({ reason: "malformed", detail: `the body is larger than ${max} bytes (the limit); reading stopped there` }))
+        return Effect.fail(new Errors.RelayProfileContractError({ reason: "malformed", detail: `the body is larger than ${max} bytes (the limit); reading stopped there` }))
       }
       acc.parts.push(chunk)
       return Effect.succeed({ parts: acc.parts, size })
@@ -90,13 +65,13 @@ const readBounded = (response: HttpClientResponse.HttpClientResponse, max: numbe
   )
 
 /** The body's JSON, or the contract error of a body that is not JSON. */
-const parseJson = (text: string, status: number): Effect.Effect<unknown, CapabilitiesContractError> =>
+const parseJson = (text: string, status: number): Effect.Effect<unknown, Errors.RelayProfileContractError> =>
   Effect.try({
     try: () => JSON.parse(text) as unknown,
-    catch: () => new CapabilitiesContractError({ reason: "malformed", detail: `HTTP ${status} with a body that is not JSON` })
+    catch: () => new Errors.RelayProfileContractError({ reason: "malformed", detail: `HTTP ${status} with a body that is not JSON` })
   })
 
-/** The path of the capabilities endpoint under the base URL. */
+/** The path of the relay's profile under its base URL (the wire's name for it). */
 export const path = "/v1/agent/capabilities"
 
 /** The options as a Schema (defaults filled in): an http(s) base URL, durations that are durations, a positive byte limit. */
@@ -107,10 +82,10 @@ const Settings = Schema.Struct({
   maxBodyBytes: Schema.optionalWith(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)), { exact: true, default: () => defaultMaxBodyBytes })
 })
 
-const decodeSettings = Decode.options("Capabilities", Settings)
+const decodeSettings = Decode.options("RelayProfileClient", Settings)
 
 /** Builds the service; its cached probe lives in the surrounding scope (the layer's). Options that are not valid fail with `InvalidOptions`. */
-export const make = (options: Options): Effect.Effect<Service, Errors.InvalidOptions, HttpClient.HttpClient | Scope.Scope> =>
+export const make = (options: Options): Effect.Effect<RelayProfile.Service, Errors.InvalidOptions, HttpClient.HttpClient | Scope.Scope> =>
   Effect.gen(function*() {
     const { maxBodyBytes, timeToLive, timeout, ...settings } = yield* decodeSettings(options)
     const baseUrl = settings.baseUrl.replace(/\/+$/, "")
@@ -123,16 +98,16 @@ export const make = (options: Options): Effect.Effect<Service, Errors.InvalidOpt
       const text = yield* readBounded(response, maxBodyBytes)
       const body = yield* Effect.flatMap(parseJson(text, response.status), decodeEnvelopeEffect)
       const wire = yield* classify(body)
-      return wire._tag === "Exported" ? Probe.Exported(wire) : Probe.Predates()
+      return wire._tag === "Exported" ? RelayProfile.Probe.Exported(wire) : RelayProfile.Probe.Predates()
     }).pipe(
       Effect.timeout(timeout),
       Effect.catchTags({
-        TimeoutException: () => Effect.succeed(Probe.Unreachable({ cause: `no answer within ${Duration.format(timeout)}` })),
-        RequestError: (e) => Effect.succeed(Probe.Unreachable({ cause: transportCause(e) })),
+        TimeoutException: () => Effect.succeed(RelayProfile.Probe.Unreachable({ cause: `no answer within ${Duration.format(timeout)}` })),
+        RequestError: (e) => Effect.succeed(RelayProfile.Probe.Unreachable({ cause: transportCause(e) })),
         ResponseError: responseFailure,
         ParseError: (e) => Effect.fail(malformed(e))
       }),
-      Telemetry.span("Capabilities.fetch", { "url.full": `${baseUrl}${path}` })
+      Telemetry.span("RelayProfileClient.fetch", { "url.full": `${baseUrl}${path}` })
     )
     const scope = yield* Effect.scope
     const [cached, invalidate] = yield* Effect.cachedInvalidateWithTTL(
@@ -141,14 +116,14 @@ export const make = (options: Options): Effect.Effect<Service, Errors.InvalidOpt
     )
     // Every joiner of a failed fiber sees the failure; only the first invalidates, so a late joiner cannot
     // drop the fiber of a newer probe.
-    const invalidated = new WeakSet<Fiber.RuntimeFiber<Probe, CapabilitiesContractError>>()
-    const drop = (fiber: Fiber.RuntimeFiber<Probe, CapabilitiesContractError>) =>
+    const invalidated = new WeakSet<Fiber.RuntimeFiber<RelayProfile.Probe, Errors.RelayProfileContractError>>()
+    const drop = (fiber: Fiber.RuntimeFiber<RelayProfile.Probe, Errors.RelayProfileContractError>) =>
       Effect.suspend(() => {
         if (invalidated.has(fiber)) return Effect.void
         invalidated.add(fiber)
         return invalidate
       })
-    const probe = Effect.fn("Capabilities.probe")(function*() {
+    const probe = Effect.fn("RelayProfileClient.probe")(function*() {
       let fiber = yield* cached
       // A failure no caller saw (its only caller was interrupted) is still in the cache: drop it, ask again.
       const done = yield* Fiber.poll(fiber)
@@ -161,41 +136,56 @@ export const make = (options: Options): Effect.Effect<Service, Errors.InvalidOpt
       if (!keeps(exit)) yield* drop(fiber)
       return yield* exit
     })
-    return Capabilities.of({ probe })
+    return RelayProfile.RelayProfile.of({ probe })
   })
 
 const decodeEnvelope = Schema.decodeUnknownEither(Envelope, { errors: "all" })
 const decodeEnvelopeEffect = Schema.decodeUnknown(Envelope, { errors: "all" })
 
 /**
- * A capabilities body read without HTTP (a file, a recorded response), classified exactly as `probe`
- * classifies the relay's answer: `Exported`, `Predates`, or a `CapabilitiesContractError`.
+ * A profile body read without HTTP (a file, a recorded response), classified exactly as `probe`
+ * classifies the relay's answer: `Exported`, `Predates`, or a `RelayProfileContractError`.
  */
-export const fromBody = (body: unknown): Either.Either<Probe, CapabilitiesContractError> =>
+export const fromBody = (body: unknown): Either.Either<RelayProfile.Probe, Errors.RelayProfileContractError> =>
   Either.flatMap(
     Either.mapLeft(decodeEnvelope(body), malformed),
-    (envelope) => Either.map(classify(envelope), (wire) => wire._tag === "Exported" ? Probe.Exported(wire) : Probe.Predates())
+    (envelope) => Either.map(classify(envelope), (wire) => wire._tag === "Exported" ? RelayProfile.Probe.Exported(wire) : RelayProfile.Probe.Predates())
   )
 
 /** The service for `options`, over the `HttpClient` in context. */
-export const layerWith = (options: Options): Layer.Layer<Capabilities, Errors.InvalidOptions, HttpClient.HttpClient> =>
-  Layer.scoped(Capabilities, make(options))
+export const layerWith = (options: Options): Layer.Layer<RelayProfile.RelayProfile, Errors.InvalidOptions, HttpClient.HttpClient> =>
+  Layer.scoped(RelayProfile.RelayProfile, make(options))
 
-/** The options from config: `TOOLGATE_RELAY_URL`, `TOOLGATE_CAPABILITIES_TIMEOUT` (5 s), `TOOLGATE_CAPABILITIES_TTL` (5 min). */
-export const config: Config.Config<Options> = Config.all({
-  baseUrl: Config.url("TOOLGATE_RELAY_URL").pipe(Config.map((url) => url.href)),
-  timeout: Config.duration("TOOLGATE_CAPABILITIES_TIMEOUT").pipe(Config.withDefault(Duration.seconds(5))),
-  timeToLive: Config.duration("TOOLGATE_CAPABILITIES_TTL").pipe(Config.withDefault(Duration.minutes(5)))
+/**
+ * The service with its options read from config while the layer is built, under the keys the app names:
+ * `layerConfig({ baseUrl: Config.string("RELAY_URL"), timeToLive: Config.duration("PROFILE_TTL") })`.
+ * A value the options' Schema refuses is `InvalidOptions` naming its key.
+ */
+export const layerConfig = (
+  config: Config.Config.Wrap<Options>
+): Layer.Layer<RelayProfile.RelayProfile, ConfigError.ConfigError | Errors.InvalidOptions, HttpClient.HttpClient> =>
+  Layer.scoped(RelayProfile.RelayProfile, Effect.flatMap(readConfig(config), make))
+
+/** Options read from config under the app's keys (the keys `config` gives, checked as `make` checks them); `CloudRelay.layerConfig` reads the probe's this way. */
+export const readConfig = <O extends Partial<Options>>(config: Config.Config.Wrap<O>): Effect.Effect<O, ConfigError.ConfigError | Errors.InvalidOptions> =>
+  Decode.fromConfig("RelayProfileClient", Settings, config)
+
+const env = EnvConfig.names.RelayProfileClient
+
+/** The probe's timeout and time to live under their `TOOLGATE_*` names (`CloudRelay.layerEnv` reads them too). */
+export const envTuning: Config.Config.Wrap<Omit<Options, "baseUrl">> = {
+  timeout: Config.duration(env.timeout),
+  timeToLive: Config.duration(env.timeToLive)
+}
+
+/** `layerConfig` under the `TOOLGATE_*` names (`EnvConfig.names.RelayProfileClient`): `TOOLGATE_RELAY_URL`, `TOOLGATE_RELAY_PROFILE_TIMEOUT`, `TOOLGATE_RELAY_PROFILE_TTL`. */
+export const layerEnv: Layer.Layer<RelayProfile.RelayProfile, ConfigError.ConfigError | Errors.InvalidOptions, HttpClient.HttpClient> = layerConfig({
+  baseUrl: Config.string(env.baseUrl),
+  ...envTuning
 })
 
-/** The service with its options read from `config` while the layer is built. */
-export const layerConfig: Layer.Layer<Capabilities, ConfigError.ConfigError | Errors.InvalidOptions, HttpClient.HttpClient> = Layer.scoped(
-  Capabilities,
-  Effect.flatMap(config, make)
-)
-
 /** Whether a finished probe is an answer from the relay, kept for the time to live (not a failure or `Unreachable`). */
-const keeps = (exit: Exit.Exit<Probe, CapabilitiesContractError>): boolean =>
+const keeps = (exit: Exit.Exit<RelayProfile.Probe, Errors.RelayProfileContractError>): boolean =>
   Exit.isSuccess(exit) && exit.value._tag !== "Unreachable"
 
 /**
@@ -203,17 +193,17 @@ const keeps = (exit: Exit.Exit<Probe, CapabilitiesContractError>): boolean =>
  * that broke while the body was read (a network failure); any other status, or a body that arrived whole but
  * is not JSON, breaks the contract.
  */
-const responseFailure = (e: HttpClientError.ResponseError): Effect.Effect<Probe, CapabilitiesContractError> => {
+const responseFailure = (e: HttpClientError.ResponseError): Effect.Effect<RelayProfile.Probe, Errors.RelayProfileContractError> => {
   const status = e.response.status
   if (e.reason !== "StatusCode") {
     if (!(e.cause instanceof SyntaxError)) {
-      return Effect.succeed(Probe.Unreachable({ cause: `the connection broke off while the body was read (HTTP ${status})` }))
+      return Effect.succeed(RelayProfile.Probe.Unreachable({ cause: `the connection broke off while the body was read (HTTP ${status})` }))
     }
-    return Effect.fail(new CapabilitiesContractError({ reason: "malformed", detail: `HTTP ${status} with a body that is not JSON` }))
+    return Effect.fail(new Errors.RelayProfileContractError({ reason: "malformed", detail: `HTTP ${status} with a body that is not JSON` }))
   }
   if (status === 404 || status === 408 || status === 429 || status >= 500) {
-    return Effect.succeed(Probe.Unreachable({ cause: `HTTP ${status}` }))
+    return Effect.succeed(RelayProfile.Probe.Unreachable({ cause: `HTTP ${status}` }))
   }
-  return Effect.fail(new CapabilitiesContractError({ reason: "malformed", detail: `HTTP ${status} instead of the capabilities envelope` }))
+  return Effect.fail(new Errors.RelayProfileContractError({ reason: "malformed", detail: `HTTP ${status} instead of the capabilities envelope` }))
 }
 

@@ -3,13 +3,10 @@ import { assert, describe, it } from "@effect/vitest"
 import { JsonSchema, Validator } from "@toolgate/json-schema"
 import { Subschema } from "@toolgate/subschema"
 import { Effect, Either, Layer, Logger, LogLevel, Schema, TestClock } from "effect"
-import * as Capabilities from "../src/Capabilities.js"
-import * as DriftGate from "../src/DriftGate.js"
-import * as Tool from "../src/Tool.js"
-import * as Toolkit from "../src/Toolkit.js"
-import type { GateError } from "../src/DriftGate.js"
-import { answer, capabilities, envelope, start } from "./support/relay.js"
-import type { Handler } from "./support/relay.js"
+import { DriftGate, RelayProfile, Tool, Toolkit } from "@toolgate/runtime"
+import * as RelayProfileClient from "../src/RelayProfileClient.js"
+import { answer, envelope, profileClient, start } from "./support/relayDouble.js"
+import type { Handler } from "./support/relayDouble.js"
 
 const weather = { type: "object", properties: { city: { type: "string" }, units: { enum: ["c", "f"] } }, required: ["city"] }
 const search = { type: "object", properties: { query: { type: "string" }, limit: { type: "integer" } }, required: ["query"] }
@@ -25,16 +22,16 @@ const toolkit = (tools: Record<string, unknown>): DriftGate.Checkable => ({
 const local = toolkit({ get_weather: weather, search, local_only: { type: "object" } })
 
 /** A gate over a loopback relay, with a prover that counts its calls and a logger that keeps warnings. */
-const gateFor = (handler: Handler, options: Omit<Capabilities.Options, "baseUrl"> = {}) =>
+const gateFor = (handler: Handler, options: Omit<RelayProfileClient.Options, "baseUrl"> = {}) =>
   Effect.gen(function*() {
     const relay = yield* start(handler)
-    const service = yield* capabilities(relay.url, options)
+    const service = yield* profileClient(relay.url, options)
     let proofs = 0
     const prove: typeof Subschema.check = (cloud, schema) => {
       proofs++
       return Subschema.check(cloud, schema)
     }
-    const gate = yield* DriftGate.makeWith({ prove }).pipe(Effect.provideService(Capabilities.Capabilities, service))
+    const gate = yield* DriftGate.makeWith({ prove }).pipe(Effect.provideService(RelayProfile.RelayProfile, service))
     const logs: Array<{ readonly level: string; readonly message: string; readonly annotations: Record<string, unknown> }> = []
     const logger = Logger.make(({ annotations, logLevel, message }) => {
       logs.push({
@@ -48,9 +45,9 @@ const gateFor = (handler: Handler, options: Omit<Capabilities.Options, "baseUrl"
     return { check, relay, proofs: () => proofs, logs }
   })
 
-const failure = (outcome: Either.Either<DriftGate.Verdict, GateError>): GateError => {
+const failure = (outcome: Either.Either<DriftGate.Verdict, DriftGate.GateError>): DriftGate.GateError => {
   assert.isTrue(Either.isLeft(outcome), JSON.stringify(outcome))
-  return (outcome as Either.Left<GateError, never>).left
+  return (outcome as Either.Left<DriftGate.GateError, never>).left
 }
 
 describe("DriftGate", () => {
@@ -144,12 +141,12 @@ describe("DriftGate", () => {
       assert.include(warnings[0]!.message, "HTTP 503")
     }))
 
-  it.scopedLive("a capabilities contract error passes through unchanged", () =>
+  it.scopedLive("a relay profile contract error passes through unchanged", () =>
     Effect.gen(function*() {
       const { check, logs } = yield* gateFor(answer(envelope({ get_weather: weather }, "2.0")))
       const error = failure(yield* check(local))
-      assert.strictEqual(error._tag, "CapabilitiesContractError")
-      assert.isTrue(error._tag === "CapabilitiesContractError" && error.reason === "unsupported_version")
+      assert.strictEqual(error._tag, "RelayProfileContractError")
+      assert.isTrue(error._tag === "RelayProfileContractError" && error.reason === "unsupported_version")
       assert.strictEqual(logs.filter((l) => l.level === "WARN").length, 0)
     }))
 
@@ -218,11 +215,11 @@ describe("DriftGate", () => {
       assert.deepStrictEqual(yield* check(local), Either.right(DriftGate.Verdict.Proven({ tools: [] })))
     }))
 
-  it.scopedLive("the layer composes: DriftGate.layer over Capabilities.layer over an HttpClient", () =>
+  it.scopedLive("the layer composes: DriftGate.layer over RelayProfileClient.layer over an HttpClient", () =>
     Effect.gen(function*() {
       const relay = yield* start(answer(envelope({ search })))
       const live = DriftGate.layer.pipe(
-        Layer.provide(Capabilities.layerWith({ baseUrl: relay.url })),
+        Layer.provide(RelayProfileClient.layerWith({ baseUrl: relay.url })),
         Layer.provide(FetchHttpClient.layer)
       )
       const verdict = yield* Effect.flatMap(DriftGate.DriftGate, (gate) => gate.check(local)).pipe(Effect.provide(live))
@@ -253,12 +250,12 @@ describe("DriftGate", () => {
 describe("DriftGate options", () => {
   it.effect("a cache size below 1 or fractional, or an onUnreachable that is neither, is InvalidOptions while the gate is built", () =>
     Effect.gen(function*() {
-      const none: Capabilities.Service = { probe: () => Effect.die("not probed") }
+      const none: RelayProfile.Service = { probe: () => Effect.die("not probed") }
       for (const options of [{ cacheSize: 0 }, { cacheSize: 2.5 }, { cacheSize: Number.NaN }, { onUnreachable: "ignore" as never }]) {
-        const e = yield* Effect.flip(DriftGate.makeWith(options).pipe(Effect.provideService(Capabilities.Capabilities, none)))
+        const e = yield* Effect.flip(DriftGate.makeWith(options).pipe(Effect.provideService(RelayProfile.RelayProfile, none)))
         assert.deepStrictEqual([e._tag, e.of], ["InvalidOptions", "DriftGate"], JSON.stringify(options))
       }
-      const built = yield* DriftGate.makeWith({ cacheSize: 1, onUnreachable: "fail" }).pipe(Effect.provideService(Capabilities.Capabilities, none))
+      const built = yield* DriftGate.makeWith({ cacheSize: 1, onUnreachable: "fail" }).pipe(Effect.provideService(RelayProfile.RelayProfile, none))
       assert.isFunction(built.check)
     }))
 })

@@ -1,5 +1,5 @@
 /**
- * A capabilities endpoint on loopback (a real `node:http` server on port 0) for cloud-profile sessions,
+ * A relay profile endpoint on loopback (a real `node:http` server on port 0) for cloud-profile sessions,
  * and the drift gate over it: the session's gate makes real HTTP requests, counted here.
  */
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
@@ -7,7 +7,8 @@ import { Effect, Layer } from "effect"
 import type { Scope } from "effect"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
-import { Capabilities, DriftGate } from "@toolgate/runtime"
+import { DriftGate } from "@toolgate/runtime"
+import * as RelayProfileClient from "../../src/RelayProfileClient.js"
 
 /** A started endpoint. */
 export interface Relay {
@@ -41,10 +42,10 @@ export const start = (status: number, body: unknown): Effect.Effect<Relay, never
 /** The drift gate over the endpoint at `url` (fetch over loopback sockets, a 2 s probe timeout). */
 export const gate = (url: string): Layer.Layer<DriftGate.DriftGate> =>
   DriftGate.layer.pipe(
-    Layer.provide(Capabilities.layerWith({ baseUrl: url, timeout: "2 seconds" })),
+    Layer.provide(RelayProfileClient.layerWith({ baseUrl: url, timeout: "2 seconds" })),
     Layer.provide(FetchHttpClient.layer),
     Layer.orDie
   )
 
-/** A well-formed capabilities envelope exporting `toolSchemas`. */
+/** A well-formed profile envelope exporting `toolSchemas`. */
 export const envelope = (toolSchemas: Readonly<Record<string, unknown>>): unknown => ({ capabilities_version: "1.0", tool_schemas: toolSchemas })

@@ -1,6 +1,6 @@
 /**
- * The capabilities wire contract as Schemas and one pure classification: a decoded body is `Exported`,
- * `Predates` (neither key) or a `CapabilitiesContractError`. HTTP and caching live in `Capabilities.ts`.
+ * The relay profile's wire contract as Schemas and one pure classification: a decoded body is `Exported`,
+ * `Predates` (neither key) or a `RelayProfileContractError`. HTTP and caching live in `RelayProfileClient.ts`.
  *
  * @internal
  */
@@ -8,8 +8,8 @@ import * as JsonSchema from "@toolgate/json-schema/JsonSchema"
 import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
-import { CapabilitiesContractError } from "../Errors.js"
-import { clip } from "./json.js"
+import { Errors } from "@toolgate/runtime"
+import { clip } from "./transport.js"
 
 /** The major version of `capabilities_version` this runtime reads. */
 export const SUPPORTED_MAJOR = 1
@@ -18,10 +18,10 @@ export const SUPPORTED_MAJOR = 1
 export const Envelope = Schema.Struct({
   capabilities_version: Schema.optionalWith(Schema.Unknown, { exact: true }),
   tool_schemas: Schema.optionalWith(Schema.Unknown, { exact: true })
-}).annotations({ identifier: "CapabilitiesEnvelope", message: () => "the body is not a JSON object" })
+}).annotations({ identifier: "RelayProfileEnvelope", message: () => "the body is not a JSON object" })
 
 /** `"MAJOR.MINOR"`, both decimal. */
-export const Version = Schema.String.pipe(Schema.pattern(/^\d{1,9}\.\d{1,9}$/)).annotations({ identifier: "CapabilitiesVersion" })
+export const Version = Schema.String.pipe(Schema.pattern(/^\d{1,9}\.\d{1,9}$/)).annotations({ identifier: "RelayProfileVersion" })
 
 /** A plain object (JSON objects only: no arrays, class instances or null). */
 const isPlainObject = (u: unknown): u is Readonly<Record<string, unknown>> => {
@@ -70,21 +70,21 @@ const decodeToolSchemas = Schema.decodeUnknownEither(ToolSchemas, { errors: "all
 const predates: Wire = { _tag: "Predates" }
 
 /** Classifies a decoded envelope exactly as the wire contract says. */
-export const classify = (body: typeof Envelope.Type): Either.Either<Wire, CapabilitiesContractError> => {
+export const classify = (body: typeof Envelope.Type): Either.Either<Wire, Errors.RelayProfileContractError> => {
   const hasVersion = "capabilities_version" in body, hasTools = "tool_schemas" in body
   if (!hasVersion && !hasTools) return Either.right(predates)
   if (!hasVersion || !hasTools) {
     const [present, absent] = hasVersion ? ["capabilities_version", "tool_schemas"] : ["tool_schemas", "capabilities_version"]
-    return Either.left(new CapabilitiesContractError({ reason: "incomplete", detail: `${present} is present but ${absent} is missing` }))
+    return Either.left(new Errors.RelayProfileContractError({ reason: "incomplete", detail: `${present} is present but ${absent} is missing` }))
   }
   const version = decodeVersion(body.capabilities_version)
   if (Either.isLeft(version)) {
     const got = preview(body.capabilities_version)
-    return Either.left(new CapabilitiesContractError({ reason: "malformed", detail: `capabilities_version must be a string "MAJOR.MINOR", got ${got}` }))
+    return Either.left(new Errors.RelayProfileContractError({ reason: "malformed", detail: `capabilities_version must be a string "MAJOR.MINOR", got ${got}` }))
   }
   const major = Number(version.right.split(".")[0])
   if (major !== SUPPORTED_MAJOR) {
-    return Either.left(new CapabilitiesContractError({
+    return Either.left(new Errors.RelayProfileContractError({
       reason: "unsupported_version",
       detail: `capabilities_version ${version.right} has major ${major}; this runtime reads major ${SUPPORTED_MAJOR}`
     }))
@@ -95,9 +95,9 @@ export const classify = (body: typeof Envelope.Type): Either.Either<Wire, Capabi
 }
 
 /** A `ParseError` as a `malformed` contract error with readable messages. */
-export const malformed = (error: ParseResult.ParseError): CapabilitiesContractError => {
+export const malformed = (error: ParseResult.ParseError): Errors.RelayProfileContractError => {
   const messages = ParseResult.ArrayFormatter.formatErrorSync(error).map((issue) => issue.message)
-  return new CapabilitiesContractError({ reason: "malformed", detail: clip([...new Set(messages)].join("; "), 1_000) })
+  return new Errors.RelayProfileContractError({ reason: "malformed", detail: clip([...new Set(messages)].join("; "), 1_000) })
 }
 
 const preview = (u: unknown): string => {

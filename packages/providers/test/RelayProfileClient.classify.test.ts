@@ -1,40 +1,40 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Either } from "effect"
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
-import * as Capabilities from "../src/Capabilities.js"
-import type { CapabilitiesContractError } from "../src/Errors.js"
-import { answer, capabilities, envelope, refusedUrl, start } from "./support/relay.js"
-import type { Handler } from "./support/relay.js"
+import * as RelayProfileClient from "../src/RelayProfileClient.js"
+import type { Errors, RelayProfile } from "@toolgate/runtime"
+import { answer, envelope, profileClient, refusedUrl, start } from "./support/relayDouble.js"
+import type { Handler } from "./support/relayDouble.js"
 
 const weather = { type: "object", properties: { city: { type: "string" } }, required: ["city"] }
 
 /** One probe against a relay answering with `handler`; the outcome and how many requests it made. */
-const probeWith = (handler: Handler, options: Omit<Capabilities.Options, "baseUrl"> = {}) =>
+const probeWith = (handler: Handler, options: Omit<RelayProfileClient.Options, "baseUrl"> = {}) =>
   Effect.gen(function*() {
     const relay = yield* start(handler)
-    const service = yield* capabilities(relay.url, options)
+    const service = yield* profileClient(relay.url, options)
     const outcome = yield* Effect.either(service.probe())
     return { outcome, requests: relay.requests(), paths: relay.paths }
   })
 
-const exported = (outcome: Either.Either<Capabilities.Probe, CapabilitiesContractError>) => {
+const exported = (outcome: Either.Either<RelayProfile.Probe, Errors.RelayProfileContractError>) => {
   assert.isTrue(Either.isRight(outcome) && outcome.right._tag === "Exported", JSON.stringify(outcome))
-  return (outcome as Either.Right<never, Extract<Capabilities.Probe, { _tag: "Exported" }>>).right
+  return (outcome as Either.Right<never, Extract<RelayProfile.Probe, { _tag: "Exported" }>>).right
 }
 
-const contractError = (outcome: Either.Either<Capabilities.Probe, CapabilitiesContractError>) => {
+const contractError = (outcome: Either.Either<RelayProfile.Probe, Errors.RelayProfileContractError>) => {
   assert.isTrue(Either.isLeft(outcome), JSON.stringify(outcome))
-  const error = (outcome as Either.Left<CapabilitiesContractError, never>).left
-  assert.strictEqual(error._tag, "CapabilitiesContractError")
+  const error = (outcome as Either.Left<Errors.RelayProfileContractError, never>).left
+  assert.strictEqual(error._tag, "RelayProfileContractError")
   return error
 }
 
-const unreachable = (outcome: Either.Either<Capabilities.Probe, CapabilitiesContractError>): string => {
+const unreachable = (outcome: Either.Either<RelayProfile.Probe, Errors.RelayProfileContractError>): string => {
   assert.isTrue(Either.isRight(outcome) && outcome.right._tag === "Unreachable", JSON.stringify(outcome))
-  return (outcome as Either.Right<never, Extract<Capabilities.Probe, { _tag: "Unreachable" }>>).right.cause
+  return (outcome as Either.Right<never, Extract<RelayProfile.Probe, { _tag: "Unreachable" }>>).right.cause
 }
 
-describe("Capabilities: classification over loopback HTTP", () => {
+describe("RelayProfileClient: classification over loopback HTTP", () => {
   it.scopedLive("Exported: the version and every tool schema, from GET /v1/agent/capabilities", () =>
     Effect.gen(function*() {
       const { outcome, paths, requests } = yield* probeWith(answer(envelope({ get_weather: weather, noop: true })))
@@ -58,8 +58,8 @@ describe("Capabilities: classification over loopback HTTP", () => {
   it.scopedLive("a base URL with a trailing slash or a path prefix", () =>
     Effect.gen(function*() {
       const relay = yield* start(answer(envelope({})))
-      yield* (yield* capabilities(`${relay.url}/`)).probe()
-      yield* (yield* capabilities(`${relay.url}/relay/`)).probe()
+      yield* (yield* profileClient(`${relay.url}/`)).probe()
+      yield* (yield* profileClient(`${relay.url}/relay/`)).probe()
       assert.deepStrictEqual(relay.paths, ["/v1/agent/capabilities", "/relay/v1/agent/capabilities"])
     }))
 
@@ -97,7 +97,7 @@ describe("Capabilities: classification over loopback HTTP", () => {
 
   it.scopedLive("Unreachable: connection refused", () =>
     Effect.gen(function*() {
-      const service = yield* capabilities(yield* refusedUrl)
+      const service = yield* profileClient(yield* refusedUrl)
       const outcome = yield* Effect.either(service.probe())
       assert.strictEqual(unreachable(outcome), "transport error (ECONNREFUSED)")
     }))
@@ -205,14 +205,14 @@ describe("Capabilities: classification over loopback HTTP", () => {
     }))
 
   /** What building the service with `options` fails with. */
-  const invalid = (options: Capabilities.Options) =>
-    Effect.flip(Capabilities.make(options).pipe(Effect.provide(FetchHttpClient.layer)))
+  const invalid = (options: RelayProfileClient.Options) =>
+    Effect.flip(RelayProfileClient.make(options).pipe(Effect.provide(FetchHttpClient.layer)))
 
   it.scoped("a base URL that is not http(s) is InvalidOptions while the service is built", () =>
     Effect.gen(function*() {
       for (const url of ["not a url", "", "ftp://relay.example", "file:///etc/passwd", "javascript:alert(1)"]) {
         const e = yield* invalid({ baseUrl: url })
-        assert.deepStrictEqual([e._tag, e.of], ["InvalidOptions", "Capabilities"], url)
+        assert.deepStrictEqual([e._tag, e.of], ["InvalidOptions", "RelayProfileClient"], url)
         assert.include(e.message, "http")
       }
     }))
@@ -220,7 +220,7 @@ describe("Capabilities: classification over loopback HTTP", () => {
   it.scopedLive("a timeout that is not positive, a time to live that is not a duration, a byte limit below 1: InvalidOptions", () =>
     Effect.gen(function*() {
       const relay = yield* start(answer(envelope({})))
-      const hostile: ReadonlyArray<Omit<Capabilities.Options, "baseUrl">> = [
+      const hostile: ReadonlyArray<Omit<RelayProfileClient.Options, "baseUrl">> = [
         { timeout: 0 }, { timeout: -5 }, { timeout: Number.NaN }, { timeout: "banana" as never }, { timeout: {} as never },
         { timeToLive: "soon" as never }, { timeToLive: Number.NaN }, { maxBodyBytes: 0 }, { maxBodyBytes: 1.5 }
       ]
@@ -230,7 +230,7 @@ describe("Capabilities: classification over loopback HTTP", () => {
       }
       // a zero or infinite time to live is a valid choice: never kept, or kept for good
       for (const timeToLive of [0, Number.POSITIVE_INFINITY]) {
-        const service = yield* capabilities(relay.url, { timeToLive })
+        const service = yield* profileClient(relay.url, { timeToLive })
         assert.strictEqual((yield* service.probe())._tag, "Exported")
       }
       assert.strictEqual(relay.requests(), 2)

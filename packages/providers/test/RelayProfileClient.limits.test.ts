@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { capabilities, envelope, type Handler, start } from "./support/relay.js"
+import { envelope, profileClient, type Handler, start } from "./support/relayDouble.js"
 
 /** Streams an endless JSON string (1 MiB pieces, with backpressure) until the client goes away; counts bytes sent. */
 const endless = (sent: { bytes: number }): Handler => (_req, res) => {
@@ -18,20 +18,20 @@ const endless = (sent: { bytes: number }): Handler => (_req, res) => {
   pump()
 }
 
-describe("Capabilities: bounded bodies over loopback", () => {
+describe("RelayProfileClient: bounded bodies over loopback", () => {
   it.scopedLive("an endless body stops at the limit with a typed malformed error; memory stays bounded", () =>
     Effect.gen(function*() {
       const sent = { bytes: 0 }
       const relay = yield* start(endless(sent))
-      const service = yield* capabilities(relay.url, { maxBodyBytes: 4 * 1024 * 1024, timeout: "20 seconds" })
+      const service = yield* profileClient(relay.url, { maxBodyBytes: 4 * 1024 * 1024, timeout: "20 seconds" })
       const before = process.memoryUsage().rss
       const error = yield* Effect.flip(service.probe())
       const growth = process.memoryUsage().rss - before
-      assert.strictEqual(error._tag, "CapabilitiesContractError")
+      assert.strictEqual(error._tag, "RelayProfileContractError")
       assert.strictEqual(error.reason, "malformed")
       assert.include(error.detail, "larger than 4194304 bytes")
       assert.isBelow(growth, 200 * 1024 * 1024, `RSS grew by ${growth} bytes`)
-      yield* Effect.log(`capabilities limit: ${sent.bytes} bytes sent, RSS +${Math.round(growth / 1048576)} MiB`)
+      yield* Effect.log(`profile limit: ${sent.bytes} bytes sent, RSS +${Math.round(growth / 1048576)} MiB`)
       assert.isBelow(sent.bytes, 1024 * 1024 * 1024, "the server was stopped long before 1 GiB")
     }), 60_000)
 
@@ -41,7 +41,7 @@ describe("Capabilities: bounded bodies over loopback", () => {
         res.writeHead(200, { "content-type": "application/json" })
         res.end(JSON.stringify(envelope({ t: { type: "object" } })))
       })
-      const service = yield* capabilities(relay.url, { maxBodyBytes: 1024 })
+      const service = yield* profileClient(relay.url, { maxBodyBytes: 1024 })
       const probe = yield* service.probe()
       assert.strictEqual(probe._tag, "Exported")
     }), 20_000)

@@ -1,8 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Either, FastCheck as fc, Schema } from "effect"
-import { classify, Envelope, malformed } from "../src/internal/capabilitiesWire.js"
+import { classify, Envelope, malformed } from "../src/internal/relayProfileWire.js"
 
-/** The body as `Capabilities` reads it: the Envelope decode, then the classification. */
+/** The body as `RelayProfileClient` reads it: the Envelope decode, then the classification. */
 const read = (body: unknown) => {
   const decoded = Schema.decodeUnknownEither(Envelope, { errors: "all" })(body)
   return Either.isLeft(decoded) ? Either.left(malformed(decoded.left)) : classify(decoded.right)
@@ -17,7 +17,7 @@ const body = fc.oneof(
   fc.dictionary(fc.constantFrom("capabilities_version", "tool_schemas", "__proto__", "documents"), fc.jsonValue({ maxDepth: 2 }))
 ).map((v) => JSON.parse(JSON.stringify(v)) as unknown)
 
-describe("Capabilities wire classification (properties)", () => {
+describe("RelayProfileClient wire classification (properties)", () => {
   it.prop("any JSON body is classified by the presence of the two keys, and never throws", [body], ([value]) => {
     const outcome = read(value)
     if (!isPlainObject(value)) {

@@ -1,15 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Either, Layer, Logger } from "effect"
-import * as AgentSession from "../src/AgentSession.js"
-import * as ArgumentValidator from "../src/ArgumentValidator.js"
-import * as Capabilities from "../src/Capabilities.js"
-import * as DriftGate from "../src/DriftGate.js"
-import type * as Provider from "../src/Provider.js"
-import * as Tool from "../src/Tool.js"
-import * as Toolkit from "../src/Toolkit.js"
-import { answer, make } from "./support/scriptedProvider.js"
-import { answer as reply, capabilities, envelope, start } from "./support/relay.js"
-import type { Handler } from "./support/relay.js"
+import { AgentSession, ArgumentValidator, DriftGate, RelayProfile, Tool, Toolkit } from "@toolgate/runtime"
+import type { Provider } from "@toolgate/runtime"
+import { answer, make } from "../../runtime/test/support/scriptedProvider.js"
+import { answer as reply, envelope, profileClient, start } from "./support/relayDouble.js"
+import type { Handler } from "./support/relayDouble.js"
 
 const weather = { type: "object", properties: { city: { type: "string" } }, required: ["city"] }
 const loosened = { ...weather, required: [] }
@@ -22,17 +17,17 @@ const toolkit = Either.getOrThrow(Toolkit.make(
 const cloudSession = (handler: Handler, provider: Provider.AgentProvider, gate: DriftGate.Options = {}) =>
   Effect.gen(function*() {
     const relay = yield* start(handler)
-    const service = yield* capabilities(relay.url)
+    const service = yield* profileClient(relay.url)
     const layers = Layer.mergeAll(
       ArgumentValidator.layer,
-      DriftGate.layerWith(gate).pipe(Layer.provide(Layer.succeed(Capabilities.Capabilities, service))),
+      DriftGate.layerWith(gate).pipe(Layer.provide(Layer.succeed(RelayProfile.RelayProfile, service))),
       Logger.remove(Logger.defaultLogger)
     )
     const session = yield* AgentSession.make({ provider, toolkit, mode: "cloudProfile" }).pipe(Effect.provide(layers))
     return { relay, session }
   })
 
-describe("AgentSession (cloud profile: the drift gate)", () => {
+describe("AgentSession (cloud profile: the drift gate over a loopback relay)", () => {
   it.scopedLive("drift: SchemaDriftError before any stream request; history keeps only the user message", () =>
     Effect.gen(function*() {
       const provider = make([answer("never")])
@@ -62,7 +57,7 @@ describe("AgentSession (cloud profile: the drift gate)", () => {
       assert.strictEqual(provider.requests.length, 3)
     }))
 
-  it.scopedLive("onUnreachable \"fail\": a 503 relay fails every send with CapabilitiesUnreachable before any provider request; a reachable one proves", () =>
+  it.scopedLive("onUnreachable \"fail\": a 503 relay fails every send with RelayProfileUnreachable before any provider request; a reachable one proves", () =>
     Effect.gen(function*() {
       const provider = make([answer("one")])
       let down = true
@@ -70,7 +65,7 @@ describe("AgentSession (cloud profile: the drift gate)", () => {
       const { relay, session } = yield* cloudSession(handler, provider, { onUnreachable: "fail" })
       for (const text of ["a", "b"]) {
         const error = yield* Effect.flip(session.send(text))
-        assert.strictEqual(error._tag, "CapabilitiesUnreachable")
+        assert.strictEqual(error._tag, "RelayProfileUnreachable")
         assert.include(error.message, "HTTP 503")
       }
       assert.deepStrictEqual([relay.requests(), provider.requests.length], [2, 0])
@@ -87,12 +82,12 @@ describe("AgentSession (cloud profile: the drift gate)", () => {
       assert.strictEqual(turn.gate?._tag === "Degraded" && turn.gate.reason, "predates")
     }))
 
-  it.scopedLive("a malformed capabilities envelope is a CapabilitiesContractError with zero provider requests", () =>
+  it.scopedLive("a malformed relay profile is a RelayProfileContractError with zero provider requests", () =>
     Effect.gen(function*() {
       const provider = make([answer("never")])
       const { session } = yield* cloudSession(reply({ capabilities_version: "1.0" }), provider)
       const error = yield* Effect.flip(session.send("x"))
-      assert.strictEqual(error._tag, "CapabilitiesContractError")
+      assert.strictEqual(error._tag, "RelayProfileContractError")
       assert.strictEqual(provider.requests.length, 0)
       assert.deepStrictEqual(yield* session.history, [{ _tag: "User", text: "x" }])
     }))

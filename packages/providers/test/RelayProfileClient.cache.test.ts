@@ -1,9 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import { ConfigProvider, Deferred, Effect, Either, Exit, Fiber, Layer, Supervisor, TestClock } from "effect"
-import * as Capabilities from "../src/Capabilities.js"
-import { answer, capabilities, envelope, start } from "./support/relay.js"
-import type { Handler } from "./support/relay.js"
+import { RelayProfile } from "@toolgate/runtime"
+import * as RelayProfileClient from "../src/RelayProfileClient.js"
+import { answer, envelope, profileClient, start } from "./support/relayDouble.js"
+import type { Handler } from "./support/relayDouble.js"
 
 const good = envelope({ get_weather: { type: "object" } })
 
@@ -16,11 +17,11 @@ const slowly = (ms: number, handler: Handler): Handler => (req, res, n) => {
 const inTurn = (...handlers: ReadonlyArray<Handler>): Handler => (req, res, n) =>
   handlers[Math.min(n, handlers.length) - 1]!(req, res, n)
 
-describe("Capabilities: single flight and caching", () => {
+describe("RelayProfileClient: single flight and caching", () => {
   it.scopedLive("100 concurrent first callers make exactly one request and share its answer", () =>
     Effect.gen(function*() {
       const relay = yield* start(slowly(50, answer(good)))
-      const service = yield* capabilities(relay.url)
+      const service = yield* profileClient(relay.url)
       const probes = yield* Effect.all(Array.from({ length: 100 }, () => service.probe()), { concurrency: "unbounded" })
       assert.strictEqual(relay.requests(), 1)
       assert.isTrue(probes.every((p) => p._tag === "Exported"))
@@ -31,7 +32,7 @@ describe("Capabilities: single flight and caching", () => {
   it.scoped("a success is cached for the time to live, then asked again", () =>
     Effect.gen(function*() {
       const relay = yield* start(answer(good))
-      const service = yield* capabilities(relay.url, { timeToLive: "5 minutes" })
+      const service = yield* profileClient(relay.url, { timeToLive: "5 minutes" })
       const first = yield* service.probe()
       yield* TestClock.adjust("4 minutes")
       const second = yield* service.probe()
@@ -47,7 +48,7 @@ describe("Capabilities: single flight and caching", () => {
   it.scopedLive("Predates is an answer from the relay: cached like a success", () =>
     Effect.gen(function*() {
       const relay = yield* start(answer({ documents: true }))
-      const service = yield* capabilities(relay.url)
+      const service = yield* profileClient(relay.url)
       assert.strictEqual((yield* service.probe())._tag, "Predates")
       assert.strictEqual((yield* service.probe())._tag, "Predates")
       assert.strictEqual(relay.requests(), 1)
@@ -56,7 +57,7 @@ describe("Capabilities: single flight and caching", () => {
   it.scopedLive("a contract failure is not cached: the next call asks again and sees the fixed relay", () =>
     Effect.gen(function*() {
       const relay = yield* start(inTurn(answer({ capabilities_version: "1.0" }), answer(good)))
-      const service = yield* capabilities(relay.url)
+      const service = yield* profileClient(relay.url)
       const first = yield* Effect.either(service.probe())
       assert.isTrue(Either.isLeft(first) && first.left.reason === "incomplete")
       const second = yield* service.probe()
@@ -69,7 +70,7 @@ describe("Capabilities: single flight and caching", () => {
   it.scopedLive("Unreachable is not cached: a recovered relay is seen on the next call", () =>
     Effect.gen(function*() {
       const relay = yield* start(inTurn(answer("down", 503), answer("down", 404), answer(good)))
-      const service = yield* capabilities(relay.url)
+      const service = yield* profileClient(relay.url)
       assert.strictEqual((yield* service.probe())._tag, "Unreachable")
       assert.strictEqual((yield* service.probe())._tag, "Unreachable")
       assert.strictEqual((yield* service.probe())._tag, "Exported")
@@ -79,7 +80,7 @@ describe("Capabilities: single flight and caching", () => {
   it.scopedLive("concurrent callers of a failing probe share the failure, and only one new request follows", () =>
     Effect.gen(function*() {
       const relay = yield* start(inTurn(slowly(50, answer([])), answer(good)))
-      const service = yield* capabilities(relay.url)
+      const service = yield* profileClient(relay.url)
       const firsts = yield* Effect.all(Array.from({ length: 20 }, () => Effect.either(service.probe())), {
         concurrency: "unbounded"
       })
@@ -97,7 +98,7 @@ describe("Capabilities: single flight and caching", () => {
         Effect.runFork(Deferred.await(release).pipe(Effect.andThen(() => answer(good)(req, res, n))))
       }
       const relay = yield* start(held)
-      const service = yield* capabilities(relay.url)
+      const service = yield* profileClient(relay.url)
       const first = yield* Effect.fork(service.probe())
       yield* relay.received(1)
       const others = yield* Effect.fork(Effect.all(Array.from({ length: 10 }, () => service.probe()), { concurrency: "unbounded" }))
@@ -120,7 +121,7 @@ describe("Capabilities: single flight and caching", () => {
         Effect.runFork(Deferred.await(release).pipe(Effect.andThen(() => answer("down", 503)(req, res, n))))
       }
       const relay = yield* start(inTurn(held, answer(good)))
-      const service = yield* capabilities(relay.url)
+      const service = yield* profileClient(relay.url)
       // The supervisor tracks the fibers the first call forks: the request, which outlives its caller.
       const supervisor = yield* Supervisor.track
       const first = yield* Effect.fork(service.probe().pipe(Effect.supervised(supervisor)))
@@ -137,7 +138,7 @@ describe("Capabilities: single flight and caching", () => {
     Effect.gen(function*() {
       const relay = yield* start(() => {})
       const outcome = yield* Effect.scoped(Effect.gen(function*() {
-        const service = yield* capabilities(relay.url, { timeout: "10 seconds" })
+        const service = yield* profileClient(relay.url, { timeout: "10 seconds" })
         const fiber = yield* Effect.fork(service.probe())
         yield* relay.received(1)
         return fiber
@@ -146,23 +147,23 @@ describe("Capabilities: single flight and caching", () => {
       assert.strictEqual(relay.requests(), 1)
     }))
 
-  it.scopedLive("layerConfig reads the relay URL, timeout and time to live while the layer is built", () =>
+  it.scopedLive("layerEnv reads the relay URL, timeout and time to live while the layer is built", () =>
     Effect.gen(function*() {
       const relay = yield* start(answer(good))
       const provider = ConfigProvider.fromMap(new Map([
         ["TOOLGATE_RELAY_URL", `${relay.url}/`],
-        ["TOOLGATE_CAPABILITIES_TIMEOUT", "1 second"],
-        ["TOOLGATE_CAPABILITIES_TTL", "1 hour"]
+        ["TOOLGATE_RELAY_PROFILE_TIMEOUT", "1 second"],
+        ["TOOLGATE_RELAY_PROFILE_TTL", "1 hour"]
       ]))
-      const live = Capabilities.layerConfig.pipe(Layer.provide(FetchHttpClient.layer), Layer.provide(Layer.setConfigProvider(provider)))
-      const probes = yield* Effect.flatMap(Capabilities.Capabilities, (c) => Effect.all([c.probe(), c.probe()])).pipe(Effect.provide(live))
+      const live = RelayProfileClient.layerEnv.pipe(Layer.provide(FetchHttpClient.layer), Layer.provide(Layer.setConfigProvider(provider)))
+      const probes = yield* Effect.flatMap(RelayProfile.RelayProfile, (c) => Effect.all([c.probe(), c.probe()])).pipe(Effect.provide(live))
       assert.deepStrictEqual(probes.map((p) => p._tag), ["Exported", "Exported"])
       assert.strictEqual(relay.requests(), 1)
-      const missing = Capabilities.layerConfig.pipe(
+      const missing = RelayProfileClient.layerEnv.pipe(
         Layer.provide(FetchHttpClient.layer),
         Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map([["TOOLGATE_RELAY_URL", "not a url"]]))))
       )
-      const built = yield* Effect.exit(Effect.provide(Capabilities.Capabilities, missing))
+      const built = yield* Effect.exit(Effect.provide(RelayProfile.RelayProfile, missing))
       assert.isTrue(Exit.isFailure(built))
       assert.strictEqual(relay.requests(), 1)
     }))
