@@ -101,7 +101,7 @@ export interface Config {
   readonly preTransmit: PreTransmit | undefined
   /** The most events one round trip may bring; a provider streaming past it fails the turn. */
   readonly maxEventsPerRound: number
-  /** `TOOLGATE_NO_STRICT` was set when the session was made: no tool goes out strict. */
+  /** The session was made with `strictTools: false`: no tool goes out strict. */
   readonly strictDisabled: boolean
   /** The start of every system prompt. */
   readonly persona: string | undefined

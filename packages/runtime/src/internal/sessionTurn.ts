@@ -1,5 +1,5 @@
 /**
- * One turn of a session, as DESIGN.md draws it: the checks that may refuse a send before the user's
+ * One turn of a session, as docs/architecture.md draws it: the checks that may refuse a send before the user's
  * message is recorded, then the message, the drift gate, the round trips (app-driven: until a round has
  * no tool calls; provider-driven: one) and the commit. A typed failure (or an interruption) after the
  * user's message rolls the turn back: history keeps only that message and no undo entry is written.
