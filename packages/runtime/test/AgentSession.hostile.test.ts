@@ -204,6 +204,7 @@ describe("AgentSession (hostile input)", () => {
         [{ toolkit, mode: "local", provider: 42 }, "provider"],
         [{ toolkit, mode: "local", provider: {} }, "provider"],
         [{ toolkit, mode: "local", provider: { _tag: "RegistryAware" } }, "provider"],
+        [{ toolkit, mode: "local", provider: { ...provider, complete: 5 } }, "provider: `complete` is not a function"],
         [{ toolkit: null, mode: "local", provider }, "toolkit"],
         [{ toolkit: {}, mode: "local", provider }, "toolkit"],
         [{ toolkit, mode: "local", provider, preTransmit: 5 }, "preTransmit"],

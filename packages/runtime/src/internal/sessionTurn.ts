@@ -184,7 +184,7 @@ const roundTrip = Effect.fnUntraced(function*<A, X>(env: Env, current: Current, 
     toolCalling: capabilities.supportsToolCalling,
     ...(maxToolCalls === undefined ? {} : { maxToolCalls })
   }
-  const events = yield* RoundEvents.tracked(env, `${env.id}:${current.number}:${round}`, () => RoundEvents.read(env, env.provider.stream(request), contract))
+  const events = yield* RoundEvents.tracked(env, `${env.id}:${current.number}:${round}`, () => RoundEvents.read(env, request, contract))
     .pipe(Telemetry.chatSpan(capabilities, request))
   return { events, sent: all.length, active }
 })
