@@ -23,7 +23,7 @@ import * as Errors from "./Errors.js"
 import * as Decode from "./Decode.js"
 import { StructuredOutputInvalid, StructuredOutputUnsupported } from "./Errors.js"
 import { safeString } from "./internal/json.js"
-import { type Env, type Live, makeState, subscribe } from "./internal/sessionState.js"
+import { type Env, type Live, makeEnv, subscribe } from "./internal/sessionState.js"
 import { registry } from "./internal/registry.js"
 import { type Parts, partsOf } from "./internal/sessionParts.js"
 import * as SessionTurn from "./internal/sessionTurn.js"
@@ -350,10 +350,9 @@ const makeWith = Effect.fnUntraced(function*(settings: typeof Settings.Type, par
   const keys = { turn: 0, part: "" }
   const provider = yield* providerOf(parts.provider, () => registry({ toolkit: scoped, validator, limits, live, id, keys, context }))
   yield* decodeFlags(provider.capabilities)
-  const state = makeState(settings.eventCapacity, ToolDiscovery.initial(scoped, provider.capabilities))
-  const toolkit = yield* ToolDiscovery.withTools(scoped, provider.capabilities, state.discovery)
-  const env: Env = {
-    ...state,
+  const discovery = Ref.unsafeMake(ToolDiscovery.initial(scoped, provider.capabilities))
+  const toolkit = yield* ToolDiscovery.withTools(scoped, provider.capabilities, discovery)
+  const env = makeEnv({
     id,
     provider,
     toolkit,
@@ -370,7 +369,7 @@ const makeWith = Effect.fnUntraced(function*(settings: typeof Settings.Type, par
     sampling: settings.sampling,
     live,
     keys
-  }
+  }, settings.eventCapacity, discovery)
   return methods(env, Effect.unsafeMakeSemaphore(1).withPermits(1))
 })
 

@@ -17,6 +17,7 @@ import { Capabilities } from "./Capabilities.js"
 import * as Errors from "./Errors.js"
 import * as Decode from "./Decode.js"
 import { type CapabilitiesContractError, CapabilitiesUnreachable, SchemaDriftError, UnsupportedCloudToolSchema } from "./Errors.js"
+import * as Telemetry from "./Telemetry.js"
 
 /** What the gate reads of a toolkit (a `Toolkit.Toolkit<R>` fits): its tools by name with their local JSON Schemas. */
 export interface Checkable {
@@ -171,6 +172,9 @@ const Settings = Schema.Struct({
 
 const decodeSettings = Decode.options("DriftGate", Settings)
 
+/** The gate's span: `DriftGate.check`, with `error.type` when it fails. */
+const checkSpan = Telemetry.span("DriftGate.check")
+
 /**
  * Builds the gate over `Capabilities`, with its own verdict cache (shared by every session of the layer);
  * options that are not valid fail with `InvalidOptions`.
@@ -180,7 +184,7 @@ export const makeWith = (options: Options = {}): Effect.Effect<Service, Errors.I
     const settings = yield* decodeSettings(options)
     const capabilities = yield* Capabilities
     const prove = cached(settings.cacheSize, upgradedBy(options.prove ?? Subschema.check))
-    const check = Effect.fn("DriftGate.check")(function*(toolkit: Checkable) {
+    const check = Effect.fnUntraced(function*(toolkit: Checkable) {
       const probe = yield* capabilities.probe()
       if (probe._tag === "Unreachable" && settings.onUnreachable === "fail") {
         return yield* new CapabilitiesUnreachable({ detail: `the relay is unreachable (${probe.cause})` })
@@ -197,7 +201,7 @@ export const makeWith = (options: Options = {}): Effect.Effect<Service, Errors.I
       yield* Effect.annotateCurrentSpan({ "toolgate.drift_gate.tools": probe.toolSchemas.size, "toolgate.capabilities.version": probe.version })
       const local = new Map(Array.from(toolkit.tools, ([name, tool]) => [name, tool.jsonSchema]))
       return yield* fold(verdicts(probe.toolSchemas, local, prove))
-    })
+    }, checkSpan)
     return DriftGate.of({ check })
   })
 

@@ -152,21 +152,41 @@ export interface State {
 /** A session: its configuration and its state. */
 export interface Env extends Config, State {}
 
-/** Fresh state; its events hub (sliding, of `capacity`: a slow subscriber loses the oldest events) comes with the first subscriber. */
-export const makeState = (capacity: number, discovery: ToolDiscovery.State): State => ({
-    events: { capacity, hub: undefined },
-    history: Ref.unsafeMake<ReadonlyArray<Message.Message>>([]),
-    undoLog: Ref.unsafeMake<ReadonlyArray<UndoEntry>>([]),
-    results: Ref.unsafeMake<ReadonlyMap<string, ToolEnvelope.Envelope>>(new Map()),
-    artifacts: Ref.unsafeMake<ToolChain.Artifacts>(new Map()),
-    seen: Ref.unsafeMake(0),
-    proven: Ref.unsafeMake(false),
-    turns: Ref.unsafeMake(0),
-    outstanding: Ref.unsafeMake<ReadonlyArray<Compensation.OutstandingEffect>>([]),
-    lastUsage: Ref.unsafeMake(Option.none<AgentSession.UsageReport>()),
-    lastSchemaWarnings: Ref.unsafeMake<ReadonlyArray<Provider.ToolSchemaWarning>>([]),
-    discovery: Ref.unsafeMake(discovery)
-  })
+/**
+ * A session's environment: `config`, with fresh state and `discovery`; its events hub (sliding, of
+ * `capacity`: a slow subscriber loses the oldest events) comes with the first subscriber. Every field is
+ * written out in one literal, so every session's environment has the same compact shape.
+ */
+export const makeEnv = (config: Config, capacity: number, discovery: Ref.Ref<ToolDiscovery.State>): Env => ({
+  id: config.id,
+  provider: config.provider,
+  toolkit: config.toolkit,
+  context: config.context,
+  validator: config.validator,
+  gate: config.gate,
+  limits: config.limits,
+  chainScope: config.chainScope,
+  preTransmit: config.preTransmit,
+  maxEventsPerRound: config.maxEventsPerRound,
+  strictDisabled: config.strictDisabled,
+  persona: config.persona,
+  name: config.name,
+  sampling: config.sampling,
+  live: config.live,
+  keys: config.keys,
+  events: { capacity, hub: undefined },
+  history: Ref.unsafeMake<ReadonlyArray<Message.Message>>([]),
+  undoLog: Ref.unsafeMake<ReadonlyArray<UndoEntry>>([]),
+  results: Ref.unsafeMake<ReadonlyMap<string, ToolEnvelope.Envelope>>(new Map()),
+  artifacts: Ref.unsafeMake<ToolChain.Artifacts>(new Map()),
+  seen: Ref.unsafeMake(0),
+  proven: Ref.unsafeMake(false),
+  turns: Ref.unsafeMake(0),
+  outstanding: Ref.unsafeMake<ReadonlyArray<Compensation.OutstandingEffect>>([]),
+  lastUsage: Ref.unsafeMake(Option.none<AgentSession.UsageReport>()),
+  lastSchemaWarnings: Ref.unsafeMake<ReadonlyArray<Provider.ToolSchemaWarning>>([]),
+  discovery
+})
 
 /** A subscription to the session's events, the hub made now if this is the first (a second one made concurrently is dropped). */
 export const subscribe = (events: Events): Effect.Effect<Queue.Dequeue<SessionEvent.SessionEvent>, never, Scope.Scope> =>
