@@ -249,7 +249,8 @@ const jsonSchemaOf = <A, I>(schema: Schema.Schema<A, I>): Either.Either<JsonSche
 interface Running {
   readonly env: Env
   readonly serialized: <A, E>(effect: Effect.Effect<A, E>) => Effect.Effect<A, E>
-  readonly agent: Record<string, string>
+  /** The turn's `invoke_agent` span, its attributes built once for the session. */
+  readonly inAgentSpan: ReturnType<typeof Telemetry.invokeAgentSpan>
 }
 
 const acceptAny = (_text: string) => Effect.void
@@ -270,7 +271,7 @@ const sendIn = (s: Running, text: string, options?: SendOptions) =>
     )
     yield* Effect.annotateCurrentSpan("toolgate.turn", turn.turn)
     return turn
-  }).pipe(Telemetry.invokeAgentSpan(s.agent))
+  }).pipe(s.inAgentSpan)
 
 const generateIn = <A, I>(s: Running, schema: Schema.Schema<A, I>, text: string) =>
   Effect.gen(function*() {
@@ -282,13 +283,13 @@ const generateIn = <A, I>(s: Running, schema: Schema.Schema<A, I>, text: string)
       Effect.mapError(decode(answer), (e) => new StructuredOutputInvalid({ detail: ParseResult.TreeFormatter.formatErrorSync(e) }))
     const [, value] = yield* s.serialized(SessionTurn.run(s.env, text, { toolChoice: "auto", structuredOutput, accept, sampling: {} }))
     return value
-  }).pipe(Telemetry.invokeAgentSpan(s.agent))
+  }).pipe(s.inAgentSpan)
 
 const undoSpan = Telemetry.span("AgentSession.undoLastTurn")
 
 /** The session's methods over its environment. */
 const methods = (env: Env, serialized: <A, E>(effect: Effect.Effect<A, E>) => Effect.Effect<A, E>): AgentSession => {
-  const running: Running = { env, serialized, agent: Telemetry.invokeAgent(env.provider.capabilities.name, env.id, env.name) }
+  const running: Running = { env, serialized, inAgentSpan: Telemetry.invokeAgentSpan(Telemetry.invokeAgent(env.provider.capabilities.name, env.id, env.name)) }
   const reconcile = (keys: ReadonlyArray<string>) =>
     Effect.flatMap(decodeKeys(keys), (decoded) =>
       Ref.modify(env.outstanding, (all) => {
@@ -363,7 +364,7 @@ const makeWith = Effect.fnUntraced(function*(settings: typeof Settings.Type, par
     chainScope: settings.chainScope,
     preTransmit: parts.preTransmit,
     maxEventsPerRound: settings.maxEventsPerRound,
-    strictDisabled: !settings.strictTools,
+    definitions: SessionTurn.definitionsFor(toolkit, provider.capabilities, { toolChaining: validator.toolChaining, strictTools: settings.strictTools }),
     persona: settings.persona,
     name: settings.name,
     sampling: settings.sampling,
