@@ -118,7 +118,7 @@ const toolgateTurn = (spec: TurnSpec, count = false) => {
 /**
  * For context on turn (a): the same session over a provider written inline whose rounds are real streams
  * (`Stream.fromIterable`, as a streaming API's are) instead of rounds answered whole
- * (`Provider.wholeRound`, as `Scripted`'s and the peers' mock models are), so the figure shows what running
+ * (`AgentProvider.complete`, as `Scripted`'s and the peers' mock models are), so the figure shows what running
  * a stream costs per round.
  */
 const toolgateInlineTurn = (spec: TurnSpec) => {

@@ -37,7 +37,7 @@ const dir = Options.directory("dir").pipe(
   Options.withDescription("a folder of example JSON files ({ tool, source, note, schema, args }). Default: the examples shipped with toolgate.")
 )
 
-const load = Effect.fn("Examples.load")(function*(folder: string) {
+const load = Effect.fnUntraced(function*(folder: string) {
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
   const names = (yield* fs.readDirectory(folder).pipe(

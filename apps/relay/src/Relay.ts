@@ -39,6 +39,7 @@ import * as HttpServerError from "@effect/platform/HttpServerError"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Script } from "@toolgate/providers"
+import { Telemetry } from "@toolgate/runtime"
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
@@ -238,20 +239,16 @@ const readJson = (path: string) =>
   })
 
 /** A profile file: any JSON (kept as is) whose `faults`, when present, lists known faults. */
-export const loadProfile: (path: string) => Effect.Effect<Profile.Profile, RelayFileError, FileSystem.FileSystem> = Effect.fn(
-  "Relay.loadProfile"
-)(function*(path: string) {
+export const loadProfile: (path: string) => Effect.Effect<Profile.Profile, RelayFileError, FileSystem.FileSystem> = Effect.fnUntraced(function*(path: string) {
   const profile = yield* readJson(path)
   const faults = Profile.faults(profile)
   if (Either.isLeft(faults)) return yield* new RelayFileError({ path, reason: faults.left })
   return profile
-})
+}, Telemetry.span("Relay.loadProfile"))
 
 /** A scenario file: a `Script` as JSON (`{ "turns": [[round, …], …] }`). */
-export const loadScript: (path: string) => Effect.Effect<Script.Script, RelayFileError, FileSystem.FileSystem> = Effect.fn(
-  "Relay.loadScript"
-)(function*(path: string) {
+export const loadScript: (path: string) => Effect.Effect<Script.Script, RelayFileError, FileSystem.FileSystem> = Effect.fnUntraced(function*(path: string) {
   const script = Script.decode(yield* readJson(path))
   if (Either.isLeft(script)) return yield* new RelayFileError({ path, reason: `is not a script: ${Http.issuesText(script.left)}` })
   return script.right
-})
+}, Telemetry.span("Relay.loadScript"))

@@ -31,13 +31,13 @@ const getWeather = Tool.make("get_weather", {
 /** A session over `provider` (a layer), sending `prompt` with `options`; the committed turn. */
 const turn = (
   provider: Layer.Layer<Provider.Provider, unknown>,
-  make: Partial<AgentSession.Options<never>>,
+  make: Partial<Omit<AgentSession.Options<never>, "mode">>,
   prompt: string,
   options?: AgentSession.SendOptions
 ) =>
   Effect.gen(function*() {
     const toolkit = yield* Toolkit.make(getWeather)
-    const session = yield* AgentSession.make({ toolkit, mode: "local", ...make } as AgentSession.Options<never>)
+    const session = yield* AgentSession.make({ toolkit, mode: "local", ...make } as AgentSession.Options<never> & { readonly mode: "local" })
     return yield* session.send(prompt, options)
   }).pipe(Effect.scoped, Effect.provide(Layer.mergeAll(ArgumentValidator.layer, provider)))
 

@@ -13,7 +13,7 @@ import type * as AiError from "@effect/ai/AiError"
 import * as AiTool from "@effect/ai/Tool"
 import type * as AiToolkit from "@effect/ai/Toolkit"
 import { Arguments, JsonSchema, JsonValue } from "@toolgate/json-schema"
-import { ToolEnvelope } from "@toolgate/runtime"
+import { Telemetry, ToolEnvelope } from "@toolgate/runtime"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as RawParameters from "./internal/rawParameters.js"
@@ -80,8 +80,7 @@ const validated = (tool: AiTool.Any, declared: ReturnType<typeof AiTool.getJsonS
 
 /** The wrapped `handle`: prepare, then run the original on the prepared value; every answer an envelope. */
 const handler = (preparers: ReadonlyMap<string, Arguments.Preparer>, tools: Record<string, AiTool.Any>, original: Original, policy: Arguments.Policy) =>
-  Effect.fn("ValidatingToolkit.handle")(function*(name: string, params: unknown) {
-    yield* Effect.annotateCurrentSpan({ "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": name })
+  Effect.fnUntraced(function*(name: string, params: unknown) {
     const prepare = preparers.get(name)
     if (prepare === undefined) {
       // a provider-defined tool runs as the toolkit runs it; a name the toolkit lacks is tool_not_found
@@ -97,7 +96,7 @@ const handler = (preparers: ReadonlyMap<string, Arguments.Preparer>, tools: Reco
       case "Valid":
         return yield* run(original, name, prepared.value)
     }
-  })
+  }, (effect, name) => effect.pipe(Telemetry.span("ValidatingToolkit.handle", { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": name })))
 
 /** Runs the original handler on prepared arguments; every outcome but interruption is an envelope. */
 const run = (original: Original, name: string, value: JsonValue.JsonValue) =>

@@ -123,7 +123,7 @@ export const make = (options: Options): Effect.Effect<RelayProfile.Service, Erro
         invalidated.add(fiber)
         return invalidate
       })
-    const probe = Effect.fn("RelayProfileClient.probe")(function*() {
+    const probe = Effect.fnUntraced(function*() {
       let fiber = yield* cached
       // A failure no caller saw (its only caller was interrupted) is still in the cache: drop it, ask again.
       const done = yield* Fiber.poll(fiber)
@@ -135,7 +135,7 @@ export const make = (options: Options): Effect.Effect<RelayProfile.Service, Erro
       const exit = yield* Fiber.await(fiber)
       if (!keeps(exit)) yield* drop(fiber)
       return yield* exit
-    })
+    }, Telemetry.span("RelayProfileClient.probe"))
     return RelayProfile.RelayProfile.of({ probe })
   })
 

@@ -41,6 +41,8 @@ export const defaults: Provider.ProviderCapabilities = {
 export interface Scripted extends Provider.AgentProvider {
   /** Every request received, in order (what the session sent). */
   readonly requests: Effect.Effect<ReadonlyArray<Provider.CompletionRequest>>
+  /** Each round answered whole. */
+  readonly complete: NonNullable<Provider.AgentProvider["complete"]>
 }
 
 /** A provider playing `script`, with `defaults` overridden by `capabilities`. */
@@ -51,15 +53,16 @@ export const make = (
   Effect.sync(() => {
     const declared: Provider.ProviderCapabilities = { ...defaults, ...capabilities }
     const received: Array<Provider.CompletionRequest> = []
-    // A scripted round is known whole: the session reads it without running a stream.
-    const stream = (request: Provider.CompletionRequest): Stream.Stream<StreamEvent.StreamEvent, Errors.ProviderError> =>
-      Provider.wholeRound(Effect.suspend(() => {
+    // A scripted round is known whole: the session reads it with `complete`, without running a stream.
+    const complete = (request: Provider.CompletionRequest): Effect.Effect<ReadonlyArray<StreamEvent.StreamEvent>, Errors.ProviderError> =>
+      Effect.suspend(() => {
         received.push(request)
         return play(declared.name, script, request.messages)
-      }))
+      })
     return {
       capabilities: declared,
-      stream,
+      stream: (request) => Stream.fromIterableEffect(complete(request)),
+      complete,
       validateTools: () => Effect.succeed([]),
       requests: Effect.sync(() => received.slice())
     }

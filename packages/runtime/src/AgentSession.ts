@@ -1,13 +1,11 @@
 /**
- * A session: `send` runs one turn exactly as DESIGN.md draws it (drift gate in cloud-profile mode, round
+ * A session: `send` runs one turn as docs/architecture.md draws it (drift gate in cloud-profile mode, round
  * trips through the provider and the event-contract stage, atomic rounds validated before any call runs,
  * bounded repair, envelopes fed back) and commits it, or rolls it back to the user's message on any typed
  * failure. History, the undo log and the session's events live here; sends on one session are serialized.
  *
  * @since 0.1.0
  */
-import * as Config from "effect/Config"
-import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as JSONSchema from "effect/JSONSchema"
@@ -25,9 +23,9 @@ import * as Errors from "./Errors.js"
 import * as Decode from "./Decode.js"
 import { StructuredOutputInvalid, StructuredOutputUnsupported } from "./Errors.js"
 import { safeString } from "./internal/json.js"
-import { type Env, type Live, makeState, subscribe } from "./internal/sessionState.js"
+import { type Env, type Live, makeEnv, subscribe } from "./internal/sessionState.js"
 import { registry } from "./internal/registry.js"
-import { partsOf } from "./internal/sessionParts.js"
+import { type Parts, partsOf } from "./internal/sessionParts.js"
 import * as SessionTurn from "./internal/sessionTurn.js"
 import * as ToolDiscovery from "./internal/toolDiscovery.js"
 import { lastCommitted, undoLast } from "./internal/sessionUndo.js"
@@ -78,6 +76,11 @@ export interface Options<R> {
    * the toolkit has no domain for is an `InvalidOptions`.
    */
   readonly scope?: ReadonlyArray<string>
+  /**
+   * `false`: no tool goes out with a strict flag, so a provider with the `openai-strict` dialect gets the
+   * schemas unchanged (default `true`: strict wherever the dialect has it).
+   */
+  readonly strictTools?: boolean
 }
 
 /** The options that are data, as a Schema: what `make` decodes once (defaults filled in). */
@@ -91,7 +94,8 @@ const Settings = Schema.Struct({
   persona: Schema.optionalWith(Schema.String, { exact: true }),
   name: Schema.optionalWith(Schema.NonEmptyString.pipe(Schema.maxLength(256)), { exact: true }),
   sampling: Schema.optionalWith(Provider.Sampling, { exact: true, default: () => ({}) }),
-  scope: Schema.optionalWith(Schema.NonEmptyArray(Schema.String), { exact: true })
+  scope: Schema.optionalWith(Schema.NonEmptyArray(Schema.String), { exact: true }),
+  strictTools: Schema.optionalWith(Schema.Boolean, { exact: true, default: () => true })
 })
 
 /** A send's options that are data, as a Schema. */
@@ -109,43 +113,8 @@ const decodeFlags = Decode.options("AgentSession.provider.capabilities", Provide
 const decodeSend = Decode.options("AgentSession.send", SendSettings)
 const decodeKeys = Decode.options("AgentSession.reconcile", Schema.Array(Schema.String))
 
-/** What `make` decodes when the options give no data but `mode` (the common call): decoded once, here. */
-const modeOnly = {
-  local: Schema.decodeSync(Settings)({ mode: "local" }),
-  cloudProfile: Schema.decodeSync(Settings)({ mode: "cloudProfile" })
-}
-const dataKeys = Object.keys(Settings.fields).filter((key) => key !== "mode")
-
-/** Whether `options` give no data but `mode` (the common call); options that cannot be read are left to the decoder. */
-const modeOnlyOf = (options: Options<unknown>): Mode | undefined => {
-  try {
-    return typeof options === "object" && options !== null && (options.mode === "local" || options.mode === "cloudProfile") &&
-        !dataKeys.some((key) => Object.hasOwn(options, key))
-      ? options.mode
-      : undefined
-  } catch {
-    return undefined
-  }
-}
-
-/** `options` decoded; the common call, with no data but `mode`, is not decoded again. */
-const settingsOf = (options: Options<unknown>) => {
-  const mode = modeOnlyOf(options)
-  return mode === undefined ? decodeSettings(options) : Effect.succeed(modeOnly[mode])
-}
-
 /** A send without options (the common call) needs no decoding. */
 const noSendOptions = Schema.decodeSync(SendSettings)({})
-
-/**
- * `TOOLGATE_NO_STRICT` set to `1`, `true` or `yes` (any case, trimmed): no tool goes out with a strict flag
- * (a provider with the `openai-strict` dialect gets the schemas unchanged). Read when a session over such a
- * provider is made.
- */
-export const strictDisabled: Config.Config<boolean> = Config.string("TOOLGATE_NO_STRICT").pipe(
-  Config.map((v) => ["1", "true", "yes"].includes(v.trim().toLowerCase())),
-  Config.withDefault(false)
-)
 
 /** What one send asks for besides its text. */
 export interface SendOptions {
@@ -280,7 +249,8 @@ const jsonSchemaOf = <A, I>(schema: Schema.Schema<A, I>): Either.Either<JsonSche
 interface Running {
   readonly env: Env
   readonly serialized: <A, E>(effect: Effect.Effect<A, E>) => Effect.Effect<A, E>
-  readonly agent: Record<string, string>
+  /** The turn's `invoke_agent` span, its attributes built once for the session. */
+  readonly inAgentSpan: ReturnType<typeof Telemetry.invokeAgentSpan>
 }
 
 const acceptAny = (_text: string) => Effect.void
@@ -301,7 +271,7 @@ const sendIn = (s: Running, text: string, options?: SendOptions) =>
     )
     yield* Effect.annotateCurrentSpan("toolgate.turn", turn.turn)
     return turn
-  }).pipe(Telemetry.invokeAgentSpan(s.agent))
+  }).pipe(s.inAgentSpan)
 
 const generateIn = <A, I>(s: Running, schema: Schema.Schema<A, I>, text: string) =>
   Effect.gen(function*() {
@@ -313,20 +283,13 @@ const generateIn = <A, I>(s: Running, schema: Schema.Schema<A, I>, text: string)
       Effect.mapError(decode(answer), (e) => new StructuredOutputInvalid({ detail: ParseResult.TreeFormatter.formatErrorSync(e) }))
     const [, value] = yield* s.serialized(SessionTurn.run(s.env, text, { toolChoice: "auto", structuredOutput, accept, sampling: {} }))
     return value
-  }).pipe(Telemetry.invokeAgentSpan(s.agent))
+  }).pipe(s.inAgentSpan)
 
 const undoSpan = Telemetry.span("AgentSession.undoLastTurn")
 
-/**
- * One turn at a time: a free permit is taken at once; only a turn that finds it held waits for it (the
- * waiting path, an asynchronous take, costs each send about 4 KB more).
- */
-const oneAtATime = (lock: Effect.Semaphore) => <A, E>(effect: Effect.Effect<A, E>): Effect.Effect<A, E> =>
-  Effect.flatMap(lock.withPermitsIfAvailable(1)(effect), (taken) => taken._tag === "Some" ? Effect.succeed(taken.value) : lock.withPermits(1)(effect))
-
 /** The session's methods over its environment. */
 const methods = (env: Env, serialized: <A, E>(effect: Effect.Effect<A, E>) => Effect.Effect<A, E>): AgentSession => {
-  const running: Running = { env, serialized, agent: Telemetry.invokeAgent(env.provider.capabilities.name, env.id, env.name) }
+  const running: Running = { env, serialized, inAgentSpan: Telemetry.invokeAgentSpan(Telemetry.invokeAgent(env.provider.capabilities.name, env.id, env.name)) }
   const reconcile = (keys: ReadonlyArray<string>) =>
     Effect.flatMap(decodeKeys(keys), (decoded) =>
       Ref.modify(env.outstanding, (all) => {
@@ -343,7 +306,7 @@ const methods = (env: Env, serialized: <A, E>(effect: Effect.Effect<A, E>) => Ef
     lastUsageReport: Ref.get(env.lastUsage),
     lastSchemaWarnings: Ref.get(env.lastSchemaWarnings),
     // the turn the caller sees as last is read before waiting for a send in flight
-    undoLastTurn: undoSpan(Effect.flatMap(lastCommitted(env), (expected) => serialized(undoLast(env, expected)))),
+    undoLastTurn: Effect.flatMap(lastCommitted(env), (expected) => serialized(undoLast(env, expected))).pipe(undoSpan),
     subscribe: subscribe(env.events)
   }
 }
@@ -363,59 +326,65 @@ const registryAware = (build: () => Provider.AgentProvider): Provider.AgentProvi
 /** What a session made with `options` needs from context besides the toolkit's requirements. */
 export type Requirements<O> =
   | ArgumentValidator
-  | (O extends { readonly mode: "cloudProfile" } ? DriftGate : never)
+  // the gate is left out only when `mode` is known to be "local": a mode typed `Mode` may be "cloudProfile"
+  | (O extends { readonly mode: "local" } ? never : DriftGate)
   | (O extends { readonly provider: Provider.AgentProvider | Provider.RegistryAware } ? never : Provider.Provider)
 
+/** The session's provider: the one given, built from the session's registry when registry-aware, or the `Provider` service. */
+const providerOf = Effect.fnUntraced(function*(given: Parts["provider"], build: () => Provider.Registry) {
+  const spec = given ?? (yield* Provider.Provider)
+  if (!("_tag" in spec)) return spec
+  const built = registryAware(() => spec.make(build()))
+  return built instanceof Errors.InvalidOptions ? yield* built : built
+})
+
+/** The session over decoded options and checked parts; the services it needs come from context. */
+const makeWith = Effect.fnUntraced(function*(settings: typeof Settings.Type, parts: Parts) {
+  // the toolkit's requirements are captured here and given to each executor when it runs (no per-tool copies)
+  const context = yield* Effect.context<never>()
+  const validator = yield* ArgumentValidator
+  const gate = settings.mode === "cloudProfile" ? yield* DriftGate : undefined
+  const limits = settings.limits ?? Option.getOrElse(yield* Effect.serviceOption(RunLimits.RunLimits), () => RunLimits.defaults)
+  const scoped = yield* ToolDiscovery.scope(parts.toolkit as Toolkit.Toolkit<never>, settings.scope)
+  const id = settings.id ?? crypto.randomUUID()
+  const live: Live = { current: undefined }
+  const keys = { turn: 0, part: "" }
+  const provider = yield* providerOf(parts.provider, () => registry({ toolkit: scoped, validator, limits, live, id, keys, context }))
+  yield* decodeFlags(provider.capabilities)
+  const discovery = Ref.unsafeMake(ToolDiscovery.initial(scoped, provider.capabilities))
+  const toolkit = yield* ToolDiscovery.withTools(scoped, provider.capabilities, discovery)
+  const env = makeEnv({
+    id,
+    provider,
+    toolkit,
+    context,
+    validator,
+    gate,
+    limits,
+    chainScope: settings.chainScope,
+    preTransmit: parts.preTransmit,
+    maxEventsPerRound: settings.maxEventsPerRound,
+    definitions: SessionTurn.definitionsFor(toolkit, provider.capabilities, { toolChaining: validator.toolChaining, strictTools: settings.strictTools }),
+    persona: settings.persona,
+    name: settings.name,
+    sampling: settings.sampling,
+    live,
+    keys
+  }, settings.eventCapacity, discovery)
+  return methods(env, Effect.unsafeMakeSemaphore(1).withPermits(1))
+})
+
 /**
- * A session over `options.toolkit` (its requirements are captured here). The validator, and in
- * cloud-profile mode the drift gate, come from context; so do the provider and the limits unless given.
- * Options that are not valid fail with `Errors.InvalidOptions`.
+ * A session over `options.toolkit` (its requirements are captured here). The validator, and unless `mode`
+ * is "local" the drift gate, come from context; so do the provider and the limits unless given. Options that
+ * are not valid fail with `Errors.InvalidOptions`.
  */
-export function make<O extends Options<any>>(
+export const make = <O extends Options<unknown>>(
   options: O
-): Effect.Effect<AgentSession, Errors.InvalidOptions, Toolkit.Requirements<O["toolkit"]> | Requirements<O>>
-export function make(options: Options<unknown>): Effect.Effect<AgentSession, Errors.InvalidOptions, any> {
-  return Effect.flatMap(Effect.zip(Effect.suspend(() => settingsOf(options)), partsOf(options)), ([settings, parts]) =>
-    // the toolkit's requirements are captured here and given to each executor when it runs (no per-tool copies)
-    Effect.contextWithEffect((context: Context.Context<never>) => {
-      const scoped = ToolDiscovery.scope(parts.toolkit as Toolkit.Toolkit<never>, settings.scope)
-      if (Either.isLeft(scoped)) return Effect.fail(scoped.left)
-      const given = parts.provider ?? Context.unsafeGet(context, Provider.Provider)
-      const limits = settings.limits ?? Option.getOrElse(Context.getOption(context, RunLimits.RunLimits), () => RunLimits.defaults)
-      const validator = Context.unsafeGet(context, ArgumentValidator)
-      const id = settings.id ?? crypto.randomUUID()
-      const live: Live = { current: undefined }
-      const keys = { turn: 0, part: "" }
-      const built = "_tag" in given ? registryAware(() => given.make(registry({ toolkit: scoped.right, validator, limits, live, id, keys, context }))) : given
-      if (built instanceof Errors.InvalidOptions) return Effect.fail(built)
-      const provider = built
-      const gate = settings.mode === "cloudProfile" ? Context.unsafeGet(context, DriftGate) : undefined
-      const state = makeState(settings.eventCapacity, ToolDiscovery.initial(scoped.right, provider.capabilities))
-      // only strict-mode schemas have a flag to turn off, so only their sessions read it
-      const strictOff = provider.capabilities.schemaDialect === "openai-strict" ? Effect.orElseSucceed(strictDisabled, () => false) : Effect.succeed(false)
-      return Effect.zipRight(decodeFlags(provider.capabilities), Effect.zipWith(
-        ToolDiscovery.withTools(scoped.right, provider.capabilities, state.discovery),
-        strictOff,
-        (toolkit, strictDisabled) =>
-          // not `{ ...state, … }`: a spread with this many keys makes a 10 KB dictionary object per session
-          methods(Object.assign(state, {
-            id,
-            provider,
-            toolkit,
-            context,
-            validator,
-            gate,
-            limits,
-            chainScope: settings.chainScope,
-            preTransmit: parts.preTransmit,
-            maxEventsPerRound: settings.maxEventsPerRound,
-            strictDisabled,
-            persona: settings.persona,
-            name: settings.name,
-            sampling: settings.sampling,
-            live,
-            keys
-          }), oneAtATime(Effect.unsafeMakeSemaphore(1)))
-      ))
-    }))
-}
+): Effect.Effect<AgentSession, Errors.InvalidOptions, Toolkit.Requirements<O["toolkit"]> | Requirements<O>> =>
+  Effect.flatMap(
+    Effect.zip(Effect.suspend(() => decodeSettings(options)), partsOf(options)),
+    ([settings, parts]) => makeWith(settings, parts)
+    // `makeWith` reads the gate only in cloud-profile mode and the Provider service only when none is given,
+    // which is what `Requirements<O>` states; the toolkit's requirements are the context it captures.
+  ) as Effect.Effect<AgentSession, Errors.InvalidOptions, Requirements<O>>

@@ -18,6 +18,7 @@ import * as Errors from "./Errors.js"
 import * as Decode from "./Decode.js"
 import { type RelayProfileContractError, RelayProfileUnreachable, SchemaDriftError, UnsupportedCloudToolSchema } from "./Errors.js"
 import { RelayProfile } from "./RelayProfile.js"
+import * as Telemetry from "./Telemetry.js"
 
 /** What the gate reads of a toolkit (a `Toolkit.Toolkit<R>` fits): its tools by name with their local JSON Schemas. */
 export interface Checkable {
@@ -172,6 +173,9 @@ const Settings = Schema.Struct({
 
 const decodeSettings = Decode.options("DriftGate", Settings)
 
+/** The gate's span: `DriftGate.check`, with `error.type` when it fails. */
+const checkSpan = Telemetry.span("DriftGate.check")
+
 /**
  * Builds the gate over the `RelayProfile` in context, with its own verdict cache (shared by every session of the layer);
  * options that are not valid fail with `InvalidOptions`.
@@ -181,7 +185,7 @@ export const makeWith = (options: Options = {}): Effect.Effect<Service, Errors.I
     const settings = yield* decodeSettings(options)
     const profile = yield* RelayProfile
     const prove = cached(settings.cacheSize, upgradedBy(options.prove ?? Subschema.check))
-    const check = Effect.fn("DriftGate.check")(function*(toolkit: Checkable) {
+    const check = Effect.fnUntraced(function*(toolkit: Checkable) {
       const probe = yield* profile.probe()
       if (probe._tag === "Unreachable" && settings.onUnreachable === "fail") {
         return yield* new RelayProfileUnreachable({ detail: `the relay is unreachable (${probe.cause})` })
@@ -198,7 +202,7 @@ export const makeWith = (options: Options = {}): Effect.Effect<Service, Errors.I
       yield* Effect.annotateCurrentSpan({ "toolgate.drift_gate.tools": probe.toolSchemas.size, "toolgate.relay_profile.version": probe.version })
       const local = new Map(Array.from(toolkit.tools, ([name, tool]) => [name, tool.jsonSchema]))
       return yield* fold(verdicts(probe.toolSchemas, local, prove))
-    })
+    }, checkSpan)
     return DriftGate.of({ check })
   })
 

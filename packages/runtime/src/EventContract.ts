@@ -98,7 +98,7 @@ export const check = (model: Provider.ExecutionModel, options: Options = {}) =>
   })
 
 /**
- * The same check on a round answered whole (`Provider.wholeRound`): the first broken rule, or undefined. With
+ * The same check on a round answered whole (`AgentProvider.complete`): the first broken rule, or undefined. With
  * `complete: false` (only the first events were read, as `Stream.take` reads a stream) the end-of-stream
  * rules are not checked, exactly as the stage does not check them on a stream cut short.
  */

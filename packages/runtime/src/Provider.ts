@@ -201,11 +201,16 @@ export class ToolsRejected extends Schema.TaggedError<ToolsRejected>()("ToolsRej
 /** A model backend. */
 export interface AgentProvider {
   readonly capabilities: ProviderCapabilities
-  /**
-   * One round trip: the events of the model's answer, ending with `Done`. A provider that has the whole
-   * answer at once (a scripted double, a non-streaming API) returns `wholeRound(…)`.
-   */
+  /** One round trip: the events of the model's answer, ending with `Done`. */
   readonly stream: (request: CompletionRequest) => Stream.Stream<StreamEvent.StreamEvent, Errors.ProviderError>
+  /**
+   * The same round trip answered whole, for a provider that has the whole answer at once (a scripted double,
+   * a non-streaming API): when it is given, a session reads each round with it instead of running `stream`
+   * (a session acts on a round only once it is complete, and running a stream is most of a short round's
+   * cost), holding the events to the same contract and limits. A wrapper that changes `stream` must change
+   * or leave out `complete` too.
+   */
+  readonly complete?: (request: CompletionRequest) => Effect.Effect<ReadonlyArray<StreamEvent.StreamEvent>, Errors.ProviderError>
   /** Runs before every send: warnings, or a refusal (default: no warnings). */
   readonly validateTools?: (
     tools: ReadonlyArray<ToolDefinition>
@@ -247,21 +252,3 @@ export const registryAware = (make: (registry: Registry) => AgentProvider): Regi
 
 /** The provider of the application, for apps that wire it as a layer. */
 export class Provider extends Context.Tag("@toolgate/runtime/Provider")<Provider, AgentProvider>() {}
-
-const wholeRoundId: unique symbol = Symbol.for("@toolgate/runtime/Provider/wholeRound")
-
-/** A round answered whole: the effect that gives all its events at once. */
-type Whole = Effect.Effect<ReadonlyArray<StreamEvent.StreamEvent>, Errors.ProviderError>
-
-/**
- * A round the provider answers whole (a scripted double, a non-streaming API): `round` gives all its events
- * at once, each time the stream runs. It is a stream like any other, which a session reads by running
- * `round` instead of running a stream (the stream machinery is most of a short round's cost), checking the
- * events with the same contract stage. A stream made from it (`pipe`, `concat`, …) is an ordinary stream.
- */
-export const wholeRound = (round: Whole): Stream.Stream<StreamEvent.StreamEvent, Errors.ProviderError> =>
-  Object.assign(Stream.suspend(() => Stream.fromIterableEffect(round)), { [wholeRoundId]: round })
-
-/** The round behind a stream made by `wholeRound` (undefined for any other stream). @internal */
-export const wholeRoundOf = <E>(stream: Stream.Stream<StreamEvent.StreamEvent, E>): Whole | undefined =>
-  (stream as { readonly [wholeRoundId]?: Whole })[wholeRoundId]

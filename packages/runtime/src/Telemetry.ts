@@ -10,8 +10,12 @@
  * | `execute_tool {tool}` (every call of a turn, `Tool.run`) | internal | `gen_ai.operation.name` `execute_tool`, `gen_ai.tool.name`, `gen_ai.tool.call.id`, `gen_ai.tool.type` `function`; a session's add `toolgate.tool.outcome`, `toolgate.tool.issue_count`, `toolgate.tool.result` |
  * | a provider's `….stream` | internal | `gen_ai.provider.name`, `gen_ai.request.model`, `url.full` (the transport under the `chat` span) |
  * | `ArgumentValidator.prepare`, `ToolChain.resolve` | internal | `gen_ai.tool.name`, `gen_ai.tool.call.id`, plus `toolgate.argument_policy` / `toolgate.tool_chain.refs` |
- * | `RelayProfileClient.fetch` (`@toolgate/providers`), `AgentSession.compensate`, `AgentSession.undoLastTurn` | internal | `url.full`; `toolgate.turn`, `toolgate.tool.executed` |
+ * | `RelayProfileClient.fetch` (`@toolgate/providers`), `DriftGate.check`, `AgentSession.compensate`, `AgentSession.undoLastTurn` | internal | `url.full`; `toolgate.drift_gate.tools`, `toolgate.relay_profile.version`; `toolgate.turn`, `toolgate.tool.executed` |
+ * | `ValidatingToolkit.handle` (`@toolgate/ai`) | internal | `gen_ai.operation.name` `execute_tool`, `gen_ai.tool.name` |
  *
+ * Every span of toolgate's packages is made here, with `span` or `streamSpan` (a plain `Effect.withSpan` /
+ * `Stream.withSpan`) or a helper built on them, so every span gets the same attribute sanitizing and
+ * `error.type`; public methods use `Effect.fnUntraced` with `span` as its last step rather than `Effect.fn`.
  * Every span made with `span` or `streamSpan` carries `error.type` when its effect fails: the error's `_tag` (a defect: the
  * thrown `Error`'s name, else `_OTHER`). Strings are cut to `maxValueLength` characters, numbers that are not
  * finite are left out, so no input makes a span fail.

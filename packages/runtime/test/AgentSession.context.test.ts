@@ -45,17 +45,22 @@ describe("AgentSession wiring from context", () => {
       assert.strictEqual((yield* byDefault.send("go")).usage.roundTrips, 3)
     }).pipe(Effect.provide(ArgumentValidator.layer)))
 
-  it.effect("TOOLGATE_NO_STRICT is read from config when the session is made: 1, true, yes (any case) turn strict off", () =>
+  it.effect("strictTools: false sends no tool strict to an openai-strict provider; the default and true send them strict", () =>
     Effect.gen(function*() {
-      const strictFlags = (entries: ReadonlyArray<readonly [string, string]>) =>
+      const strictFlags = (strictTools: boolean | undefined) =>
         Effect.gen(function*() {
           const provider = make([answer("ok")], { schemaDialect: "openai-strict" })
-          const s = yield* AgentSession.make({ toolkit, mode: "local", provider }).pipe(Effect.provide(config(entries)))
+          const s = yield* AgentSession.make({ toolkit, mode: "local", provider, ...(strictTools === undefined ? {} : { strictTools }) })
           yield* s.send("hi")
           return provider.requests[0]!.tools.map((t) => t.strict)
         })
-      assert.deepStrictEqual(yield* strictFlags([]), [true])
-      for (const v of ["1", "true", "TRUE", " Yes "]) assert.deepStrictEqual(yield* strictFlags([["TOOLGATE_NO_STRICT", v]]), [false], v)
-      for (const v of ["0", "no", "", "on"]) assert.deepStrictEqual(yield* strictFlags([["TOOLGATE_NO_STRICT", v]]), [true], v)
+      assert.deepStrictEqual(yield* strictFlags(undefined), [true])
+      assert.deepStrictEqual(yield* strictFlags(true), [true])
+      assert.deepStrictEqual(yield* strictFlags(false), [false])
+      // the environment is not read: a variable that once turned strict mode off changes nothing
+      const withEnv = yield* strictFlags(undefined).pipe(Effect.provide(config([["TOOLGATE_NO_STRICT", "1"]])))
+      assert.deepStrictEqual(withEnv, [true])
+      const invalid = yield* Effect.flip(AgentSession.make({ toolkit, mode: "local", provider: make([]), strictTools: "no" as never }))
+      assert.strictEqual(invalid._tag, "InvalidOptions")
     }).pipe(Effect.provide(ArgumentValidator.layer)))
 })

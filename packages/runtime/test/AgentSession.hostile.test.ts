@@ -166,9 +166,10 @@ describe("AgentSession (hostile input)", () => {
     Effect.gen(function*() {
       const { toolkit } = adder()
       const provider = make([answer("a"), answer("b"), answer("c")])
-      const invalid = (options: Partial<AgentSession.Options<never>>) =>
+      type Bad = Partial<Omit<AgentSession.Options<never>, "mode">> & { readonly mode?: "local" }
+      const invalid = (options: Bad) =>
         Effect.flip(AgentSession.make({ provider, toolkit, mode: "local", ...options }).pipe(Effect.provide(ArgumentValidator.layer)))
-      const bad: ReadonlyArray<readonly [Partial<AgentSession.Options<never>>, string]> = [
+      const bad: ReadonlyArray<readonly [Bad, string]> = [
         [{ limits: { maxProviderRoundTrips: -1 } }, "maxProviderRoundTrips"],
         [{ limits: "many" as never }, "limits"],
         [{ mode: "remote" as never }, "mode"],
@@ -203,6 +204,7 @@ describe("AgentSession (hostile input)", () => {
         [{ toolkit, mode: "local", provider: 42 }, "provider"],
         [{ toolkit, mode: "local", provider: {} }, "provider"],
         [{ toolkit, mode: "local", provider: { _tag: "RegistryAware" } }, "provider"],
+        [{ toolkit, mode: "local", provider: { ...provider, complete: 5 } }, "provider: `complete` is not a function"],
         [{ toolkit: null, mode: "local", provider }, "toolkit"],
         [{ toolkit: {}, mode: "local", provider }, "toolkit"],
         [{ toolkit, mode: "local", provider, preTransmit: 5 }, "preTransmit"],

@@ -13,7 +13,7 @@ const echo = Tool.make("echo", {
 })
 const toolkit = Toolkit.make(echo).pipe(Effect.runSync)
 
-const sessionOver = (provider: Provider.AgentProvider, options: Partial<AgentSession.Options<never>> = {}) =>
+const sessionOver = (provider: Provider.AgentProvider, options: Partial<Omit<AgentSession.Options<never>, "mode">> = {}) =>
   AgentSession.make({ provider, toolkit, mode: "local", ...options }).pipe(Effect.provide(ArgumentValidator.layer))
 
 describe("AgentSession system prompt", () => {

@@ -127,7 +127,7 @@ describe("AgentSession (property)", () => {
   )
 
   it.effect.prop(
-    "rounds answered whole (Provider.wholeRound) and the same rounds streamed give the same outcomes, histories and requests",
+    "rounds answered whole (AgentProvider.complete) and the same rounds streamed give the same outcomes, histories and requests",
     [script, limits, fc.boolean()],
     ([turns, limit, parallel]) =>
       Effect.gen(function*() {

@@ -204,7 +204,11 @@ export const replay = (plan: SessionPlan, concurrently: boolean): Effect.Effect<
   Effect.gen(function*() {
     const provider = yield* Scripted.make(yield* Effect.orDie(Script.decode(simulate(plan).script)), { schemaDialect: plan.dialect, supportsToolChoice: plan.supportsToolChoice })
     // Every round trip yields first, so sends started together would interleave unless the session serializes them.
-    const yielding = { ...provider, stream: (request: Provider.CompletionRequest) => Stream.concat(Stream.drain(Stream.fromEffect(Effect.yieldNow())), provider.stream(request)) }
+    const yielding = {
+      ...provider,
+      stream: (request: Provider.CompletionRequest) => Stream.concat(Stream.drain(Stream.fromEffect(Effect.yieldNow())), provider.stream(request)),
+      complete: (request: Provider.CompletionRequest) => Effect.zipRight(Effect.yieldNow(), provider.complete(request))
+    }
     const session = yield* AgentSession.make({
       provider: yielding,
       toolkit: recorded().toolkit,

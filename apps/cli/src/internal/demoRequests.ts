@@ -8,6 +8,7 @@
  * @internal
  */
 import type { Message, Provider } from "@toolgate/runtime"
+import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
@@ -28,13 +29,13 @@ const promptTools = (systemPrompt: string | undefined): ReadonlyArray<string> =>
 /** The provider, recording what each stream request offered. */
 export const recorded = (provider: Provider.AgentProvider) => {
   const offered: Array<Offered> = []
+  const record = (request: Provider.CompletionRequest) =>
+    void offered.push({ tools: request.tools.map((t) => t.name), promptTools: promptTools(request.systemPrompt) })
+  const complete = provider.complete
   const wrapped: Provider.AgentProvider = {
     ...provider,
-    stream: (request) =>
-      Stream.suspend(() => {
-        offered.push({ tools: request.tools.map((t) => t.name), promptTools: promptTools(request.systemPrompt) })
-        return provider.stream(request)
-      })
+    stream: (request) => Stream.suspend(() => (record(request), provider.stream(request))),
+    ...(complete === undefined ? {} : { complete: (request) => Effect.suspend(() => (record(request), complete(request))) })
   }
   return { provider: wrapped, offered: offered as ReadonlyArray<Offered> }
 }

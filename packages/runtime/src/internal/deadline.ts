@@ -10,7 +10,7 @@
  * This is the runtime's one shortcut on the hot path, kept because `npm run bench` shows it is worth it: with
  * the default clock the work is forked once and waited for beside a plain timer, where `Effect.timeoutTo`
  * races two fibers and copies the work's fiber-local state back (a turn with one tool call runs two deadlines,
- * and `timeoutTo` made that turn about a third slower). Under any other clock (`TestClock`), or past what a
+ * and `timeoutTo` made that turn about a fifth slower). Under any other clock (`TestClock`), or past what a
  * timer can hold, it is `Effect.timeoutTo` itself. Both paths are tested: the default clock by `it.live` tests
  * in real time, `TestClock` by `it.effect` tests.
  *

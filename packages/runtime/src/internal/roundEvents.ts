@@ -1,7 +1,7 @@
 /**
  * One round trip's events as the session reads them: a streamed round through the contract stage, at most
- * `maxEventsPerRound` events, collected; a round the provider answered whole (`Provider.wholeRound`) by
- * running its effect, held to the same contract and limit.
+ * `maxEventsPerRound` events, collected; a round the provider answers whole (`AgentProvider.complete`) by
+ * running that effect, held to the same contract and limit.
  *
  * @internal
  */
@@ -11,7 +11,7 @@ import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import { ProviderError, type ProviderEventContractViolation } from "../Errors.js"
 import * as EventContract from "../EventContract.js"
-import * as Provider from "../Provider.js"
+import type * as Provider from "../Provider.js"
 import type * as StreamEvent from "../StreamEvent.js"
 import type { Env } from "./sessionState.js"
 
@@ -52,14 +52,16 @@ const readWhole = (
   return read === events ? Effect.succeed(events) : Effect.fail(tooManyEvents(env))
 }
 
-/** The events of one round trip, checked and bounded, however the provider answered. */
+/** The events of one round trip for `request`, checked and bounded: answered whole when the provider can, else streamed. */
 export const read = (
   env: Env,
-  stream: Stream.Stream<StreamEvent.StreamEvent, ProviderError>,
+  request: Provider.CompletionRequest,
   contract: EventContract.Options
 ): Effect.Effect<ReadonlyArray<StreamEvent.StreamEvent>, ProviderError | ProviderEventContractViolation> => {
-  const whole = Provider.wholeRoundOf(stream)
-  return whole === undefined ? readStream(env, stream, contract) : Effect.flatMap(whole, (events) => readWhole(env, events, contract))
+  const complete = env.provider.complete
+  return complete === undefined
+    ? Effect.suspend(() => readStream(env, env.provider.stream(request), contract))
+    : Effect.flatMap(Effect.suspend(() => complete(request)), (events) => readWhole(env, events, contract))
 }
 
 /** The longest a tracker hook may take before it is given up on (logged, the turn goes on). */

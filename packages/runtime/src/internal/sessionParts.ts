@@ -36,7 +36,8 @@ const partsProblem = (parts: Given): string | undefined => {
   if ("_tag" in provider) {
     return provider._tag === "RegistryAware" && typeof (provider as Provider.RegistryAware).make === "function" ? undefined : "provider: not an AgentProvider"
   }
-  const { capabilities, stream } = provider as Provider.AgentProvider
+  const { capabilities, complete, stream } = provider as Provider.AgentProvider
+  if (complete !== undefined && typeof complete !== "function") return "provider: `complete` is not a function"
   return typeof capabilities === "object" && capabilities !== null && typeof stream === "function"
     ? undefined
     : "provider: an AgentProvider has `capabilities` and `stream`"

@@ -26,7 +26,7 @@ export interface Definitions {
 export interface DefinitionOptions {
   /** Widen every schema with `RefAware.widen` first, so the model may pass sentinel refs. */
   readonly toolChaining: boolean
-  /** Strict mode is off (`TOOLGATE_NO_STRICT`, read when the session was made): no tool goes out strict. */
+  /** Strict mode is off (the session's `strictTools: false`, or tools routed through text): no tool goes out strict. */
   readonly strictDisabled: boolean
 }
 

@@ -26,6 +26,7 @@ import type * as Tool from "../Tool.js"
 import type * as ToolChain from "../ToolChain.js"
 import type * as ToolEnvelope from "../ToolEnvelope.js"
 import type * as Toolkit from "../Toolkit.js"
+import type * as SessionRequest from "./sessionRequest.js"
 import type * as ToolDiscovery from "./toolDiscovery.js"
 
 /** How to reverse one executed call (its tool's `undo`, already given the call's arguments and result). */
@@ -101,8 +102,8 @@ export interface Config {
   readonly preTransmit: PreTransmit | undefined
   /** The most events one round trip may bring; a provider streaming past it fails the turn. */
   readonly maxEventsPerRound: number
-  /** `TOOLGATE_NO_STRICT` was set when the session was made: no tool goes out strict. */
-  readonly strictDisabled: boolean
+  /** The toolkit's definitions as every request of the session carries them (in the provider's dialect, strict where it may be). */
+  readonly definitions: SessionRequest.Definitions
   /** The start of every system prompt. */
   readonly persona: string | undefined
   /** The agent's name in its `invoke_agent` span, when it has one. */
@@ -152,21 +153,41 @@ export interface State {
 /** A session: its configuration and its state. */
 export interface Env extends Config, State {}
 
-/** Fresh state; its events hub (sliding, of `capacity`: a slow subscriber loses the oldest events) comes with the first subscriber. */
-export const makeState = (capacity: number, discovery: ToolDiscovery.State): State => ({
-    events: { capacity, hub: undefined },
-    history: Ref.unsafeMake<ReadonlyArray<Message.Message>>([]),
-    undoLog: Ref.unsafeMake<ReadonlyArray<UndoEntry>>([]),
-    results: Ref.unsafeMake<ReadonlyMap<string, ToolEnvelope.Envelope>>(new Map()),
-    artifacts: Ref.unsafeMake<ToolChain.Artifacts>(new Map()),
-    seen: Ref.unsafeMake(0),
-    proven: Ref.unsafeMake(false),
-    turns: Ref.unsafeMake(0),
-    outstanding: Ref.unsafeMake<ReadonlyArray<Compensation.OutstandingEffect>>([]),
-    lastUsage: Ref.unsafeMake(Option.none<AgentSession.UsageReport>()),
-    lastSchemaWarnings: Ref.unsafeMake<ReadonlyArray<Provider.ToolSchemaWarning>>([]),
-    discovery: Ref.unsafeMake(discovery)
-  })
+/**
+ * A session's environment: `config`, with fresh state and `discovery`; its events hub (sliding, of
+ * `capacity`: a slow subscriber loses the oldest events) comes with the first subscriber. Every field is
+ * written out in one literal, so every session's environment has the same compact shape.
+ */
+export const makeEnv = (config: Config, capacity: number, discovery: Ref.Ref<ToolDiscovery.State>): Env => ({
+  id: config.id,
+  provider: config.provider,
+  toolkit: config.toolkit,
+  context: config.context,
+  validator: config.validator,
+  gate: config.gate,
+  limits: config.limits,
+  chainScope: config.chainScope,
+  preTransmit: config.preTransmit,
+  maxEventsPerRound: config.maxEventsPerRound,
+  definitions: config.definitions,
+  persona: config.persona,
+  name: config.name,
+  sampling: config.sampling,
+  live: config.live,
+  keys: config.keys,
+  events: { capacity, hub: undefined },
+  history: Ref.unsafeMake<ReadonlyArray<Message.Message>>([]),
+  undoLog: Ref.unsafeMake<ReadonlyArray<UndoEntry>>([]),
+  results: Ref.unsafeMake<ReadonlyMap<string, ToolEnvelope.Envelope>>(new Map()),
+  artifacts: Ref.unsafeMake<ToolChain.Artifacts>(new Map()),
+  seen: Ref.unsafeMake(0),
+  proven: Ref.unsafeMake(false),
+  turns: Ref.unsafeMake(0),
+  outstanding: Ref.unsafeMake<ReadonlyArray<Compensation.OutstandingEffect>>([]),
+  lastUsage: Ref.unsafeMake(Option.none<AgentSession.UsageReport>()),
+  lastSchemaWarnings: Ref.unsafeMake<ReadonlyArray<Provider.ToolSchemaWarning>>([]),
+  discovery
+})
 
 /** A subscription to the session's events, the hub made now if this is the first (a second one made concurrently is dropped). */
 export const subscribe = (events: Events): Effect.Effect<Queue.Dequeue<SessionEvent.SessionEvent>, never, Scope.Scope> =>
@@ -174,8 +195,15 @@ export const subscribe = (events: Events): Effect.Effect<Queue.Dequeue<SessionEv
     events.hub !== undefined ? Effect.succeed(events.hub) : Effect.map(PubSub.sliding<SessionEvent.SessionEvent>(events.capacity), (hub) => (events.hub ??= hub))
   ).pipe(Effect.flatMap(PubSub.subscribe))
 
-/** 64 random bits as 16 hex digits, from the platform's cryptographic source. */
-const randomPart = (): string => Array.from(crypto.getRandomValues(new Uint8Array(8)), (b) => b.toString(16).padStart(2, "0")).join("")
+/**
+ * 64 random bits as 16 hex digits, from the platform's cryptographic source: the first and last eight hex
+ * digits of a random UUID, which carry no version or variant bits (`randomUUID` draws from a buffered pool,
+ * where `getRandomValues` asks the source each time).
+ */
+const randomPart = (): string => {
+  const uuid = crypto.randomUUID()
+  return uuid.slice(0, 8) + uuid.slice(28)
+}
 
 /**
  * Starts the keys of `turn`: a fresh random part, so a session made again with the same id (a restarted

@@ -1,5 +1,5 @@
 /**
- * One turn of a session, as DESIGN.md draws it: the checks that may refuse a send before the user's
+ * One turn of a session, as docs/architecture.md draws it: the checks that may refuse a send before the user's
  * message is recorded, then the message, the drift gate, the round trips (app-driven: until a round has
  * no tool calls; provider-driven: one) and the commit. A typed failure (or an interruption) after the
  * user's message rolls the turn back: history keeps only that message and no undo entry is written.
@@ -120,11 +120,7 @@ const admit = Effect.fnUntraced(function*<A, X>(env: Env, toolChoice: Provider.T
   if (options?.model !== undefined && Provider.modelSelection(capabilities) !== "perRequest") {
     return yield* new ModelSelectionUnsupported({ provider: capabilities.name, model: options.model, modelSelection: Provider.modelSelection(capabilities) })
   }
-  const definitions = SessionRequest.definitions(env.toolkit, capabilities, {
-    toolChaining: env.validator.toolChaining,
-    // tools routed through text are never sent strict
-    strictDisabled: env.strictDisabled || textRouted(capabilities)
-  })
+  const definitions = env.definitions
   const warnings = env.provider.validateTools === undefined ? [] : yield* env.provider.validateTools(definitions.tools)
   yield* Ref.set(env.lastSchemaWarnings, warnings)
   const { leftOut } = ToolDiscovery.requestTools(env.toolkit, capabilities, yield* Ref.get(env.discovery))
@@ -133,6 +129,21 @@ const admit = Effect.fnUntraced(function*<A, X>(env: Env, toolChoice: Provider.T
     : [`${capabilities.name} takes at most ${capabilities.maxTools} tools: ${leftOut} of the toolkit's tools were left out of the requests`]
   return { definitions, warnings, requestWarnings }
 })
+
+/**
+ * The session's tool definitions in the provider's dialect, built once when the session is made (the
+ * toolkit, the provider and the validator are the session's for good); tools routed through text are never
+ * sent strict.
+ */
+export const definitionsFor = (
+  toolkit: Env["toolkit"],
+  capabilities: Provider.ProviderCapabilities,
+  options: { readonly toolChaining: boolean; readonly strictTools: boolean }
+): SessionRequest.Definitions =>
+  SessionRequest.definitions(toolkit, capabilities, {
+    toolChaining: options.toolChaining,
+    strictDisabled: !options.strictTools || textRouted(capabilities)
+  })
 
 /** Whether the session routes tools through text: an app-driven provider without native tool calling. */
 const textRouted = (capabilities: Provider.ProviderCapabilities): boolean =>
@@ -184,7 +195,7 @@ const roundTrip = Effect.fnUntraced(function*<A, X>(env: Env, current: Current, 
     toolCalling: capabilities.supportsToolCalling,
     ...(maxToolCalls === undefined ? {} : { maxToolCalls })
   }
-  const events = yield* RoundEvents.tracked(env, `${env.id}:${current.number}:${round}`, () => RoundEvents.read(env, env.provider.stream(request), contract))
+  const events = yield* RoundEvents.tracked(env, `${env.id}:${current.number}:${round}`, () => RoundEvents.read(env, request, contract))
     .pipe(Telemetry.chatSpan(capabilities, request))
   return { events, sent: all.length, active }
 })

@@ -4,12 +4,12 @@
  * `@toolgate/providers` (arrows point down), so this is the tiny in-test double; `session` makes a
  * local-mode session over it.
  */
-import { Effect, Stream } from "effect"
+import { Chunk, Effect, Stream } from "effect"
 import * as AgentSession from "../../src/AgentSession.js"
 import * as ArgumentValidator from "../../src/ArgumentValidator.js"
 import type * as Compensation from "../../src/Compensation.js"
 import { type InvalidOptions, ProviderError } from "../../src/Errors.js"
-import * as Provider from "../../src/Provider.js"
+import type * as Provider from "../../src/Provider.js"
 import type * as RunLimits from "../../src/RunLimits.js"
 import type * as StreamEvent from "../../src/StreamEvent.js"
 import type * as Toolkit from "../../src/Toolkit.js"
@@ -48,16 +48,14 @@ export const make = (
   rounds: ReadonlyArray<Round>,
   capabilities: Partial<Provider.ProviderCapabilities> = {},
   validateTools?: Provider.AgentProvider["validateTools"],
-  /** Event rounds are answered whole (`Provider.wholeRound`) instead of streamed. */
+  /** Rounds are answered whole (`AgentProvider.complete`) instead of streamed. */
   whole = false
 ): Scripted => {
   const requests: Array<Provider.CompletionRequest> = []
   const validated: Array<ReadonlyArray<Provider.ToolDefinition>> = []
   const caps = { ...defaults, ...capabilities }
-  const stream = (request: Provider.CompletionRequest): Stream.Stream<StreamEvent.StreamEvent, ProviderError> => {
-    const round = rounds[requests.length]
-    if (whole && Array.isArray(round)) return Provider.wholeRound(Effect.sync(() => (requests.push(request), round)))
-    return Stream.suspend(() => {
+  const stream = (request: Provider.CompletionRequest): Stream.Stream<StreamEvent.StreamEvent, ProviderError> =>
+    Stream.suspend(() => {
       const round = rounds[requests.length]
       requests.push(request)
       if (round === undefined) {
@@ -67,10 +65,11 @@ export const make = (
       if ("fail" in round) return Stream.fail(new ProviderError({ provider: caps.name, ...round.fail }))
       return Stream.fromIterable(round as ReadonlyArray<StreamEvent.StreamEvent>)
     })
-  }
+  const complete = (request: Provider.CompletionRequest) => Effect.map(Stream.runCollect(stream(request)), Chunk.toReadonlyArray)
   return {
     capabilities: caps,
     stream,
+    ...(whole ? { complete } : {}),
     validateTools: (tools) =>
       Effect.suspend(() => {
         validated.push(tools)
