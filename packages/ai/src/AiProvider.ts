@@ -11,8 +11,8 @@ import * as LanguageModel from "@effect/ai/LanguageModel"
 import * as AiTool from "@effect/ai/Tool"
 import type * as AiToolkit from "@effect/ai/Toolkit"
 import type { JsonSchema } from "@toolgate/json-schema"
-import { Provider, Telemetry } from "@toolgate/runtime"
-import type { Errors, StreamEvent } from "@toolgate/runtime"
+import { Errors, Provider, Telemetry } from "@toolgate/runtime"
+import type { StreamEvent } from "@toolgate/runtime"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
@@ -100,7 +100,7 @@ export const fromLanguageModel = (model: LanguageModel.Service, options?: Option
   const validateTools = (tools: ReadonlyArray<Provider.ToolDefinition>) => {
     const loose = strictTools ? tools.find((t) => !t.strict) : undefined
     return loose === undefined ? Effect.succeed([]) : Effect.fail(
-      new Provider.ToolsRejected({
+      new Errors.ToolsRejected({
         provider: caps.name,
         tool: loose.name,
         reason: "the model sends every tool with `strict: true`, and this schema could not be made strict; " +

@@ -184,20 +184,6 @@ export interface ToolSchemaWarning {
   readonly message: string
 }
 
-/** The provider cannot represent a tool definition: the send fails before the user's message is recorded. */
-export class ToolsRejected extends Schema.TaggedError<ToolsRejected>()("ToolsRejected", {
-  provider: Schema.String,
-  tool: Schema.String,
-  reason: Schema.String,
-  compensation: Schema.optionalWith(Errors.CompensationReport, { exact: true })
-}) {
-  readonly [Errors.TypeId]: Errors.TypeId = Errors.TypeId
-  /** The provider, the tool and why. */
-  override get message(): string {
-    return `Provider ${this.provider} cannot take tool \`${this.tool}\`: ${this.reason}`
-  }
-}
-
 /** A model backend. */
 export interface AgentProvider {
   readonly capabilities: ProviderCapabilities
@@ -209,7 +195,7 @@ export interface AgentProvider {
   /** Runs before every send: warnings, or a refusal (default: no warnings). */
   readonly validateTools?: (
     tools: ReadonlyArray<ToolDefinition>
-  ) => Effect.Effect<ReadonlyArray<ToolSchemaWarning>, ToolsRejected>
+  ) => Effect.Effect<ReadonlyArray<ToolSchemaWarning>, Errors.ToolsRejected>
   /** Told when each request starts and ends (default: none). */
   readonly inFlightTracker?: InFlightTracker
 }

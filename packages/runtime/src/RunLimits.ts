@@ -51,17 +51,6 @@ export type Limits = typeof Limits.Type
 /** The limits as given: either key may be left out. */
 export type Input = typeof Limits.Encoded
 
-/** The limits a caller gave are not valid (a negative, fractional or non-number limit, no round trip at all). */
-export class InvalidRunLimits extends Schema.TaggedError<InvalidRunLimits>()("InvalidRunLimits", {
-  detail: Schema.String
-}) {
-  readonly [Errors.TypeId]: Errors.TypeId = Errors.TypeId
-  /** What is wrong. */
-  override get message(): string {
-    return `Invalid run limits: ${this.detail}`
-  }
-}
-
 /** The turn limits of the application. */
 export class RunLimits extends Context.Tag("@toolgate/runtime/RunLimits")<RunLimits, Limits>() {}
 
@@ -71,11 +60,11 @@ export const defaults: Limits = { maxToolArgumentRepairs: 1, maxProviderRoundTri
 const decode = Schema.decodeUnknownEither(Limits, { errors: "all" })
 
 /** Limits from a caller's values, defaults filling the gaps; never throws, whatever `input` is. */
-export const make = (input: Input = {}): Either.Either<Limits, InvalidRunLimits> => {
+export const make = (input: Input = {}): Either.Either<Limits, Errors.InvalidRunLimits> => {
   try {
-    return Either.mapLeft(decode(input), (e) => new InvalidRunLimits({ detail: ParseResult.TreeFormatter.formatErrorSync(e) }))
+    return Either.mapLeft(decode(input), (e) => new Errors.InvalidRunLimits({ detail: ParseResult.TreeFormatter.formatErrorSync(e) }))
   } catch {
-    return Either.left(new InvalidRunLimits({ detail: "the limits could not be read" }))
+    return Either.left(new Errors.InvalidRunLimits({ detail: "the limits could not be read" }))
   }
 }
 
@@ -120,4 +109,4 @@ export const layer: Layer.Layer<RunLimits> = Layer.succeed(RunLimits, defaults)
 export const layerConfig: Layer.Layer<RunLimits, ConfigError.ConfigError> = Layer.effect(RunLimits, config)
 
 /** The limits given directly (a typed `InvalidRunLimits` when they are not valid). */
-export const layerWith = (input: Input): Layer.Layer<RunLimits, InvalidRunLimits> => Layer.effect(RunLimits, make(input))
+export const layerWith = (input: Input): Layer.Layer<RunLimits, Errors.InvalidRunLimits> => Layer.effect(RunLimits, make(input))

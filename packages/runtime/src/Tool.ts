@@ -51,7 +51,7 @@ export interface CallContext {
    * `{ "$tool": <this call's id>, "$artifact": name, "$path": … }` (tool chaining). A value that is not JSON
    * fails the call (`execution_error`). Outside a session it goes where `run` was told (nowhere by default).
    */
-  readonly saveArtifact: (name: string, value: J.JsonValue) => Effect.Effect<void, ToolFailure>
+  readonly saveArtifact: (name: string, value: J.JsonValue) => Effect.Effect<void, Errors.ToolFailure>
 }
 
 /** What `run` may be told besides the prepared arguments. */
@@ -74,26 +74,15 @@ export interface Prepared<A> {
   readonly args: A
 }
 
-/** A typed failure of an executor: becomes a failure envelope of its `kind`. */
-export class ToolFailure extends Schema.TaggedError<ToolFailure>()("ToolFailure", {
-  kind: ToolEnvelope.Kind,
-  message: Schema.String,
-  field: Schema.optionalWith(Schema.String, { exact: true }),
-  expected: Schema.optionalWith(Schema.String, { exact: true }),
-  retryable: Schema.optionalWith(Schema.Boolean, { exact: true })
-}) {
-  readonly [Errors.TypeId]: Errors.TypeId = Errors.TypeId
-}
-
 /** Fails an executor with a `ToolFailure`. */
 export const fail = (
   kind: ToolEnvelope.Kind,
   message: string,
   options?: { readonly field?: string; readonly expected?: string; readonly retryable?: boolean }
-): Effect.Effect<never, ToolFailure> => {
+): Effect.Effect<never, Errors.ToolFailure> => {
   try {
     const text = (key: "field" | "expected") => typeof options?.[key] === "string" ? { [key]: options[key] } : {}
-    return new ToolFailure({
+    return new Errors.ToolFailure({
       kind: ToolEnvelope.isKind(kind) ? kind : "execution_error",
       message: typeof message === "string" ? message : String(message),
       ...text("field"),
@@ -102,15 +91,15 @@ export const fail = (
     })
   } catch (e) {
     // a message or options that throw when read (past the types) still fail the call, with what can be said
-    return new ToolFailure({ kind: "execution_error", message: `The tool failed; its failure could not be read (${messageOf(e)}).` })
+    return new Errors.ToolFailure({ kind: "execution_error", message: `The tool failed; its failure could not be read (${messageOf(e)}).` })
   }
 }
 
 /** An executor: typed arguments and the call's context to a JSON-able result. */
-export type Execute<A, R> = (args: A, ctx: CallContext) => Effect.Effect<unknown, ToolFailure, R>
+export type Execute<A, R> = (args: A, ctx: CallContext) => Effect.Effect<unknown, Errors.ToolFailure, R>
 
 /** Reverses an executed call, given its arguments, context and the result it answered with. */
-export type Undo<A, R> = (args: A, ctx: CallContext & { readonly result: J.JsonValue }) => Effect.Effect<void, ToolFailure, R>
+export type Undo<A, R> = (args: A, ctx: CallContext & { readonly result: J.JsonValue }) => Effect.Effect<void, Errors.ToolFailure, R>
 
 /**
  * Something the local parameter schema says that the validator will not enforce: a keyword it does not know
@@ -332,7 +321,7 @@ export const contextOf = <A, R>(tool: Tool<A, R>, prepared: Prepared<A>, options
     saveArtifact: (name, value) =>
       J.isJsonValue(value)
         ? Effect.sync(() => typeof onArtifact === "function" ? onArtifact(name, value) : undefined)
-        : new ToolFailure({ kind: "execution_error", message: `The tool's artifact \`${name}\` is not JSON.` })
+        : new Errors.ToolFailure({ kind: "execution_error", message: `The tool's artifact \`${name}\` is not JSON.` })
   }
 }
 
@@ -347,7 +336,7 @@ export const run = <A, R>(tool: Tool<A, R>, prepared: Prepared<A>, options?: Run
     call = { ctx: contextOf(tool, prepared, options), args: prepared.args }
   } catch (e) {
     // prepared arguments or options that throw when read (past the types): the call fails, it does not throw
-    call = ToolEnvelope.fromError(new ToolFailure({ kind: "execution_error", message: `The call could not be read (${messageOf(e)}).` }), tool.name)
+    call = ToolEnvelope.fromError(new Errors.ToolFailure({ kind: "execution_error", message: `The call could not be read (${messageOf(e)}).` }), tool.name)
   }
   if (!("ctx" in call)) return Effect.succeed(call)
   const { args, ctx } = call

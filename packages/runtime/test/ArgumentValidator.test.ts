@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Either, FastCheck as fc, Layer, Schema } from "effect"
 import { Validator } from "@toolgate/json-schema"
-import { ArgumentValidator, Tool, type ToolEnvelope } from "@toolgate/runtime"
+import { ArgumentValidator, Errors, Tool, type ToolEnvelope } from "@toolgate/runtime"
 
 /** A JSON Schema tool that counts its executions. */
 const counted = (name: string, parameters: Tool.JsonSchemaOptions<never>["parameters"]) => {
@@ -19,7 +19,7 @@ const weatherSchema = {
 
 /** Prepares and, when ready, runs: the gate the session applies to every call. */
 const gate = <A>(tool: Tool.Tool<A>, raw: unknown, options: ArgumentValidator.PrepareOptions = { callId: "c" }) =>
-  Effect.gen(function*(): Effect.fn.Return<ArgumentValidator.Referencing | ToolEnvelope.Envelope, ArgumentValidator.InvalidToolArguments | ArgumentValidator.InvalidToolSchema, ArgumentValidator.ArgumentValidator> {
+  Effect.gen(function*(): Effect.fn.Return<ArgumentValidator.Referencing | ToolEnvelope.Envelope, Errors.InvalidToolArguments | Errors.InvalidToolSchema, ArgumentValidator.ArgumentValidator> {
     const validator = yield* ArgumentValidator.ArgumentValidator
     const prepared = yield* validator.prepare(tool, raw, options)
     if (prepared._tag === "Referencing") return prepared
