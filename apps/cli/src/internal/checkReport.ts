@@ -4,7 +4,7 @@
  *
  * @internal
  */
-import { JsonValue, Subschema } from "@toolgate/json-schema"
+import { JsonValue, Subschema, Text } from "@toolgate/json-schema"
 import { DriftGate } from "@toolgate/runtime"
 import * as Either from "effect/Either"
 import type { Warning } from "./checkKeywords.js"
@@ -41,7 +41,7 @@ export const exitCode = (report: Report): 0 | 1 | 2 | 3 => {
 
 const clipped = (value: unknown, max = 160): string => {
   const text = JsonValue.stringify(value) ?? "(not JSON)"
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text
+  return Text.clip(text, max)
 }
 
 const line = (row: Row, width: number): string => {

@@ -9,7 +9,7 @@ import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { CapabilitiesContractError } from "../Errors.js"
-import { clip } from "./json.js"
+import { clip } from "@toolgate/json-schema/Text"
 
 /** The major version of `capabilities_version` this runtime reads. */
 export const SUPPORTED_MAJOR = 1
