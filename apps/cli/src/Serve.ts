@@ -12,7 +12,7 @@
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import type * as HttpServerError from "@effect/platform/HttpServerError"
-import { Text } from "@toolgate/json-schema"
+import * as Text from "@toolgate/json-schema/Text"
 import * as Demo from "@toolgate/relay/Demo"
 import type { Config as RelayConfig } from "@toolgate/relay/Relay"
 import * as Console from "effect/Console"

@@ -17,7 +17,7 @@
  *
  * @since 0.1.0
  */
-import { Text } from "@toolgate/json-schema"
+import * as Text from "@toolgate/json-schema/Text"
 import * as Either from "effect/Either"
 
 /** One fault switch. */

@@ -12,7 +12,7 @@
  *
  * @since 0.1.0
  */
-import { Text } from "@toolgate/json-schema"
+import * as Text from "@toolgate/json-schema/Text"
 import * as Either from "effect/Either"
 import * as Faults from "./Faults.js"
 

@@ -15,25 +15,44 @@ import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as Errors from "./Errors.js"
 
-/** The limits as a Schema: repairs a non-negative integer, round trips a positive one; absent keys take the defaults. */
+/** The least value of each limit: the one table the Schema and the config read. */
+export const bounds = {
+  maxToolArgumentRepairs: 0,
+  maxProviderRoundTrips: 1,
+  turnDeadlineMillis: 1,
+  maxToolCallsPerTurn: 0,
+  maxToolCallsPerRound: 1,
+  maxToolResultBytes: 1024
+} as const
+
+/** An integer of at least `bounds[key]`. */
+const atLeast = (key: keyof typeof bounds) => Schema.Int.pipe(Schema.greaterThanOrEqualTo(bounds[key]))
+
+/** The config check of `bounds[key]`. */
+const bound = (key: keyof typeof bounds) => ({
+  message: `must be an integer of at least ${bounds[key]}`,
+  validation: (n: number) => n >= bounds[key]
+})
+
+/** The limits as a Schema: each an integer of at least its `bounds`; absent keys take the defaults. */
 export const Limits = Schema.Struct({
-  maxToolArgumentRepairs: Schema.optionalWith(Schema.NonNegativeInt, { exact: true, default: () => 1 }),
-  maxProviderRoundTrips: Schema.optionalWith(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)), { exact: true, default: () => 10 }),
+  maxToolArgumentRepairs: Schema.optionalWith(atLeast("maxToolArgumentRepairs"), { exact: true, default: () => 1 }),
+  maxProviderRoundTrips: Schema.optionalWith(atLeast("maxProviderRoundTrips"), { exact: true, default: () => 10 }),
   /** How long a whole turn may take, in milliseconds (absent: `defaultTurnDeadlineMillis`, 10 minutes). */
-  turnDeadlineMillis: Schema.optionalWith(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)), { exact: true }),
+  turnDeadlineMillis: Schema.optionalWith(atLeast("turnDeadlineMillis"), { exact: true }),
   /** Provider-driven: the most tool calls the provider may start in one turn (absent: no limit); one more is a contract violation. */
-  maxToolCallsPerTurn: Schema.optionalWith(Schema.NonNegativeInt, { exact: true }),
+  maxToolCallsPerTurn: Schema.optionalWith(atLeast("maxToolCallsPerTurn"), { exact: true }),
   /**
    * App-driven: the most calls of one round that run (absent: `defaultMaxToolCallsPerRound`, 64); the calls
    * after them are answered `rejected` (retryable) and not run.
    */
-  maxToolCallsPerRound: Schema.optionalWith(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)), { exact: true }),
+  maxToolCallsPerRound: Schema.optionalWith(atLeast("maxToolCallsPerRound"), { exact: true }),
   /**
    * The most UTF-8 bytes of a tool's envelope the model is sent (at least 1,024; absent:
    * `defaultMaxToolResultBytes`, 100,000); a larger result is cut head + tail for the model, and the whole
    * result stays in the turn's `calls`.
    */
-  maxToolResultBytes: Schema.optionalWith(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1024)), { exact: true })
+  maxToolResultBytes: Schema.optionalWith(atLeast("maxToolResultBytes"), { exact: true })
 }).annotations({ identifier: "RunLimits" })
 
 /** A turn's deadline when the limits give none: 10 minutes. */
@@ -75,24 +94,24 @@ export const make = (input: Input = {}): Either.Either<Limits, Errors.InvalidRun
  */
 export const config: Config.Config<Limits> = Config.all({
   maxToolArgumentRepairs: Config.integer("TOOLGATE_MAX_TOOL_ARGUMENT_REPAIRS").pipe(
-    Config.validate({ message: "must be a non-negative integer", validation: (n) => n >= 0 }),
+    Config.validate(bound("maxToolArgumentRepairs")),
     Config.withDefault(defaults.maxToolArgumentRepairs)
   ),
   maxProviderRoundTrips: Config.integer("TOOLGATE_MAX_PROVIDER_ROUND_TRIPS").pipe(
-    Config.validate({ message: "must be an integer of at least 1", validation: (n) => n >= 1 }),
+    Config.validate(bound("maxProviderRoundTrips")),
     Config.withDefault(defaults.maxProviderRoundTrips)
   ),
   turnDeadlineMillis: Config.option(Config.integer("TOOLGATE_TURN_DEADLINE_MS").pipe(
-    Config.validate({ message: "must be an integer of at least 1", validation: (n) => n >= 1 })
+    Config.validate(bound("turnDeadlineMillis"))
   )),
   maxToolCallsPerTurn: Config.option(Config.integer("TOOLGATE_MAX_TOOL_CALLS_PER_TURN").pipe(
-    Config.validate({ message: "must be a non-negative integer", validation: (n) => n >= 0 })
+    Config.validate(bound("maxToolCallsPerTurn"))
   )),
   maxToolCallsPerRound: Config.option(Config.integer("TOOLGATE_MAX_TOOL_CALLS_PER_ROUND").pipe(
-    Config.validate({ message: "must be an integer of at least 1", validation: (n) => n >= 1 })
+    Config.validate(bound("maxToolCallsPerRound"))
   )),
   maxToolResultBytes: Config.option(Config.integer("TOOLGATE_MAX_TOOL_RESULT_BYTES").pipe(
-    Config.validate({ message: "must be an integer of at least 1024", validation: (n) => n >= 1024 })
+    Config.validate(bound("maxToolResultBytes"))
   ))
 }).pipe(Config.map(({ maxToolCallsPerRound, maxToolCallsPerTurn, maxToolResultBytes, turnDeadlineMillis, ...rest }): Limits => ({
   ...rest,

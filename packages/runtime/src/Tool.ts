@@ -11,7 +11,7 @@ import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import { type Coercion, JsonSchema, JsonValue as J, type Validator } from "@toolgate/json-schema"
 import * as Errors from "./Errors.js"
-import { timed } from "./internal/toolOutcome.js"
+import * as Outcome from "./internal/toolOutcome.js"
 import { parametersOf } from "./internal/toolParameters.js"
 import * as Telemetry from "./Telemetry.js"
 import * as ToolEnvelope from "./ToolEnvelope.js"
@@ -151,7 +151,7 @@ export interface Tool<A, R = never> extends Any {
 }
 
 /** How long a tool's run (or undo) may take unless the tool says otherwise: 120 seconds. */
-export const defaultTimeout: Duration.Duration = Duration.seconds(120)
+export const defaultTimeout: Duration.Duration = Outcome.defaultTimeout
 
 /**
  * A tool's time budget: a duration (default 120 s), or `"none"` for a long-running tool that opts out (a build,
@@ -340,7 +340,7 @@ export const run = <A, R>(tool: Tool<A, R>, prepared: Prepared<A>, options?: Run
   }
   if (!("ctx" in call)) return Effect.succeed(call)
   const { args, ctx } = call
-  return Effect.map(timed(tool, ctx.callId, Effect.suspend(() => tool.execute(args, ctx))), (t) => t.envelope).pipe(
+  return Effect.map(Outcome.timed(tool, ctx.callId, Effect.suspend(() => tool.execute(args, ctx))), (t) => t.envelope).pipe(
     Telemetry.executeTool(tool.name, ctx.callId)
   )
 }

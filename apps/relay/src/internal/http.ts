@@ -13,7 +13,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Stream from "effect/Stream"
-import { Text } from "@toolgate/json-schema"
+import * as Text from "@toolgate/json-schema/Text"
 import * as Faults from "../Faults.js"
 
 /** A request the relay refuses: the status and the `{ error: { message, type } }` body it answers with. */
