@@ -47,21 +47,13 @@ export interface Options {
  * - no vision unless declared (`openAi` and `anthropic` declare it: their models take images as file parts).
  * - `modelSelection` `fixed`: the `LanguageModel` is one model.
  */
-export const capabilities: Provider.ProviderCapabilities = {
+export const capabilities: Provider.ProviderCapabilities = Provider.capabilities({
   name: "effect-ai",
-  executionModel: "appDriven",
-  supportsToolCalling: true,
-  supportsParallelToolCalls: false,
   supportsToolChoice: true,
   supportsStructuredOutput: true,
-  schemaDialect: "none",
-  maxTools: undefined,
-  contextWindow: undefined,
-  managedConversation: false,
-  requiresNetworking: true,
   supportsVision: false,
   modelSelection: "fixed"
-}
+})
 
 /**
  * `@effect/ai-openai`'s `OpenAiLanguageModel` (the Responses API): parallel calls, at most 128 tools, and

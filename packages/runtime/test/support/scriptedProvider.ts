@@ -29,19 +29,13 @@ export interface Scripted extends Provider.AgentProvider {
 }
 
 /** App-driven, tool calling, parallel calls, tool choice, structured output, dialect `none`, no limits. */
-export const defaults: Provider.ProviderCapabilities = {
+export const defaults: Provider.ProviderCapabilities = Provider.capabilities({
   name: "scripted",
-  executionModel: "appDriven",
-  supportsToolCalling: true,
   supportsParallelToolCalls: true,
   supportsToolChoice: true,
   supportsStructuredOutput: true,
-  schemaDialect: "none",
-  maxTools: undefined,
-  contextWindow: undefined,
-  managedConversation: false,
   requiresNetworking: false
-}
+})
 
 /** A provider answering request n with `rounds[n]` (none left → a `ProviderError`). */
 export const make = (
