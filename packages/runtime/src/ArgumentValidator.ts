@@ -11,6 +11,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { Arguments, type Coercion, type JsonSchema, type JsonValue as J, RefAware, type Validator } from "@toolgate/json-schema"
+import * as Decode from "./Decode.js"
 import * as Errors from "./Errors.js"
 import * as Shape from "./internal/argumentShape.js"
 import * as Telemetry from "./Telemetry.js"
@@ -89,14 +90,15 @@ const prepareChained = (schema: JsonSchema.JsonSchema, raw: unknown, options: Ar
   return wide._tag === "Invalid" && !holdsRefs(raw) ? plain : wide
 }
 
-/** An argument validator with `options` (policy `lenient`, no overrides, tool chaining off by default). */
-export const make = (options: Options = {}): Effect.Effect<Service> =>
-  Effect.sync(() => {
-    const policyFor = Policies.policyOf(options)
-    const toolChaining = options.toolChaining === true
-    const maxDepth = typeof options.maxArgumentDepth === "number" && Number.isSafeInteger(options.maxArgumentDepth) && options.maxArgumentDepth >= 1
-      ? options.maxArgumentDepth
-      : Shape.defaultMaxDepth
+const decodeOptions = Decode.options("ArgumentValidator", Policies.OptionsSchema)
+
+/** An argument validator with `options` (policy `lenient`, no overrides, tool chaining off by default); options of the wrong kind are `InvalidOptions`. */
+export const make = (options: Options = {}): Effect.Effect<Service, Errors.InvalidOptions> =>
+  Effect.map(decodeOptions(options), (decoded) => {
+    // the per-tool policies are read from the caller's own value (decoded, a record would lose a tool named `__proto__`)
+    const policyFor = Policies.policyOf({ ...(decoded.policy === undefined ? {} : { policy: decoded.policy }), policies: options.policies })
+    const toolChaining = decoded.toolChaining === true
+    const maxDepth = decoded.maxArgumentDepth ?? Shape.defaultMaxDepth
     /** One call's outcome, plainly: what the executor may receive, or the typed error the call fails with. */
     const outcomeOf = <A>(tool: Tool.Tool<A, any>, raw: unknown, name: string, callId: string, options: Arguments.Options) => {
       if (tool.schemaError !== undefined) return new Errors.InvalidToolSchema({ tool: name, path: "", detail: tool.schemaError })
@@ -135,13 +137,13 @@ export const make = (options: Options = {}): Effect.Effect<Service> =>
 export const config = Policies.config
 
 /** The default validator: lenient, no overrides, tool chaining off. */
-export const layer: Layer.Layer<ArgumentValidator> = Layer.effect(ArgumentValidator, make())
+export const layer: Layer.Layer<ArgumentValidator> = Layer.effect(ArgumentValidator, Effect.orDie(make()))
 
 /** The validator configured from `config`, read while the layer is built. */
 export const layerConfig: Layer.Layer<ArgumentValidator, ConfigError.ConfigError> = Layer.effect(
   ArgumentValidator,
-  Effect.flatMap(Policies.config, make)
+  Effect.flatMap(Policies.config, (options) => Effect.orDie(make(options)))
 )
 
 /** The validator with `options` given directly. */
-export const layerWith = (options: Options): Layer.Layer<ArgumentValidator> => Layer.effect(ArgumentValidator, make(options))
+export const layerWith = (options: Options): Layer.Layer<ArgumentValidator, Errors.InvalidOptions> => Layer.effect(ArgumentValidator, make(options))

@@ -189,12 +189,12 @@ export interface JsonSchemaOptions<R> {
   readonly keepEmptyStrings?: boolean
 }
 
-/** A timeout option as the tool keeps it (a value that is not a duration takes the default). */
-const timeoutOf = (timeout: Timeout | undefined): Duration.Duration | "none" | undefined => {
+/** A timeout option as the tool keeps it, or `null` when it is neither `"none"` nor a duration above zero. */
+const timeoutOf = (timeout: Timeout | undefined): Duration.Duration | "none" | undefined | null => {
   if (timeout === undefined) return undefined
   if (timeout === "none") return "none"
   const decoded = Duration.decodeUnknown(timeout)
-  return decoded._tag === "Some" && Duration.greaterThan(decoded.value, Duration.zero) ? decoded.value : undefined
+  return decoded._tag === "Some" && Duration.greaterThan(decoded.value, Duration.zero) ? decoded.value : null
 }
 
 /** The options of `make` as read once: each field read one time, so a getter or proxy trap runs once. */
@@ -263,13 +263,15 @@ export function make(name: string, options: SchemaOptions<any, any, any> | JsonS
   const read = readOptions(options)
   if (typeof read === "string") return unusable(name, read)
   let parameters: ReturnType<typeof parametersOf<unknown>>
-  let timeout: Duration.Duration | "none" | undefined
+  let timeout: Duration.Duration | "none" | undefined | null
   try {
     parameters = parametersOf<unknown>(read.parameters)
     timeout = timeoutOf(read.timeout)
   } catch (e) {
     return unusable(name, `the parameters or the timeout could not be read (${messageOf(e)})`)
   }
+  // a timeout that is no duration is the caller's mistake, never the default taken in silence
+  if (timeout === null) return unusable(name, "`timeout` is neither \"none\" nor a duration above zero")
   return {
     [TypeId]: TypeId,
     name,

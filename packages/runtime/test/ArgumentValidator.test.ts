@@ -98,14 +98,16 @@ describe("ArgumentValidator", () => {
       }
     }))
 
-  it.effect("options given directly: per-tool policies as a map or a record, __proto__ only a name", () =>
+  it.effect("options given directly: per-tool policies as a map or a record, __proto__ only a name, a bogus entry InvalidOptions", () =>
     Effect.gen(function*() {
-      const fromRecord = yield* ArgumentValidator.make({ policy: "strict", policies: JSON.parse("{\"__proto__\":\"lenient\",\"a\":\"lenient\",\"b\":\"bogus\"}") })
+      const fromRecord = yield* ArgumentValidator.make({ policy: "strict", policies: JSON.parse("{\"__proto__\":\"lenient\",\"a\":\"lenient\"}") })
       assert.deepStrictEqual(["a", "b", "__proto__", "constructor"].map(fromRecord.policyFor), ["lenient", "strict", "lenient", "strict"])
       const fromMap = yield* ArgumentValidator.make({ policies: new Map([["a", "strict"]]) })
       assert.deepStrictEqual(["a", "b"].map(fromMap.policyFor), ["strict", "lenient"])
-      const trapped = yield* ArgumentValidator.make({ policies: new Proxy({}, { ownKeys: () => { throw new Error("trap") } }) })
-      assert.strictEqual(trapped.policyFor("a"), "lenient")
+      const bogus = yield* Effect.flip(ArgumentValidator.make({ policies: JSON.parse("{\"a\":\"lenient\",\"b\":\"bogus\"}") }))
+      assert.strictEqual(bogus._tag, "InvalidOptions")
+      const trapped = yield* Effect.flip(ArgumentValidator.make({ policies: new Proxy({}, { ownKeys: () => { throw new Error("trap") } }) }))
+      assert.strictEqual(trapped._tag, "InvalidOptions")
       assert.isUndefined(({} as Record<string, unknown>)["lenient"])
     }))
 

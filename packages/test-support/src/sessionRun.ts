@@ -211,7 +211,7 @@ export const replay = (plan: SessionPlan, concurrently: boolean): Effect.Effect<
       mode: "local",
       limits: { maxToolArgumentRepairs: plan.repairs, maxProviderRoundTrips: plan.roundTrips },
       chainScope: plan.scope
-    }).pipe(Effect.orDie, Effect.provide(ArgumentValidator.layerWith({ toolChaining: plan.chaining })))
+    }).pipe(Effect.provide(ArgumentValidator.layerWith({ toolChaining: plan.chaining })), Effect.orDie)
     const outcomes = yield* Effect.forEach(
       plan.turns,
       (_, i) => session.send(`send ${i + 1}`, { toolChoice: plan.choices[i] ?? "auto" }).pipe(
