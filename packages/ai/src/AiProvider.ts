@@ -25,7 +25,7 @@ import * as RawParameters from "./internal/rawParameters.js"
 /** What the model behind the bridge does; start from `openAi` or `anthropic` when one of them is behind it. */
 export interface Options {
   /** Overrides of the declared capabilities (a `contextWindow` you know, a `name` for errors and spans). */
-  readonly capabilities?: Partial<Provider.ProviderCapabilities>
+  readonly capabilities?: Provider.CapabilityOverrides
   /**
    * The model sends every tool with `strict: true`, whatever toolgate normalized: `OpenAiLanguageModel`
    * does unless its config says `strict: false`. A tool that could not be made strict is then refused

@@ -40,7 +40,7 @@ export interface Scripted extends Provider.AgentProvider {
 /** A provider playing `script`, with `defaults` overridden by `capabilities`. */
 export const make = (
   script: Script.Script,
-  capabilities?: Partial<Provider.ProviderCapabilities>
+  capabilities?: Provider.CapabilityOverrides
 ): Effect.Effect<Scripted> =>
   Effect.sync(() => {
     const declared: Provider.ProviderCapabilities = { ...defaults, ...capabilities }

@@ -1,11 +1,13 @@
 /**
  * Options of the wrong kind fail typed where they are given, never with a default taken in silence:
  * `Tool.make`'s `timeout` (the tool is unusable: preparing a call is `InvalidToolSchema`), and every option
- * of `ArgumentValidator.make` (`InvalidOptions`).
+ * of `ArgumentValidator.make` (`InvalidOptions`), and a provider's capabilities of the wrong kind (`AgentSession.make`
+ * decodes them with `Provider.CapabilityFlags`).
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Duration, Effect } from "effect"
-import { ArgumentValidator, Tool } from "@toolgate/runtime"
+import { Duration, Effect, Either } from "effect"
+import { AgentSession, ArgumentValidator, Tool, Toolkit } from "@toolgate/runtime"
+import { make as scripted } from "./support/scriptedProvider.js"
 
 const tool = (timeout: unknown) =>
   Tool.make("t", { description: "d", parameters: { type: "object" }, execute: () => Effect.succeed("ok"), timeout: timeout as Tool.Timeout })
@@ -52,5 +54,19 @@ describe("options of the wrong kind", () => {
       assert.strictEqual(fine.policyFor("other"), "strict")
       const deep = yield* Effect.flip(fine.prepare(tool(undefined), { a: { b: { c: { d: 1 } } } }, { callId: "c" }))
       assert.strictEqual(deep._tag, "InvalidToolArguments")
+    }))
+
+  it.effect("AgentSession.make: a provider declaring a capability of the wrong kind is InvalidOptions", () =>
+    Effect.gen(function*() {
+      const toolkit = Either.getOrThrow(Toolkit.make())
+      const base = scripted([])
+      for (const [i, wrong] of [{ executionModel: "sometimes" }, { maxTools: -1 }, { contextWindow: "big" }, { schemaDialect: "yaml" }, { managedConversation: 1 }].entries()) {
+        const provider = { ...base, capabilities: { ...base.capabilities, ...wrong } as never }
+        const error = yield* Effect.flip(AgentSession.make({ provider, toolkit, mode: "local" }).pipe(
+          Effect.tap(() => Effect.die(`capabilities ${i} accepted`)),
+          Effect.provide(ArgumentValidator.layer)
+        ))
+        assert.strictEqual(error._tag, "InvalidOptions", `capabilities ${i}`)
+      }
     }))
 })

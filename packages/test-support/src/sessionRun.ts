@@ -112,7 +112,7 @@ export type Mode = { readonly mode: "local" } | { readonly mode: "cloudProfile";
 /** A provider playing `script` (whose turns the run sets before each send), and the requests it received. */
 export type Model = (
   script: Script.Script,
-  capabilities: Partial<Provider.ProviderCapabilities>
+  capabilities: Provider.CapabilityOverrides
 ) => Effect.Effect<{ readonly provider: Provider.AgentProvider; readonly requests: Effect.Effect<ReadonlyArray<Provider.CompletionRequest>> }, never, Scope.Scope>
 
 /** The `Scripted` provider as a `Model`. */

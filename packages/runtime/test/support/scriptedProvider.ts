@@ -40,7 +40,7 @@ export const defaults: Provider.ProviderCapabilities = Provider.capabilities({
 /** A provider answering request n with `rounds[n]` (none left → a `ProviderError`). */
 export const make = (
   rounds: ReadonlyArray<Round>,
-  capabilities: Partial<Provider.ProviderCapabilities> = {},
+  capabilities: Provider.CapabilityOverrides = {},
   validateTools?: Provider.AgentProvider["validateTools"],
   /** Event rounds are answered whole (`Provider.wholeRound`) instead of streamed. */
   whole = false
