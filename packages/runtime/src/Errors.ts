@@ -1,7 +1,8 @@
 /**
  * Every typed error of the runtime, in one module. Each is a `Schema.TaggedError`, so it crosses HTTP,
  * envelopes and CLI JSON output intact; every field is plain JSON and every error has a readable
- * `message`. Each carries `TypeId`, and `ToolgateError` is their one Schema union.
+ * `message`. Each carries `TypeId`, and `ToolgateError` is their one Schema union. The `SchemaError` of
+ * `@toolgate/json-schema` is not one of them: the runtime never fails with it, it answers `InvalidToolSchema`.
  *
  * @since 0.1.0
  */
