@@ -18,7 +18,6 @@ import { CliExit } from "./CliExit.js"
 import { BadInput, fileOrInline, flags, type Given, given, parseJson, required } from "./internal/input.js"
 import { badInput } from "./internal/output.js"
 import * as Lazy from "./internal/lazy.js"
-import { isHttpUrl } from "./internal/progress.js"
 import * as ToolsFile from "./internal/toolsFile.js"
 import { json } from "./Validate.js"
 
@@ -67,7 +66,7 @@ const sourceOf = (options: { readonly relay: Option.Option<string>; readonly cap
     const timeout = options.timeout
     if (!(timeout >= 1 && timeout <= 3600)) return yield* new BadInput({ message: `--timeout must be 1 to 3600 seconds, got ${timeout}.` })
     const url = options.relay.value
-    if (!isHttpUrl(url)) return yield* new BadInput({ message: `--relay must be an http(s) URL, got ${JSON.stringify(url)}.` })
+    if (!(yield* Lazy.decode).isHttpUrl(url)) return yield* new BadInput({ message: `--relay must be an http(s) URL, got ${JSON.stringify(url)}.` })
     return { _tag: "Relay", url, timeout } satisfies Source
   })
 

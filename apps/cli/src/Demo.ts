@@ -24,7 +24,7 @@ import { BadInput } from "./internal/input.js"
 import type * as DemoRun from "./internal/demoRun.js"
 import * as Lazy from "./internal/lazy.js"
 import { badInput, failureJson } from "./internal/output.js"
-import { isHttpUrl, withProgress } from "./internal/progress.js"
+import { withProgress } from "./internal/progress.js"
 import { json } from "./Validate.js"
 
 /** Exit codes: every scenario as expected, one or more not, bad input, no usable relay. */
@@ -85,7 +85,7 @@ const relayUrl = (given: Option.Option<string>) =>
   Effect.gen(function*() {
     if (Option.isSome(given)) {
       const url = given.value.trim().replace(/\/+$/, "")
-      if (!isHttpUrl(url)) return yield* new BadInput({ message: `--relay must be an http(s) URL, got ${JSON.stringify(given.value)}.` })
+      if (!(yield* Lazy.decode).isHttpUrl(url)) return yield* new BadInput({ message: `--relay must be an http(s) URL, got ${JSON.stringify(given.value)}.` })
       yield* withProgress(`waiting for the relay at ${url}`, preflight(url))
       return { url, inProcess: false }
     }

@@ -3,12 +3,12 @@
  *
  * @since 0.1.0
  */
-import { JsonValue } from "@toolgate/json-schema"
+import { JsonValue, Text } from "@toolgate/json-schema"
 import { exitCode, type Outcome } from "./Outcome.js"
 
 const compact = (value: unknown, max = 160): string => {
   const text = JsonValue.stringify(value) ?? "(not JSON)"
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text
+  return Text.clip(text, max)
 }
 
 const plural = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? "" : "s"}`

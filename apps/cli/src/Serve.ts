@@ -12,6 +12,7 @@
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import type * as HttpServerError from "@effect/platform/HttpServerError"
+import * as Text from "@toolgate/json-schema/Text"
 import * as Demo from "@toolgate/relay/Demo"
 import type { Config as RelayConfig } from "@toolgate/relay/Relay"
 import * as Console from "effect/Console"
@@ -42,7 +43,7 @@ const demoRoot = `demo "${Demo.scenarios[0]?.name ?? "root"}"`
 /** A file's problem as one line (a decoder's issues may span several). */
 const oneLine = (text: string): string => {
   const flat = text.replace(/\s*\n\s*/g, " ")
-  return flat.length > 400 ? `${flat.slice(0, 399)}…` : flat
+  return Text.clip(flat, 400)
 }
 
 /**

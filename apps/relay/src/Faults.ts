@@ -17,6 +17,7 @@
  *
  * @since 0.1.0
  */
+import * as Text from "@toolgate/json-schema/Text"
 import * as Either from "effect/Either"
 
 /** One fault switch. */
@@ -65,4 +66,4 @@ export const delayMs = (value: string | undefined): Either.Either<number, string
 }
 
 /** A header value shortened for an error message. */
-const clip = (text: string): string => JSON.stringify(text.length > 40 ? `${text.slice(0, 40)}…` : text)
+const clip = (text: string): string => JSON.stringify(Text.clip(text, 41))

@@ -12,6 +12,7 @@
  *
  * @since 0.1.0
  */
+import * as Text from "@toolgate/json-schema/Text"
 import * as Either from "effect/Either"
 import * as Faults from "./Faults.js"
 
@@ -98,5 +99,5 @@ const set = (entries: Entries, key: string, value: unknown): Entries =>
 /** A value named in an error message, shortened. */
 const describe = (u: unknown): string => {
   const text = typeof u === "string" ? JSON.stringify(u) : Array.isArray(u) ? "a list" : u === null ? "null" : typeof u
-  return text.length > 40 ? `${text.slice(0, 40)}…` : text
+  return Text.clip(text, 41)
 }

@@ -50,6 +50,7 @@ import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import { createServer } from "node:http"
+import * as BoundedFile from "./BoundedFile.js"
 import * as Checked from "./internal/config.js"
 import * as Guard from "./internal/guard.js"
 import * as Http from "./internal/http.js"
@@ -221,18 +222,10 @@ export const layer = (config: Config, options: { readonly port: number }): Layer
 export const start = (config: Config, options?: { readonly port?: number }): Effect.Effect<{ readonly url: string }, HttpServerError.ServeError, Scope.Scope> =>
   listen(config, options?.port ?? 0)
 
-/** The most bytes a profile or script file may hold: 64 MiB. */
-const maxFileBytes = 64 * 1024 * 1024
-
-/** Reads a regular file of at most `maxFileBytes` as JSON (a FIFO or device is refused, not waited on), or says why not. */
+/** Reads a profile or script file (`BoundedFile.read`: a regular file of at most 64 MiB) as JSON, or says why not. */
 const readJson = (path: string) =>
   Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
-    const cannot = (e: { readonly message: string }) => new RelayFileError({ path, reason: `cannot be read (${e.message})` })
-    const info = yield* Effect.mapError(fs.stat(path), cannot)
-    if (info.type !== "File") return yield* new RelayFileError({ path, reason: "is not a regular file" })
-    if (Number(info.size) > maxFileBytes) return yield* new RelayFileError({ path, reason: `is larger than ${maxFileBytes} bytes` })
-    const text = yield* Effect.mapError(fs.readFileString(path), cannot)
+    const text = yield* Effect.mapError(BoundedFile.read(path), (e) => new RelayFileError({ path, reason: e.reason }))
     const json = Http.parseJson(text)
     if (Either.isLeft(json)) return yield* new RelayFileError({ path, reason: "is not JSON" })
     return json.right

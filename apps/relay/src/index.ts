@@ -15,3 +15,6 @@ export * as Faults from "./Faults.js"
 
 /** The demo's data: its local tools, the eleven scenarios, and the relay config serving them all. */
 export * as Demo from "./Demo.js"
+
+/** Reading a file a user names with a bound: a regular file of at most 64 MiB. */
+export * as BoundedFile from "./BoundedFile.js"

@@ -41,7 +41,7 @@ const turn = (
     return yield* session.send(prompt, options)
   }).pipe(Effect.scoped, Effect.provide(Layer.mergeAll(ArgumentValidator.layer, provider)))
 
-const cloud = (baseUrl: string, capabilities: Partial<Provider.ProviderCapabilities> = {}) =>
+const cloud = (baseUrl: string, capabilities: Provider.CapabilityOverrides = {}) =>
   Layer.effect(Provider.Provider, CloudRelay.make({ baseUrl, timeout: "5 seconds", idleTimeout: "5 seconds", capabilities })).pipe(
     Layer.orDie,
     Layer.provide(NodeHttpClient.layerUndici)

@@ -143,7 +143,7 @@ const runGemini = (scenario: Demo.Scenario, model: string, base: string) =>
 const runCloud = (scenario: Demo.Scenario, base: string) => {
   const validator = { toolChaining: scenario.toolChaining }
   const client = scenario.client ?? {}
-  const capabilities: Partial<Provider.ProviderCapabilities> = {
+  const capabilities: Provider.CapabilityOverrides = {
     executionModel: scenario.executionModel,
     ...(client.textTools === true ? { supportsToolCalling: false } : {}),
     ...(client.maxTools === undefined ? {} : { maxTools: client.maxTools, toolDiscovery: Provider.dynamicPerRequest })

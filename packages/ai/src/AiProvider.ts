@@ -11,8 +11,8 @@ import * as LanguageModel from "@effect/ai/LanguageModel"
 import * as AiTool from "@effect/ai/Tool"
 import type * as AiToolkit from "@effect/ai/Toolkit"
 import type { JsonSchema } from "@toolgate/json-schema"
-import { Provider, Telemetry } from "@toolgate/runtime"
-import type { Errors, StreamEvent } from "@toolgate/runtime"
+import { Errors, Provider, Telemetry } from "@toolgate/runtime"
+import type { StreamEvent } from "@toolgate/runtime"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
@@ -25,7 +25,7 @@ import * as RawParameters from "./internal/rawParameters.js"
 /** What the model behind the bridge does; start from `openAi` or `anthropic` when one of them is behind it. */
 export interface Options {
   /** Overrides of the declared capabilities (a `contextWindow` you know, a `name` for errors and spans). */
-  readonly capabilities?: Partial<Provider.ProviderCapabilities>
+  readonly capabilities?: Provider.CapabilityOverrides
   /**
    * The model sends every tool with `strict: true`, whatever toolgate normalized: `OpenAiLanguageModel`
    * does unless its config says `strict: false`. A tool that could not be made strict is then refused
@@ -47,21 +47,13 @@ export interface Options {
  * - no vision unless declared (`openAi` and `anthropic` declare it: their models take images as file parts).
  * - `modelSelection` `fixed`: the `LanguageModel` is one model.
  */
-export const capabilities: Provider.ProviderCapabilities = {
+export const capabilities: Provider.ProviderCapabilities = Provider.capabilities({
   name: "effect-ai",
-  executionModel: "appDriven",
-  supportsToolCalling: true,
-  supportsParallelToolCalls: false,
   supportsToolChoice: true,
   supportsStructuredOutput: true,
-  schemaDialect: "none",
-  maxTools: undefined,
-  contextWindow: undefined,
-  managedConversation: false,
-  requiresNetworking: true,
   supportsVision: false,
   modelSelection: "fixed"
-}
+})
 
 /**
  * `@effect/ai-openai`'s `OpenAiLanguageModel` (the Responses API): parallel calls, at most 128 tools, and
@@ -100,7 +92,7 @@ export const fromLanguageModel = (model: LanguageModel.Service, options?: Option
   const validateTools = (tools: ReadonlyArray<Provider.ToolDefinition>) => {
     const loose = strictTools ? tools.find((t) => !t.strict) : undefined
     return loose === undefined ? Effect.succeed([]) : Effect.fail(
-      new Provider.ToolsRejected({
+      new Errors.ToolsRejected({
         provider: caps.name,
         tool: loose.name,
         reason: "the model sends every tool with `strict: true`, and this schema could not be made strict; " +

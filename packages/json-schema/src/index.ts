@@ -7,6 +7,9 @@
 /** The JSON value type and guards. */
 export * as JsonValue from "./JsonValue.js"
 
+/** Cutting text for messages without splitting a surrogate pair: `clip`, `prefix`. */
+export * as Text from "./Text.js"
+
 /** The schema type, dialects, pointers, local `$ref` resolution and `upgrade`. */
 export * as JsonSchema from "./JsonSchema.js"
 

@@ -45,7 +45,7 @@ export interface Options extends Bounded.Options {
    */
   readonly maxRequestBytes?: number
   /** What this relay's model does beyond the defaults below, e.g. a relay whose model runs tools itself (`providerDriven`). */
-  readonly capabilities?: Partial<Provider.ProviderCapabilities>
+  readonly capabilities?: Provider.CapabilityOverrides
 }
 
 /** The reference relay's request body limit, and the default `maxRequestBytes`. */
@@ -57,7 +57,7 @@ const OptionsSchema = Schema.Struct({
   timeout: Schema.optionalWith(Decode.PositiveDuration, { default: () => Duration.seconds(30) }),
   ...Bounded.fields({ idleTimeout: "60 seconds", roundTimeout: "5 minutes" }),
   maxRequestBytes: Schema.optionalWith(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1024)), { default: () => defaultMaxRequestBytes }),
-  capabilities: Schema.optional(Schema.Object)
+  capabilities: Schema.optional(Provider.CapabilityFlags)
 })
 
 const decodeOptions = Decode.options("CloudRelay", OptionsSchema)
@@ -70,31 +70,19 @@ const decodeOptions = Decode.options("CloudRelay", OptionsSchema)
 export const contextWindowFor = (maxRequestBytes: number): number => Math.floor((maxRequestBytes * 3) / 16)
 
 /** What the cloud relay can do, as far as its wire carries it. */
-export const capabilities: Provider.ProviderCapabilities = {
+export const capabilities: Provider.ProviderCapabilities = Provider.capabilities({
   name: Http.name,
-  /** The relay streams the model's calls; the app validates and runs them (it owns the executors). */
-  executionModel: "appDriven",
-  /** The model calls tools: by the names sent, with the relay's own schemas. */
-  supportsToolCalling: true,
+  // The relay streams the model's calls and the app runs them (app-driven, the default); the model calls
+  // tools by the names sent, with the relay's own schemas. Definitions are never sent (names only), so no
+  // dialect; the relay states no tool limit, and no context window on the wire (`make` derives one from
+  // `maxRequestBytes`); it is stateless per request, and every round trip leaves the process.
   /** A round may hold several calls; their answers go back by call id, so running them together is safe. */
   supportsParallelToolCalls: true,
   /** `toolChoice` is a field of every turns request. */
   supportsToolChoice: true,
-  /** The turns request has no field for an output schema, so the relay cannot be asked for one. */
-  supportsStructuredOutput: false,
-  /** Definitions are never sent (names only): no dialect to normalise into. */
-  schemaDialect: "none",
-  /** The relay states no tool limit on the wire. */
-  maxTools: undefined,
-  /** The relay states none on the wire; `make` derives one from `maxRequestBytes`, so a history fits the relay's body limit. */
-  contextWindow: undefined,
-  /** The relay is stateless per request: every request carries the whole conversation. */
-  managedConversation: false,
-  /** Every round trip leaves the process, so the pre-transmit filter runs on it. */
-  requiresNetworking: true,
   /** The turns request carries `sampling` (and `systemPrompt`) for the relay's model. */
   supportsSamplingConfig: true
-}
+})
 
 /** The provider for `options`, over the `HttpClient` in context; options that cannot work fail as `InvalidOptions`. */
 export const make = (options: Options): Effect.Effect<Provider.AgentProvider, Errors.InvalidOptions, HttpClient.HttpClient> =>
@@ -127,7 +115,7 @@ export const make = (options: Options): Effect.Effect<Provider.AgentProvider, Er
         return RelayWire.decodeBlocks(Bounded.events(bytes, settings, Http.failure)).pipe(Bounded.timed(settings, Http.failure))
       })).pipe(Telemetry.streamSpan("CloudRelay.stream", Telemetry.endpoint(Http.name, { url: `${baseUrl}${RelayWire.turnsPath}` })))
     return Provider.Provider.of({
-      capabilities: { ...capabilities, contextWindow: contextWindowFor(maxRequestBytes), ...settings.capabilities as Partial<Provider.ProviderCapabilities> },
+      capabilities: { ...capabilities, contextWindow: contextWindowFor(maxRequestBytes), ...settings.capabilities },
       stream,
       // The relay owns the schemas and receives names only: there is nothing here to warn about or refuse.
       validateTools: () => Effect.succeed([])

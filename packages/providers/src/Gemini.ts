@@ -71,7 +71,7 @@ export const OptionsSchema = Schema.Struct({
   systemInstruction: Schema.optional(Schema.String),
   generationConfig: Schema.optional(GenerationConfig),
   ...Bounded.fields({ idleTimeout: "2 minutes", roundTimeout: "10 minutes" }),
-  capabilities: Schema.optional(Schema.Object),
+  capabilities: Schema.optional(Provider.CapabilityFlags),
   inFlightTracker: Schema.optional(Provider.InFlightTrackerSchema)
 })
 
@@ -99,7 +99,7 @@ export interface Options extends Bounded.Options {
   readonly systemInstruction?: string
   readonly generationConfig?: GenerationConfig
   /** What this model does differently (`contextWindow`, `requiresNetworking: false` for a loopback double). */
-  readonly capabilities?: Partial<Provider.ProviderCapabilities>
+  readonly capabilities?: Provider.CapabilityOverrides
   /** Told when each request of a session starts and ends (default: none). */
   readonly inFlightTracker?: Provider.InFlightTracker
 }
@@ -117,22 +117,15 @@ export interface Options extends Bounded.Options {
  * - `modelSelection` `perRequest` on the Gemini API (a send's `model` goes in that request's path); `fixed` on
  *   Cloud Code Assist, where the model decides the schema dialect.
  */
-export const capabilities: Provider.ProviderCapabilities = {
+export const capabilities: Provider.ProviderCapabilities = Provider.capabilities({
   name: "gemini",
-  executionModel: "appDriven",
-  supportsToolCalling: true,
   supportsParallelToolCalls: true,
   supportsToolChoice: true,
   supportsStructuredOutput: true,
-  schemaDialect: "none",
-  maxTools: undefined,
-  contextWindow: undefined,
-  managedConversation: false,
-  requiresNetworking: true,
   supportsSamplingConfig: true,
   supportsVision: true,
   modelSelection: "perRequest"
-}
+})
 
 /** A call's arguments as the object Gemini's `args` must be: an object as is, JSON text of an object parsed, else `{}`. */
 export const argumentsObject: (args: Message.ToolCall["arguments"]) => JsonValue.JsonObject = internalArgumentsObject
@@ -154,7 +147,6 @@ export const dialect = (endpoint: Endpoint, model: string): Dialect =>
   endpoint === "cloudCodeAssist" && model.startsWith("claude-") ? "cca" : "google"
 
 const decodeOptions = Decode.options("Gemini", OptionsSchema)
-const decodeFlags = Decode.options("Gemini.capabilities", Provider.CapabilityFlags)
 
 /** Builds the provider over the `HttpClient` in context; options that fail `OptionsSchema` fail as `InvalidOptions`. */
 export const make = (options: Options): Effect.Effect<Provider.AgentProvider, Errors.InvalidOptions, HttpClient.HttpClient> =>
@@ -169,9 +161,8 @@ export const make = (options: Options): Effect.Effect<Provider.AgentProvider, Er
       supportsStructuredOutput: target === "google",
       supportsVision: target === "google",
       modelSelection: endpoint === "cloudCodeAssist" ? "fixed" : "perRequest",
-      ...o.capabilities as Partial<Provider.ProviderCapabilities>
+      ...o.capabilities
     }
-    yield* decodeFlags(caps)
     const provider = caps.name
     const root = (o.baseUrl ?? defaultBaseUrl[endpoint]).replace(/\/+$/, "")
     const url = `${root}${path(endpoint, model)}`

@@ -43,7 +43,7 @@ export interface Options extends Bounded.Options {
   /** The wait for the response's status and headers (default 2 minutes). */
   readonly timeout?: Duration.DurationInput
   /** What this backend does differently (a loopback server: `requiresNetworking: false`; a model's `contextWindow`). */
-  readonly capabilities?: Partial<Provider.ProviderCapabilities>
+  readonly capabilities?: Provider.CapabilityOverrides
   /** Told when each request of a session starts and ends (default: none). */
   readonly inFlightTracker?: Provider.InFlightTracker
 }
@@ -55,12 +55,11 @@ const OptionsSchema = Schema.Struct({
   apiKey: Schema.optional(Schema.RedactedFromSelf(Schema.String)),
   timeout: Schema.optionalWith(Decode.PositiveDuration, { default: () => Duration.minutes(2) }),
   ...Bounded.fields({ idleTimeout: "2 minutes", roundTimeout: "10 minutes" }),
-  capabilities: Schema.optional(Schema.Object),
+  capabilities: Schema.optional(Provider.CapabilityFlags),
   inFlightTracker: Schema.optional(Provider.InFlightTrackerSchema)
 })
 
 const decodeOptions = Decode.options("OpenAiCompatible", OptionsSchema)
-const decodeFlags = Decode.options("OpenAiCompatible.capabilities", Provider.CapabilityFlags)
 
 /**
  * What the Chat Completions API offers; override per backend through `Options.capabilities`:
@@ -76,22 +75,17 @@ const decodeFlags = Decode.options("OpenAiCompatible.capabilities", Provider.Cap
  * - `supportsVision` false: images (`image_url` parts) reach only models that see; declare it for one that does.
  * - `modelSelection` `perRequest`: a send's `model` replaces `Options.model` in that request's body.
  */
-export const capabilities: Provider.ProviderCapabilities = {
+export const capabilities: Provider.ProviderCapabilities = Provider.capabilities({
   name: "openai-compatible",
-  executionModel: "appDriven",
-  supportsToolCalling: true,
   supportsParallelToolCalls: true,
   supportsToolChoice: true,
   supportsStructuredOutput: true,
   schemaDialect: "openai-strict",
   maxTools: 128,
-  contextWindow: undefined,
-  managedConversation: false,
-  requiresNetworking: true,
   supportsSamplingConfig: true,
   supportsVision: false,
   modelSelection: "perRequest"
-}
+})
 
 /** The path of the endpoint under the base URL. */
 export const path = "/chat/completions"
@@ -104,8 +98,7 @@ export const make = (options: Options): Effect.Effect<Provider.AgentProvider, Er
   Effect.gen(function*() {
     const o = yield* decodeOptions(options)
     const timeout = o.timeout
-    const caps: Provider.ProviderCapabilities = { ...capabilities, model: o.model, ...o.capabilities as Partial<Provider.ProviderCapabilities> }
-    yield* decodeFlags(caps)
+    const caps: Provider.ProviderCapabilities = { ...capabilities, model: o.model, ...o.capabilities }
     const provider = caps.name
     const baseUrl = o.baseUrl.replace(/\/+$/, "")
     const scrub = scrubber(o.apiKey === undefined ? undefined : Redacted.value(o.apiKey))

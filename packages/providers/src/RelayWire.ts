@@ -10,6 +10,7 @@ import * as Chunk from "effect/Chunk"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
+import { Text } from "@toolgate/json-schema"
 import { Errors, Message, Provider, StreamEvent } from "@toolgate/runtime"
 import * as Sse from "./internal/sse.js"
 
@@ -105,10 +106,9 @@ const relayFailure = (data: string): Errors.ProviderError => {
 
 /** "malformed event", not retryable (the same relay would send the same bytes), with a clipped cause. */
 const malformed = (cause: string): Errors.ProviderError =>
-  new Errors.ProviderError({ provider: providerName, reason: "malformed event", retryable: false, cause: clip(cause, 300) })
+  new Errors.ProviderError({ provider: providerName, reason: "malformed event", retryable: false, cause: Text.clip(cause, 300) })
 
 const decodeErrorData = Schema.decodeUnknownEither(Schema.parseJson(ErrorData), { errors: "all" })
 
 
 /** At most `max` characters of `s`, marked when cut. */
-const clip = (s: string, max: number): string => s.length <= max ? s : `${s.slice(0, max)}…`

@@ -20,22 +20,16 @@ import * as Script from "./Script.js"
  * vision and a per-request model (both recorded in the requests, neither changes the script), dialect
  * `none` (definitions arrive as declared), no networking.
  */
-export const defaults: Provider.ProviderCapabilities = {
+export const defaults: Provider.ProviderCapabilities = Provider.capabilities({
   name: "scripted",
-  executionModel: "appDriven",
-  supportsToolCalling: true,
   supportsParallelToolCalls: true,
   supportsToolChoice: true,
   supportsStructuredOutput: true,
-  schemaDialect: "none",
-  maxTools: undefined,
-  contextWindow: undefined,
-  // Position is counted over the whole history; a managed conversation would send only part of it.
-  managedConversation: false,
+  // Position is counted over the whole history (not a managed conversation, the default).
   requiresNetworking: false,
   supportsVision: true,
   modelSelection: "perRequest"
-}
+})
 
 /** A scripted provider that remembers what it was asked. */
 export interface Scripted extends Provider.AgentProvider {
@@ -48,7 +42,7 @@ export interface Scripted extends Provider.AgentProvider {
 /** A provider playing `script`, with `defaults` overridden by `capabilities`. */
 export const make = (
   script: Script.Script,
-  capabilities?: Partial<Provider.ProviderCapabilities>
+  capabilities?: Provider.CapabilityOverrides
 ): Effect.Effect<Scripted> =>
   Effect.sync(() => {
     const declared: Provider.ProviderCapabilities = { ...defaults, ...capabilities }

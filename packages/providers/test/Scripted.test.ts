@@ -150,7 +150,7 @@ describe("Scripted", () => {
       }
       const junk = yield* run(yield* Scripted.make({ turns: [[null]] } as unknown as Script.Script), [user("hi")])
       assert.isTrue(Either.isLeft(junk) && junk.left.reason === "the script holds something that is not a round 1 of turn 1 (turns[0][0])")
-      const overrides = JSON.parse("{\"__proto__\":{\"name\":\"evil\",\"polluted\":true}}") as Partial<Provider.ProviderCapabilities>
+      const overrides = JSON.parse("{\"__proto__\":{\"name\":\"evil\",\"polluted\":true}}") as Provider.CapabilityOverrides
       const provider = yield* Scripted.make(script, overrides)
       assert.strictEqual(provider.capabilities.name, "scripted")
       assert.strictEqual(Object.getPrototypeOf(provider.capabilities), Object.prototype)

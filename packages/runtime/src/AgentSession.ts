@@ -16,7 +16,8 @@ import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import type { JsonSchema, JsonValue as J } from "@toolgate/json-schema"
-import { ArgumentValidator, type InvalidToolSchema } from "./ArgumentValidator.js"
+import { ArgumentValidator } from "./ArgumentValidator.js"
+import type { InvalidToolSchema } from "./Errors.js"
 import { DriftGate, type Verdict } from "./DriftGate.js"
 import type * as Compensation from "./Compensation.js"
 import * as Errors from "./Errors.js"
@@ -171,7 +172,7 @@ export interface Turn {
  * `outstanding` until the app reconciles them). By the time `send` fails that compensation has finished,
  * each undo within its tool's time budget and all of them within the compensation deadline; no
  * `compensation` field means no tool of the turn had run. The field encodes with the error
- * (`Compensation.TurnError`, `Errors.RuntimeError`).
+ * (`Compensation.TurnError`, `Errors.ToolgateError`).
  */
 export type SendError =
   | Errors.SchemaDriftError
@@ -184,7 +185,7 @@ export type SendError =
   | Errors.ProviderEventContractViolation
   | Errors.ProviderError
   | Errors.ToolChoiceUnsupported
-  | Provider.ToolsRejected
+  | Errors.ToolsRejected
   | InvalidToolSchema
   | Errors.InvalidOptions
   | Errors.VisionUnsupported
@@ -225,7 +226,7 @@ export interface AgentSession {
    * caller was interrupted just after. Undos and sends run one at a time: asked for while a send is in flight,
    * it waits for the send, and fails with `UndoSuperseded` (undoing nothing) when that send committed a turn.
    */
-  readonly undoLastTurn: Effect.Effect<Option.Option<UndoReport>, Compensation.UndoIncomplete | Compensation.UndoSuperseded>
+  readonly undoLastTurn: Effect.Effect<Option.Option<UndoReport>, Errors.UndoIncomplete | Errors.UndoSuperseded>
   /** Effects of failed or undone turns that could not be taken back, oldest first, until `reconcile` removes them. */
   readonly outstanding: Effect.Effect<ReadonlyArray<Compensation.OutstandingEffect>>
   /** Marks outstanding effects as handled by the app (by call idempotency key); returns those removed. Keys that are not an array of strings are `InvalidOptions`. */

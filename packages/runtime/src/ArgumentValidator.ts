@@ -11,7 +11,6 @@ import type * as ConfigError from "effect/ConfigError"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Schema from "effect/Schema"
 import { Arguments, type Coercion, type JsonSchema, type JsonValue as J, RefAware, type Validator } from "@toolgate/json-schema"
 import * as Decode from "./Decode.js"
 import * as EnvConfig from "./EnvConfig.js"
@@ -49,34 +48,6 @@ export interface Referencing {
 /** What `prepare` gives: arguments ready for `Tool.run`, or (tool chaining on) arguments with refs to resolve. */
 export type Outcome<A> = Tool.Prepared<A> | Referencing
 
-/** A call's arguments do not fit its tool's schema; `envelope` is the `invalid_args` failure to feed back. */
-export class InvalidToolArguments extends Schema.TaggedError<InvalidToolArguments>()("InvalidToolArguments", {
-  tool: Schema.String,
-  callId: Schema.String,
-  issues: Schema.Array(Errors.Issue),
-  envelope: ToolEnvelope.Failure
-}) {
-  readonly [Errors.TypeId]: Errors.TypeId = Errors.TypeId
-  /** The tool, the call and what is wrong. */
-  override get message(): string {
-    return `Invalid arguments for tool \`${this.tool}\` (call ${this.callId}): ${this.envelope.message}`
-  }
-}
-
-/** A tool's own schema cannot be used (it does not compile, or its Effect Schema has no JSON Schema form): not the model's fault. */
-export class InvalidToolSchema extends Schema.TaggedError<InvalidToolSchema>()("InvalidToolSchema", {
-  tool: Schema.String,
-  path: Schema.String,
-  detail: Schema.String,
-  compensation: Schema.optionalWith(Errors.CompensationReport, { exact: true })
-}) {
-  readonly [Errors.TypeId]: Errors.TypeId = Errors.TypeId
-  /** The tool and why its schema is unusable. */
-  override get message(): string {
-    return `The parameter schema of tool \`${this.tool}\` cannot be used${this.path === "" ? "" : ` (at ${this.path})`}: ${this.detail}`
-  }
-}
-
 /** The argument validator. */
 export interface Service {
   /** The policy a tool's calls are prepared under. */
@@ -88,7 +59,7 @@ export interface Service {
     tool: Tool.Tool<A, any>,
     raw: unknown,
     options: PrepareOptions
-  ) => Effect.Effect<Outcome<A>, InvalidToolArguments | InvalidToolSchema>
+  ) => Effect.Effect<Outcome<A>, Errors.InvalidToolArguments | Errors.InvalidToolSchema>
 }
 
 /** The argument validator's tag. */
@@ -97,7 +68,7 @@ export class ArgumentValidator extends Context.Tag("@toolgate/runtime/ArgumentVa
 const text = (u: unknown, fallback: string): string => typeof u === "string" ? u : fallback
 
 const invalid = (tool: string, callId: string, issues: ReadonlyArray<Validator.Issue>) =>
-  new InvalidToolArguments({ tool, callId, issues, envelope: ToolEnvelope.fromIssues(issues, tool) })
+  new Errors.InvalidToolArguments({ tool, callId, issues, envelope: ToolEnvelope.fromIssues(issues, tool) })
 
 /** The raw arguments (JSON text or a value) hold a sentinel ref somewhere. */
 const holdsRefs = (raw: unknown): boolean => {
@@ -121,22 +92,23 @@ const prepareChained = (schema: JsonSchema.JsonSchema, raw: unknown, options: Ar
   return wide._tag === "Invalid" && !holdsRefs(raw) ? plain : wide
 }
 
-/** An argument validator with `options` (policy `lenient`, no overrides, tool chaining off by default). */
-export const make = (options: Options = {}): Effect.Effect<Service> =>
-  Effect.sync(() => {
-    const policyFor = Policies.policyOf(options)
-    const toolChaining = options.toolChaining === true
-    const maxDepth = typeof options.maxArgumentDepth === "number" && Number.isSafeInteger(options.maxArgumentDepth) && options.maxArgumentDepth >= 1
-      ? options.maxArgumentDepth
-      : Shape.defaultMaxDepth
+const decodeOptions = Decode.options("ArgumentValidator", Policies.OptionsSchema)
+
+/** An argument validator with `options` (policy `lenient`, no overrides, tool chaining off by default); options of the wrong kind are `InvalidOptions`. */
+export const make = (options: Options = {}): Effect.Effect<Service, Errors.InvalidOptions> =>
+  Effect.map(decodeOptions(options), (decoded) => {
+    // the per-tool policies are read from the caller's own value (decoded, a record would lose a tool named `__proto__`)
+    const policyFor = Policies.policyOf({ ...(decoded.policy === undefined ? {} : { policy: decoded.policy }), policies: options.policies })
+    const toolChaining = decoded.toolChaining === true
+    const maxDepth = decoded.maxArgumentDepth ?? Shape.defaultMaxDepth
     /** One call's outcome, plainly: what the executor may receive, or the typed error the call fails with. */
     const outcomeOf = <A>(tool: Tool.Tool<A, any>, raw: unknown, name: string, callId: string, options: Arguments.Options) => {
-      if (tool.schemaError !== undefined) return new InvalidToolSchema({ tool: name, path: "", detail: tool.schemaError })
+      if (tool.schemaError !== undefined) return new Errors.InvalidToolSchema({ tool: name, path: "", detail: tool.schemaError })
       // a value too deep (or not well-formed text) is refused before any recursive code walks it
       const raised = typeof raw === "string" ? undefined : Shape.check(raw, maxDepth)
       if (raised !== undefined) return invalid(name, callId, [raised])
       const result = toolChaining ? prepareChained(tool.jsonSchema, raw, options) : Arguments.prepare(tool.jsonSchema, raw, options)
-      if (result._tag === "SchemaError") return new InvalidToolSchema({ tool: name, path: result.path, detail: result.message })
+      if (result._tag === "SchemaError") return new Errors.InvalidToolSchema({ tool: name, path: result.path, detail: result.message })
       if (result._tag === "Invalid") return invalid(name, callId, result.issues)
       // what coercion built (or parsed from text) is checked; the caller's own value passed above
       const shape = result.value === raw ? undefined : Shape.check(result.value, maxDepth)
@@ -148,14 +120,14 @@ export const make = (options: Options = {}): Effect.Effect<Service> =>
       if (decoded._tag === "Left") return invalid(name, callId, decoded.left)
       return { _tag: "Prepared", ...base, args: decoded.right } satisfies Tool.Prepared<A> as Outcome<A>
     }
-    const prepare = <A>(tool: Tool.Tool<A, any>, raw: unknown, prepareOptions: PrepareOptions): Effect.Effect<Outcome<A>, InvalidToolArguments | InvalidToolSchema> => {
+    const prepare = <A>(tool: Tool.Tool<A, any>, raw: unknown, prepareOptions: PrepareOptions): Effect.Effect<Outcome<A>, Errors.InvalidToolArguments | Errors.InvalidToolSchema> => {
       const name = text(tool.name, "")
       const callId = text(prepareOptions?.callId, "")
       const policy = policyFor(name)
       const options = { policy, fromStrictProvider: prepareOptions?.fromStrictProvider === true, keepEmptyStrings: tool.keepEmptyStrings === true }
       return Effect.suspend(() => {
         const outcome = outcomeOf(tool, raw, name, callId, options)
-        return outcome instanceof InvalidToolArguments || outcome instanceof InvalidToolSchema ? Effect.fail(outcome) : Effect.succeed(outcome)
+        return outcome instanceof Errors.InvalidToolArguments || outcome instanceof Errors.InvalidToolSchema ? Effect.fail(outcome) : Effect.succeed(outcome)
       }).pipe(
         Telemetry.span("ArgumentValidator.prepare", { "gen_ai.tool.name": name, "gen_ai.tool.call.id": callId, "toolgate.argument_policy": policy })
       )
@@ -164,7 +136,7 @@ export const make = (options: Options = {}): Effect.Effect<Service> =>
   })
 
 /** The default validator: lenient, no overrides, tool chaining off. */
-export const layer: Layer.Layer<ArgumentValidator> = Layer.effect(ArgumentValidator, make())
+export const layer: Layer.Layer<ArgumentValidator> = Layer.effect(ArgumentValidator, Effect.orDie(make()))
 
 /**
  * The validator with its options read from config while the layer is built, under the keys the app names:
@@ -189,4 +161,4 @@ export const layerEnv: Layer.Layer<ArgumentValidator, ConfigError.ConfigError | 
 })
 
 /** The validator with `options` given directly. */
-export const layerWith = (options: Options): Layer.Layer<ArgumentValidator> => Layer.effect(ArgumentValidator, make(options))
+export const layerWith = (options: Options): Layer.Layer<ArgumentValidator, Errors.InvalidOptions> => Layer.effect(ArgumentValidator, make(options))

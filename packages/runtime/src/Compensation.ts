@@ -10,10 +10,8 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
-import { InvalidToolSchema } from "./ArgumentValidator.js"
 import * as Errors from "./Errors.js"
 import * as Schemas from "./internal/compensationReport.js"
-import { ToolsRejected } from "./Provider.js"
 import * as ToolEnvelope from "./ToolEnvelope.js"
 
 /** A call of the turn whose executor ran (or started: `envelope` is absent when it was interrupted mid-run). */
@@ -70,56 +68,11 @@ export const TurnError = Schema.Union(
   Errors.ProviderError,
   Errors.ToolChoiceUnsupported,
   Errors.StructuredOutputInvalid,
-  ToolsRejected,
-  InvalidToolSchema
+  Errors.ToolsRejected,
+  Errors.InvalidToolSchema
 )
 export type TurnError = typeof TurnError.Type
 
 /** An undo step that failed: the call and the failure envelope its undo gave. */
-export const UndoFailure = Schema.Struct({
-  callId: Schema.String,
-  tool: Schema.String,
-  envelope: ToolEnvelope.Failure
-}).annotations({ identifier: "UndoFailure" })
+export const UndoFailure = Schemas.UndoFailure
 export type UndoFailure = typeof UndoFailure.Type
-
-/**
- * `undoLastTurn` could not undo every step of the turn: the turn stays in history and in the undo log, the
- * steps that were undone are marked (a retry does not run them again), and `left` are the calls still to undo.
- */
-export class UndoIncomplete extends Schema.TaggedError<UndoIncomplete>()("UndoIncomplete", {
-  turn: Schema.Int,
-  /** The calls this attempt undid, newest first. */
-  undone: Schema.Array(Schema.String),
-  failed: Schema.Array(UndoFailure),
-  /** The calls whose undo is still to run (newest first): `undoLastTurn` again retries exactly these. */
-  left: Schema.Array(Schema.String)
-}) {
-  readonly [Errors.TypeId]: Errors.TypeId = Errors.TypeId
-  /** The turn, what failed and what is left. */
-  override get message(): string {
-    const failed = this.failed.slice(0, 5).map((f) => `${f.tool} ${f.callId}: ${f.envelope.message}`).join("; ")
-    return `The undo of turn ${this.turn} is incomplete: ${this.failed.length} step(s) failed (${failed}); ` +
-      `${this.left.length} left to undo, ${this.undone.length} undone. The turn stays; undo it again to retry.`
-  }
-}
-
-/**
- * `undoLastTurn` was called when turn `expected` was the last committed one (or none was), but by the time
- * it could run (after the send or undo in flight) the last committed turn was another: nothing was undone,
- * since the turn the caller meant is no longer the last. Calling `undoLastTurn` again undoes the last one now.
- */
-export class UndoSuperseded extends Schema.TaggedError<UndoSuperseded>()("UndoSuperseded", {
-  /** The last committed turn when `undoLastTurn` was called; absent when there was none. */
-  expected: Schema.optionalWith(Schema.Int, { exact: true }),
-  /** The last committed turn when the undo was to run; absent when there was none. */
-  last: Schema.optionalWith(Schema.Int, { exact: true })
-}) {
-  readonly [Errors.TypeId]: Errors.TypeId = Errors.TypeId
-  /** Which turn was meant and which is last now. */
-  override get message(): string {
-    const turn = (n: number | undefined) => n === undefined ? "no turn" : `turn ${n}`
-    return `Nothing was undone: the undo was asked for when ${turn(this.expected)} was the last committed, but ` +
-      `${turn(this.last)} was when it could run (a send or another undo ran in between). Undo again to take back the last turn now.`
-  }
-}

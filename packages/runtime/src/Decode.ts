@@ -29,8 +29,8 @@ export const options = <A, I>(of: string, schema: Schema.Schema<A, I>) => {
     )
 }
 
-/** Whether `u` parses as an absolute http: or https: URL. */
-const isHttpUrl = (u: string): boolean => {
+/** Whether `u` parses as an absolute http: or https: URL (the one check every client and the CLI use). */
+export const isHttpUrl = (u: string): boolean => {
   try {
     const { protocol } = new URL(u)
     return protocol === "http:" || protocol === "https:"

@@ -1,35 +1,34 @@
 /**
- * The typed errors of the runtime. Each is a `Schema.TaggedError`, so it crosses HTTP, envelopes and
- * CLI JSON output intact; every field is plain JSON and every error has a readable `message`. Every one,
- * whichever module defines it, carries `TypeId`: `isToolgateError` recognises the whole `ToolgateError` union.
+ * Every typed error of the runtime, in one module. Each is a `Schema.TaggedError`, so it crosses HTTP,
+ * envelopes and CLI JSON output intact; every field is plain JSON and every error has a readable
+ * `message`. Each carries `TypeId`, and `ToolgateError` is their one Schema union. The `SchemaError` of
+ * `@toolgate/json-schema` is not one of them: the runtime never fails with it, it answers `InvalidToolSchema`.
  *
  * @since 0.1.0
  */
 import { Subschema } from "@toolgate/subschema"
+import { Text } from "@toolgate/json-schema"
 import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
-import type * as ArgumentValidator from "./ArgumentValidator.js"
-import type * as Compensation from "./Compensation.js"
-import { Report } from "./internal/compensationReport.js"
-import { clip } from "./internal/json.js"
+import * as Base from "./internal/errorBase.js"
 import { Issue as IssueSchema, Json } from "./internal/schemas.js"
-import type * as Provider from "./Provider.js"
-import type * as RunLimits from "./RunLimits.js"
-import type * as Tool from "./Tool.js"
-import type * as Toolkit from "./Toolkit.js"
+import { DuplicateToolName, InvalidToolArguments, InvalidToolSchema, NotATool, ToolFailure, ToolsRejected, UndoIncomplete, UndoSuperseded } from "./internal/toolErrors.js"
 
 /**
  * The brand of every toolgate error (`readonly [TypeId]: TypeId = TypeId` in each class).
  *
  * @since 0.1.0
  */
-export const TypeId: unique symbol = Symbol.for("@toolgate/runtime/Errors")
+export const TypeId: typeof Base.TypeId = Base.TypeId
 
 /** The type of `TypeId`. */
 export type TypeId = typeof TypeId
 
+const { compensation, listed, preview, sentence } = Base
+const clip = Text.clip
+
 /**
- * Whether `u` is one of toolgate's typed errors, whichever module defines it.
+ * Whether `u` is one of toolgate's typed errors.
  *
  * @since 0.1.0
  */
@@ -46,29 +45,20 @@ export const DriftReason = Schema.Struct({
 }).annotations({ identifier: "DriftReason" })
 
 /**
- * What the compensation of a failed turn did (`Compensation.Report`): every turn error carries it as its
- * optional `compensation` field when some of the turn's tools had run, so the error keeps its own tag.
+ * The errors about tools: a call's invalid arguments, an unusable tool schema, an executor's typed failure
+ * (`Tool.fail`), two tools of a toolkit with one name, a value that is not a tool, a provider refusing a
+ * definition, and an undo that is incomplete or superseded.
  */
-export const CompensationReport = Report
-
-/** The optional `compensation` field of every turn error. */
-const compensation = Schema.optionalWith(CompensationReport, { exact: true })
-
-/** A JSON value rendered for a message, clipped so a huge witness stays readable. */
-const preview = (u: unknown): string => {
-  try {
-    return clip(JSON.stringify(u) ?? "undefined", 200)
-  } catch {
-    return "(unprintable)"
-  }
-}
-
-/** Several strings as "a; b; c", at most `max` of them. */
-const listed = (items: ReadonlyArray<string>, max = 5): string =>
-  items.length <= max ? items.join("; ") : `${items.slice(0, max).join("; ")}; and ${items.length - max} more`
-
-/** Ends `s` with a full stop unless it already ends with punctuation. */
-const sentence = (s: string): string => /[.!?…]$/.test(s) ? s : `${s}.`
+export {
+  DuplicateToolName,
+  InvalidToolArguments,
+  InvalidToolSchema,
+  NotATool,
+  ToolFailure,
+  ToolsRejected,
+  UndoIncomplete,
+  UndoSuperseded
+} from "./internal/toolErrors.js"
 
 /** The relay's schema for `tool` accepts a value (the `witness`) that the local schema rejects, or the app cannot execute a cloud tool. */
 export class SchemaDriftError extends Schema.TaggedError<SchemaDriftError>()("SchemaDriftError", {
@@ -169,6 +159,17 @@ export class InvalidOptions extends Schema.TaggedError<InvalidOptions>()("Invali
   /** What was being made and what is wrong. */
   override get message(): string {
     return sentence(`Invalid ${this.of} options: ${this.detail}`)
+  }
+}
+
+/** The limits a caller gave `RunLimits` are not valid (a negative, fractional or non-number limit, no round trip at all). */
+export class InvalidRunLimits extends Schema.TaggedError<InvalidRunLimits>()("InvalidRunLimits", {
+  detail: Schema.String
+}) {
+  readonly [TypeId]: TypeId = TypeId
+  /** What is wrong. */
+  override get message(): string {
+    return `Invalid run limits: ${this.detail}`
   }
 }
 
@@ -311,8 +312,13 @@ export class ProviderError extends Schema.TaggedError<ProviderError>()("Provider
   }
 }
 
-/** Every error of this module as one Schema union, for decoding an error that crossed a boundary. */
-export const RuntimeError = Schema.Union(
+/**
+ * Every typed error of the runtime as one Schema union: `Schema.encode(ToolgateError)` turns any of them
+ * into JSON and `Schema.decodeUnknown(ToolgateError)` gives it back, the same class with the same fields.
+ *
+ * @since 0.1.0
+ */
+export const ToolgateError = Schema.Union(
   SchemaDriftError,
   UnsupportedCloudToolSchema,
   RelayProfileContractError,
@@ -327,26 +333,17 @@ export const RuntimeError = Schema.Union(
   ProviderError,
   InvalidOptions,
   VisionUnsupported,
-  ModelSelectionUnsupported
+  ModelSelectionUnsupported,
+  InvalidRunLimits,
+  InvalidToolArguments,
+  InvalidToolSchema,
+  ToolFailure,
+  DuplicateToolName,
+  NotATool,
+  ToolsRejected,
+  UndoIncomplete,
+  UndoSuperseded
 )
 
-/** Any of this module's typed errors. */
-export type RuntimeError = typeof RuntimeError.Type
-
-/**
- * Every typed error of the runtime: this module's, and those defined beside the service that fails with
- * them (each also carries `TypeId`).
- *
- * @since 0.1.0
- */
-export type ToolgateError =
-  | RuntimeError
-  | ArgumentValidator.InvalidToolArguments
-  | ArgumentValidator.InvalidToolSchema
-  | Compensation.UndoIncomplete
-  | Compensation.UndoSuperseded
-  | Provider.ToolsRejected
-  | RunLimits.InvalidRunLimits
-  | Tool.ToolFailure
-  | Toolkit.DuplicateToolName
-  | Toolkit.NotATool
+/** Any typed error of the runtime. */
+export type ToolgateError = typeof ToolgateError.Type

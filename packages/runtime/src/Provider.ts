@@ -83,13 +83,69 @@ export interface ProviderCapabilities {
   readonly modelSelection?: ModelSelection
 }
 
-/** The optional capability flags as a Schema: a session decodes them when it is made (a wrong value is `InvalidOptions`). */
+/** `ToolDiscovery` as a Schema. */
+const ToolDiscoverySchema = Schema.Union(
+  Schema.Struct({ _tag: Schema.Literal("EagerSessionTools") }),
+  Schema.Struct({ _tag: Schema.Literal("DynamicPerRequest") }),
+  Schema.Struct({ _tag: Schema.Literal("SessionRebuild"), maxRebuilds: Schema.NonNegativeInt })
+)
+
+const flag = Schema.optionalWith(Schema.Boolean, { exact: true })
+const limit = Schema.optionalWith(Schema.UndefinedOr(Schema.NonNegativeInt), { exact: true })
+
+/**
+ * Every capability, each optional, as a Schema: what an override (a provider's option `capabilities:
+ * { supportsVision: true }`) may hold, decoded with the provider's other options, and what a session checks
+ * of its provider's capabilities when it is made. A value of the wrong kind is `InvalidOptions`, never a default.
+ */
 export const CapabilityFlags = Schema.Struct({
-  supportsSamplingConfig: Schema.optional(Schema.Boolean),
-  backendManagedSystemPrompt: Schema.optional(Schema.Boolean),
-  supportsVision: Schema.optional(Schema.Boolean),
-  modelSelection: Schema.optional(ModelSelection)
+  name: Schema.optionalWith(Schema.String, { exact: true }),
+  model: Schema.optionalWith(Schema.String, { exact: true }),
+  executionModel: Schema.optionalWith(ExecutionModel, { exact: true }),
+  supportsToolCalling: flag,
+  supportsParallelToolCalls: flag,
+  supportsToolChoice: flag,
+  supportsStructuredOutput: flag,
+  schemaDialect: Schema.optionalWith(SchemaDialect, { exact: true }),
+  maxTools: limit,
+  toolDiscovery: Schema.optionalWith(ToolDiscoverySchema, { exact: true }),
+  contextWindow: limit,
+  managedConversation: flag,
+  requiresNetworking: flag,
+  supportsSamplingConfig: flag,
+  backendManagedSystemPrompt: flag,
+  supportsVision: flag,
+  modelSelection: Schema.optionalWith(ModelSelection, { exact: true })
 })
+
+/** Capabilities that differ from a provider's declared ones (see `CapabilityFlags`). */
+export type CapabilityOverrides = typeof CapabilityFlags.Type
+
+/** What `capabilities` takes: the provider's name and every capability that differs from `defaultCapabilities`. */
+export interface CapabilitiesInput extends CapabilityOverrides {
+  readonly name: string
+}
+
+/**
+ * The capabilities a provider has unless it declares otherwise: the least a backend does. App-driven tool
+ * calling, one call at a time, no tool choice or structured output, definitions sent as declared, no tool
+ * or context limit, the whole conversation per request, and networked (so the pre-transmit filter runs).
+ */
+export const defaultCapabilities = {
+  executionModel: "appDriven",
+  supportsToolCalling: true,
+  supportsParallelToolCalls: false,
+  supportsToolChoice: false,
+  supportsStructuredOutput: false,
+  schemaDialect: "none",
+  maxTools: undefined,
+  contextWindow: undefined,
+  managedConversation: false,
+  requiresNetworking: true
+} as const satisfies Omit<ProviderCapabilities, "name">
+
+/** A provider's capabilities: its name and what differs from `defaultCapabilities`. */
+export const capabilities = (input: CapabilitiesInput): ProviderCapabilities => ({ ...defaultCapabilities, ...input })
 
 /** Whether a provider takes images (`supportsVision`, default false). */
 export const supportsVision = (capabilities: ProviderCapabilities): boolean => capabilities.supportsVision === true
@@ -184,20 +240,6 @@ export interface ToolSchemaWarning {
   readonly message: string
 }
 
-/** The provider cannot represent a tool definition: the send fails before the user's message is recorded. */
-export class ToolsRejected extends Schema.TaggedError<ToolsRejected>()("ToolsRejected", {
-  provider: Schema.String,
-  tool: Schema.String,
-  reason: Schema.String,
-  compensation: Schema.optionalWith(Errors.CompensationReport, { exact: true })
-}) {
-  readonly [Errors.TypeId]: Errors.TypeId = Errors.TypeId
-  /** The provider, the tool and why. */
-  override get message(): string {
-    return `Provider ${this.provider} cannot take tool \`${this.tool}\`: ${this.reason}`
-  }
-}
-
 /** A model backend. */
 export interface AgentProvider {
   readonly capabilities: ProviderCapabilities
@@ -214,7 +256,7 @@ export interface AgentProvider {
   /** Runs before every send: warnings, or a refusal (default: no warnings). */
   readonly validateTools?: (
     tools: ReadonlyArray<ToolDefinition>
-  ) => Effect.Effect<ReadonlyArray<ToolSchemaWarning>, ToolsRejected>
+  ) => Effect.Effect<ReadonlyArray<ToolSchemaWarning>, Errors.ToolsRejected>
   /** Told when each request starts and ends (default: none). */
   readonly inFlightTracker?: InFlightTracker
 }

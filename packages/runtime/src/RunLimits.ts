@@ -18,25 +18,38 @@ import * as Decode from "./Decode.js"
 import * as EnvConfig from "./EnvConfig.js"
 import * as Errors from "./Errors.js"
 
-/** The limits as a Schema: repairs a non-negative integer, round trips a positive one; absent keys take the defaults. */
+/** The least value of each limit: the one table the Schema and the config read. */
+export const bounds = {
+  maxToolArgumentRepairs: 0,
+  maxProviderRoundTrips: 1,
+  turnDeadlineMillis: 1,
+  maxToolCallsPerTurn: 0,
+  maxToolCallsPerRound: 1,
+  maxToolResultBytes: 1024
+} as const
+
+/** An integer of at least `bounds[key]`. */
+const atLeast = (key: keyof typeof bounds) => Schema.Int.pipe(Schema.greaterThanOrEqualTo(bounds[key]))
+
+/** The limits as a Schema: each an integer of at least its `bounds`; absent keys take the defaults. */
 export const Limits = Schema.Struct({
-  maxToolArgumentRepairs: Schema.optionalWith(Schema.NonNegativeInt, { exact: true, default: () => 1 }),
-  maxProviderRoundTrips: Schema.optionalWith(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)), { exact: true, default: () => 10 }),
+  maxToolArgumentRepairs: Schema.optionalWith(atLeast("maxToolArgumentRepairs"), { exact: true, default: () => 1 }),
+  maxProviderRoundTrips: Schema.optionalWith(atLeast("maxProviderRoundTrips"), { exact: true, default: () => 10 }),
   /** How long a whole turn may take, in milliseconds (absent: `defaultTurnDeadlineMillis`, 10 minutes). */
-  turnDeadlineMillis: Schema.optionalWith(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)), { exact: true }),
+  turnDeadlineMillis: Schema.optionalWith(atLeast("turnDeadlineMillis"), { exact: true }),
   /** Provider-driven: the most tool calls the provider may start in one turn (absent: no limit); one more is a contract violation. */
-  maxToolCallsPerTurn: Schema.optionalWith(Schema.NonNegativeInt, { exact: true }),
+  maxToolCallsPerTurn: Schema.optionalWith(atLeast("maxToolCallsPerTurn"), { exact: true }),
   /**
    * App-driven: the most calls of one round that run (absent: `defaultMaxToolCallsPerRound`, 64); the calls
    * after them are answered `rejected` (retryable) and not run.
    */
-  maxToolCallsPerRound: Schema.optionalWith(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)), { exact: true }),
+  maxToolCallsPerRound: Schema.optionalWith(atLeast("maxToolCallsPerRound"), { exact: true }),
   /**
    * The most UTF-8 bytes of a tool's envelope the model is sent (at least 1,024; absent:
    * `defaultMaxToolResultBytes`, 100,000); a larger result is cut head + tail for the model, and the whole
    * result stays in the turn's `calls`.
    */
-  maxToolResultBytes: Schema.optionalWith(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1024)), { exact: true })
+  maxToolResultBytes: Schema.optionalWith(atLeast("maxToolResultBytes"), { exact: true })
 }).annotations({ identifier: "RunLimits" })
 
 /** A turn's deadline when the limits give none: 10 minutes. */
@@ -54,17 +67,6 @@ export type Limits = typeof Limits.Type
 /** The limits as given: either key may be left out. */
 export type Input = typeof Limits.Encoded
 
-/** The limits a caller gave are not valid (a negative, fractional or non-number limit, no round trip at all). */
-export class InvalidRunLimits extends Schema.TaggedError<InvalidRunLimits>()("InvalidRunLimits", {
-  detail: Schema.String
-}) {
-  readonly [Errors.TypeId]: Errors.TypeId = Errors.TypeId
-  /** What is wrong. */
-  override get message(): string {
-    return `Invalid run limits: ${this.detail}`
-  }
-}
-
 /** The turn limits of the application. */
 export class RunLimits extends Context.Tag("@toolgate/runtime/RunLimits")<RunLimits, Limits>() {}
 
@@ -74,11 +76,11 @@ export const defaults: Limits = { maxToolArgumentRepairs: 1, maxProviderRoundTri
 const decode = Schema.decodeUnknownEither(Limits, { errors: "all" })
 
 /** Limits from a caller's values, defaults filling the gaps; never throws, whatever `input` is. */
-export const make = (input: Input = {}): Either.Either<Limits, InvalidRunLimits> => {
+export const make = (input: Input = {}): Either.Either<Limits, Errors.InvalidRunLimits> => {
   try {
-    return Either.mapLeft(decode(input), (e) => new InvalidRunLimits({ detail: ParseResult.TreeFormatter.formatErrorSync(e) }))
+    return Either.mapLeft(decode(input), (e) => new Errors.InvalidRunLimits({ detail: ParseResult.TreeFormatter.formatErrorSync(e) }))
   } catch {
-    return Either.left(new InvalidRunLimits({ detail: "the limits could not be read" }))
+    return Either.left(new Errors.InvalidRunLimits({ detail: "the limits could not be read" }))
   }
 }
 
@@ -90,11 +92,11 @@ export const layer: Layer.Layer<RunLimits> = Layer.succeed(RunLimits, defaults)
  * `layerConfig({ maxToolArgumentRepairs: Config.integer("MY_REPAIRS") })`; a key left unset takes the
  * default. A value the `Limits` Schema refuses is `InvalidRunLimits` naming its key.
  */
-export const layerConfig = (config: Config.Config.Wrap<Input>): Layer.Layer<RunLimits, ConfigError.ConfigError | InvalidRunLimits> =>
+export const layerConfig = (config: Config.Config.Wrap<Input>): Layer.Layer<RunLimits, ConfigError.ConfigError | Errors.InvalidRunLimits> =>
   Layer.effect(
     RunLimits,
     Decode.fromConfig("RunLimits", Limits, config).pipe(
-      Effect.catchTag("InvalidOptions", (e) => Effect.fail(new InvalidRunLimits({ detail: e.detail }))),
+      Effect.catchTag("InvalidOptions", (e) => Effect.fail(new Errors.InvalidRunLimits({ detail: e.detail }))),
       Effect.flatMap(make)
     )
   )
@@ -106,7 +108,7 @@ const env = EnvConfig.names.RunLimits
  * `TOOLGATE_MAX_PROVIDER_ROUND_TRIPS`, `TOOLGATE_TURN_DEADLINE_MS`, `TOOLGATE_MAX_TOOL_CALLS_PER_TURN`,
  * `TOOLGATE_MAX_TOOL_CALLS_PER_ROUND`, `TOOLGATE_MAX_TOOL_RESULT_BYTES`.
  */
-export const layerEnv: Layer.Layer<RunLimits, ConfigError.ConfigError | InvalidRunLimits> = layerConfig({
+export const layerEnv: Layer.Layer<RunLimits, ConfigError.ConfigError | Errors.InvalidRunLimits> = layerConfig({
   maxToolArgumentRepairs: Config.integer(env.maxToolArgumentRepairs),
   maxProviderRoundTrips: Config.integer(env.maxProviderRoundTrips),
   turnDeadlineMillis: Config.integer(env.turnDeadlineMillis),
@@ -116,4 +118,4 @@ export const layerEnv: Layer.Layer<RunLimits, ConfigError.ConfigError | InvalidR
 })
 
 /** The limits given directly (a typed `InvalidRunLimits` when they are not valid). */
-export const layerWith = (input: Input): Layer.Layer<RunLimits, InvalidRunLimits> => Layer.effect(RunLimits, make(input))
+export const layerWith = (input: Input): Layer.Layer<RunLimits, Errors.InvalidRunLimits> => Layer.effect(RunLimits, make(input))

@@ -11,7 +11,7 @@ import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import { type Coercion, JsonSchema, JsonValue as J, type Validator } from "@toolgate/json-schema"
 import * as Errors from "./Errors.js"
-import { timed } from "./internal/toolOutcome.js"
+import * as Outcome from "./internal/toolOutcome.js"
 import { parametersOf } from "./internal/toolParameters.js"
 import * as Telemetry from "./Telemetry.js"
 import * as ToolEnvelope from "./ToolEnvelope.js"
@@ -51,7 +51,7 @@ export interface CallContext {
    * `{ "$tool": <this call's id>, "$artifact": name, "$path": … }` (tool chaining). A value that is not JSON
    * fails the call (`execution_error`). Outside a session it goes where `run` was told (nowhere by default).
    */
-  readonly saveArtifact: (name: string, value: J.JsonValue) => Effect.Effect<void, ToolFailure>
+  readonly saveArtifact: (name: string, value: J.JsonValue) => Effect.Effect<void, Errors.ToolFailure>
 }
 
 /** What `run` may be told besides the prepared arguments. */
@@ -74,26 +74,15 @@ export interface Prepared<A> {
   readonly args: A
 }
 
-/** A typed failure of an executor: becomes a failure envelope of its `kind`. */
-export class ToolFailure extends Schema.TaggedError<ToolFailure>()("ToolFailure", {
-  kind: ToolEnvelope.Kind,
-  message: Schema.String,
-  field: Schema.optionalWith(Schema.String, { exact: true }),
-  expected: Schema.optionalWith(Schema.String, { exact: true }),
-  retryable: Schema.optionalWith(Schema.Boolean, { exact: true })
-}) {
-  readonly [Errors.TypeId]: Errors.TypeId = Errors.TypeId
-}
-
 /** Fails an executor with a `ToolFailure`. */
 export const fail = (
   kind: ToolEnvelope.Kind,
   message: string,
   options?: { readonly field?: string; readonly expected?: string; readonly retryable?: boolean }
-): Effect.Effect<never, ToolFailure> => {
+): Effect.Effect<never, Errors.ToolFailure> => {
   try {
     const text = (key: "field" | "expected") => typeof options?.[key] === "string" ? { [key]: options[key] } : {}
-    return new ToolFailure({
+    return new Errors.ToolFailure({
       kind: ToolEnvelope.isKind(kind) ? kind : "execution_error",
       message: typeof message === "string" ? message : String(message),
       ...text("field"),
@@ -102,15 +91,15 @@ export const fail = (
     })
   } catch (e) {
     // a message or options that throw when read (past the types) still fail the call, with what can be said
-    return new ToolFailure({ kind: "execution_error", message: `The tool failed; its failure could not be read (${messageOf(e)}).` })
+    return new Errors.ToolFailure({ kind: "execution_error", message: `The tool failed; its failure could not be read (${messageOf(e)}).` })
   }
 }
 
 /** An executor: typed arguments and the call's context to a JSON-able result. */
-export type Execute<A, R> = (args: A, ctx: CallContext) => Effect.Effect<unknown, ToolFailure, R>
+export type Execute<A, R> = (args: A, ctx: CallContext) => Effect.Effect<unknown, Errors.ToolFailure, R>
 
 /** Reverses an executed call, given its arguments, context and the result it answered with. */
-export type Undo<A, R> = (args: A, ctx: CallContext & { readonly result: J.JsonValue }) => Effect.Effect<void, ToolFailure, R>
+export type Undo<A, R> = (args: A, ctx: CallContext & { readonly result: J.JsonValue }) => Effect.Effect<void, Errors.ToolFailure, R>
 
 /**
  * Something the local parameter schema says that the validator will not enforce: a keyword it does not know
@@ -162,7 +151,7 @@ export interface Tool<A, R = never> extends Any {
 }
 
 /** How long a tool's run (or undo) may take unless the tool says otherwise: 120 seconds. */
-export const defaultTimeout: Duration.Duration = Duration.seconds(120)
+export const defaultTimeout: Duration.Duration = Outcome.defaultTimeout
 
 /**
  * A tool's time budget: a duration (default 120 s), or `"none"` for a long-running tool that opts out (a build,
@@ -200,12 +189,12 @@ export interface JsonSchemaOptions<R> {
   readonly keepEmptyStrings?: boolean
 }
 
-/** A timeout option as the tool keeps it (a value that is not a duration takes the default). */
-const timeoutOf = (timeout: Timeout | undefined): Duration.Duration | "none" | undefined => {
+/** A timeout option as the tool keeps it, or `null` when it is neither `"none"` nor a duration above zero. */
+const timeoutOf = (timeout: Timeout | undefined): Duration.Duration | "none" | undefined | null => {
   if (timeout === undefined) return undefined
   if (timeout === "none") return "none"
   const decoded = Duration.decodeUnknown(timeout)
-  return decoded._tag === "Some" && Duration.greaterThan(decoded.value, Duration.zero) ? decoded.value : undefined
+  return decoded._tag === "Some" && Duration.greaterThan(decoded.value, Duration.zero) ? decoded.value : null
 }
 
 /** The options of `make` as read once: each field read one time, so a getter or proxy trap runs once. */
@@ -274,13 +263,15 @@ export function make(name: string, options: SchemaOptions<any, any, any> | JsonS
   const read = readOptions(options)
   if (typeof read === "string") return unusable(name, read)
   let parameters: ReturnType<typeof parametersOf<unknown>>
-  let timeout: Duration.Duration | "none" | undefined
+  let timeout: Duration.Duration | "none" | undefined | null
   try {
     parameters = parametersOf<unknown>(read.parameters)
     timeout = timeoutOf(read.timeout)
   } catch (e) {
     return unusable(name, `the parameters or the timeout could not be read (${messageOf(e)})`)
   }
+  // a timeout that is no duration is the caller's mistake, never the default taken in silence
+  if (timeout === null) return unusable(name, "`timeout` is neither \"none\" nor a duration above zero")
   return {
     [TypeId]: TypeId,
     name,
@@ -332,7 +323,7 @@ export const contextOf = <A, R>(tool: Tool<A, R>, prepared: Prepared<A>, options
     saveArtifact: (name, value) =>
       J.isJsonValue(value)
         ? Effect.sync(() => typeof onArtifact === "function" ? onArtifact(name, value) : undefined)
-        : new ToolFailure({ kind: "execution_error", message: `The tool's artifact \`${name}\` is not JSON.` })
+        : new Errors.ToolFailure({ kind: "execution_error", message: `The tool's artifact \`${name}\` is not JSON.` })
   }
 }
 
@@ -347,11 +338,11 @@ export const run = <A, R>(tool: Tool<A, R>, prepared: Prepared<A>, options?: Run
     call = { ctx: contextOf(tool, prepared, options), args: prepared.args }
   } catch (e) {
     // prepared arguments or options that throw when read (past the types): the call fails, it does not throw
-    call = ToolEnvelope.fromError(new ToolFailure({ kind: "execution_error", message: `The call could not be read (${messageOf(e)}).` }), tool.name)
+    call = ToolEnvelope.fromError(new Errors.ToolFailure({ kind: "execution_error", message: `The call could not be read (${messageOf(e)}).` }), tool.name)
   }
   if (!("ctx" in call)) return Effect.succeed(call)
   const { args, ctx } = call
-  return Effect.map(timed(tool, ctx.callId, Effect.suspend(() => tool.execute(args, ctx))), (t) => t.envelope).pipe(
+  return Effect.map(Outcome.timed(tool, ctx.callId, Effect.suspend(() => tool.execute(args, ctx))), (t) => t.envelope).pipe(
     Telemetry.executeTool(tool.name, ctx.callId)
   )
 }

@@ -18,7 +18,8 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import { type JsonValue as J, RefAware, type Validator } from "@toolgate/json-schema"
 import * as ArgumentValidator from "./ArgumentValidator.js"
-import { clip } from "./internal/json.js"
+import * as Errors from "./Errors.js"
+import { clip } from "@toolgate/json-schema/Text"
 import * as Path from "./internal/toolChainPath.js"
 import { type Replacement, substitute } from "./internal/toolChainSubstitute.js"
 import * as Telemetry from "./Telemetry.js"
@@ -163,7 +164,7 @@ export interface ResolveOptions {
 const noArtifacts: Artifacts = new Map()
 
 const invalid = (tool: string, callId: string, issues: ReadonlyArray<Validator.Issue>) =>
-  new ArgumentValidator.InvalidToolArguments({ tool, callId, issues, envelope: ToolEnvelope.fromIssues(issues, tool) })
+  new Errors.InvalidToolArguments({ tool, callId, issues, envelope: ToolEnvelope.fromIssues(issues, tool) })
 
 /** A ref still in the arguments after resolving: only a call whose `refs` missed one gets here. */
 const leftOver = (located: RefAware.Located): Validator.Issue =>
@@ -189,7 +190,7 @@ export const resolve = <A>(
   call: ArgumentValidator.Referencing,
   results: Results,
   options?: ResolveOptions
-): Effect.Effect<Tool.Prepared<A>, ArgumentValidator.InvalidToolArguments | ArgumentValidator.InvalidToolSchema> =>
+): Effect.Effect<Tool.Prepared<A>, Errors.InvalidToolArguments | Errors.InvalidToolSchema> =>
   Effect.gen(function*() {
     const name = tool.name
     const replacements: Array<Replacement> = []

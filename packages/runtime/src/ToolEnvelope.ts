@@ -41,32 +41,19 @@ export const defaultRetryable = kinds.defaultRetryable
 export const isKind = kinds.isKind
 
 /** The success envelope's Schema. */
-export const Success = Schema.Struct({
-  ok: Schema.Literal(true),
-  tool: Schema.optionalWith(Schema.String, { exact: true }),
-  result: Json,
-  warnings: Schema.optionalWith(Schema.Array(Schema.String), { exact: true })
-}).annotations({ identifier: "ToolEnvelope.Success" })
+export const Success = schemas.Success
 
 /** A success envelope. */
 export type Success = typeof Success.Type
 
 /** The failure envelope's Schema. */
-export const Failure = Schema.Struct({
-  ok: Schema.Literal(false),
-  kind: Kind,
-  message: Schema.String,
-  field: Schema.optionalWith(Schema.String, { exact: true }),
-  expected: Schema.optionalWith(Schema.String, { exact: true }),
-  tool: Schema.optionalWith(Schema.String, { exact: true }),
-  retryable: Schema.Boolean
-}).annotations({ identifier: "ToolEnvelope.Failure" })
+export const Failure = schemas.Failure
 
 /** A failure envelope. */
 export type Failure = typeof Failure.Type
 
 /** Either envelope, told apart by `ok`. */
-export const Envelope = Schema.Union(Success, Failure).annotations({ identifier: "ToolEnvelope" })
+export const Envelope = schemas.Envelope
 
 /** A success or failure envelope. */
 export type Envelope = typeof Envelope.Type

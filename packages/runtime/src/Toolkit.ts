@@ -10,7 +10,6 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Errors from "./Errors.js"
 import * as Tool from "./Tool.js"
@@ -35,28 +34,6 @@ export interface Toolkit<R> {
 /** The domain of the tools of a toolkit built by `make`. */
 export const defaultDomain = "default"
 
-/** Two tools of one toolkit share a name: the model could not say which one it calls. */
-export class DuplicateToolName extends Schema.TaggedError<DuplicateToolName>()("DuplicateToolName", {
-  name: Schema.String
-}) {
-  readonly [Errors.TypeId]: Errors.TypeId = Errors.TypeId
-  /** Names the tool. */
-  override get message(): string {
-    return `Two tools of the toolkit are named \`${this.name}\`; tool names must be unique.`
-  }
-}
-
-/** An argument of `make` is not a tool built by `Tool.make` (only possible past the types). */
-export class NotATool extends Schema.TaggedError<NotATool>()("NotATool", {
-  index: Schema.NonNegativeInt
-}) {
-  readonly [Errors.TypeId]: Errors.TypeId = Errors.TypeId
-  /** Says which argument. */
-  override get message(): string {
-    return `Argument ${this.index} of Toolkit.make is not a tool built by Tool.make.`
-  }
-}
-
 /** A toolkit's requirements: the union of its executors'. */
 export type Requirements<T> = T extends Toolkit<infer R> ? R : never
 
@@ -77,12 +54,12 @@ const nameOf = (u: unknown): string | undefined => {
 }
 
 /** The tools by name, or the first reason they cannot make a toolkit. */
-const byName = <R>(tools: ReadonlyArray<Tool.Tool<any, R>>): Either.Either<Map<string, Tool.Tool<any, R>>, DuplicateToolName | NotATool> => {
+const byName = <R>(tools: ReadonlyArray<Tool.Tool<any, R>>): Either.Either<Map<string, Tool.Tool<any, R>>, Errors.DuplicateToolName | Errors.NotATool> => {
   const out = new Map<string, Tool.Tool<any, R>>()
   for (const [index, tool] of tools.entries()) {
     const name = nameOf(tool)
-    if (name === undefined) return Either.left(new NotATool({ index }))
-    if (out.has(name)) return Either.left(new DuplicateToolName({ name }))
+    if (name === undefined) return Either.left(new Errors.NotATool({ index }))
+    if (out.has(name)) return Either.left(new Errors.DuplicateToolName({ name }))
     out.set(name, tool)
   }
   return Either.right(out)
@@ -110,7 +87,7 @@ const entriesOf = (domains: unknown): Either.Either<ReadonlyArray<readonly [stri
  */
 export const make = <const Tools extends ReadonlyArray<Tool.Tool<any, any>>>(
   ...tools: Tools
-): Either.Either<Toolkit<Tool.Requirements<Tools[number]>>, DuplicateToolName | NotATool> =>
+): Either.Either<Toolkit<Tool.Requirements<Tools[number]>>, Errors.DuplicateToolName | Errors.NotATool> =>
   Either.map(byName<Tool.Requirements<Tools[number]>>(tools), (map) => fromMap(map, new Map([[defaultDomain, [...map.keys()]]])))
 
 /**
@@ -121,7 +98,7 @@ export const make = <const Tools extends ReadonlyArray<Tool.Tool<any, any>>>(
  */
 export const domains = <const Domains extends Readonly<Record<string, ReadonlyArray<Tool.Tool<any, any>>>>>(
   domains: Domains
-): Either.Either<Toolkit<Tool.Requirements<Domains[keyof Domains][number]>>, DuplicateToolName | NotATool | Errors.InvalidOptions> =>
+): Either.Either<Toolkit<Tool.Requirements<Domains[keyof Domains][number]>>, Errors.DuplicateToolName | Errors.NotATool | Errors.InvalidOptions> =>
   Either.flatMap(entriesOf(domains), (entries) =>
     Either.map(
       byName<Tool.Requirements<Domains[keyof Domains][number]>>(entries.flatMap(([, tools]) => tools)),

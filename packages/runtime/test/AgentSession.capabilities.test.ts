@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Either } from "effect"
 import type * as Message from "../src/Message.js"
+import * as Errors from "../src/Errors.js"
 import * as Provider from "../src/Provider.js"
 import * as Tool from "../src/Tool.js"
 import * as Toolkit from "../src/Toolkit.js"
@@ -49,7 +50,7 @@ describe("AgentSession (capabilities and send options)", () => {
     Effect.gen(function*() {
       const { toolkit } = adder()
       const rejecting = make([answer("x")], {}, (tools) =>
-        Effect.fail(new Provider.ToolsRejected({ provider: "scripted", tool: tools[0]!.name, reason: "no integers" })))
+        Effect.fail(new Errors.ToolsRejected({ provider: "scripted", tool: tools[0]!.name, reason: "no integers" })))
       const s = yield* session(rejecting, toolkit)
       const error = yield* Effect.flip(s.send("x"))
       assert.strictEqual(error._tag, "ToolsRejected")

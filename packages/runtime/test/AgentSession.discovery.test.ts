@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as fc from "effect/FastCheck"
-import { AgentSession, ArgumentValidator, Provider, type StreamEvent, Tool, Toolkit } from "../src/index.js"
+import { AgentSession, ArgumentValidator, Errors, Provider, type StreamEvent, Tool, Toolkit } from "../src/index.js"
 import { answer, call, done, make, type Scripted } from "./support/scriptedProvider.js"
 
 /** A toolkit of `sizes[i]` tools in domain `d<i>` (tools `d<i>_t<j>`), and the log of what ran after which request. */
@@ -127,7 +127,7 @@ describe("tool discovery", () => {
       }))
       const strictOnly: Provider.AgentProvider["validateTools"] = (tools) => {
         const loose = tools.find((t) => !t.strict)
-        return loose === undefined ? Effect.succeed([]) : Effect.fail(new Provider.ToolsRejected({ provider: "strict", tool: loose.name, reason: "not strict" }))
+        return loose === undefined ? Effect.succeed([]) : Effect.fail(new Errors.ToolsRejected({ provider: "strict", tool: loose.name, reason: "not strict" }))
       }
       const provider = make([
         [call("l", "toolgate_list_domains", {}), activate("a", "d0"), done],

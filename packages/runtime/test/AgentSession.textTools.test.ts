@@ -20,7 +20,7 @@ const doubler = () => {
 
 const block = (body: string) => `<tool_call>\n${body}\n</tool_call>`
 const reply = (...parts: ReadonlyArray<string>): ReadonlyArray<StreamEvent.StreamEvent> => [text(parts.join("\n")), done]
-const textOnly: Partial<Provider.ProviderCapabilities> = { supportsToolCalling: false }
+const textOnly: Provider.CapabilityOverrides = { supportsToolCalling: false }
 
 const sessionOver = (provider: Provider.AgentProvider, toolkit: Toolkit.Toolkit<never>) =>
   AgentSession.make({ provider, toolkit, mode: "local", persona: "You help." }).pipe(Effect.provide(ArgumentValidator.layer))

@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Either, FastCheck as fc, Layer, Schema } from "effect"
 import { Validator } from "@toolgate/json-schema"
-import { ArgumentValidator, Tool, type ToolEnvelope } from "@toolgate/runtime"
+import { ArgumentValidator, Errors, Tool, type ToolEnvelope } from "@toolgate/runtime"
 
 /** A JSON Schema tool that counts its executions. */
 const counted = (name: string, parameters: Tool.JsonSchemaOptions<never>["parameters"]) => {
@@ -19,7 +19,7 @@ const weatherSchema = {
 
 /** Prepares and, when ready, runs: the gate the session applies to every call. */
 const gate = <A>(tool: Tool.Tool<A>, raw: unknown, options: ArgumentValidator.PrepareOptions = { callId: "c" }) =>
-  Effect.gen(function*(): Effect.fn.Return<ArgumentValidator.Referencing | ToolEnvelope.Envelope, ArgumentValidator.InvalidToolArguments | ArgumentValidator.InvalidToolSchema, ArgumentValidator.ArgumentValidator> {
+  Effect.gen(function*(): Effect.fn.Return<ArgumentValidator.Referencing | ToolEnvelope.Envelope, Errors.InvalidToolArguments | Errors.InvalidToolSchema, ArgumentValidator.ArgumentValidator> {
     const validator = yield* ArgumentValidator.ArgumentValidator
     const prepared = yield* validator.prepare(tool, raw, options)
     if (prepared._tag === "Referencing") return prepared
@@ -98,14 +98,16 @@ describe("ArgumentValidator", () => {
       }
     }))
 
-  it.effect("options given directly: per-tool policies as a map or a record, __proto__ only a name", () =>
+  it.effect("options given directly: per-tool policies as a map or a record, __proto__ only a name, a bogus entry InvalidOptions", () =>
     Effect.gen(function*() {
-      const fromRecord = yield* ArgumentValidator.make({ policy: "strict", policies: JSON.parse("{\"__proto__\":\"lenient\",\"a\":\"lenient\",\"b\":\"bogus\"}") })
+      const fromRecord = yield* ArgumentValidator.make({ policy: "strict", policies: JSON.parse("{\"__proto__\":\"lenient\",\"a\":\"lenient\"}") })
       assert.deepStrictEqual(["a", "b", "__proto__", "constructor"].map(fromRecord.policyFor), ["lenient", "strict", "lenient", "strict"])
       const fromMap = yield* ArgumentValidator.make({ policies: new Map([["a", "strict"]]) })
       assert.deepStrictEqual(["a", "b"].map(fromMap.policyFor), ["strict", "lenient"])
-      const trapped = yield* ArgumentValidator.make({ policies: new Proxy({}, { ownKeys: () => { throw new Error("trap") } }) })
-      assert.strictEqual(trapped.policyFor("a"), "lenient")
+      const bogus = yield* Effect.flip(ArgumentValidator.make({ policies: JSON.parse("{\"a\":\"lenient\",\"b\":\"bogus\"}") }))
+      assert.strictEqual(bogus._tag, "InvalidOptions")
+      const trapped = yield* Effect.flip(ArgumentValidator.make({ policies: new Proxy({}, { ownKeys: () => { throw new Error("trap") } }) }))
+      assert.strictEqual(trapped._tag, "InvalidOptions")
       assert.isUndefined(({} as Record<string, unknown>)["lenient"])
     }))
 

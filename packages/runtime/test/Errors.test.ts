@@ -1,11 +1,11 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Arbitrary, Effect, Either, Exit, Schema } from "effect"
-import { ArgumentValidator, Compensation, Errors, Provider, RunLimits, Tool, Toolkit } from "@toolgate/runtime"
+import { Errors } from "@toolgate/runtime"
 
 const issue = { path: "/city", field: "city", keyword: "type", expected: "string", message: "Argument `city` must be a string." }
 
 /** One example of each error, with the words its message must contain. */
-const examples: ReadonlyArray<readonly [Errors.RuntimeError, ReadonlyArray<string>]> = [
+const examples: ReadonlyArray<readonly [Errors.ToolgateError, ReadonlyArray<string>]> = [
   [
     new Errors.SchemaDriftError({
       tool: "get_weather",
@@ -30,9 +30,9 @@ const examples: ReadonlyArray<readonly [Errors.RuntimeError, ReadonlyArray<strin
 ]
 
 /** Encodes an error to a JSON string and back through the union Schema. */
-const viaJson = (error: Errors.RuntimeError) => {
-  const json = JSON.stringify(Schema.encodeSync(Errors.RuntimeError)(error))
-  return { json, back: Schema.decodeUnknownSync(Errors.RuntimeError)(JSON.parse(json)) }
+const viaJson = (error: Errors.ToolgateError) => {
+  const json = JSON.stringify(Schema.encodeSync(Errors.ToolgateError)(error))
+  return { json, back: Schema.decodeUnknownSync(Errors.ToolgateError)(JSON.parse(json)) }
 }
 
 describe("Errors", () => {
@@ -43,28 +43,50 @@ describe("Errors", () => {
       assert.strictEqual(back._tag, error._tag)
       assert.strictEqual(back.message, error.message)
       assert.include(json, `"_tag":"${error._tag}"`)
-      assert.deepStrictEqual(Schema.encodeSync(Errors.RuntimeError)(back), Schema.encodeSync(Errors.RuntimeError)(error))
+      assert.deepStrictEqual(Schema.encodeSync(Errors.ToolgateError)(back), Schema.encodeSync(Errors.ToolgateError)(error))
       for (const w of words) assert.include(error.message, w, error._tag)
       assert.instanceOf(error, Error)
     }
   })
 
-  it.prop("round trip through JSON for arbitrary errors, each with a message", [Arbitrary.make(Errors.RuntimeError)], ([error]) => {
+  // each member on its own, so every error is drawn, however the union's arbitrary would weigh them
+  const members = Errors.ToolgateError.members.map((m) => ({ tag: m.identifier, arbitrary: Arbitrary.make(m as unknown as Schema.Schema<Errors.ToolgateError, any>) }))
+  for (const { arbitrary, tag } of members) {
+    it.prop(`${tag}: arbitrary fields encode to JSON and decode through the one union to an equal error`, [arbitrary], ([error]) => {
+      assert.strictEqual(error._tag, tag)
+      const { back } = viaJson(error)
+      assert.strictEqual(back.constructor, error.constructor)
+      assert.deepStrictEqual({ ...back }, { ...error })
+      assert.strictEqual(back.message, error.message)
+      assert.isTrue(Errors.isToolgateError(back))
+    }, { fastCheck: { numRuns: 50 } })
+  }
+
+  it("the union holds every typed error the runtime exports, each branded", () => {
+    const classes = Object.values(Errors).filter((v): v is typeof Errors.ProviderError =>
+      typeof v === "function" && v.prototype instanceof Error)
+    const tags = new Set(members.map((m) => m.tag))
+    assert.strictEqual(classes.length, tags.size)
+    for (const c of classes) assert.isTrue(tags.has(c.identifier), c.identifier)
+  })
+
+  it.prop("round trip through JSON for arbitrary errors, each with a message", [Arbitrary.make(Errors.ToolgateError)], ([error]) => {
     const { back } = viaJson(error)
-    assert.deepStrictEqual(Schema.encodeSync(Errors.RuntimeError)(back), Schema.encodeSync(Errors.RuntimeError)(error))
-    assert.isTrue(error.message.length > 0)
+    assert.deepStrictEqual(Schema.encodeSync(Errors.ToolgateError)(back), Schema.encodeSync(Errors.ToolgateError)(error))
+    // a `ToolFailure`'s message is the executor's own field; every other error writes one from its fields
+    if (error._tag !== "ToolFailure") assert.isTrue(error.message.length > 0)
     assert.strictEqual(back.message, error.message)
   }, { fastCheck: { numRuns: 200 } })
 
   it("isToolgateError recognises every typed error of the runtime, whichever module defines it, and nothing else", () => {
     const others: ReadonlyArray<Errors.ToolgateError> = [
-      new ArgumentValidator.InvalidToolSchema({ tool: "t", path: "", detail: "d" }),
-      new Compensation.UndoIncomplete({ turn: 1, undone: [], failed: [], left: [] }),
-      new Provider.ToolsRejected({ provider: "p", tool: "t", reason: "r" }),
-      new RunLimits.InvalidRunLimits({ detail: "d" }),
-      new Tool.ToolFailure({ kind: "rejected", message: "m" }),
-      new Toolkit.DuplicateToolName({ name: "t" }),
-      new Toolkit.NotATool({ index: 0 })
+      new Errors.InvalidToolSchema({ tool: "t", path: "", detail: "d" }),
+      new Errors.UndoIncomplete({ turn: 1, undone: [], failed: [], left: [] }),
+      new Errors.ToolsRejected({ provider: "p", tool: "t", reason: "r" }),
+      new Errors.InvalidRunLimits({ detail: "d" }),
+      new Errors.ToolFailure({ kind: "rejected", message: "m" }),
+      new Errors.DuplicateToolName({ name: "t" }),
+      new Errors.NotATool({ index: 0 })
     ]
     for (const e of [...examples.map(([error]) => error), ...others]) assert.isTrue(Errors.isToolgateError(e), e._tag)
     for (const u of [new Error("x"), { _tag: "ProviderError" }, null, "ProviderError"]) assert.isFalse(Errors.isToolgateError(u))
@@ -122,7 +144,7 @@ describe("Errors", () => {
       null,
       JSON.parse("{\"__proto__\":{\"_tag\":\"RoundTripLimitExceeded\",\"limit\":1}}")
     ]
-    for (const u of bad) assert.isTrue(Either.isLeft(Schema.decodeUnknownEither(Errors.RuntimeError)(u)), JSON.stringify(u))
+    for (const u of bad) assert.isTrue(Either.isLeft(Schema.decodeUnknownEither(Errors.ToolgateError)(u)), JSON.stringify(u))
     assert.isUndefined(({} as Record<string, unknown>)["_tag"])
   })
 

@@ -118,7 +118,7 @@ describe("RunLimits", () => {
     ]
     for (const [i, u] of bad.entries()) {
       const r = RunLimits.make(u as RunLimits.Input)
-      assert.isTrue(Either.isLeft(r) && r.left instanceof RunLimits.InvalidRunLimits, `case ${i}`)
+      assert.isTrue(Either.isLeft(r) && r.left instanceof Errors.InvalidRunLimits, `case ${i}`)
     }
     const polluted = RunLimits.make(JSON.parse("{\"__proto__\":{\"maxToolArgumentRepairs\":99}}"))
     assert.deepStrictEqual(polluted, Either.right(RunLimits.defaults))
@@ -146,6 +146,6 @@ describe("RunLimits", () => {
     Effect.gen(function*() {
       assert.deepStrictEqual(yield* Effect.provide(RunLimits.RunLimits, RunLimits.layerWith({ maxProviderRoundTrips: 3 })), limits(1, 3))
       const e = yield* Effect.flip(Effect.provide(RunLimits.RunLimits, RunLimits.layerWith({ maxProviderRoundTrips: -1 })))
-      assert.instanceOf(e, RunLimits.InvalidRunLimits)
+      assert.instanceOf(e, Errors.InvalidRunLimits)
     }))
 })

@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Cause, Effect, Either, Exit, Fiber, Logger, Ref, Schema } from "effect"
 import { type JsonValue as J, Normalize } from "@toolgate/json-schema"
-import { ArgumentValidator, Provider, Tool, Toolkit, ToolEnvelope } from "@toolgate/runtime"
+import { ArgumentValidator, Errors, Provider, Tool, Toolkit, ToolEnvelope } from "@toolgate/runtime"
 import * as ToolDiscovery from "../src/internal/toolDiscovery.js"
 import { defaults } from "./support/scriptedProvider.js"
 
@@ -212,7 +212,7 @@ describe("Tool", () => {
       cycle["self"] = cycle
       for (const value of [cycle, 1n, () => 1, Number.NaN, undefined, Symbol("s")]) {
         const exit = yield* Effect.exit(ctx.saveArtifact("bad", value as never))
-        assert.deepStrictEqual(exit, Exit.fail(new Tool.ToolFailure({ kind: "execution_error", message: "The tool's artifact `bad` is not JSON." })))
+        assert.deepStrictEqual(exit, Exit.fail(new Errors.ToolFailure({ kind: "execution_error", message: "The tool's artifact `bad` is not JSON." })))
       }
       yield* ctx.saveArtifact("__proto__", JSON.parse("{\"__proto__\":{\"polluted\":true}}") as never)
       assert.deepStrictEqual(saved, ["__proto__"])

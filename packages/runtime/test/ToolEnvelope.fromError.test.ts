@@ -82,7 +82,7 @@ describe("ToolEnvelope.fromIssues", () => {
 
 describe("ToolEnvelope.fromError", () => {
   it("maps each runtime error by tag, taking its message, tool and retryable", () => {
-    const cases: ReadonlyArray<readonly [Errors.RuntimeError, ToolEnvelope.Kind, boolean]> = [
+    const cases: ReadonlyArray<readonly [Errors.ToolgateError, ToolEnvelope.Kind, boolean]> = [
       [new Errors.SchemaDriftError({ tool: "w", reasons: [], witness: null, drifted: ["w"] }), "rejected", false],
       [new Errors.UnsupportedCloudToolSchema({ tool: "w", construct: "patternProperties", path: "/x" }), "rejected", false],
       [new Errors.RelayProfileContractError({ reason: "malformed", detail: "d" }), "unavailable", false],
@@ -158,7 +158,9 @@ describe("ToolEnvelope.fromError", () => {
     assert.isUndefined(({} as Record<string, unknown>)["kind"])
   })
 
-  it.prop("maps any runtime error to a valid failure with the error's message", [Arbitrary.make(Errors.RuntimeError)], ([error]) => {
+  // a `ToolFailure` is mapped by its own kind and message (above); every other typed error by its tag
+  const mapped = Arbitrary.make(Errors.ToolgateError).filter((e) => e._tag !== "ToolFailure")
+  it.prop("maps any runtime error to a valid failure with the error's message", [mapped], ([error]) => {
     const f = ToolEnvelope.fromError(error)
     assert.isTrue(Schema.is(ToolEnvelope.Failure)(f))
     assert.strictEqual(f.message, ToolEnvelope.truncateForModel(error.message, 10_000))

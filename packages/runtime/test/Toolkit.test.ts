@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Either, Layer, Option } from "effect"
 import type { JsonValue as J } from "@toolgate/json-schema"
-import { ArgumentValidator, Tool, Toolkit } from "@toolgate/runtime"
+import { ArgumentValidator, Errors, Tool, Toolkit } from "@toolgate/runtime"
 
 class Weather extends Context.Tag("test/Weather")<Weather, { readonly forecast: (city: string) => Effect.Effect<string> }>() {}
 class Files extends Context.Tag("test/Files")<Files, { readonly read: (path: string) => Effect.Effect<string> }>() {}
@@ -34,7 +34,7 @@ const runIn = (toolkit: Toolkit.Toolkit<never>, name: string, raw: unknown) =>
 describe("Toolkit", () => {
   it("carries the union of its executors' requirements, and tools by name in order", () => {
     const made = Toolkit.make(forecast, readFile, pure)
-    type Invalid = Toolkit.DuplicateToolName | Toolkit.NotATool
+    type Invalid = Errors.DuplicateToolName | Errors.NotATool
     const typed: Either.Either<Toolkit.Toolkit<Weather | Files>, Invalid> = made
     // @ts-expect-error the toolkit needs Files too
     const _narrow: Either.Either<Toolkit.Toolkit<Weather>, Invalid> = made

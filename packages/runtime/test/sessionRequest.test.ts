@@ -3,25 +3,13 @@ import { Effect, Either, FastCheck } from "effect"
 import { type JsonSchema, JsonValue as J, Normalize, RefAware, Validator } from "@toolgate/json-schema"
 import { tools as corpusTools } from "@toolgate/test-support/corpus"
 import type * as Message from "../src/Message.js"
-import type * as Provider from "../src/Provider.js"
+import * as Provider from "../src/Provider.js"
 import * as Tool from "../src/Tool.js"
 import * as Toolkit from "../src/Toolkit.js"
 import { definitions, messages, unusableParameters } from "../src/internal/sessionRequest.js"
 
-const caps = (over: Partial<Provider.ProviderCapabilities> = {}): Provider.ProviderCapabilities => ({
-  name: "test-provider",
-  executionModel: "appDriven",
-  supportsToolCalling: true,
-  supportsParallelToolCalls: true,
-  supportsToolChoice: true,
-  supportsStructuredOutput: false,
-  schemaDialect: "none",
-  maxTools: undefined,
-  contextWindow: undefined,
-  managedConversation: false,
-  requiresNetworking: false,
-  ...over
-})
+const caps = (over: Provider.CapabilityOverrides = {}): Provider.ProviderCapabilities =>
+  Provider.capabilities({ name: "test-provider", supportsParallelToolCalls: true, supportsToolChoice: true, requiresNetworking: false, ...over })
 
 const off = { toolChaining: false, strictDisabled: false } as const
 

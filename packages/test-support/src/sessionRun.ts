@@ -112,7 +112,7 @@ export type Mode = { readonly mode: "local" } | { readonly mode: "cloudProfile";
 /** A provider playing `script` (whose turns the run sets before each send), and the requests it received. */
 export type Model = (
   script: Script.Script,
-  capabilities: Partial<Provider.ProviderCapabilities>
+  capabilities: Provider.CapabilityOverrides
 ) => Effect.Effect<{ readonly provider: Provider.AgentProvider; readonly requests: Effect.Effect<ReadonlyArray<Provider.CompletionRequest>> }, never, Scope.Scope>
 
 /** The `Scripted` provider as a `Model`. */
@@ -215,7 +215,7 @@ export const replay = (plan: SessionPlan, concurrently: boolean): Effect.Effect<
       mode: "local",
       limits: { maxToolArgumentRepairs: plan.repairs, maxProviderRoundTrips: plan.roundTrips },
       chainScope: plan.scope
-    }).pipe(Effect.orDie, Effect.provide(ArgumentValidator.layerWith({ toolChaining: plan.chaining })))
+    }).pipe(Effect.provide(ArgumentValidator.layerWith({ toolChaining: plan.chaining })), Effect.orDie)
     const outcomes = yield* Effect.forEach(
       plan.turns,
       (_, i) => session.send(`send ${i + 1}`, { toolChoice: plan.choices[i] ?? "auto" }).pipe(

@@ -4,7 +4,7 @@
  *
  * @internal
  */
-import { JsonValue } from "@toolgate/json-schema"
+import { JsonValue, Text } from "@toolgate/json-schema"
 import { Subschema } from "@toolgate/subschema"
 import { DriftGate } from "@toolgate/runtime"
 import * as Either from "effect/Either"
@@ -42,7 +42,7 @@ export const exitCode = (report: Report): 0 | 1 | 2 | 3 => {
 
 const clipped = (value: unknown, max = 160): string => {
   const text = JsonValue.stringify(value) ?? "(not JSON)"
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text
+  return Text.clip(text, max)
 }
 
 const line = (row: Row, width: number): string => {

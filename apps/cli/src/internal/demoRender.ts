@@ -4,13 +4,13 @@
  *
  * @internal
  */
-import { JsonValue } from "@toolgate/json-schema"
+import { JsonValue, Text } from "@toolgate/json-schema"
 import type { Result } from "./demoRun.js"
 import type { Step } from "./demoTrace.js"
 
 const compact = (value: unknown, max = 140): string => {
   const text = JsonValue.stringify(value) ?? "(not JSON)"
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text
+  return Text.clip(text, max)
 }
 
 const plural = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? "" : "s"}`

@@ -87,7 +87,7 @@ const relayOptions = (baseUrl: string, scenario: Demo.Scenario): CloudRelay.Opti
 })
 
 /** What a scenario's client declares beyond the relay's defaults: no native tool calling; a `maxTools` with dynamic discovery. */
-const clientCapabilities = (client: Demo.Client): Partial<Provider.ProviderCapabilities> => ({
+const clientCapabilities = (client: Demo.Client): Provider.CapabilityOverrides => ({
   ...(client.textTools === true ? { supportsToolCalling: false } : {}),
   ...(client.maxTools === undefined ? {} : { maxTools: client.maxTools, toolDiscovery: Provider.dynamicPerRequest })
 })

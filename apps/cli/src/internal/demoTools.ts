@@ -57,7 +57,7 @@ const getWeather = (args: J.JsonValue) => {
   return Effect.succeed({ city, units, temperature, sky: known.sky, days: typeof days === "number" ? days : 1 } satisfies J.JsonValue)
 }
 
-const executors: Readonly<Record<string, (args: J.JsonValue) => Effect.Effect<J.JsonValue, Tool.ToolFailure>>> = {
+const executors: Readonly<Record<string, (args: J.JsonValue) => Effect.Effect<J.JsonValue, Errors.ToolFailure>>> = {
   get_weather: getWeather,
   get_forecast: getWeather,
   locate_user: () => Effect.succeed({ ...here })
@@ -69,7 +69,7 @@ const executors: Readonly<Record<string, (args: J.JsonValue) => Effect.Effect<J.
  */
 export const make = (options: { readonly domains?: boolean; readonly tools?: ReadonlyArray<Demo.LocalTool> } = {}): Either.Either<
   { readonly toolkit: Toolkit.Toolkit<never>; readonly ran: ReadonlyArray<Ran> },
-  Toolkit.DuplicateToolName | Toolkit.NotATool | Errors.InvalidOptions
+  Errors.DuplicateToolName | Errors.NotATool | Errors.InvalidOptions
 > => {
   const ran: Array<Ran> = []
   const tool = (local: Demo.LocalTool) =>

@@ -6,7 +6,7 @@
  * @internal
  */
 import * as Options from "@effect/cli/Options"
-import * as FileSystem from "@effect/platform/FileSystem"
+import * as BoundedFile from "@toolgate/relay/BoundedFile"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
@@ -42,27 +42,9 @@ export const fileOrInline = (name: string, what: string, need: string, inlineWha
     )
   })
 
-/** The most bytes a file the user gives may hold: 64 MiB (tool catalogues and schemas are far smaller). */
-export const maxFileBytes = 64 * 1024 * 1024
-
-/**
- * Reads the file at `path` (given by the user for `what`): a regular file of at most `maxFileBytes`, checked
- * before any of it is read, so a FIFO, a device or a huge file is refused rather than waited on or loaded.
- */
+/** Reads the file at `path` (given by the user for `what`) with `BoundedFile.read`: a regular file of at most 64 MiB. */
 export const readFile = (path: string, what: string) =>
-  Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
-    const info = yield* fs.stat(path)
-    if (info.type !== "File") return yield* new BadInput({ message: `The ${what} file ${path} is not a regular file.` })
-    if (Number(info.size) > maxFileBytes) {
-      return yield* new BadInput({ message: `The ${what} file ${path} is larger than ${maxFileBytes} bytes (${info.size}).` })
-    }
-    return yield* fs.readFileString(path)
-  }).pipe(
-    Effect.mapError((e) =>
-      e instanceof BadInput ? e : new BadInput({ message: `Cannot read the ${what} file ${path} (${e._tag === "SystemError" ? e.reason : e.message}).` })
-    )
-  )
+  Effect.mapError(BoundedFile.read(path), (e) => new BadInput({ message: `The ${what} file ${path} ${e.reason}.` }))
 
 /** How the two ways to give a value are named in messages: `--NAME FILE` and `--NAME-json JSON` by default. */
 export interface Flags {

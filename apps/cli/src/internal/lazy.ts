@@ -19,6 +19,9 @@ export const normalizing = Effect.promise(() => import("./normalizing.js"))
 /** `subschema`: the prover. */
 export const subschema = Effect.promise(() => import("@toolgate/subschema/Subschema"))
 
+/** `check --relay`, `demo --relay`: the runtime's one check of an http(s) URL. */
+export const decode = Effect.promise(() => import("@toolgate/runtime/Decode"))
+
 /** `demo --relay`: the relay profile's client (its path, for the preflight request). */
 export const relayProfileClient = Effect.promise(() => import("@toolgate/providers/RelayProfileClient"))
 

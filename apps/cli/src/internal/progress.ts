@@ -19,11 +19,3 @@ export const withProgress = <A, E, R>(message: string, effect: Effect.Effect<A, 
     return yield* effect.pipe(Effect.ensuring(Fiber.interrupt(note)))
   })
 
-/** Whether `s` is an http(s) URL. */
-export const isHttpUrl = (s: string): boolean => {
-  try {
-    return ["http:", "https:"].includes(new URL(s).protocol)
-  } catch {
-    return false
-  }
-}

@@ -13,6 +13,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Stream from "effect/Stream"
+import * as Text from "@toolgate/json-schema/Text"
 import * as Faults from "../Faults.js"
 
 /** A request the relay refuses: the status and the `{ error: { message, type } }` body it answers with. */
@@ -79,7 +80,7 @@ export const issuesText = (error: ParseResult.ParseError): string => {
   try {
     const issues = ParseResult.ArrayFormatter.formatErrorSync(error)
     const lines = issues.slice(0, 10).map((issue) =>
-      `${issue.path.length === 0 ? "" : `at ${clip(issue.path.map(String).join("."), 200)}: `}${clip(issue.message, 300)}`
+      `${issue.path.length === 0 ? "" : `at ${Text.clip(issue.path.map(String).join("."), 200)}: `}${Text.clip(issue.message, 300)}`
     )
     return `${lines.join("; ")}${issues.length > 10 ? ` (and ${issues.length - 10} more)` : ""}`
   } catch {
@@ -88,7 +89,6 @@ export const issuesText = (error: ParseResult.ParseError): string => {
 }
 
 /** Text cut to `max` characters. */
-export const clip = (text: string, max: number): string => text.length > max ? `${text.slice(0, max)}…` : text
 
 /** The faults of one request and the `slow` delay. */
 export interface Plan {
@@ -113,7 +113,7 @@ export const plan = (
   }
   const listed = Faults.parse(typeof header === "string" ? header : "")
   if (Either.isLeft(listed)) {
-    return Either.left(invalid(`${Faults.header}: unknown ${listed.left.map((name) => JSON.stringify(clip(name, 40))).join(", ")} (faults: ${Faults.all.join(", ")})`))
+    return Either.left(invalid(`${Faults.header}: unknown ${listed.left.map((name) => JSON.stringify(Text.clip(name, 40))).join(", ")} (faults: ${Faults.all.join(", ")})`))
   }
   const delay = Faults.delayMs(request.headers[Faults.delayHeader])
   if (Either.isLeft(delay)) return Either.left(invalid(delay.left))
@@ -195,4 +195,4 @@ export const pathOf = (url: string): string => {
 
 /** Text safe for one log line or message: control characters escaped, at most 200 characters. */
 export const clean = (text: string): string =>
-  clip(text.replace(/[\u0000-\u001f\u007f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`), 200)
+  Text.clip(text.replace(/[\u0000-\u001f\u007f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`), 200)

@@ -7,7 +7,7 @@
  */
 import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
-import { JsonValue as J } from "@toolgate/json-schema"
+import { JsonValue as J, Text } from "@toolgate/json-schema"
 import { RelayProfileClient, RelayWire } from "@toolgate/providers"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -114,7 +114,7 @@ const modelsBody = JSON.stringify({ object: "list", data: [{ id: modelId, object
  * raw path, so `%61lpha` is not `alpha`; the prefix is taken off the URL), any other name a 404.
  */
 export const scenarios = (named: ReadonlyMap<string, Resolved>): HttpRouter.HttpRouter => {
-  const known = Http.clip(Array.from(named.keys()).join(", "), 200)
+  const known = Text.clip(Array.from(named.keys()).join(", "), 200)
   const unknown = Effect.map(HttpServerRequest.HttpServerRequest, (request) => {
     const name = Http.pathOf(request.url).slice(scenariosPrefix.length).split("/")[0]!
     return Http.errorResponse(404, `no scenario ${JSON.stringify(Http.clean(name))} (scenarios: ${known === "" ? "none" : known})`, "not_found")

@@ -116,7 +116,7 @@ export interface Timeouts {
 /** What else a client is built with: the validator's options (tool chaining) and the cloud relay's capability overrides. */
 export interface ClientOptions {
   readonly validator?: ArgumentValidator.Options
-  readonly capabilities?: Partial<Provider.ProviderCapabilities>
+  readonly capabilities?: Provider.CapabilityOverrides
 }
 
 /**

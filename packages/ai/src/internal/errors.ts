@@ -6,6 +6,7 @@
 import type * as AiError from "@effect/ai/AiError"
 import * as Cause from "effect/Cause"
 import * as Option from "effect/Option"
+import { Text } from "@toolgate/json-schema"
 import { Errors } from "@toolgate/runtime"
 
 /** Builds the provider's `ProviderError`s (its name is fixed). */
@@ -74,4 +75,4 @@ const safeJson = (u: unknown): string => {
 }
 
 /** Server texts in errors stay readable: at most 500 characters. */
-const clip = (text: string): string => text.length <= 500 ? text : `${text.slice(0, 499)}…`
+const clip = (text: string): string => Text.clip(text, 500)

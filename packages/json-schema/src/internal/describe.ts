@@ -5,6 +5,7 @@
  * @internal
  */
 import type { JsonSchema } from "../JsonSchema.js"
+import { prefix } from "../Text.js"
 import type { JsonValue } from "../JsonValue.js"
 import { byIdentity } from "./compileCache.js"
 
@@ -17,7 +18,7 @@ const MAX_LIST = 12
 /** A short JSON rendering of a value: strings quoted and cut, containers summarised. */
 export const preview = (v: unknown): string => {
   if (typeof v === "string") {
-    return v.length > MAX_TEXT ? JSON.stringify(v.slice(0, MAX_TEXT)).slice(0, -1) + `…" (${v.length} characters)` : JSON.stringify(v)
+    return v.length > MAX_TEXT ? JSON.stringify(prefix(v, MAX_TEXT)).slice(0, -1) + `…" (${v.length} characters)` : JSON.stringify(v)
   }
   if (v === null || typeof v === "number" || typeof v === "boolean") return String(v)
   if (Array.isArray(v)) return v.length === 0 ? "[]" : `an array of ${v.length} item${v.length === 1 ? "" : "s"}`

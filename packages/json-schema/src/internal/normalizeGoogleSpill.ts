@@ -4,6 +4,7 @@
  *
  * @internal
  */
+import { clip } from "../Text.js"
 import type { Obj, Report } from "./normalizeGoogleWalk.js"
 import { set } from "./normalizeGoogleWalk.js"
 import * as P from "./pointer.js"
@@ -34,7 +35,7 @@ const text = (v: unknown): string => {
   } catch {
     s = "…"
   }
-  return s.length > maxSpillValue ? s.slice(0, maxSpillValue) + "…" : s
+  return clip(s, maxSpillValue + 1)
 }
 
 /** The spill block for some keyword/value pairs: `{pattern: "^foo$", minimum: 0}`. */

@@ -7,7 +7,7 @@
  */
 import type * as HttpClientError from "@effect/platform/HttpClientError"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
-import { JsonValue as J } from "@toolgate/json-schema"
+import { JsonValue as J, Text } from "@toolgate/json-schema"
 import type { Provider } from "@toolgate/runtime"
 import { Errors } from "@toolgate/runtime"
 import * as Duration from "effect/Duration"
@@ -27,7 +27,7 @@ export const failure = (reason: string, retryable: boolean, cause?: string, code
     provider: name,
     reason,
     retryable,
-    ...(cause === undefined ? {} : { cause: clip(cause, 300) }),
+    ...(cause === undefined ? {} : { cause: Text.clip(cause, 300) }),
     ...(code === undefined ? {} : { code })
   })
 
@@ -180,4 +180,3 @@ const pick = (u: unknown, key: string): unknown => {
 }
 
 /** At most `max` characters of `s`, marked when cut. */
-const clip = (s: string, max: number): string => s.length <= max ? s : `${s.slice(0, max)}…`

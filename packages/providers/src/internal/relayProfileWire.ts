@@ -9,7 +9,7 @@ import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { Errors } from "@toolgate/runtime"
-import { clip } from "./transport.js"
+import { clip } from "@toolgate/json-schema/Text"
 
 /** The major version of `capabilities_version` this runtime reads. */
 export const SUPPORTED_MAJOR = 1

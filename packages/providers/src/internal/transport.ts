@@ -6,12 +6,12 @@
  * @internal
  */
 import type * as HttpClientError from "@effect/platform/HttpClientError"
+import { Text } from "@toolgate/json-schema"
 import type { Errors } from "@toolgate/runtime"
 
 /** At most `max` characters of `text` on one line, with an ellipsis when cut. */
 export const clip = (text: string, max = 300): string => {
-  const line = text.replace(/\s+/g, " ").trim()
-  return line.length <= max ? line : `${line.slice(0, max - 1)}…`
+  return Text.clip(text.replace(/\s+/g, " ").trim(), max)
 }
 
 /** Whether a status may succeed when tried again: a timeout, a rate limit or quota, or a server fault. */

@@ -64,7 +64,7 @@ const encode = (responseId: string, events: ReadonlyArray<StreamEvent.StreamEven
 /** A scripted model behind a loopback Gemini server: the provider and the requests it was given (as `Scripted.requests`). */
 export const make = (
   script: Script.Script,
-  capabilities: Partial<Provider.ProviderCapabilities>
+  capabilities: Provider.CapabilityOverrides
 ): Effect.Effect<{ readonly provider: Provider.AgentProvider; readonly requests: Effect.Effect<ReadonlyArray<Provider.CompletionRequest>> }, never, Scope.Scope> =>
   Effect.gen(function*() {
     // Sends are serialised, so the round chosen for the latest `stream` is the one the next request gets.

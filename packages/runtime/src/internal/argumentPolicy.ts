@@ -17,9 +17,31 @@ export interface Options {
   readonly policies?: ReadonlyMap<string, Arguments.Policy> | Readonly<Record<string, Arguments.Policy>>
   /** Widen each schema with `RefAware.widen` so sentinel refs validate (tool chaining). */
   readonly toolChaining?: boolean
-  /** How deep argument values may nest (default 64); deeper is `invalid_args`. A value that is not a positive integer takes the default. */
+  /** How deep argument values may nest (default 64); deeper is `invalid_args`. */
   readonly maxArgumentDepth?: number
 }
+
+const PolicySchema = Schema.Literal("lenient", "strict")
+
+/**
+ * The options as a Schema, each optional: `make` decodes them (a value of the wrong kind is `InvalidOptions`,
+ * never a default). The per-tool policies it checks are then read from the caller's own value, so a tool
+ * named `__proto__` stays a name.
+ */
+export const OptionsSchema = Schema.Struct({
+  policy: Schema.optional(PolicySchema),
+  policies: Schema.optional(Schema.Union(
+    Schema.ReadonlyMapFromSelf({ key: Schema.String, value: PolicySchema }),
+    // a Map whose entries are wrong must not pass as a record with no keys
+    Schema.compose(
+      Schema.declare((u: unknown): u is object => typeof u === "object" && u !== null && !(u instanceof Map)),
+      Schema.Record({ key: Schema.String, value: PolicySchema }),
+      { strict: false }
+    )
+  )),
+  toolChaining: Schema.optional(Schema.Boolean),
+  maxArgumentDepth: Schema.optional(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)))
+})
 
 const isPolicy = (u: unknown): u is Arguments.Policy => u === "lenient" || u === "strict"
 
@@ -36,7 +58,7 @@ const overridesOf = (policies: Options["policies"]): ReadonlyMap<string, Argumen
 }
 
 /** The policy of each tool: its override, else the default. */
-export const policyOf = (options: Options): (tool: string) => Arguments.Policy => {
+export const policyOf = (options: Pick<Options, "policy"> & { readonly policies?: Options["policies"] | undefined }): (tool: string) => Arguments.Policy => {
   const fallback: Arguments.Policy = options.policy === "strict" ? "strict" : "lenient"
   const overrides = overridesOf(options.policies)
   return (tool) => overrides.get(tool) ?? fallback
@@ -56,16 +78,3 @@ export const parseOverrides = (text: string): Either.Either<ReadonlyMap<string, 
   }
   return Either.right(out)
 }
-
-const PolicySchema = Schema.Literal("lenient", "strict")
-
-/** The options as a Schema: what options read from config are checked with. */
-export const OptionsSchema = Schema.Struct({
-  policy: Schema.optionalWith(PolicySchema, { exact: true }),
-  policies: Schema.optionalWith(
-    Schema.Union(Schema.ReadonlyMapFromSelf({ key: Schema.String, value: PolicySchema }), Schema.Record({ key: Schema.String, value: PolicySchema })),
-    { exact: true }
-  ),
-  toolChaining: Schema.optionalWith(Schema.Boolean, { exact: true }),
-  maxArgumentDepth: Schema.optionalWith(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)), { exact: true })
-})

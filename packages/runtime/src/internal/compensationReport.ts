@@ -1,16 +1,11 @@
 /**
  * The Schemas of a compensation report: what a failed turn executed, took back and left in effect. They
- * live apart from `Compensation.ts` so that `Errors.ts` can put the report on every turn error; envelopes
- * are referenced lazily because `ToolEnvelope` reaches `Errors` itself.
+ * live apart from `Compensation.ts` so that `Errors.ts` can put the report on every turn error.
  *
  * @internal
  */
 import * as Schema from "effect/Schema"
-import * as ToolEnvelope from "../ToolEnvelope.js"
-import { Json } from "./schemas.js"
-
-const Envelope = Schema.suspend((): typeof ToolEnvelope.Envelope => ToolEnvelope.Envelope)
-const Failure = Schema.suspend((): typeof ToolEnvelope.Failure => ToolEnvelope.Failure)
+import { Envelope, Failure, Json } from "./schemas.js"
 
 /** A call of the turn whose executor ran (or started: `envelope` is absent when it was interrupted mid-run). */
 export const ExecutedCall = Schema.Struct({
@@ -54,3 +49,10 @@ export const Report = Schema.Struct({
   compensated: Schema.Array(Schema.String),
   notCompensated: Schema.Array(NotCompensated)
 }).annotations({ identifier: "CompensationReport" })
+
+/** An undo step that failed: the call and the failure envelope its undo gave. */
+export const UndoFailure = Schema.Struct({
+  callId: Schema.String,
+  tool: Schema.String,
+  envelope: Failure
+}).annotations({ identifier: "UndoFailure" })

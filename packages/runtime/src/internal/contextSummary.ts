@@ -7,6 +7,7 @@
  *
  * @internal
  */
+import { Text } from "@toolgate/json-schema"
 import type * as Message from "../Message.js"
 import * as TaskState from "../TaskState.js"
 
@@ -45,8 +46,7 @@ const maxQuote = 160
 
 /** One text as a short quote on one line. */
 const quote = (text: string): string => {
-  const line = text.replace(/\s+/g, " ").trim()
-  return JSON.stringify(line.length <= maxQuote ? line : `${line.slice(0, maxQuote - 1)}…`)
+  return JSON.stringify(Text.clip(text.replace(/\s+/g, " ").trim(), maxQuote))
 }
 
 /** One omitted turn (a User message and what followed it) as one line. */

@@ -36,8 +36,11 @@ export const fromIssues = (issues: ReadonlyArray<typeof schemas.Issue.Type>, too
   })
 }
 
+/** An error `byTag` maps: every typed error but an executor's `ToolFailure`, which names its own kind. */
+type Mapped = Exclude<Errors.ToolgateError, Errors.ToolFailure>
+
 /** The kind (and a `retryable` that differs from the kind's default) for each runtime error. */
-const byTag: { readonly [Tag in Errors.RuntimeError["_tag"]]: readonly [Kind, boolean?] } = {
+const byTag: { readonly [Tag in Mapped["_tag"]]: readonly [Kind, boolean?] } = {
   SchemaDriftError: ["rejected"],
   UnsupportedCloudToolSchema: ["rejected"],
   RelayProfileContractError: ["unavailable", false],
@@ -52,11 +55,19 @@ const byTag: { readonly [Tag in Errors.RuntimeError["_tag"]]: readonly [Kind, bo
   ProviderError: ["unavailable"],
   InvalidOptions: ["execution_error", false],
   VisionUnsupported: ["unavailable", false],
-  ModelSelectionUnsupported: ["unavailable", false]
+  ModelSelectionUnsupported: ["unavailable", false],
+  InvalidRunLimits: ["execution_error", false],
+  InvalidToolArguments: ["invalid_args"],
+  InvalidToolSchema: ["unavailable", false],
+  DuplicateToolName: ["execution_error", false],
+  NotATool: ["execution_error", false],
+  ToolsRejected: ["rejected", false],
+  UndoIncomplete: ["execution_error"],
+  UndoSuperseded: ["rejected"]
 }
 
 /** One of the runtime's own errors, as a failure. */
-const fromRuntimeError = (e: Errors.RuntimeError, tool: string | undefined): Failure => {
+const fromRuntimeError = (e: Mapped, tool: string | undefined): Failure => {
   const [kind, retryable] = byTag[e._tag]
   const own = "tool" in e ? e.tool : undefined
   // a repair exhaustion points the model at the first issue of the round that exhausted it
@@ -90,8 +101,8 @@ const errorMessage = (e: object): string => {
 
 const cap = (s: string): string => truncateForModel(s, maxMessageChars)
 
-/** Whether `u` is one of the errors `byTag` maps (the `Errors.RuntimeError` union); a throwing proxy is a no. */
-const isRuntimeError = (u: unknown): u is Errors.RuntimeError => {
+/** Whether `u` is one of the errors `byTag` maps; a throwing proxy is a no. */
+const isRuntimeError = (u: unknown): u is Mapped => {
   try {
     return Errors.isToolgateError(u) && Object.hasOwn(byTag, u._tag)
   } catch {

@@ -5,6 +5,7 @@
  * @internal
  */
 import type { JsonValue as J } from "@toolgate/json-schema"
+import { clip } from "@toolgate/json-schema/Text"
 
 type JsonObject = J.JsonObject
 
@@ -76,20 +77,6 @@ export const describe = (u: unknown, max = 60): string => {
     return "an unreadable value"
   }
 }
-
-/** Clips `s` to at most `max` code units, never between a surrogate pair, marking the cut with "…". */
-export const clip = (s: string, max: number): string => {
-  if (s.length <= max) return s
-  let end = Math.max(0, max - 1)
-  if (end > 0 && isHighSurrogate(s.charCodeAt(end - 1))) end -= 1
-  return `${s.slice(0, end)}…`
-}
-
-/** Whether a UTF-16 code unit opens a surrogate pair. */
-export const isHighSurrogate = (c: number): boolean => c >= 0xd800 && c <= 0xdbff
-
-/** Whether a UTF-16 code unit closes a surrogate pair. */
-export const isLowSurrogate = (c: number): boolean => c >= 0xdc00 && c <= 0xdfff
 
 /** `String(u)`, or `""` when converting throws (a hostile `toString` or `Symbol.toPrimitive`). */
 export const safeString = (u: unknown): string => {

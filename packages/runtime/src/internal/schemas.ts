@@ -1,10 +1,12 @@
 /**
- * Schemas shared by `ToolEnvelope` and `Errors`.
+ * Schemas shared by `ToolEnvelope`, `Compensation` and `Errors`: they live here so that the errors can
+ * carry envelopes without `Errors` importing the modules that fail with them.
  *
  * @internal
  */
 import * as Schema from "effect/Schema"
 import { JsonValue as J } from "@toolgate/json-schema"
+import { Kind } from "./kinds.js"
 
 /**
  * Any JSON value, checked iteratively (deep nesting costs no stack) and passed through untouched, so
@@ -29,3 +31,25 @@ export const Issue = Schema.Struct({
   expected: Schema.String,
   message: Schema.String
 }).annotations({ identifier: "Issue" })
+
+/** The success envelope's Schema (`ToolEnvelope.Success`). */
+export const Success = Schema.Struct({
+  ok: Schema.Literal(true),
+  tool: Schema.optionalWith(Schema.String, { exact: true }),
+  result: Json,
+  warnings: Schema.optionalWith(Schema.Array(Schema.String), { exact: true })
+}).annotations({ identifier: "ToolEnvelope.Success" })
+
+/** The failure envelope's Schema (`ToolEnvelope.Failure`). */
+export const Failure = Schema.Struct({
+  ok: Schema.Literal(false),
+  kind: Kind,
+  message: Schema.String,
+  field: Schema.optionalWith(Schema.String, { exact: true }),
+  expected: Schema.optionalWith(Schema.String, { exact: true }),
+  tool: Schema.optionalWith(Schema.String, { exact: true }),
+  retryable: Schema.Boolean
+}).annotations({ identifier: "ToolEnvelope.Failure" })
+
+/** Either envelope, told apart by `ok` (`ToolEnvelope.Envelope`). */
+export const Envelope = Schema.Union(Success, Failure).annotations({ identifier: "ToolEnvelope" })

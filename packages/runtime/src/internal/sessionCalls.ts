@@ -10,7 +10,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import type { JsonValue as J, Validator } from "@toolgate/json-schema"
 import type * as AgentSession from "../AgentSession.js"
-import type * as ArgumentValidator from "../ArgumentValidator.js"
+import * as Errors from "../Errors.js"
 import type { ToolArgumentRepairExhausted } from "../Errors.js"
 import type * as Message from "../Message.js"
 import type * as RepairBudget from "../RepairBudget.js"
@@ -20,7 +20,7 @@ import * as ToolChain from "../ToolChain.js"
 import * as Telemetry from "../Telemetry.js"
 import * as ToolEnvelope from "../ToolEnvelope.js"
 import * as Deadline from "./deadline.js"
-import { clip } from "./json.js"
+import { clip } from "@toolgate/json-schema/Text"
 import * as ToolDiscovery from "./toolDiscovery.js"
 import { budgetOf, forModel, timed, timeoutEnvelope } from "./toolOutcome.js"
 import { type Breath, breath, breathe } from "./breath.js"
@@ -82,7 +82,7 @@ const inactive = (env: Env, name: string): ToolEnvelope.Failure => {
 }
 
 /** Prepares one call: unknown tool, invalid arguments (refs resolved first), or ready to run. */
-const check = (env: Env, input: RoundInput, call: Message.ToolCall): Effect.Effect<Checked, ArgumentValidator.InvalidToolSchema> => {
+const check = (env: Env, input: RoundInput, call: Message.ToolCall): Effect.Effect<Checked, Errors.InvalidToolSchema> => {
   const tool = env.toolkit.tools.get(call.name)
   if (tool === undefined) return Effect.succeed({ _tag: "Unknown", call, envelope: notFound(env, call.name) })
   if (!input.active.has(call.name)) return Effect.succeed({ _tag: "Unknown", call, envelope: inactive(env, call.name) })
@@ -157,7 +157,7 @@ const undoOf = (env: Runner, tool: Tool.Tool<any, never>, prepared: Tool.Prepare
     // an undo has the tool's time budget too: a compensation (uninterruptible) never waits on one for ever
     run: budget === undefined
       ? run
-      : Deadline.within(run, budget, () => Effect.fail(new Tool.ToolFailure({ kind: "timeout", message: timeoutEnvelope(tool.name, budget).message })))
+      : Deadline.within(run, budget, () => Effect.fail(new Errors.ToolFailure({ kind: "timeout", message: timeoutEnvelope(tool.name, budget).message })))
   }
 }
 
@@ -245,7 +245,7 @@ export const pastRoundCap = (tool: string, cap: number): ToolEnvelope.Failure =>
 export const answerRound = (
   env: Env,
   input: RoundInput
-): Effect.Effect<RoundOutput, ToolArgumentRepairExhausted | ArgumentValidator.InvalidToolSchema> =>
+): Effect.Effect<RoundOutput, ToolArgumentRepairExhausted | Errors.InvalidToolSchema> =>
   Effect.gen(function*() {
     const cap = env.limits.maxToolCallsPerRound ?? RunLimits.defaultMaxToolCallsPerRound
     const admitted = input.calls.length > cap ? input.calls.slice(0, cap) : input.calls

@@ -17,7 +17,7 @@ import type * as Message from "../Message.js"
 import * as Telemetry from "../Telemetry.js"
 import * as ToolEnvelope from "../ToolEnvelope.js"
 import * as Deadline from "./deadline.js"
-import { clip } from "./json.js"
+import { clip } from "@toolgate/json-schema/Text"
 import { type Env, type Execution, publish } from "./sessionState.js"
 import { attempt } from "./sessionUndo.js"
 

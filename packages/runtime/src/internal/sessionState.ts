@@ -22,7 +22,7 @@ import type * as Message from "../Message.js"
 import type * as Provider from "../Provider.js"
 import type * as RunLimits from "../RunLimits.js"
 import type * as SessionEvent from "../SessionEvent.js"
-import type * as Tool from "../Tool.js"
+import type * as Errors from "../Errors.js"
 import type * as ToolChain from "../ToolChain.js"
 import type * as ToolEnvelope from "../ToolEnvelope.js"
 import type * as Toolkit from "../Toolkit.js"
@@ -33,7 +33,7 @@ import type * as ToolDiscovery from "./toolDiscovery.js"
 export interface UndoStep {
   readonly callId: string
   readonly tool: string
-  readonly run: Effect.Effect<void, Tool.ToolFailure>
+  readonly run: Effect.Effect<void, Errors.ToolFailure>
 }
 
 /**

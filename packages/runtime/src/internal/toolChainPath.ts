@@ -14,7 +14,8 @@
  */
 import * as Either from "effect/Either"
 import type { JsonValue as J } from "@toolgate/json-schema"
-import { clip, describe } from "./json.js"
+import { clip } from "@toolgate/json-schema/Text"
+import { describe } from "./json.js"
 
 /** One step of a path: a key, and whether it was written as `[n]`. */
 export interface Segment {

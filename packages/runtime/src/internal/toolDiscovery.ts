@@ -89,25 +89,25 @@ const activation = (
   capabilities: Provider.ProviderCapabilities,
   state: State,
   domain: string
-): Either.Either<readonly [Activated, State], Tool.ToolFailure> => {
+): Either.Either<readonly [Activated, State], Errors.ToolFailure> => {
   const mode = modeOf(capabilities)
   const tools = toolkit.domains.get(domain)
   if (tools === undefined) {
     const names = [...toolkit.domains.keys()].join(", ")
-    return Either.left(new Tool.ToolFailure({ kind: "not_found", message: `There is no domain \`${domain}\`. The domains are: ${names}.`, field: "domain" }))
+    return Either.left(new Errors.ToolFailure({ kind: "not_found", message: `There is no domain \`${domain}\`. The domains are: ${names}.`, field: "domain" }))
   }
   const others = state.active.filter((d) => d !== domain)
   if (others.length < state.active.length) return Either.right([{ activated: domain, tools, deactivated: [] }, { ...state, active: [...others, domain] }])
   const room = capOf(capabilities) - discoveryTools(mode).length
   if (tools.length > room) {
-    return Either.left(new Tool.ToolFailure({
+    return Either.left(new Errors.ToolFailure({
       kind: "rejected",
       message: `Domain \`${domain}\` has ${tools.length} tools; this model takes at most ${room} besides the discovery tools, so it cannot be activated.`,
       retryable: false
     }))
   }
   if (mode._tag === "SessionRebuild" && state.rebuilds >= mode.maxRebuilds) {
-    return Either.left(new Tool.ToolFailure({
+    return Either.left(new Errors.ToolFailure({
       kind: "rejected",
       message: `The session has rebuilt its tool list ${state.rebuilds} times, its limit: no more domains can be activated.`,
       retryable: false
@@ -154,7 +154,7 @@ export const tools = (
     description: `Activates a tool domain: its tools can be called from your next request on, for the rest of the session. The domains: ${domains.join(", ")}.`,
     parameters: activateParameters,
     execute: (args) =>
-      Effect.flatten(Ref.modify(state, (s): readonly [Effect.Effect<Activated, Tool.ToolFailure>, State] => {
+      Effect.flatten(Ref.modify(state, (s): readonly [Effect.Effect<Activated, Errors.ToolFailure>, State] => {
         // layer 2 checked the arguments against `activateParameters`: `domain` is a string
         const next = activation(toolkit, capabilities, s, (args as { readonly domain: string }).domain)
         return Either.isLeft(next) ? [Effect.fail(next.left), s] : [Effect.succeed(next.right[0]), next.right[1]]

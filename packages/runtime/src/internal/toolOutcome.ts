@@ -149,9 +149,12 @@ export interface Timed {
   readonly timedOut: boolean
 }
 
-/** A tool's time budget: its own, the default (120 s), or none. */
+/** How long a tool's run (or undo) may take unless the tool says otherwise: 120 seconds (`Tool.defaultTimeout`). */
+export const defaultTimeout: Duration.Duration = Duration.seconds(120)
+
+/** A tool's time budget: its own, the default, or none. */
 export const budgetOf = (tool: { readonly timeout?: Duration.Duration | "none" }): Duration.Duration | undefined =>
-  tool.timeout === "none" ? undefined : tool.timeout ?? Duration.seconds(120)
+  tool.timeout === "none" ? undefined : tool.timeout ?? defaultTimeout
 
 /** The `timeout` envelope of a call that ran past `budget`. */
 export const timeoutEnvelope = (tool: string, budget: Duration.Duration): ToolEnvelope.Failure =>

@@ -3,7 +3,8 @@
  *
  * @internal
  */
-import { isHighSurrogate, isLowSurrogate, safeString } from "./json.js"
+import { isHighSurrogate, isLowSurrogate } from "@toolgate/json-schema/Text"
+import { safeString } from "./json.js"
 import { utf8Length } from "./text.js"
 
 /** `12345` → `"12,345"`, without depending on the host's ICU data. */

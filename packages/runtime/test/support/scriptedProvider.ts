@@ -9,7 +9,7 @@ import * as AgentSession from "../../src/AgentSession.js"
 import * as ArgumentValidator from "../../src/ArgumentValidator.js"
 import type * as Compensation from "../../src/Compensation.js"
 import { type InvalidOptions, ProviderError } from "../../src/Errors.js"
-import type * as Provider from "../../src/Provider.js"
+import * as Provider from "../../src/Provider.js"
 import type * as RunLimits from "../../src/RunLimits.js"
 import type * as StreamEvent from "../../src/StreamEvent.js"
 import type * as Toolkit from "../../src/Toolkit.js"
@@ -29,24 +29,18 @@ export interface Scripted extends Provider.AgentProvider {
 }
 
 /** App-driven, tool calling, parallel calls, tool choice, structured output, dialect `none`, no limits. */
-export const defaults: Provider.ProviderCapabilities = {
+export const defaults: Provider.ProviderCapabilities = Provider.capabilities({
   name: "scripted",
-  executionModel: "appDriven",
-  supportsToolCalling: true,
   supportsParallelToolCalls: true,
   supportsToolChoice: true,
   supportsStructuredOutput: true,
-  schemaDialect: "none",
-  maxTools: undefined,
-  contextWindow: undefined,
-  managedConversation: false,
   requiresNetworking: false
-}
+})
 
 /** A provider answering request n with `rounds[n]` (none left → a `ProviderError`). */
 export const make = (
   rounds: ReadonlyArray<Round>,
-  capabilities: Partial<Provider.ProviderCapabilities> = {},
+  capabilities: Provider.CapabilityOverrides = {},
   validateTools?: Provider.AgentProvider["validateTools"],
   /** Rounds are answered whole (`AgentProvider.complete`) instead of streamed. */
   whole = false

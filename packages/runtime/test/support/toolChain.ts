@@ -5,7 +5,7 @@
 import { assert } from "@effect/vitest"
 import { Effect, Either } from "effect"
 import { JsonValue } from "@toolgate/json-schema"
-import { ArgumentValidator, Tool, ToolEnvelope } from "@toolgate/runtime"
+import { ArgumentValidator, Errors, Tool, ToolEnvelope } from "@toolgate/runtime"
 import * as ToolChain from "../../src/ToolChain.js"
 
 /** The seed's weather tool: `city` a string (required), `days` an integer, nothing else. */
@@ -59,7 +59,7 @@ export const chain = <A>(tool: Tool.Tool<A>, raw: unknown, map: ToolChain.Result
   })
 
 /** The `InvalidToolArguments` a resolve failed with. */
-export const invalidOf = <A>(outcome: Either.Either<Tool.Prepared<A>, ArgumentValidator.InvalidToolArguments | ArgumentValidator.InvalidToolSchema>) => {
+export const invalidOf = <A>(outcome: Either.Either<Tool.Prepared<A>, Errors.InvalidToolArguments | Errors.InvalidToolSchema>) => {
   assert.isTrue(Either.isLeft(outcome), "expected a failure")
   const e = Either.isLeft(outcome) ? outcome.left : undefined
   if (e?._tag !== "InvalidToolArguments") throw new Error(`expected InvalidToolArguments, got ${e?._tag}`)
@@ -69,7 +69,7 @@ export const invalidOf = <A>(outcome: Either.Either<Tool.Prepared<A>, ArgumentVa
 
 /** Asserts a single-ref failure: the envelope's field, the issue's pointer and keyword, and a message fragment. */
 export const assertRefIssue = (
-  e: ArgumentValidator.InvalidToolArguments,
+  e: Errors.InvalidToolArguments,
   field: string,
   keyword: string,
   fragment: string
