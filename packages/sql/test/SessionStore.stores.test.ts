@@ -8,6 +8,7 @@ import { Effect, Exit, Option, Scope } from "effect"
 import { SessionStore } from "@toolgate/runtime"
 import { type Backend, memory, postgres, sessionId, sqlite } from "./support/backends.js"
 import * as F from "./support/fixtures.js"
+import { commands, Model } from "./support/model.js"
 import * as Pg from "./support/postgres.js"
 
 let pgScope: Scope.CloseableScope
@@ -40,7 +41,8 @@ describe.each(backends)("%s", (_name, makeBackend) => {
       const id = sessionId("history")
       yield* store.commitTurn(F.oneCallTurn(id, 1))
       yield* store.rollbackTurn({ session: id, turn: 2, messages: [F.user("fails")], outstanding: [F.outstanding(id, 2, "c2", "no_undo")] })
-      yield* store.commitTurn(F.oneCallTurn(id, 3))
+      const third = F.oneCallTurn(id, 3)
+      yield* store.commitTurn({ ...third, undo: { ...third.undo!, kept: [F.outstanding(id, 3, "k3", "no_undo")] } })
       const other = yield* backend.open()
       const stored = Option.getOrThrow(yield* other.load(id))
       assert.strictEqual(stored.nextTurn, 4)
@@ -62,13 +64,14 @@ describe.each(backends)("%s", (_name, makeBackend) => {
       assert.deepStrictEqual(undone.undoLog.map((e) => e.turn), [1])
       assert.deepStrictEqual(undone.results.map((r) => r.callId), ["call_1"])
       assert.strictEqual(undone.turns, 3)
+      assert.deepStrictEqual(undone.outstanding, [F.outstanding(id, 2, "c2", "no_undo"), F.outstanding(id, 3, "k3", "no_undo")])
       const undoAgain = yield* Effect.exit(store.undoTurn(id, 3))
       assert.strictEqual(storeError(undoAgain).operation, "undoTurn")
 
       // reconcile removes by idempotency key and answers what it removed
       const removed = yield* store.reconcile(id, [F.key(id, 2, "c2"), "unknown"])
       assert.deepStrictEqual(removed, [F.outstanding(id, 2, "c2", "no_undo")])
-      assert.deepStrictEqual(Option.getOrThrow(yield* other.export(id)).outstanding, [])
+      assert.deepStrictEqual(Option.getOrThrow(yield* other.export(id)).outstanding, [F.outstanding(id, 3, "k3", "no_undo")])
 
       // export → import under another id → the same snapshot
       const copy = sessionId("copy")
@@ -228,4 +231,17 @@ describe.each(backends)("%s", (_name, makeBackend) => {
       yield* backend.exec(`UPDATE toolgate_messages SET body = '{"_tag":"User","text":7}' WHERE session = '${JSON.stringify(id)}' AND seq = 1`)
       assert.match(storeError(yield* Effect.exit(store.export(id))).message, /corrupted/)
     }))
+
+  it.scopedLive.prop("random command sequences read as the model says, from the same instance and from another", { commands }, ({ commands }) =>
+    Effect.gen(function*() {
+      const backend = yield* makeBackend
+      const store = yield* backend.open()
+      const model = new Model([sessionId("model0"), sessionId("model1")])
+      for (const command of commands) yield* model.run(command, store)
+      const other = yield* backend.open()
+      for (const id of model.ids) {
+        assert.deepStrictEqual(yield* store.load(id), model.expected(id))
+        assert.deepStrictEqual(yield* other.load(id), model.expected(id))
+      }
+    }), { fastCheck: { numRuns: 40 } })
 })
