@@ -19,20 +19,23 @@ import * as Rows from "./sessionStoreRows.js"
 interface Session {
   nextTurn: number
   usage: string | undefined
+  /** Committed history. */
   messages: Array<Rows.MessageRow>
+  /** The pending turns' messages, by turn. */
+  pending: Map<number, Array<string>>
   undo: Map<number, string>
   results: Array<{ readonly turn: number; readonly callId: string; readonly body: string }>
   outstanding: Array<{ readonly key: string; readonly body: string }>
   journal: Map<string, { turn: number; call: string; envelope: string | undefined }>
 }
 
-const fresh = (): Session => ({ nextTurn: 1, usage: undefined, messages: [], undo: new Map(), results: [], outstanding: [], journal: new Map() })
+const fresh = (): Session => ({ nextTurn: 1, usage: undefined, messages: [], pending: new Map(), undo: new Map(), results: [], outstanding: [], journal: new Map() })
 
 const rowsOf = (id: string, s: Session): Rows.Rows => ({
   id,
   nextTurn: s.nextTurn,
   usage: s.usage,
-  messages: s.messages,
+  messages: [...s.messages, ...[...s.pending].flatMap(([turn, bodies]) => bodies.map((body) => ({ turn, pending: true, body })))],
   undo: [...s.undo].sort(([a], [b]) => a - b).map(([turn, body]) => ({ turn, body })),
   results: s.results.map((r) => r.body),
   outstanding: s.outstanding.map((o) => o.body),
@@ -65,7 +68,7 @@ export const make = (options: SessionStore.Options): Effect.Effect<SessionStore.
         const key = journalKey(call.turn, call.callId)
         if (s.journal.has(key)) return yield* fail(call.session, "callStarted", `call ${call.callId} of turn ${call.turn} is already journaled`)
         bump(s, call.turn)
-        for (const b of bodies) s.messages.push({ turn: call.turn, pending: true, body: b })
+        if (bodies.length > 0) s.pending.set(call.turn, [...(s.pending.get(call.turn) ?? []), ...bodies])
         s.journal.set(key, { turn: call.turn, call: body, envelope: undefined })
       })
 
@@ -79,7 +82,7 @@ export const make = (options: SessionStore.Options): Effect.Effect<SessionStore.
 
     /** Drops a turn's pending messages and journal, then appends its closing messages. */
     const close = (s: Session, turn: number, bodies: ReadonlyArray<string>, usage: string | undefined) => {
-      s.messages = s.messages.filter((m) => !(m.pending && m.turn === turn))
+      s.pending.delete(turn)
       for (const [key, row] of s.journal) if (row.turn === turn) s.journal.delete(key)
       for (const body of bodies) s.messages.push({ turn, pending: false, body })
       if (usage !== undefined) s.usage = usage
@@ -135,7 +138,7 @@ export const make = (options: SessionStore.Options): Effect.Effect<SessionStore.
         const { record, s } = yield* entryOf(session, turn, "undoTurn")
         const kept = yield* Codec.encodeAll(OutstandingEffect, record.kept, limit, { session, operation: "undoTurn" })
         s.undo.delete(turn)
-        s.messages = s.messages.filter((m) => m.pending || m.turn !== turn)
+        s.messages = s.messages.filter((m) => m.turn !== turn)
         s.results = s.results.filter((r) => r.turn !== turn)
         record.kept.forEach((k, i) => s.outstanding.push({ key: k.idempotencyKey, body: kept[i]! }))
       })
@@ -176,9 +179,9 @@ export const make = (options: SessionStore.Options): Effect.Effect<SessionStore.
         return {
           id,
           turns: Math.max(s.nextTurn, ...[...s.journal.values()].map((j) => j.turn + 1)) - 1,
-          messages: s.messages.filter((m) => !m.pending).length,
+          messages: s.messages.length,
           outstanding: s.outstanding.length,
-          pending: new Set([...s.journal.values()].map((j) => j.turn).concat(s.messages.filter((m) => m.pending).map((m) => m.turn))).size,
+          pending: new Set([...s.journal.values()].map((j) => j.turn).concat([...s.pending.keys()])).size,
           lease: lease !== undefined && lease.expiresAt > now ? lease : undefined
         }
       })
@@ -192,6 +195,7 @@ export const make = (options: SessionStore.Options): Effect.Effect<SessionStore.
           nextTurn: rows.nextTurn,
           usage: rows.usage ?? undefined,
           messages: [...rows.messages],
+          pending: new Map(),
           undo: new Map(rows.undo.map((u) => [u.turn, u.body])),
           results: rows.results.map((body, i) => ({ body, turn: snapshot.results[i]!.turn, callId: snapshot.results[i]!.callId })),
           outstanding: rows.outstanding.map((body, i) => ({ body, key: snapshot.outstanding[i]!.idempotencyKey })),

@@ -113,18 +113,13 @@ export const make = (limit: number) =>
           const seq = yield* reserve(commit.session, commit.turn, bodies.length + results.length, usage)
           yield* close(commit.session, commit.turn, seq, bodies)
           if (undo !== undefined) {
-            yield* sql`DELETE FROM toolgate_undo WHERE session = ${k(commit.session)} AND turn = ${commit.turn}`
-            yield* insertAll(sql, "toolgate_undo", [{ session: k(commit.session), turn: commit.turn, body: undo }])
+            yield* sql`INSERT INTO toolgate_undo ${sql.insert({ session: k(commit.session), turn: commit.turn, body: undo })}
+              ON CONFLICT (session, turn) DO UPDATE SET body = excluded.body`
           }
           if (results.length > 0) {
-            yield* sql`DELETE FROM toolgate_results WHERE session = ${k(commit.session)} AND call_id IN ${sql.in(commit.results.map((r) => k(r.callId)))}`
-            yield* insertAll(sql, "toolgate_results", results.map((body, i) => ({
-              session: k(commit.session),
-              call_id: k(commit.results[i]!.callId),
-              turn: commit.turn,
-              seq: seq + bodies.length + i,
-              body
-            })))
+            const rows = results.map((body, i) => ({ session: k(commit.session), call_id: k(commit.results[i]!.callId), turn: commit.turn, seq: seq + bodies.length + i, body }))
+            yield* sql`INSERT INTO toolgate_results ${sql.insert(rows)}
+              ON CONFLICT (session, call_id) DO UPDATE SET turn = excluded.turn, seq = excluded.seq, body = excluded.body`
           }
         }))
       })

@@ -35,6 +35,10 @@ export const memory: Effect.Effect<Backend> = Effect.gen(function*() {
   } satisfies Backend
 })
 
+/** A store instance on the SQLite file `filename`. */
+export const openSqlite = (filename: string, options?: Omit<SqlSessionStore.SqliteOptions, "filename">) =>
+  build(SqlSessionStore.layerSqlite({ filename, ...options }))
+
 /** A fresh SQLite file in a temporary directory (removed with the scope). */
 export const sqlite: Effect.Effect<Backend & { readonly filename: string }, never, Scope.Scope> = Effect.gen(function*() {
   const dir = yield* Effect.acquireRelease(
@@ -45,7 +49,7 @@ export const sqlite: Effect.Effect<Backend & { readonly filename: string }, neve
   return {
     name: "sqlite",
     filename,
-    open: (options) => build(SqlSessionStore.layerSqlite({ filename, ...options })),
+    open: (options) => openSqlite(filename, options),
     exec: (statement) =>
       Effect.gen(function*() {
         const sql = yield* SqlClient.SqlClient
