@@ -39,9 +39,9 @@ export const make = (limit: number) =>
     const enc = <A, I>(schema: import("effect/Schema").Schema<A, I>, value: A, site: Site) => SessionStore.encodeValue(schema, value, limit, site.session, site.operation)
     const encAll = <A, I>(schema: import("effect/Schema").Schema<A, I>, values: ReadonlyArray<A>, site: Site) => Effect.forEach(values, (v) => enc(schema, v, site))
 
-    /** Maps the database's failures to `SessionStoreError` and runs `effect` in one transaction. */
-    const tx = <A, E>(site: Site, effect: Effect.Effect<A, E>): Effect.Effect<A, Exclude<E, SqlError> | SessionStore.SessionStoreError> =>
-      sql.withTransaction(effect).pipe(
+    /** Maps the database's failures to `SessionStoreError` and runs `effect` in one transaction (unless it is a single statement). */
+    const tx = <A, E>(site: Site, effect: Effect.Effect<A, E>, transaction = true): Effect.Effect<A, Exclude<E, SqlError> | SessionStore.SessionStoreError> =>
+      (transaction ? sql.withTransaction(effect) : effect).pipe(
         Effect.mapError((e): Exclude<E, SqlError> | SessionStore.SessionStoreError =>
           e instanceof SqlError
             ? new SessionStore.SessionStoreError({ ...site, detail: `the database failed: ${e.message}${e.cause instanceof Error ? ` (${e.cause.message})` : ""}` })
@@ -88,7 +88,8 @@ export const make = (limit: number) =>
         const envelope = yield* enc(ToolEnvelope.Envelope, call.envelope, site)
         const updated = yield* tx(
           site,
-          sql`UPDATE toolgate_journal SET envelope = ${envelope} WHERE session = ${k(call.session)} AND turn = ${call.turn} AND call_id = ${k(call.callId)} RETURNING call_id`
+          sql`UPDATE toolgate_journal SET envelope = ${envelope} WHERE session = ${k(call.session)} AND turn = ${call.turn} AND call_id = ${k(call.callId)} RETURNING call_id`,
+          false // one statement: atomic on its own
         )
         if (updated.length === 0) return yield* new SessionStore.SessionStoreError({ ...site, detail: `call ${call.callId} of turn ${call.turn} was not journaled` })
       })
