@@ -157,6 +157,8 @@ export interface Stored {
 /** A call about to run, journaled before its executor starts. */
 export interface CallStart {
   readonly session: string
+  /** The lease holder writing (fencing): the write fails with `SessionBusy` while another owner holds an unexpired lease on the session. */
+  readonly owner?: string
   readonly turn: number
   readonly round: number
   readonly callId: string
@@ -179,6 +181,8 @@ export interface CallEnd {
 /** A turn's commit: its messages join history, its undo entry the log, its results the session's; its journal is dropped. One transaction. */
 export interface Commit {
   readonly session: string
+  /** The lease holder writing (fencing): the write fails with `SessionBusy` while another owner holds an unexpired lease on the session. */
+  readonly owner?: string
   readonly turn: number
   /** Every message of the turn, in order (they replace its pending messages). */
   readonly messages: ReadonlyArray<Message.Message>
@@ -191,6 +195,8 @@ export interface Commit {
 /** A failed or interrupted turn's close: what history keeps of it, and its effects no compensation took back. One transaction. */
 export interface Rollback {
   readonly session: string
+  /** The lease holder writing (fencing): the write fails with `SessionBusy` while another owner holds an unexpired lease on the session. */
+  readonly owner?: string
   readonly turn: number
   /** What history keeps (its user message). */
   readonly messages: ReadonlyArray<Message.Message>
@@ -225,13 +231,13 @@ export interface Service {
   /** Every stored session, by id. */
   readonly list: Effect.Effect<ReadonlyArray<SessionInfo>, SessionStoreError>
   /** Journals a call before its executor runs (the turn becomes pending if it was not). */
-  readonly callStarted: (call: CallStart) => Effect.Effect<void, SessionStoreError>
+  readonly callStarted: (call: CallStart) => Effect.Effect<void, SessionStoreError | SessionBusy>
   /** Journals the envelope of a call that answered. */
   readonly callFinished: (call: CallEnd) => Effect.Effect<void, SessionStoreError>
   /** Commits a turn (atomically). */
-  readonly commitTurn: (commit: Commit) => Effect.Effect<void, SessionStoreError>
+  readonly commitTurn: (commit: Commit) => Effect.Effect<void, SessionStoreError | SessionBusy>
   /** Closes a failed turn (atomically): history keeps `messages`, `outstanding` joins the session's. */
-  readonly rollbackTurn: (rollback: Rollback) => Effect.Effect<void, SessionStoreError>
+  readonly rollbackTurn: (rollback: Rollback) => Effect.Effect<void, SessionStoreError | SessionBusy>
   /** Marks one undo step of a committed turn as done (a retry, in this process or another, does not run it again). */
   readonly undoStepDone: (session: string, turn: number, callId: string) => Effect.Effect<void, SessionStoreError>
   /** Takes a committed turn out (atomically): its messages, undo entry and results leave, its kept calls become outstanding. */

@@ -64,7 +64,7 @@ describe("SessionStore", () => {
     Effect.gen(function*() {
       const store = yield* SessionStore.makeMemory({ maxValueLength: 100 })
       const error = yield* Effect.flip(store.commitTurn({ ...turn("s", 1), messages: [{ _tag: "User", text: "x".repeat(200) }] }))
-      assert.strictEqual(error.operation, "commitTurn")
+      assert.deepStrictEqual(error._tag === "SessionStoreError" && [error.session, error.operation], ["s", "commitTurn"])
       assert.match(error.message, /over the limit of 100/)
       assert.isTrue(Option.isNone(yield* store.load("s")))
     }))

@@ -142,6 +142,26 @@ describe.each(backends)("%s", (_name, makeBackend) => {
       assert.strictEqual((yield* Effect.flip(b.renew(id, "worker-b", "1 minute")))._tag, "SessionBusy")
     }))
 
+  it.scopedLive("fencing: a write naming an owner fails SessionBusy while another holds the lease, and writes nothing", () =>
+    Effect.gen(function*() {
+      const backend = yield* makeBackend
+      const id = sessionId("fence")
+      const a = yield* backend.open()
+      const b = yield* backend.open()
+      yield* a.acquire(id, "worker-a", "150 millis")
+      const stale = yield* Effect.flip(b.commitTurn({ ...F.oneCallTurn(id, 1), owner: "worker-b" }))
+      assert.deepStrictEqual(stale._tag === "SessionBusy" ? stale.holder : stale, "worker-a")
+      assert.strictEqual((yield* Effect.flip(b.callStarted({ ...F.start(id, 1, "c"), owner: "worker-b" })))._tag, "SessionBusy")
+      assert.strictEqual((yield* Effect.flip(b.rollbackTurn({ session: id, turn: 1, messages: [], outstanding: [], owner: "worker-b" })))._tag, "SessionBusy")
+      assert.isTrue(Option.isNone(yield* a.load(id)))
+      yield* a.callStarted({ ...F.start(id, 1, "c"), owner: "worker-a" })
+      yield* a.commitTurn({ ...F.oneCallTurn(id, 1), owner: "worker-a" })
+      // once the holder's lease has expired, another owner's writes go through
+      yield* Effect.sleep("200 millis")
+      yield* b.commitTurn({ ...F.oneCallTurn(id, 2), owner: "worker-b" })
+      assert.deepStrictEqual(Option.getOrThrow(yield* b.load(id)).snapshot.undoLog.map((e) => e.turn), [1, 2])
+    }))
+
   it.scopedLive("100 sessions at once, each with its own turns", () =>
     Effect.gen(function*() {
       const backend = yield* makeBackend

@@ -58,12 +58,22 @@ export const make = (options: SessionStore.Options): Effect.Effect<SessionStore.
     }
     const bump = (s: Session, turn: number) => (s.nextTurn = Math.max(s.nextTurn, turn + 1))
 
+    /** Fencing: `SessionBusy` when `owner` is given and another owner holds an unexpired lease on `session`. */
+    const fence = (session: string, owner: string | undefined) =>
+      owner === undefined ? Effect.void : Effect.flatMap(Clock.currentTimeMillis, (now) => {
+        const held = leases.get(session)
+        return held !== undefined && held.owner !== owner && held.expiresAt > now
+          ? Effect.fail(new SessionStore.SessionBusy({ session, holder: held.owner, expiresAt: held.expiresAt }))
+          : Effect.void
+      })
+
     const callStarted = (call: SessionStore.CallStart) =>
       Effect.gen(function*() {
         const site = { session: call.session, operation: "callStarted" }
-        const { messages = [], session: _, ...record } = call
+        const { messages = [], owner: __, session: _, ...record } = call
         const body = yield* Codec.encode(SessionStore.JournalCall, record as SessionStore.JournalCall, limit, site)
         const bodies = yield* Codec.encodeAll(Message.Message, messages, limit, site)
+        yield* fence(call.session, call.owner)
         const s = open(call.session)
         const key = journalKey(call.turn, call.callId)
         if (s.journal.has(key)) return yield* fail(call.session, "callStarted", `call ${call.callId} of turn ${call.turn} is already journaled`)
@@ -96,6 +106,7 @@ export const make = (options: SessionStore.Options): Effect.Effect<SessionStore.
         const undo = commit.undo === undefined ? undefined : yield* Codec.encode(SessionStore.UndoRecord, commit.undo, limit, site)
         const results = yield* Codec.encodeAll(SessionStore.SessionResult, commit.results, limit, site)
         const usage = commit.usage === undefined ? undefined : yield* Codec.encode(SessionStore.Usage, commit.usage, limit, site)
+        yield* fence(commit.session, commit.owner)
         const s = open(commit.session)
         close(s, commit.turn, bodies, usage)
         if (undo !== undefined) s.undo.set(commit.turn, undo)
@@ -110,6 +121,7 @@ export const make = (options: SessionStore.Options): Effect.Effect<SessionStore.
         const bodies = yield* Codec.encodeAll(Message.Message, rollback.messages, limit, site)
         const outstanding = yield* Codec.encodeAll(OutstandingEffect, rollback.outstanding, limit, site)
         const usage = rollback.usage === undefined ? undefined : yield* Codec.encode(SessionStore.Usage, rollback.usage, limit, site)
+        yield* fence(rollback.session, rollback.owner)
         const s = open(rollback.session)
         close(s, rollback.turn, bodies, usage)
         rollback.outstanding.forEach((o, i) => s.outstanding.push({ key: o.idempotencyKey, body: outstanding[i]! }))

@@ -74,5 +74,21 @@ export const make = (sql: SqlClient.SqlClient, tx: Tx) => {
   const release = (session: string, owner: string) =>
     Effect.asVoid(tx({ session, operation: "release" }, sql`DELETE FROM toolgate_leases WHERE session = ${k(session)} AND owner = ${k(owner)}`))
 
-  return { take, release }
+  /**
+   * Fencing, inside a writing transaction: `SessionBusy` when `owner` is given and another owner holds an
+   * unexpired lease (on Postgres the lease row is read `FOR SHARE`, so no takeover commits meanwhile).
+   */
+  const fence = (session: string, owner: string | undefined) =>
+    owner === undefined ? Effect.void : Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      const rows = yield* sql.onDialectOrElse({
+        pg: () => sql<Row>`SELECT owner, expires_at, version FROM toolgate_leases WHERE session = ${k(session)} FOR SHARE`,
+        orElse: () => sql<Row>`SELECT owner, expires_at, version FROM toolgate_leases WHERE session = ${k(session)}`
+      })
+      const row = rows[0]
+      if (row === undefined || row.owner === k(owner) || Number(row.expires_at) <= now) return
+      return yield* new SessionStore.SessionBusy({ session, holder: yield* decodeKey(row.owner, session, "fence"), expiresAt: Number(row.expires_at) })
+    })
+
+  return { take, release, fence }
 }

@@ -65,17 +65,20 @@ export const make = (limit: number) =>
         (rows) => num(rows[0]!.next_seq) - count
       )
 
+    const lease = Lease.make(sql, tx)
+
     /** Locks the session's row (the first write of a read-then-write transaction). */
     const touch = (session: string) => sql`UPDATE toolgate_sessions SET next_seq = next_seq WHERE id = ${k(session)}`
 
     const callStarted = (call: SessionStore.CallStart) => {
       const site = { session: call.session, operation: "callStarted" }
       return Effect.gen(function*() {
-        const { messages = [], session: _, ...record } = call
+        const { messages = [], owner: __, session: _, ...record } = call
         const body = yield* enc(SessionStore.JournalCall, record as SessionStore.JournalCall, site)
         const bodies = yield* encAll(Message.Message, messages, site)
         return yield* tx(site, Effect.gen(function*() {
           const seq = yield* reserve(call.session, call.turn, bodies.length + 1)
+          yield* lease.fence(call.session, call.owner)
           yield* insertAll(sql, "toolgate_messages", bodies.map((b, i) => ({ session: k(call.session), seq: seq + i, turn: call.turn, pending: 1, body: b })))
           yield* insertAll(sql, "toolgate_journal", [{ session: k(call.session), turn: call.turn, call_id: k(call.callId), seq: seq + bodies.length, call: body, envelope: null }])
         }))
@@ -112,6 +115,7 @@ export const make = (limit: number) =>
         const usage = commit.usage === undefined ? undefined : yield* enc(SessionStore.Usage, commit.usage, site)
         yield* tx(site, Effect.gen(function*() {
           const seq = yield* reserve(commit.session, commit.turn, bodies.length + results.length, usage)
+          yield* lease.fence(commit.session, commit.owner)
           yield* close(commit.session, commit.turn, seq, bodies)
           if (undo !== undefined) {
             yield* sql`INSERT INTO toolgate_undo ${sql.insert({ session: k(commit.session), turn: commit.turn, body: undo })}
@@ -134,6 +138,7 @@ export const make = (limit: number) =>
         const usage = rollback.usage === undefined ? undefined : yield* enc(SessionStore.Usage, rollback.usage, site)
         yield* tx(site, Effect.gen(function*() {
           const seq = yield* reserve(rollback.session, rollback.turn, bodies.length + outstanding.length, usage)
+          yield* lease.fence(rollback.session, rollback.owner)
           yield* close(rollback.session, rollback.turn, seq, bodies)
           yield* insertAll(sql, "toolgate_outstanding", outstanding.map((body, i) => ({
             session: k(rollback.session),
@@ -272,8 +277,6 @@ export const make = (limit: number) =>
         (table) => sql`DELETE FROM ${sql(table)} WHERE session = ${k(session)}`,
         { discard: true }
       ).pipe(Effect.zipRight(sql`DELETE FROM toolgate_sessions WHERE id = ${k(session)}`)))
-
-    const lease = Lease.make(sql, tx)
 
     return SessionStore.SessionStore.of({
       load: (session) => load(session, "load"),

@@ -65,7 +65,7 @@ export class Model {
   }
 
   /** Runs `command` on the model and on `store`. */
-  run(command: Command, store: SessionStore.Service): Effect.Effect<void, SessionStore.SessionStoreError> {
+  run(command: Command, store: SessionStore.Service): Effect.Effect<void, SessionStore.SessionStoreError | SessionStore.SessionBusy> {
     const id = this.ids[command.s]!
     const x = this.session(id)
     const turn = this.turnOf(x)
