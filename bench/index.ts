@@ -28,7 +28,8 @@ const suites: Record<string, () => Promise<{ readonly run: () => Promise<Outcome
   driftGate: () => import("./driftGate.js"),
   eventContract: () => import("./eventContract.js"),
   turn: () => import("./turn.js"),
-  relay: () => import("./relay.js")
+  relay: () => import("./relay.js"),
+  store: () => import("./store.js")
 }
 
 /** Where a suite run as a child process writes its outcome (set by the parent). */

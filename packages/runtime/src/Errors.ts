@@ -12,6 +12,7 @@ import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
 import * as Base from "./internal/errorBase.js"
 import { Issue as IssueSchema, Json } from "./internal/schemas.js"
+import { SessionBusy, SessionStoreError } from "./internal/storeErrors.js"
 import { DuplicateToolName, InvalidToolArguments, InvalidToolSchema, NotATool, ToolFailure, ToolsRejected, UndoIncomplete, UndoSuperseded } from "./internal/toolErrors.js"
 
 /**
@@ -59,6 +60,9 @@ export {
   UndoIncomplete,
   UndoSuperseded
 } from "./internal/toolErrors.js"
+
+/** The errors of a session store: an operation that failed (`SessionStoreError`), a session another owner holds (`SessionBusy`). */
+export { SessionBusy, SessionStoreError } from "./internal/storeErrors.js"
 
 /** The relay's schema for `tool` accepts a value (the `witness`) that the local schema rejects, or the app cannot execute a cloud tool. */
 export class SchemaDriftError extends Schema.TaggedError<SchemaDriftError>()("SchemaDriftError", {
@@ -342,7 +346,9 @@ export const ToolgateError = Schema.Union(
   NotATool,
   ToolsRejected,
   UndoIncomplete,
-  UndoSuperseded
+  UndoSuperseded,
+  SessionStoreError,
+  SessionBusy
 )
 
 /** Any typed error of the runtime. */

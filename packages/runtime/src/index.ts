@@ -69,3 +69,6 @@ export * as AgentSession from "./AgentSession.js"
 
 /** What a failed turn did to the world: the compensation `Report` turn errors carry, outstanding effects, `UndoIncomplete`. */
 export * as Compensation from "./Compensation.js"
+
+/** Where a session's records live: committed history, undo log, outstanding effects, the turn's journal, a lease; in memory by default. */
+export * as SessionStore from "./SessionStore.js"

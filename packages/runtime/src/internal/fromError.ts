@@ -63,7 +63,9 @@ const byTag: { readonly [Tag in Mapped["_tag"]]: readonly [Kind, boolean?] } = {
   NotATool: ["execution_error", false],
   ToolsRejected: ["rejected", false],
   UndoIncomplete: ["execution_error"],
-  UndoSuperseded: ["rejected"]
+  UndoSuperseded: ["rejected"],
+  SessionStoreError: ["unavailable"],
+  SessionBusy: ["unavailable"]
 }
 
 /** One of the runtime's own errors, as a failure. */

@@ -1,0 +1,82 @@
+/**
+ * `SessionStore` on SQL, one implementation over `@effect/sql`'s `SqlClient`: SQLite embedded for one
+ * process (`layerSqlite`, `@effect/sql-sqlite-node` on better-sqlite3 12, WAL), Postgres for several
+ * replicas (`layer` with the app's `PgClient` layer). Tables are created by `@effect/sql`'s migrator on
+ * first use, versioned in `toolgate_migrations`.
+ *
+ * @since 0.1.0
+ */
+import * as SqlClient from "@effect/sql/SqlClient"
+import { SqliteClient } from "@effect/sql-sqlite-node"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schedule from "effect/Schedule"
+import * as Schema from "effect/Schema"
+import { Decode, Errors, SessionStore } from "@toolgate/runtime"
+import * as Migrations from "./internal/migrations.js"
+import * as Store from "./internal/store.js"
+
+/** What a SQL store is made with (see `SessionStore.Options`). */
+export const Options = SessionStore.Options
+export type Options = SessionStore.Options
+
+/** SQLite's `synchronous` setting: `FULL` syncs the write-ahead log at every commit (a commit survives a power loss); `NORMAL` at checkpoints only (a commit survives a crash of the process, not of the machine). */
+export const Synchronous = Schema.Literal("FULL", "NORMAL")
+export type Synchronous = typeof Synchronous.Type
+
+/** What `layerSqlite` is made with. */
+export const SqliteOptions = Schema.Struct({
+  ...SessionStore.Options.fields,
+  /** The database file (created when missing). */
+  filename: Schema.NonEmptyString,
+  /** Default `FULL`: every commit is on disk when it returns. */
+  synchronous: Schema.optionalWith(Synchronous, { exact: true })
+}).annotations({ identifier: "SqlSessionStore.SqliteOptions" })
+export type SqliteOptions = typeof SqliteOptions.Type
+
+const decodeOptions = Decode.options("SqlSessionStore.make", SessionStore.Options)
+const decodeSqlite = Decode.options("SqlSessionStore.layerSqlite", SqliteOptions)
+
+const failure = (operation: string, e: unknown) =>
+  new Errors.SessionStoreError({ session: "", operation, detail: e instanceof Error ? e.message : String(e) })
+
+/**
+ * Brings the tables up to date. Two processes opening a new database together may race on the first
+ * migration; the loser retries (the winner's tables are there by then).
+ */
+const migrate = Migrations.run.pipe(
+  Effect.catchAllDefect((defect) => Effect.fail(defect)),
+  Effect.retry(Schedule.intersect(Schedule.recurs(4), Schedule.exponential("20 millis"))),
+  Effect.mapError((e) => failure("migrate", e)),
+  Effect.asVoid
+)
+
+/** A store over the `SqlClient` in context, its tables created or migrated first. */
+export const make = (options: Options = {}): Effect.Effect<SessionStore.Service, Errors.SessionStoreError | Errors.InvalidOptions, SqlClient.SqlClient> =>
+  Effect.gen(function*() {
+    const decoded = yield* decodeOptions(options)
+    yield* migrate
+    return yield* Store.make(decoded.maxValueLength ?? SessionStore.defaultMaxValueLength)
+  })
+
+/** `SessionStore` over the app's `SqlClient` (a `PgClient` layer for Postgres), with default options. */
+export const layer: Layer.Layer<SessionStore.SessionStore, Errors.SessionStoreError | Errors.InvalidOptions, SqlClient.SqlClient> = Layer.effect(
+  SessionStore.SessionStore,
+  make()
+)
+
+/** `SessionStore` over the app's `SqlClient` with `options`. */
+export const layerWith = (options: Options): Layer.Layer<SessionStore.SessionStore, Errors.SessionStoreError | Errors.InvalidOptions, SqlClient.SqlClient> =>
+  Layer.effect(SessionStore.SessionStore, make(options))
+
+/** `SessionStore` on a SQLite file in WAL mode (one process; `synchronous` `FULL` unless told). */
+export const layerSqlite = (options: SqliteOptions): Layer.Layer<SessionStore.SessionStore, Errors.SessionStoreError | Errors.InvalidOptions> =>
+  Layer.unwrapEffect(Effect.map(decodeSqlite(options), (decoded) => {
+    const pragmas = Layer.effectDiscard(Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      yield* sql.unsafe(`PRAGMA synchronous = ${decoded.synchronous ?? "FULL"}`)
+    }).pipe(Effect.mapError((e) => failure("open", e))))
+    const client = SqliteClient.layer({ filename: decoded.filename }).pipe(Layer.mapError((e) => failure("open", e)))
+    const { filename: _, synchronous: __, ...storeOptions } = decoded
+    return layerWith(storeOptions).pipe(Layer.provideMerge(pragmas), Layer.provide(client))
+  }))

@@ -1,0 +1,94 @@
+/**
+ * One writer per session: a lease row (owner, expiry, version). On Postgres the row is locked with
+ * `SELECT … FOR UPDATE` and taken over only by a write naming the version read; on SQLite the transaction's
+ * write lock already serializes writers, so one conditional upsert takes it. An expired lease is anyone's.
+ *
+ * @internal
+ */
+import type * as SqlClient from "@effect/sql/SqlClient"
+import type { SqlError } from "@effect/sql/SqlError"
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import { Errors, SessionStore } from "@toolgate/runtime"
+
+/** A key column's text (see `store.ts`). */
+const k = (key: string): string => JSON.stringify(key)
+
+type Tx = <A, E>(site: { readonly session: string; readonly operation: string }, effect: Effect.Effect<A, E>) => Effect.Effect<A, Exclude<E, SqlError> | Errors.SessionStoreError>
+
+interface Row {
+  readonly owner: string
+  readonly expires_at: unknown
+  readonly version: unknown
+}
+
+/** A key column read back. */
+export const decodeKey = (text: unknown, session: string, operation: string) => SessionStore.decodeValue(Schema.String, text, session, operation)
+
+/** Every unexpired lease, by session. */
+export const all = (sql: SqlClient.SqlClient) =>
+  Effect.gen(function*() {
+    const now = yield* Clock.currentTimeMillis
+    const rows = yield* sql<{ session: string; owner: string; expires_at: unknown }>`SELECT session, owner, expires_at FROM toolgate_leases WHERE expires_at > ${now}`
+    const leases = yield* Effect.forEach(rows, (r) =>
+      Effect.map(Effect.all([decodeKey(r.session, "", "list"), decodeKey(r.owner, "", "list")]), ([session, owner]) => ({ session, owner, expiresAt: Number(r.expires_at) })))
+    return new Map(leases.map((l) => [l.session, l]))
+  })
+
+/** Taking and giving up leases over `sql`, each in a transaction of `tx`. */
+export const make = (sql: SqlClient.SqlClient, tx: Tx) => {
+  /** Postgres: insert if absent, lock the row, take it when ours or expired (guarded by its version). */
+  const takePg = (session: string, owner: string, now: number, expiresAt: number) =>
+    Effect.gen(function*() {
+      yield* sql`INSERT INTO toolgate_leases (session, owner, expires_at, version) VALUES (${k(session)}, ${k(owner)}, ${expiresAt}, 0) ON CONFLICT (session) DO NOTHING`
+      const [row] = yield* sql<Row>`SELECT owner, expires_at, version FROM toolgate_leases WHERE session = ${k(session)} FOR UPDATE`
+      if (row!.owner !== k(owner) && Number(row!.expires_at) > now) return row!
+      yield* sql`UPDATE toolgate_leases SET owner = ${k(owner)}, expires_at = ${expiresAt}, version = version + 1 WHERE session = ${k(session)} AND version = ${Number(row!.version)}`
+      return { owner: k(owner), expires_at: expiresAt, version: Number(row!.version) + 1 }
+    })
+
+  /** SQLite (and others): one upsert that changes the row only when it is ours or expired, then read who holds it. */
+  const takeOther = (session: string, owner: string, now: number, expiresAt: number) =>
+    Effect.gen(function*() {
+      yield* sql`INSERT INTO toolgate_leases (session, owner, expires_at, version) VALUES (${k(session)}, ${k(owner)}, ${expiresAt}, 0)
+        ON CONFLICT (session) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at, version = toolgate_leases.version + 1
+        WHERE toolgate_leases.owner = excluded.owner OR toolgate_leases.expires_at <= ${now}`
+      const [row] = yield* sql<Row>`SELECT owner, expires_at, version FROM toolgate_leases WHERE session = ${k(session)}`
+      return row!
+    })
+
+  const take = (session: string, owner: string, ttl: Duration.DurationInput, operation: string) =>
+    Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      const expiresAt = now + Duration.toMillis(ttl)
+      const row = yield* tx(
+        { session, operation },
+        sql.onDialectOrElse({ pg: () => takePg(session, owner, now, expiresAt), orElse: () => takeOther(session, owner, now, expiresAt) })
+      )
+      if (row.owner !== k(owner)) return yield* new Errors.SessionBusy({ session, holder: yield* decodeKey(row.owner, session, operation), expiresAt: Number(row.expires_at) })
+      return { session, owner, expiresAt: Number(row.expires_at) }
+    })
+
+  const release = (session: string, owner: string) =>
+    Effect.asVoid(tx({ session, operation: "release" }, sql`DELETE FROM toolgate_leases WHERE session = ${k(session)} AND owner = ${k(owner)}`))
+
+  /**
+   * Fencing, inside a writing transaction: `SessionBusy` when `owner` is given and another owner holds an
+   * unexpired lease (on Postgres the lease row is read `FOR SHARE`, so no takeover commits meanwhile).
+   */
+  const fence = (session: string, owner: string | undefined) =>
+    owner === undefined ? Effect.void : Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      const rows = yield* sql.onDialectOrElse({
+        pg: () => sql<Row>`SELECT owner, expires_at, version FROM toolgate_leases WHERE session = ${k(session)} FOR SHARE`,
+        orElse: () => sql<Row>`SELECT owner, expires_at, version FROM toolgate_leases WHERE session = ${k(session)}`
+      })
+      const row = rows[0]
+      if (row === undefined || row.owner === k(owner) || Number(row.expires_at) <= now) return
+      return yield* new Errors.SessionBusy({ session, holder: yield* decodeKey(row.owner, session, "fence"), expiresAt: Number(row.expires_at) })
+    })
+
+  return { take, release, fence }
+}

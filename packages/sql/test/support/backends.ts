@@ -1,0 +1,76 @@
+/**
+ * Every store the suite runs against, behind one shape: `open` gives a store instance on the backend's data
+ * (a second `open` is a second instance on the same data: a new connection, as another process would have),
+ * and the SQL backends can write a row behind the store's back (`corrupt`).
+ */
+import { PgClient } from "@effect/sql-pg"
+import * as SqlClient from "@effect/sql/SqlClient"
+import { SqliteClient } from "@effect/sql-sqlite-node"
+import { Context, Effect, Layer, type Scope } from "effect"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { SessionStore } from "@toolgate/runtime"
+import { SqlSessionStore } from "@toolgate/sql"
+
+/** A backend: store instances on shared data. */
+export interface Backend {
+  readonly name: "memory" | "sqlite" | "postgres"
+  /** A store instance (for the scope) on this backend's data. */
+  readonly open: (options?: SessionStore.Options) => Effect.Effect<SessionStore.Service, never, Scope.Scope>
+  /** Runs SQL on the backend's database (SQL backends only). */
+  readonly exec: ((statement: string) => Effect.Effect<void, never, Scope.Scope>) | undefined
+}
+
+const build = <E>(layer: Layer.Layer<SessionStore.SessionStore, E>) =>
+  Effect.map(Layer.build(layer), (ctx) => Context.get(ctx, SessionStore.SessionStore)).pipe(Effect.orDie)
+
+/** A fresh in-memory store: every `open` is the same instance (memory is one process's). */
+export const memory: Effect.Effect<Backend> = Effect.gen(function*() {
+  const store = yield* SessionStore.makeMemory({})
+  return {
+    name: "memory",
+    open: (options) => options === undefined ? Effect.succeed(store) : SessionStore.makeMemory(options),
+    exec: undefined
+  } satisfies Backend
+})
+
+/** A store instance on the SQLite file `filename`. */
+export const openSqlite = (filename: string, options?: Omit<SqlSessionStore.SqliteOptions, "filename">) =>
+  build(SqlSessionStore.layerSqlite({ filename, ...options }))
+
+/** A fresh SQLite file in a temporary directory (removed with the scope). */
+export const sqlite: Effect.Effect<Backend & { readonly filename: string }, never, Scope.Scope> = Effect.gen(function*() {
+  const dir = yield* Effect.acquireRelease(
+    Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-sqlite-"))),
+    (d) => Effect.sync(() => fs.rmSync(d, { recursive: true, force: true }))
+  )
+  const filename = path.join(dir, "sessions.sqlite")
+  return {
+    name: "sqlite",
+    filename,
+    open: (options) => openSqlite(filename, options),
+    exec: (statement) =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        yield* sql.unsafe(statement)
+      }).pipe(Effect.provide(SqliteClient.layer({ filename })), Effect.orDie)
+  } satisfies Backend & { readonly filename: string }
+})
+
+/** Stores on the Postgres cluster at `port` (one database shared by the tests; each uses its own session ids). */
+export const postgres = (port: number): Backend => {
+  const client = PgClient.layer({ host: "127.0.0.1", port, username: "postgres", database: "postgres", maxConnections: 20 })
+  return {
+    name: "postgres",
+    open: (options) => build(SqlSessionStore.layerWith(options ?? {}).pipe(Layer.provide(client))),
+    exec: (statement) =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        yield* sql.unsafe(statement)
+      }).pipe(Effect.provide(client), Effect.orDie)
+  }
+}
+
+/** A session id no other test uses. */
+export const sessionId = (label: string): string => `${label}-${crypto.randomUUID()}`
