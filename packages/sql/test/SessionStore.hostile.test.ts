@@ -51,7 +51,8 @@ describe.each(backends)("%s", (_name, makeBackend) => {
 const worker = (args: ReadonlyArray<string>) =>
   Effect.acquireRelease(
     Effect.async<{ readonly line: string; readonly child: ChildProcess }, Error>((resume) => {
-      const child = spawn("npx", ["tsx", "--conditions=@toolgate/source", path.join(import.meta.dirname, "support/worker.ts"), ...args], {
+      // node itself (tsx as its loader), so SIGKILL reaches the process that holds the store, not a wrapper
+      const child = spawn(process.execPath, ["--import", "tsx", "--conditions=@toolgate/source", path.join(import.meta.dirname, "support/worker.ts"), ...args], {
         cwd: import.meta.dirname,
         stdio: ["ignore", "pipe", "pipe"]
       })
