@@ -95,8 +95,8 @@ describe("Subschema over the tool corpus", () => {
     }
     for (const [i, line] of lines.entries()) {
       // a minute of proofs in one synchronous stretch starves the worker's messages to vitest on a loaded
-      // machine ("Timeout calling onTaskUpdate"): let the event loop run every 200 tools
-      if (i % 200 === 0) await new Promise((resolve) => setImmediate(resolve))
+      // machine ("Timeout calling onTaskUpdate"): let the event loop run every 50 tools
+      if (i % 50 === 0) await new Promise((resolve) => setImmediate(resolve))
       const local = JsonSchema.upgrade((JSON.parse(line) as { parameters: unknown }).parameters).schema
       count("self", check(clone(local) as Obj, local as Obj), "Subtype")
       if (typeof local !== "object" || local["type"] !== "object") continue
