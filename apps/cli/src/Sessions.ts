@@ -130,7 +130,7 @@ export const exportCommand = Command.make("export", { id, db, timeout, json: exp
       yield* Console.log(yield* Render.snapshotJson(stored.snapshot))
     }))).pipe(Command.withDescription(
     "The session's SessionSnapshot (history, undo log, session results, outstanding effects, usage) as JSON on stdout, " +
-      "for AgentSession.make({ id, snapshot }) or SessionStore's import. Exit 1 when there is no such session. " +
+      "for a session store's import. Exit 1 when there is no such session. " +
       "Example: toolgate sessions export support-42 --db sessions.sqlite > support-42.json"
   ))
 
