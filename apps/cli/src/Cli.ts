@@ -44,7 +44,10 @@ const descriptors: ReadonlyArray<Descriptor.Command<unknown>> = subcommands.map(
 
 const names: ReadonlySet<string> = new Set(descriptors.flatMap((d) => Array.from(Descriptor.getNames(d))))
 
-/** The exit code for input a subcommand cannot use (a command-line mistake included): 2, except where 2 is a verdict. */
+/**
+ * The exit code for input a subcommand cannot use (a command-line mistake included): 2, except where 2 is a
+ * verdict (`check`, `subschema`) and in `sessions`, which follows `check` (3 unreachable, 4 bad input).
+ */
 export const badInputCode = (subcommand: string | undefined): number =>
   subcommand === "check" ? Check.badInputCode : subcommand === "sessions" ? Sessions.badInputCode : subcommand === "subschema" ? Subschema.badInputCode : 2
 
