@@ -14,7 +14,7 @@ export default [
   ...projects("apps/relay", "@toolgate/relay"),
   ...projects("apps/cli", "@toolgate/cli", {
     // the tests that start the real `toolgate` bin; the slow project builds it first (tsc -b, a no-op when dist/ is current)
-    slow: ["test/{Check,Demo,Help,Normalize,Serve,Subschema,bin,interrupt}.test.ts"],
+    slow: ["test/{Check,Demo,Help,Normalize,Serve,Sessions,Subschema,bin,interrupt}.test.ts"],
     test: { testTimeout: 60_000 },
     slowTest: { globalSetup: ["test/buildOnce.ts"] }
   })

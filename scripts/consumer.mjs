@@ -2,8 +2,11 @@
 // installs the tarballs into a fresh app whose `effect` is pinned to another 3.22 patch than the
 // workspace's, then checks, step by step: what the tarballs hold, a plain-node import of every package,
 // `tsc` on the repository README's app under NodeNext and under Bundler (skipLibCheck false), exactly one
-// `effect` in the app's tree, that README app running with plain node, and the CLI tarball installed into
-// a temporary global prefix (`toolgate --version`, `toolgate check`). A failure names its step; exit 1.
+// `effect` in the app's tree, that README app running with plain node, `@toolgate/sql` round-tripping a
+// session through a SQLite file, and the CLI tarball installed into a temporary global prefix (`toolgate
+// --version`, `toolgate check`, `toolgate sessions list` on that file). better-sqlite3's native addon comes
+// from the workspace's own build, handed to its installer as a local prebuild, so neither install compiles
+// it. A failure names its step; exit 1.
 //
 //   node scripts/consumer.mjs [--keep]     (npm run test:consumer; needs the npm registry)
 import { execFileSync } from "node:child_process"
@@ -35,7 +38,7 @@ const fail = (message) => {
   throw new Error(message)
 }
 
-const workspaces = ["packages/json-schema", "packages/subschema", "packages/runtime", "packages/providers", "packages/ai", "packages/ai-sdk", "apps/relay", "apps/cli"]
+const workspaces = ["packages/json-schema", "packages/subschema", "packages/runtime", "packages/providers", "packages/ai", "packages/ai-sdk", "packages/sql", "apps/relay", "apps/cli"]
 const manifests = workspaces.map((dir) => json(path.join(root, dir, "package.json")))
 const workspaceEffect = json(path.join(root, "node_modules/effect/package.json")).version
 // another patch of the same minor than the workspace's (3.22.4 in the workspace → 3.22.3 here)
@@ -45,6 +48,12 @@ const tarballs = path.join(work, "tarballs")
 const app = path.join(work, "app")
 const prefix = path.join(work, "global")
 const tarballOf = new Map()
+const prebuilds = path.join(work, "prebuilds")
+// prebuild-install (better-sqlite3's installer) looks in this folder before it downloads or compiles
+const installEnv = { ...process.env, npm_config_better_sqlite3_local_prebuilds: prebuilds }
+const sessionsFile = path.join(work, "sessions.sqlite")
+// a compiled better-sqlite3 leaves node-gyp's Makefile beside its addon; one from a prebuild does not
+const sqliteBuild = (dir) => fs.existsSync(path.join(dir, "build/Makefile")) ? "better-sqlite3 compiled from source" : "better-sqlite3 from the prebuild"
 
 try {
   step("build (tsc -b and the CLI bundle) from empty dist/ folders", () => {
@@ -81,6 +90,16 @@ try {
     return `${packed.length} tarballs`
   })
 
+  step("a better-sqlite3 prebuild from the workspace's own build (the installs below compile nothing)", () => {
+    const sqlite = path.join(root, "node_modules/better-sqlite3")
+    const version = json(path.join(sqlite, "package.json")).version
+    // prebuild-install's name for it: {name}-v{version}-{runtime}-v{abi}-{platform}{libc}-{arch}.tar.gz (glibc: no libc part)
+    const name = `better-sqlite3-v${version}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`
+    fs.mkdirSync(prebuilds, { recursive: true })
+    sh("tar", ["-czf", path.join(prebuilds, name), "-C", sqlite, "build/Release/better_sqlite3.node"])
+    return name
+  })
+
   step(`install the tarballs into a fresh app with effect@${pinnedEffect} (the workspace has ${workspaceEffect})`, () => {
     if (pinnedEffect === workspaceEffect) fail("the pinned effect must differ from the workspace's")
     write(path.join(app, "package.json"), JSON.stringify({
@@ -99,9 +118,10 @@ try {
         "@types/json-schema": "^7.0.15"
       }
     }, null, 2))
-    sh(npm, ["install", "--no-audit", "--no-fund"], { cwd: app })
+    sh(npm, ["install", "--no-audit", "--no-fund"], { cwd: app, env: installEnv })
     const installed = json(path.join(app, "node_modules/effect/package.json")).version
     if (installed !== pinnedEffect) fail(`the app got effect ${installed}`)
+    return sqliteBuild(path.join(app, "node_modules/better-sqlite3"))
   })
 
   step("exactly one effect in the app's tree", () => {
@@ -128,6 +148,22 @@ try {
       if (verdict._tag !== "Subtype") throw new Error("@toolgate/subschema answered " + JSON.stringify(verdict))
     `], { cwd: app })
     return out.trim().split("\n").join(", ")
+  })
+
+  step("@toolgate/sql: layerSqlite on a new SQLite file, a session committed, then read back by another store", () => {
+    const out = sh(process.execPath, ["--input-type=module", "-e", `
+      import { Context, Effect, Layer, Option } from "effect"
+      import { SessionStore } from "@toolgate/runtime"
+      import { SqlSessionStore } from "@toolgate/sql"
+      const open = Effect.map(Layer.build(SqlSessionStore.layerSqlite({ filename: ${JSON.stringify(sessionsFile)} })), (ctx) => Context.get(ctx, SessionStore.SessionStore))
+      const messages = [{ _tag: "User", text: "hello \\u{1F600}" }, { _tag: "Assistant", text: "Hi.", toolCalls: [] }]
+      await Effect.runPromise(Effect.scoped(Effect.flatMap(open, (store) => store.commitTurn({ session: "consumer", turn: 1, messages, results: [] }))))
+      const snapshot = await Effect.runPromise(Effect.scoped(Effect.flatMap(open, (store) => store.export("consumer"))))
+      const history = Option.getOrThrow(snapshot).history
+      if (JSON.stringify(history) !== JSON.stringify(messages)) throw new Error("read back " + JSON.stringify(history))
+      console.log(history.length + " messages")
+    `], { cwd: app })
+    return out.trim()
   })
 
   // The repository README's app, as a newcomer would paste it.
@@ -166,7 +202,10 @@ try {
   })
 
   step("npm install -g of the packed CLI (with the library tarballs it depends on) into a temporary prefix", () => {
-    sh(npm, ["install", "--global", "--prefix", prefix, "--no-audit", "--no-fund", ...manifests.map((m) => tarballOf.get(m.name))], { cwd: work })
+    sh(npm, ["install", "--global", "--prefix", prefix, "--no-audit", "--no-fund", ...manifests.map((m) => tarballOf.get(m.name))], { cwd: work, env: installEnv })
+    const cli = path.join(prefix, "lib/node_modules/@toolgate/cli")
+    const sqlite = [path.join(cli, "node_modules/better-sqlite3"), path.join(prefix, "lib/node_modules/better-sqlite3")].find((dir) => fs.existsSync(dir))
+    return sqlite === undefined ? undefined : sqliteBuild(sqlite)
   })
 
   const toolgate = path.join(prefix, process.platform === "win32" ? "toolgate.cmd" : "bin/toolgate")
@@ -187,6 +226,11 @@ try {
   step("toolgate examples reads the examples shipped in the package", () => {
     const out = sh(toolgate, ["examples"], { cwd: work })
     if (!/7 calls:/.test(out)) fail(`unexpected output:\n${out}`)
+  })
+
+  step("toolgate sessions list on the SQLite file from the global install (better-sqlite3 loaded outside the bundle)", () => {
+    const out = sh(toolgate, ["sessions", "list", "--db", sessionsFile], { cwd: work })
+    if (!out.startsWith('"consumer"  turns 1  messages 2')) fail(`unexpected output:\n${out}`)
   })
 
   console.log("consumer: every step passed")

@@ -2,7 +2,9 @@
 // output, so `../examples` and the like resolve the same from both), which the `toolgate` bin runs with plain
 // node: loading one file instead of ~900 modules is most of a fast start-up,
 // and what the code imports dynamically (src/internal/lazy.ts: the library parts a command runs, undici,
-// the relay's server) is split into chunks loaded only when used. Libraries are not bundled; only this entry point is.
+// the relay's server, the SQL session store) is split into chunks loaded only when used. Libraries are not bundled; only this entry point is.
+// better-sqlite3 stays outside the bundle: it finds its native addon (a .node file) relative to its own
+// package, so it is loaded from node_modules (a dependency of the CLI for that reason).
 import * as esbuild from "esbuild"
 import { readdirSync, rmSync } from "node:fs"
 import { fileURLToPath } from "node:url"
@@ -25,5 +27,6 @@ await esbuild.build({
   target: "node20",
   // CommonJS dependencies (ajv, undici) call `require` for node's built-ins
   banner: { js: 'import { createRequire as __createRequire } from "node:module"; const require = __createRequire(import.meta.url);' },
+  external: ["better-sqlite3"],
   logLevel: "warning"
 })

@@ -22,19 +22,20 @@ import { failureJson } from "./internal/output.js"
 import { plain } from "./internal/terminal.js"
 import * as Normalize from "./Normalize.js"
 import * as Serve from "./Serve.js"
+import * as Sessions from "./Sessions.js"
 import * as Subschema from "./Subschema.js"
 import * as Validate from "./Validate.js"
 
 /** The version `--version` prints. */
 export const version = "0.1.0"
 
-const subcommands = [Demo.command, Check.command, Serve.command, Validate.command, Subschema.command, Normalize.command, Examples.command] as const
+const subcommands = [Demo.command, Check.command, Serve.command, Validate.command, Subschema.command, Normalize.command, Examples.command, Sessions.command] as const
 
 /** The root command. */
 export const command = Command.make("toolgate").pipe(
   Command.withDescription(
     "Tool-call contracts: the demo (npm start), the drift gate for CI (check), the reference relay (serve), " +
-      "and the algebra one schema at a time (validate, subschema, normalize, examples)."
+      "the algebra one schema at a time (validate, subschema, normalize, examples), and stored sessions (sessions)."
   ),
   Command.withSubcommands(subcommands)
 )
@@ -43,9 +44,12 @@ const descriptors: ReadonlyArray<Descriptor.Command<unknown>> = subcommands.map(
 
 const names: ReadonlySet<string> = new Set(descriptors.flatMap((d) => Array.from(Descriptor.getNames(d))))
 
-/** The exit code for input a subcommand cannot use (a command-line mistake included): 2, except where 2 is a verdict. */
+/**
+ * The exit code for input a subcommand cannot use (a command-line mistake included): 2, except where 2 is a
+ * verdict (`check`, `subschema`) and in `sessions`, which follows `check` (3 unreachable, 4 bad input).
+ */
 export const badInputCode = (subcommand: string | undefined): number =>
-  subcommand === "check" ? Check.badInputCode : subcommand === "subschema" ? Subschema.badInputCode : 2
+  subcommand === "check" ? Check.badInputCode : subcommand === "sessions" ? Sessions.badInputCode : subcommand === "subschema" ? Subschema.badInputCode : 2
 
 /**
  * The subcommand a command line names, by @effect/cli's own rule: the first argument that is a
@@ -96,14 +100,31 @@ const mistake = (subcommand: string | undefined, json: boolean) => (e: Validatio
     return yield* new CliExit({ code })
   })
 
+/** The commands that group subcommands of their own (`sessions list`), by name. */
+const groups: ReadonlyMap<string, ReadonlyArray<Descriptor.Command<unknown>>> = new Map([
+  ["sessions", Sessions.subcommands.map((c): Descriptor.Command<unknown> => c.descriptor)]
+])
+
+/** The help page for a command line: the root's, a subcommand's, or a grouped subcommand's (`sessions list --help`). */
+const helpPage = (subcommand: string | undefined, rest: ReadonlyArray<string>): string => {
+  const sub = descriptors.find((d) => HashSet.has(Descriptor.getNames(d), subcommand ?? ""))
+  const children = groups.get(subcommand ?? "") ?? []
+  const named = rest.slice(rest.indexOf(subcommand ?? "") + 1).find((arg) => children.some((c) => HashSet.has(Descriptor.getNames(c), arg)))
+  const child = children.find((c) => HashSet.has(Descriptor.getNames(c), named ?? ""))
+  return child === undefined
+    ? Help.page("toolgate", version, command.descriptor, sub, { children })
+    : Help.page("toolgate", version, command.descriptor, child, { parent: subcommand! })
+}
+
 /** Runs the command line over `argv` (as `process.argv`). */
 export const run = (argv: ReadonlyArray<string>) => {
   const [runtime = "node", script = "toolgate"] = argv
   const { level, rest } = logLevelOf(argv.slice(2))
   const subcommand = subcommandOf(rest)
-  const wantsHelp = rest.length === 0 || rest.includes("--help") || rest.includes("-h")
+  // a command that only groups subcommands, given alone (`toolgate sessions`), shows its page too
+  const wantsHelp = rest.length === 0 || rest.includes("--help") || rest.includes("-h") || (rest.length === 1 && groups.has(rest[0]!))
   const program = wantsHelp
-    ? Console.log(Help.page("toolgate", version, command.descriptor, descriptors.find((d) => HashSet.has(Descriptor.getNames(d), subcommand ?? ""))))
+    ? Console.log(helpPage(subcommand, rest))
     : cli([runtime, script, ...rest]).pipe(
       Effect.catchIf(ValidationError.isValidationError, mistake(subcommand, rest.includes("--json")))
     )

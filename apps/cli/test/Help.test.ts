@@ -6,7 +6,9 @@ import { join, resolve } from "node:path"
 import { RelayProfileClient } from "@toolgate/providers"
 import { root, toolgate } from "./toolgate.js"
 
-const commands = ["demo", "check", "serve", "validate", "subschema", "normalize", "examples"]
+const commands = ["demo", "check", "serve", "validate", "subschema", "normalize", "examples", "sessions list", "sessions show", "sessions export"]
+/** The root's commands (`sessions` groups its own). */
+const roots = [...new Set(commands.map((command) => command.split(" ")[0]!))]
 const escape = "\u001b["
 
 /** The entries of a help section (`OPTIONS`, `ARGUMENTS`): each name line and the block under it. */
@@ -22,7 +24,7 @@ const entries = (help: string, section: string): Array<[string, string]> => {
 describe("toolgate --help (the process)", () => {
   it("each command's help: `$ toolgate <command> …`, plain text, every option described with its default, no --wizard", () => {
     for (const command of commands) {
-      const { code, stdout } = toolgate(command, "--help")
+      const { code, stdout } = toolgate(...command.split(" "), "--help")
       assert.strictEqual(code, 0, command)
       assert.notInclude(stdout, escape, command)
       assert.match(stdout, new RegExp(`^\\$ toolgate ${command}( |$)`, "m"), command)
@@ -48,12 +50,24 @@ describe("toolgate --help (the process)", () => {
     assert.notInclude(stdout, escape)
     assert.notInclude(stdout, "--wizard")
     assert.include(stdout, "$ toolgate <command> [options]")
-    for (const command of commands) assert.match(stdout, new RegExp(`^ {2}- ${command}( |$)`, "m"))
+    for (const command of roots) assert.match(stdout, new RegExp(`^ {2}- ${command}( |$)`, "m"))
     assert.match(toolgate("check", "-h").stdout, /^\$ toolgate check /m)
     // no command at all: the same page
     const bare = toolgate()
     assert.strictEqual(bare.code, 0)
     assert.strictEqual(bare.stdout, stdout)
+  })
+
+  it("a command that groups subcommands: its page, alone or with --help, gives each one's usage; a grouped command's page is its own", () => {
+    const alone = toolgate("sessions")
+    assert.strictEqual(alone.code, 0)
+    assert.strictEqual(toolgate("sessions", "--help").stdout, alone.stdout)
+    for (const sub of ["list", "show", "export"]) assert.match(alone.stdout, new RegExp(`^\\$ toolgate sessions ${sub} --db `, "m"))
+    assert.include(alone.stdout, "$ toolgate sessions <command> --help")
+    // a session id that names another subcommand does not choose the page
+    const show = toolgate("sessions", "show", "list", "-h").stdout
+    assert.match(show, /^\$ toolgate sessions show --db text \[--timeout integer\] \[--json\] <ID>$/m)
+    assert.notMatch(show, /^\$ toolgate sessions list/m)
   })
 
   it("a command-line mistake reaches a pipe without escapes", () => {
@@ -132,7 +146,7 @@ describe("toolgate start-up (the bundled bin)", () => {
     const text = [...files.values()].join("\n")
     // esbuild names each bundled module in a comment; the work is in chunks loaded with import() when a command runs
     assert.include(text, "node_modules/@effect/cli/")
-    for (const heavy of ["node_modules/ajv/", "node_modules/refa/", "subschema/dist/Subschema.js", "json-schema/dist/Validator.js", "runtime/dist/", "relay/dist/Relay.js", "node_modules/undici/"]) {
+    for (const heavy of ["node_modules/ajv/", "node_modules/refa/", "subschema/dist/Subschema.js", "json-schema/dist/Validator.js", "runtime/dist/", "relay/dist/Relay.js", "node_modules/undici/", "sql/dist/", "node_modules/@effect/sql", "node_modules/pg/", "better-sqlite3"]) {
       assert.notInclude(text, heavy, heavy)
     }
   })

@@ -63,16 +63,42 @@ const globalOptions = HelpDoc.sequence(
 const usageLines = (lines: ReadonlyArray<Span.Span>): HelpDoc.HelpDoc =>
   HelpDoc.blocks([HelpDoc.h1("USAGE"), ...lines.map((line) => HelpDoc.p(Span.concat(Span.text("$ "), line)))])
 
-/** The help page of the root command (`command`), or of its subcommand `sub`, as ANSI text. */
-export const page = (name: string, version: string, root: Descriptor.Command<unknown>, sub: Descriptor.Command<unknown> | undefined): string => {
+/** Where a subcommand sits: under another (`sessions` for `sessions list`), and the subcommands it has. */
+export interface Nesting {
+  /** The name of the command it is a subcommand of, when it is not the root's. */
+  readonly parent?: string
+  /** Its own subcommands (a command that only groups them, such as `sessions`). */
+  readonly children?: ReadonlyArray<Descriptor.Command<unknown>>
+}
+
+const usageOf = (command: Descriptor.Command<unknown>, prefix: string): Array<Span.Span> =>
+  Usage.enumerate(Descriptor.getUsage(command), config).map((span) => Span.concat(Span.text(`${prefix} `), span))
+
+/**
+ * The help page of the root command (`command`), or of its subcommand `sub`, as ANSI text; a command that
+ * groups subcommands lists each one's usage.
+ */
+export const page = (
+  name: string,
+  version: string,
+  root: Descriptor.Command<unknown>,
+  sub: Descriptor.Command<unknown> | undefined,
+  nesting: Nesting = {}
+): string => {
   const header = HelpDoc.blocks([HelpDoc.h1(Span.code(name)), HelpDoc.p(`${name} ${version}`)])
+  const prefix = nesting.parent === undefined ? name : `${name} ${nesting.parent}`
+  const children = nesting.children ?? []
   const body = sub === undefined
     ? HelpDoc.blocks([
       usageLines([Span.text(`${name} <command> [options]`), Span.text(`${name} <command> --help`)]),
       repaired(Descriptor.getHelp(root, config))
     ])
     : HelpDoc.blocks([
-      usageLines(Usage.enumerate(Descriptor.getUsage(sub), config).map((span) => Span.concat(Span.text(`${name} `), span))),
+      usageLines(
+        children.length === 0
+          ? usageOf(sub, prefix)
+          : [...children.flatMap((child) => usageOf(child, `${prefix} ${Array.from(Descriptor.getNames(sub))[0]}`)), Span.text(`${prefix} ${Array.from(Descriptor.getNames(sub))[0]} <command> --help`)]
+      ),
       repaired(Descriptor.getHelp(sub, config))
     ])
   return HelpDoc.toAnsiText(HelpDoc.blocks([header, body, globalOptions]))

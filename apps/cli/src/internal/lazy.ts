@@ -1,7 +1,7 @@
 /**
  * What commands need only once they run, loaded when one first does: the relay's server module (`serve`,
  * `demo`; node's HTTP server stack and `ws`), undici (`check --relay`, `demo`), and the library parts that
- * do the work: layer 2 (Ajv), the prover (refa, Ajv), the normalizers, the runtime. They are most of the
+ * do the work: layer 2 (Ajv), the prover (refa, Ajv), the normalizers, the runtime, the SQL session store (better-sqlite3, pg). They are most of the
  * bundled bin, so `--help`, `--version` and reading a command line load none of them; each command loads
  * what it uses. The command modules themselves import them only as types.
  *
@@ -30,6 +30,9 @@ export const checking = Effect.promise(() => import("./checkRun.js"))
 
 /** `demo`: the scenarios' runs and their renderings. */
 export const demo = Effect.promise(() => Promise.all([import("./demoRun.js"), import("./demoRender.js")]))
+
+/** `sessions`: the session store on SQL (SQLite read-only, Postgres) and the renderings. */
+export const sessions = Effect.promise(() => Promise.all([import("./sessionsStore.js"), import("./sessionsRender.js")]))
 
 /** The relay's server module (`@toolgate/relay/Relay`). */
 export const relay = Effect.promise(() => import("@toolgate/relay/Relay"))
