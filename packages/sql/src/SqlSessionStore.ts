@@ -8,6 +8,7 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import { SqliteClient } from "@effect/sql-sqlite-node"
+import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schedule from "effect/Schedule"
@@ -37,8 +38,14 @@ export type SqliteOptions = typeof SqliteOptions.Type
 const decodeOptions = Decode.options("SqlSessionStore.make", SessionStore.Options)
 const decodeSqlite = Decode.options("SqlSessionStore.layerSqlite", SqliteOptions)
 
-const failure = (operation: string, e: unknown) =>
-  new Errors.SessionStoreError({ session: "", operation, detail: e instanceof Error ? e.message : String(e) })
+/** What went wrong in words: an error's message, followed by its cause's (a `SqlError` keeps the database's reason there). */
+const describe = (e: unknown): string => {
+  if (!(e instanceof Error)) return String(e)
+  const cause = e.cause instanceof Error && e.cause.message !== "" && e.cause.message !== e.message ? `: ${e.cause.message}` : ""
+  return `${e.message.trim()}${cause}`
+}
+
+const failure = (operation: string, e: unknown) => new Errors.SessionStoreError({ session: "", operation, detail: describe(e) })
 
 /**
  * Brings the tables up to date. Two processes opening a new database together may race on the first
@@ -76,7 +83,11 @@ export const layerSqlite = (options: SqliteOptions): Layer.Layer<SessionStore.Se
       const sql = yield* SqlClient.SqlClient
       yield* sql.unsafe(`PRAGMA synchronous = ${decoded.synchronous ?? "FULL"}`)
     }).pipe(Effect.mapError((e) => failure("open", e))))
-    const client = SqliteClient.layer({ filename: decoded.filename }).pipe(Layer.mapError((e) => failure("open", e)))
+    // better-sqlite3 throws while the client is built (a missing folder, a file that is no database): a defect
+    // there is the same typed failure as an error
+    const client = SqliteClient.layer({ filename: decoded.filename }).pipe(
+      Layer.catchAllCause((cause) => Layer.fail(failure("open", Cause.squash(cause))))
+    )
     const { filename: _, synchronous: __, ...storeOptions } = decoded
     return layerWith(storeOptions).pipe(Layer.provideMerge(pragmas), Layer.provide(client))
   }))
