@@ -21,6 +21,7 @@ import type * as Message from "../Message.js"
 import * as Provider from "../Provider.js"
 import * as RepairBudget from "../RepairBudget.js"
 import * as RunLimits from "../RunLimits.js"
+import type * as SessionStore from "../SessionStore.js"
 import * as Telemetry from "../Telemetry.js"
 import type * as ToolEnvelope from "../ToolEnvelope.js"
 import { safeString } from "./json.js"
@@ -32,7 +33,8 @@ import * as SessionRequest from "./sessionRequest.js"
 import * as SessionRound from "./sessionRound.js"
 import * as TextTools from "./textTools.js"
 import * as ToolDiscovery from "./toolDiscovery.js"
-import { type Env, type Execution, publish, startKeys } from "./sessionState.js"
+import * as SessionJournal from "./sessionJournal.js"
+import { type Env, type Execution, publish, startKeys, type UndoEntry } from "./sessionState.js"
 
 /** What a send asks for besides the text. */
 export interface TurnOptions<A, X> {
@@ -216,6 +218,7 @@ const appRounds = Effect.fnUntraced(function*<A, X>(env: Env, current: Current, 
     const calls = SessionRound.distinctIds(round.calls, current.ids, current.rounds)
     const assistant: Message.Assistant = { _tag: "Assistant", text: round.text, toolCalls: calls }
     yield* saw(env, sent, 1)
+    if (env.durable !== undefined) SessionJournal.queue(env.durable, [assistant])
     const answered = calls.length === 0 ? [] : (yield* answerRound(env, {
       turn: current.number,
       round: current.rounds,
@@ -230,6 +233,7 @@ const appRounds = Effect.fnUntraced(function*<A, X>(env: Env, current: Current, 
       executions: current.executions
     })).answered
     const results = answered.map((a): Message.Message => ({ _tag: "ToolResult", callId: a.callId, name: a.tool, envelope: a.envelope }))
+    if (env.durable !== undefined) SessionJournal.queue(env.durable, results)
     advance(current, { messages: [assistant, ...results], answered, inputTokens: round.inputTokens, outputTokens: round.outputTokens })
     if (calls.length === 0) return round.text
   }
@@ -253,26 +257,34 @@ const providerRound = Effect.fnUntraced(function*<A, X>(env: Env, current: Curre
   return round.text
 })
 
-/** Appends the turn's messages, its undo entry and its results; one step no interruption can split. */
+/** Appends the turn's messages, its undo entry and its results (journaled first when the session has a store); one step no interruption can split. */
 const commit = (env: Env, current: Current) =>
   Effect.uninterruptible(Effect.gen(function*() {
     const { answered, messages, results } = current.progress
+    const entry: UndoEntry = {
+      turn: current.number,
+      start: current.start,
+      count: messages.length + 1,
+      calls: [...results.keys()],
+      steps: current.executions.flatMap((e) => e.undo === undefined ? [] : [e.undo]),
+      kept: current.executions.flatMap((e) => {
+        const left = stays(e)
+        return left === undefined ? [] : [outstandingOf(current.number, e, left)]
+      })
+    }
+    const kept = env.chainScope === "session" && results.size > 0
+    if (env.durable !== undefined) {
+      const user = (yield* Ref.get(env.history))[current.start]!
+      yield* SessionJournal.commit(env.durable, {
+        ...entry,
+        messages: [user, ...messages],
+        results: kept ? sessionResults(current.number, results, artifactsOf(current)) : [],
+        usage: yield* usageOf(current)
+      })
+    }
     yield* Ref.update(env.history, (h) => [...h, ...messages])
-    yield* Ref.update(env.undoLog, (log) => [
-      ...log,
-      {
-        turn: current.number,
-        start: current.start,
-        count: messages.length + 1,
-        calls: [...results.keys()],
-        steps: current.executions.flatMap((e) => e.undo === undefined ? [] : [e.undo]),
-        kept: current.executions.flatMap((e) => {
-          const left = stays(e)
-          return left === undefined ? [] : [outstandingOf(current.number, e, left)]
-        })
-      }
-    ])
-    if (env.chainScope === "session" && results.size > 0) {
+    yield* Ref.update(env.undoLog, (log) => [...log, entry])
+    if (kept) {
       yield* Ref.update(env.results, (r) => new Map([...r, ...results]))
       yield* Ref.update(env.artifacts, (a) => new Map([...a, ...artifactsOf(current)]))
     }
@@ -280,12 +292,22 @@ const commit = (env: Env, current: Current) =>
     yield* publish(env, { _tag: "TurnCommitted", turn: current.number, rounds: current.rounds, toolCalls: answered.length })
   }))
 
+/** A committed turn's results as the store keeps them for chain scope `session`. */
+const sessionResults = (
+  turn: number,
+  results: ReadonlyMap<string, ToolEnvelope.Envelope>,
+  artifacts: ReadonlyMap<string, ReadonlyMap<string, J.JsonValue>>
+): Array<SessionStore.SessionResult> =>
+  Array.from(results, ([callId, envelope]) => ({ callId, turn, envelope, artifacts: [...(artifacts.get(callId) ?? [])] }))
+
 /** Records the user's message and starts the turn's state. */
 const begin = Effect.fnUntraced(function*(env: Env, text: string, definitions: SessionRequest.Definitions, sampling: Provider.Sampling | undefined, images?: ReadonlyArray<Message.Image>) {
   const routed = textRouted(env.provider.capabilities)
+  const user: Message.User = images === undefined ? { _tag: "User", text } : { _tag: "User", text, images }
+  // the lease is renewed (or found lost: `SessionBusy`) before the turn records anything
+  if (env.durable !== undefined) yield* SessionJournal.begin(env.durable, user)
   const number = yield* Ref.updateAndGet(env.turns, (n) => n + 1)
   yield* startKeys(env, number)
-  const user: Message.User = images === undefined ? { _tag: "User", text } : { _tag: "User", text, images }
   const start = yield* Ref.modify(env.history, (h) => [h.length, [...h, user]])
   yield* publish(env, { _tag: "TurnStarted", turn: number, text })
   const current: Current = {
@@ -358,7 +380,8 @@ export const run = <A, X extends { readonly _tag: string; readonly message: stri
       // an onExit finalizer is uninterruptible: an interrupted send is compensated before the interruption completes
       Effect.onExit((exit) =>
         Exit.isFailure(exit) && !current.committed
-          ? Effect.map(rollBack(env, current.number, current.executions, exit.cause, limitMillis), (c) => void (compensated = c))
+          ? Effect.flatMap(usageOf(current), (usage) =>
+            Effect.map(rollBack(env, current, { usage: current.rounds === 0 ? undefined : usage, cause: exit.cause, millis: limitMillis }), (c) => void (compensated = c)))
           : Effect.void
       ),
       Effect.mapError((e) => reported(current.number, compensated, e)),

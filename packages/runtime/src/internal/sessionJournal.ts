@@ -1,0 +1,137 @@
+/**
+ * The write-ahead journal of a session made with a `SessionStore` in context: every call is journaled
+ * before its executor runs and its envelope after, a turn is committed or rolled back in the store before
+ * memory changes, and undo steps and reconciliations are written as they happen. The session's `Ref`s stay
+ * the one state a running session reads; the store is what a new process rebuilds them from.
+ *
+ * @internal
+ */
+import * as Effect from "effect/Effect"
+import type * as Duration from "effect/Duration"
+import type * as AgentSession from "../AgentSession.js"
+import type * as Compensation from "../Compensation.js"
+import type { SessionBusy, SessionStoreError } from "../Errors.js"
+import type * as Message from "../Message.js"
+import type * as SessionStore from "../SessionStore.js"
+import type * as ToolEnvelope from "../ToolEnvelope.js"
+import type { Execution, UndoStep } from "./sessionState.js"
+
+/** The session's store, its lease holder id and what of the running turn is not journaled yet. */
+export interface Durable {
+  readonly store: SessionStore.Service
+  /** The session's id in the store. */
+  readonly session: string
+  /** Who holds the session's lease: every fenced write names it. */
+  readonly owner: string
+  /** How long the lease lasts from each renewal. */
+  readonly ttl: Duration.Duration
+  /** The running turn's messages the store does not have yet (sends are serialized, so one list serves). */
+  unjournaled: Array<Message.Message>
+}
+
+/** A running turn's first message: the store gets it with the turn's first journaled call. */
+export const begin = (durable: Durable, user: Message.Message): Effect.Effect<void, SessionBusy | SessionStoreError> =>
+  Effect.suspend(() => {
+    durable.unjournaled = [user]
+    return Effect.asVoid(durable.store.renew(durable.session, durable.owner, durable.ttl))
+  })
+
+/** A durable journal for `session`. */
+export const make = (store: SessionStore.Service, session: string, owner: string, ttl: Duration.Duration): Durable =>
+  ({ store, session, owner, ttl, unjournaled: [] })
+
+/** Messages of the running turn to hand to the store with its next journaled call (or its commit). */
+export const queue = (durable: Durable, messages: ReadonlyArray<Message.Message>): void => {
+  for (const m of messages) durable.unjournaled.push(m)
+}
+
+/** Journals `execution` before its executor runs, with the turn's messages the store does not have yet. */
+export const started = (durable: Durable, execution: Execution, turn: number): Effect.Effect<void, SessionStoreError | SessionBusy> =>
+  Effect.suspend(() => {
+    const messages = durable.unjournaled
+    durable.unjournaled = []
+    return durable.store.callStarted({
+      session: durable.session,
+      owner: durable.owner,
+      turn,
+      round: execution.round,
+      callId: execution.callId,
+      tool: execution.tool,
+      arguments: execution.arguments,
+      idempotencyKey: execution.idempotencyKey,
+      ...(messages.length === 0 ? {} : { messages })
+    })
+  })
+
+/** Journals the envelope a call answered with. */
+export const finished = (durable: Durable, turn: number, callId: string, envelope: ToolEnvelope.Envelope): Effect.Effect<void, SessionStoreError> =>
+  durable.store.callFinished({ session: durable.session, turn, callId, envelope })
+
+/** An undo step as the store keeps it. */
+export const stepData = (step: UndoStep): SessionStore.UndoStep => ({
+  callId: step.callId,
+  tool: step.tool,
+  arguments: step.arguments,
+  result: step.result,
+  idempotencyKey: step.idempotencyKey
+})
+
+/** What a turn's commit writes. */
+export interface TurnCommit {
+  readonly turn: number
+  readonly messages: ReadonlyArray<Message.Message>
+  readonly calls: ReadonlyArray<string>
+  readonly steps: ReadonlyArray<UndoStep>
+  readonly kept: ReadonlyArray<Compensation.OutstandingEffect>
+  readonly results: ReadonlyArray<SessionStore.SessionResult>
+  readonly usage: AgentSession.UsageReport
+}
+
+/** Commits a turn in the store (before memory changes: a failed write fails the turn, which then rolls back). */
+export const commit = (durable: Durable, c: TurnCommit): Effect.Effect<void, SessionStoreError | SessionBusy> =>
+  Effect.suspend(() => {
+    durable.unjournaled = []
+    return durable.store.commitTurn({
+      session: durable.session,
+      owner: durable.owner,
+      turn: c.turn,
+      messages: c.messages,
+      undo: { calls: c.calls, steps: c.steps.map(stepData), kept: c.kept },
+      results: c.results,
+      usage: c.usage
+    })
+  })
+
+/** Closes a failed turn in the store: history keeps `messages`, `outstanding` joins the session's. */
+export const rollback = (
+  durable: Durable,
+  turn: number,
+  messages: ReadonlyArray<Message.Message>,
+  outstanding: ReadonlyArray<Compensation.OutstandingEffect>,
+  usage: AgentSession.UsageReport | undefined
+): Effect.Effect<void, SessionStoreError | SessionBusy> =>
+  Effect.suspend(() => {
+    durable.unjournaled = []
+    return durable.store.rollbackTurn({
+      session: durable.session,
+      owner: durable.owner,
+      turn,
+      messages,
+      outstanding,
+      ...(usage === undefined ? {} : { usage })
+    })
+  })
+
+/** Marks an undo step done in the store. */
+export const stepDone = (durable: Durable, turn: number, callId: string): Effect.Effect<void, SessionStoreError> =>
+  durable.store.undoStepDone(durable.session, turn, callId)
+
+/** Takes an undone turn out of the store. */
+export const turnUndone = (durable: Durable, turn: number): Effect.Effect<void, SessionStoreError> => durable.store.undoTurn(durable.session, turn)
+
+/** Removes reconciled outstanding effects from the store. */
+export const reconciled = (durable: Durable, keys: ReadonlyArray<string>): Effect.Effect<void, SessionStoreError> =>
+  Effect.asVoid(durable.store.reconcile(durable.session, keys))
+
+/** Gives up the session's lease. */
+export const release = (durable: Durable): Effect.Effect<void, SessionStoreError> => durable.store.release(durable.session, durable.owner)

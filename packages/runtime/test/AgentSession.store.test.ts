@@ -1,0 +1,136 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Exit, Option } from "effect"
+import * as AgentSession from "../src/AgentSession.js"
+import * as ArgumentValidator from "../src/ArgumentValidator.js"
+import * as Errors from "../src/Errors.js"
+import * as SessionStore from "../src/SessionStore.js"
+import { answer, call, done, make } from "./support/scriptedProvider.js"
+import { countingKit, dying, onStore, unanswered } from "./support/storeSessions.js"
+
+describe("AgentSession on a SessionStore", () => {
+  it.effect("journals each call before it runs and commits the turn: a new session on the store resumes it, undo included", () =>
+    Effect.gen(function*() {
+      const store = yield* SessionStore.makeMemory()
+      const { runs, toolkit, undone } = countingKit()
+      const provider = make([[call("c1", "book", { v: "a" }), done], answer("booked"), [call("c1", "charge", { v: "b" }), done], answer("charged")])
+      const first = yield* Effect.scoped(Effect.gen(function*() {
+        const s = yield* onStore(store, provider, toolkit)
+        yield* s.send("book a")
+        yield* s.send("charge b")
+        return { history: yield* s.history, exported: yield* s.export }
+      }))
+      const stored = Option.getOrThrow(yield* store.load("s1"))
+      assert.deepStrictEqual(stored.snapshot.history, first.history)
+      assert.deepStrictEqual(stored.snapshot, first.exported)
+      yield* Effect.scoped(Effect.gen(function*() {
+        const again = yield* onStore(store, provider, toolkit)
+        assert.deepStrictEqual(yield* again.history, first.history)
+        // turn 2 (charge, no undo) and then turn 1 (book, undone through the tool rebuilt by name)
+        assert.deepStrictEqual(Option.getOrThrow(yield* again.undoLastTurn).notUndone, ["c1"])
+        assert.strictEqual((yield* again.outstanding)[0]!.reason, "no_undo")
+        assert.deepStrictEqual(Option.getOrThrow(yield* again.undoLastTurn).undone, ["c1"])
+        assert.strictEqual(undone.length, 1)
+        assert.match(undone[0]!, /^a \{"booked":"a"\} s1:1-[0-9a-f]{16}:c1$/)
+        assert.deepStrictEqual(yield* again.history, [])
+      }))
+      assert.deepStrictEqual(Option.getOrThrow(yield* store.load("s1")).snapshot.history, [])
+      assert.deepStrictEqual([...runs.values()], [1, 1])
+    }))
+
+  it.effect("a store that cannot journal a call fails the turn with SessionStoreError before the executor runs", () =>
+    Effect.gen(function*() {
+      const { store } = dying(yield* SessionStore.makeMemory(), 0)
+      const { runs, toolkit } = countingKit()
+      const s = yield* Effect.scoped(onStore(store, make([[call("c1", "charge", { v: "a" }), done], answer("no")]), toolkit))
+      const exit = yield* Effect.exit(s.send("charge"))
+      assert.isTrue(Exit.isFailure(exit))
+      if (Exit.isFailure(exit)) assert.strictEqual(Option.getOrThrow(exit.cause.pipe((c) => Option.fromNullable(c._tag === "Fail" ? c.error : undefined)))._tag, "SessionStoreError")
+      assert.strictEqual(runs.size, 0)
+      assert.deepStrictEqual(yield* s.outstanding, [])
+    }))
+
+  it.effect("a call journaled and never answered is resumed as outstanding (interrupted, same key), never run again; history is answered", () =>
+    Effect.gen(function*() {
+      const memory = yield* SessionStore.makeMemory()
+      const { runs, toolkit } = countingKit()
+      const provider = make([
+        answer("hello"),
+        [call("c1", "charge", { v: "a" }), call("c2", "book", { v: "b" }), done],
+        answer("never")
+      ], { supportsParallelToolCalls: false })
+      // writes: callStarted c1, callFinished c1, callStarted c2, then the process "dies" before c2's answer is journaled
+      yield* Effect.scoped(Effect.gen(function*() {
+        const s0 = yield* onStore(memory, provider, toolkit)
+        yield* s0.send("hi")
+      }))
+      const { store } = dying(memory, 3)
+      yield* Effect.scoped(Effect.gen(function*() {
+        const s = yield* onStore(store, provider, toolkit)
+        assert.isTrue(Exit.isFailure(yield* Effect.exit(s.send("pay"))))
+      }))
+      const keys = [...runs.keys()]
+      assert.strictEqual(keys.length, 2)
+      const pending = Option.getOrThrow(yield* memory.load("s1")).pending
+      assert.deepStrictEqual(pending.map((p) => p.calls.map((c) => [c.callId, c.envelope !== undefined])), [[["c1", true], ["c2", false]]])
+      const next = make([answer("resumed")])
+      yield* Effect.scoped(Effect.gen(function*() {
+        const s = yield* onStore(memory, next, toolkit)
+        const outstanding = yield* s.outstanding
+        assert.deepStrictEqual(outstanding.map((o) => [o.turn, o.callId, o.reason, o.idempotencyKey]), [
+          [2, "c1", "no_undo", keys[0]],
+          [2, "c2", "interrupted", keys[1]]
+        ])
+        const history = yield* s.history
+        assert.deepStrictEqual(unanswered(history), [])
+        assert.deepStrictEqual(history.map((m) => m._tag), ["User", "Assistant", "User", "Assistant", "ToolResult", "ToolResult"])
+        yield* s.send("again")
+        assert.deepStrictEqual(unanswered(next.requests[0]!.messages), [])
+        // committed turn 1 is still undoable after turn 3
+        assert.strictEqual(Option.getOrThrow(yield* s.undoLastTurn).turn, 3)
+        assert.strictEqual(Option.getOrThrow(yield* s.undoLastTurn).turn, 1)
+      }))
+      assert.deepStrictEqual([...runs.values()], [1, 1])
+      assert.deepStrictEqual(Option.getOrThrow(yield* memory.load("s1")).pending, [])
+    }))
+
+  it.effect("one writer per session: a second make fails with SessionBusy until the first session's scope closes", () =>
+    Effect.gen(function*() {
+      const store = yield* SessionStore.makeMemory()
+      const { toolkit } = countingKit()
+      const provider = make([answer("one")])
+      yield* Effect.scoped(Effect.gen(function*() {
+        yield* onStore(store, provider, toolkit)
+        const busy = yield* Effect.flip(Effect.scoped(onStore(store, provider, toolkit)))
+        assert.strictEqual(busy._tag, "SessionBusy")
+      }))
+      const s = yield* Effect.scoped(onStore(store, provider, toolkit))
+      assert.strictEqual(s.id, "s1")
+    }))
+
+  it.effect("export and seed: a snapshot starts a session without a store, or is imported into one", () =>
+    Effect.gen(function*() {
+      const { toolkit, undone } = countingKit()
+      const a = yield* AgentSession.make({ provider: make([[call("c1", "book", { v: "x" }), done], answer("ok")]), toolkit, mode: "local", id: "s1" }).pipe(
+        Effect.provide(ArgumentValidator.layer)
+      )
+      yield* a.send("book x")
+      const snapshot = yield* a.export
+      assert.strictEqual(snapshot.version, 1)
+      const b = yield* AgentSession.make({ provider: make([]), toolkit, mode: "local", snapshot }).pipe(Effect.provide(ArgumentValidator.layer))
+      assert.strictEqual(b.id, "s1")
+      assert.deepStrictEqual(yield* b.history, yield* a.history)
+      assert.deepStrictEqual(yield* b.export, snapshot)
+      const store = yield* SessionStore.makeMemory()
+      yield* Effect.scoped(Effect.gen(function*() {
+        const c = yield* onStore(store, make([]), toolkit, { snapshot })
+        assert.deepStrictEqual(Option.getOrThrow(yield* c.undoLastTurn).undone, ["c1"])
+      }))
+      assert.strictEqual(undone.length, 1)
+      assert.deepStrictEqual(Option.getOrThrow(yield* store.load("s1")).snapshot.history, [])
+      // importing over a stored session fails typed
+      const exists = yield* Effect.flip(Effect.scoped(onStore(store, make([]), toolkit, { snapshot })))
+      assert.strictEqual(exists._tag, "SessionStoreError")
+      const wrongId = yield* Effect.flip(onStore(store, make([]), toolkit, { snapshot, id: "other" }))
+      assert.instanceOf(wrongId, Errors.InvalidOptions)
+    }))
+})
