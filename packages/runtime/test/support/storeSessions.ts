@@ -28,16 +28,24 @@ export const onStore = (
 /** The journal writes of a store (what a crash can fall between). */
 const writes = ["callStarted", "callFinished", "commitTurn", "rollbackTurn", "undoStepDone", "undoTurn", "reconcile"] as const
 
-/** `store` with writes from the `n`-th (0-based) on failing without reaching it; `written()` counts those that reached it. */
-export const dying = (store: SessionStore.Service, n: number) => {
+/**
+ * `store` with writes from the `n`-th (0-based) on failing without reaching it; `onDeath` runs at the first
+ * that fails; `written()` counts those that reached it.
+ */
+export const dying = (store: SessionStore.Service, n: number, onDeath: () => void = () => {}) => {
   let count = 0
+  let dead = false
   const wrapped = { ...store } as Record<string, unknown>
   for (const name of writes) {
     const write = store[name] as (...args: ReadonlyArray<unknown>) => Effect.Effect<unknown, unknown>
     wrapped[name] = (...args: ReadonlyArray<unknown>) =>
       Effect.suspend(() =>
         count++ >= n
-          ? Effect.fail(new Errors.SessionStoreError({ session: "s1", operation: name, detail: "the process died" }))
+          ? Effect.suspend(() => {
+            if (!dead) onDeath()
+            dead = true
+            return Effect.fail(new Errors.SessionStoreError({ session: "s1", operation: name, detail: "the process died" }))
+          })
           : write(...args)
       )
   }
