@@ -338,7 +338,8 @@ const methods = (env: Env, serialized: <A, E>(effect: Effect.Effect<A, E>) => Ef
     // the turn the caller sees as last is read before waiting for a send in flight
     undoLastTurn: Effect.flatMap(lastCommitted(env), (expected) => serialized(undoLast(env, expected))).pipe(undoSpan),
     subscribe: subscribe(env.events),
-    export: serialized(SessionResume.snapshotOf(env))
+    // built when asked for: an idle session carries no effect for it
+    export: Effect.suspend(() => serialized(SessionResume.snapshotOf(env)))
   }
 }
 

@@ -1,9 +1,11 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Exit, Option } from "effect"
+import { Deferred, Effect, Either, Exit, Fiber, Option } from "effect"
 import * as AgentSession from "../src/AgentSession.js"
 import * as ArgumentValidator from "../src/ArgumentValidator.js"
 import * as Errors from "../src/Errors.js"
 import * as SessionStore from "../src/SessionStore.js"
+import * as Tool from "../src/Tool.js"
+import * as Toolkit from "../src/Toolkit.js"
 import { answer, call, done, make } from "./support/scriptedProvider.js"
 import { countingKit, dying, onStore, unanswered } from "./support/storeSessions.js"
 
@@ -105,6 +107,31 @@ describe("AgentSession on a SessionStore", () => {
       }))
       const s = yield* Effect.scoped(onStore(store, provider, toolkit))
       assert.strictEqual(s.id, "s1")
+    }))
+
+  it.live("a turn longer than the lease renews it: another session stays busy until the turn ends and the scope closes", () =>
+    Effect.gen(function*() {
+      const store = yield* SessionStore.makeMemory()
+      const entered = yield* Deferred.make<void>()
+      const release = yield* Deferred.make<void>()
+      const slow = Tool.make("slow", {
+        description: "s",
+        parameters: { type: "object" },
+        execute: () => Effect.zipRight(Deferred.succeed(entered, undefined), Deferred.await(release))
+      })
+      const toolkit = Either.getOrThrow(Toolkit.make(slow))
+      yield* Effect.scoped(Effect.gen(function*() {
+        const s = yield* onStore(store, make([[call("c1", "slow"), done], answer("done")]), toolkit, { leaseMillis: 150 })
+        const sending = yield* Effect.fork(s.send("slow"))
+        yield* Deferred.await(entered)
+        // three lease lifetimes into the turn, the lease is still held
+        yield* Effect.sleep("450 millis")
+        const busy = yield* Effect.flip(Effect.scoped(onStore(store, make([]), toolkit)))
+        assert.strictEqual(busy._tag, "SessionBusy")
+        yield* Deferred.succeed(release, undefined)
+        assert.strictEqual((yield* Fiber.join(sending)).text, "done")
+      }))
+      assert.strictEqual((yield* Effect.scoped(onStore(store, make([]), toolkit))).id, "s1")
     }))
 
   it.effect("export and seed: a snapshot starts a session without a store, or is imported into one", () =>

@@ -7,7 +7,9 @@
  * @internal
  */
 import * as Effect from "effect/Effect"
-import type * as Duration from "effect/Duration"
+import * as Duration from "effect/Duration"
+import * as Schedule from "effect/Schedule"
+import type { JsonValue as J } from "@toolgate/json-schema"
 import type * as AgentSession from "../AgentSession.js"
 import type * as Compensation from "../Compensation.js"
 import type { SessionBusy, SessionStoreError } from "../Errors.js"
@@ -132,6 +134,25 @@ export const turnUndone = (durable: Durable, turn: number): Effect.Effect<void, 
 /** Removes reconciled outstanding effects from the store. */
 export const reconciled = (durable: Durable, keys: ReadonlyArray<string>): Effect.Effect<void, SessionStoreError> =>
   Effect.asVoid(durable.store.reconcile(durable.session, keys))
+
+/** A committed turn's results as the store keeps them for chain scope `session`. */
+export const sessionResults = (
+  turn: number,
+  results: ReadonlyMap<string, ToolEnvelope.Envelope>,
+  artifacts: ReadonlyMap<string, ReadonlyMap<string, J.JsonValue>>
+): Array<SessionStore.SessionResult> =>
+  Array.from(results, ([callId, envelope]) => ({ callId, turn, envelope, artifacts: [...(artifacts.get(callId) ?? [])] }))
+
+/**
+ * Runs a turn while its lease is renewed every third of its time to live, so a turn longer than the lease
+ * keeps it. A renewal that fails stops renewing: the lease was lost, and the turn's next fenced write
+ * (a journaled call, the commit) fails with `SessionBusy`.
+ */
+export const renewing = <A, E, R>(durable: Durable, turn: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => {
+  const every = Duration.millis(Math.max(1, Math.floor(Duration.toMillis(durable.ttl) / 3)))
+  const renew = durable.store.renew(durable.session, durable.owner, durable.ttl)
+  return Effect.scoped(Effect.zipRight(Effect.forkScoped(Effect.repeat(Effect.delay(renew, every), Schedule.forever)), turn))
+}
 
 /** Gives up the session's lease. */
 export const release = (durable: Durable): Effect.Effect<void, SessionStoreError> => durable.store.release(durable.session, durable.owner)

@@ -21,7 +21,6 @@ import type * as Message from "../Message.js"
 import * as Provider from "../Provider.js"
 import * as RepairBudget from "../RepairBudget.js"
 import * as RunLimits from "../RunLimits.js"
-import type * as SessionStore from "../SessionStore.js"
 import * as Telemetry from "../Telemetry.js"
 import type * as ToolEnvelope from "../ToolEnvelope.js"
 import { safeString } from "./json.js"
@@ -278,7 +277,7 @@ const commit = (env: Env, current: Current) =>
       yield* SessionJournal.commit(env.durable, {
         ...entry,
         messages: [user, ...messages],
-        results: kept ? sessionResults(current.number, results, artifactsOf(current)) : [],
+        results: kept ? SessionJournal.sessionResults(current.number, results, artifactsOf(current)) : [],
         usage: yield* usageOf(current)
       })
     }
@@ -291,14 +290,6 @@ const commit = (env: Env, current: Current) =>
     current.committed = true
     yield* publish(env, { _tag: "TurnCommitted", turn: current.number, rounds: current.rounds, toolCalls: answered.length })
   }))
-
-/** A committed turn's results as the store keeps them for chain scope `session`. */
-const sessionResults = (
-  turn: number,
-  results: ReadonlyMap<string, ToolEnvelope.Envelope>,
-  artifacts: ReadonlyMap<string, ReadonlyMap<string, J.JsonValue>>
-): Array<SessionStore.SessionResult> =>
-  Array.from(results, ([callId, envelope]) => ({ callId, turn, envelope, artifacts: [...(artifacts.get(callId) ?? [])] }))
 
 /** Records the user's message and starts the turn's state. */
 const begin = Effect.fnUntraced(function*(env: Env, text: string, definitions: SessionRequest.Definitions, sampling: Provider.Sampling | undefined, images?: ReadonlyArray<Message.Image>) {
@@ -370,7 +361,8 @@ export const run = <A, X extends { readonly _tag: string; readonly message: stri
     const current = yield* begin(env, text, definitions, asked.sampling, options.images)
     let compensated: Compensated | undefined
     const limitMillis = env.limits.turnDeadlineMillis ?? RunLimits.defaultTurnDeadlineMillis
-    const turn = body(env, current, options, { tools: warnings, request: [...requestWarnings, ...asked.warnings] })
+    const unguarded = body(env, current, options, { tools: warnings, request: [...requestWarnings, ...asked.warnings] })
+    const turn = env.durable === undefined ? unguarded : SessionJournal.renewing(env.durable, unguarded)
     // past the deadline the turn is interrupted where it is (a running executor included), then compensated
     return yield* Deadline.within(turn, Duration.millis(limitMillis), () => Effect.fail(new TurnDeadlineExceeded({ limitMillis }))).pipe(
       // the deadline struck between the commit and the answer: the turn is committed, so it is the answer
