@@ -39,6 +39,22 @@ describe("AgentSession on a SessionStore", () => {
       assert.deepStrictEqual([...runs.values()], [1, 1])
     }))
 
+  it.effect("with chain scope session, the committed results (with their turn) come back on resume", () =>
+    Effect.gen(function*() {
+      const store = yield* SessionStore.makeMemory()
+      const { toolkit } = countingKit()
+      const first = yield* Effect.scoped(Effect.gen(function*() {
+        const s = yield* onStore(store, make([[call("c1", "book", { v: "a" }), done], answer("ok")]), toolkit, { chainScope: "session" })
+        yield* s.send("book")
+        return yield* s.export
+      }))
+      assert.deepStrictEqual(first.results.map((r) => [r.callId, r.turn, r.envelope.ok]), [["c1", 1, true]])
+      yield* Effect.scoped(Effect.gen(function*() {
+        const s = yield* onStore(store, make([]), toolkit, { chainScope: "session" })
+        assert.deepStrictEqual(yield* s.export, first)
+      }))
+    }))
+
   it.effect("a store that cannot journal a call fails the turn with SessionStoreError before the executor runs", () =>
     Effect.gen(function*() {
       const { store } = dying(yield* SessionStore.makeMemory(), 0)

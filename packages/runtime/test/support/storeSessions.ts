@@ -18,7 +18,7 @@ export const onStore = (
   store: SessionStore.Service,
   provider: Provider.AgentProvider,
   toolkit: Toolkit.Toolkit<never>,
-  extra: Pick<AgentSession.Options<never>, "id" | "snapshot" | "onBusy" | "leaseMillis"> = {}
+  extra: Pick<AgentSession.Options<never>, "id" | "snapshot" | "onBusy" | "leaseMillis" | "chainScope"> = {}
 ) =>
   AgentSession.make({ id: "s1", ...extra, provider, toolkit, mode: "local" }).pipe(
     Effect.provide(ArgumentValidator.layer),
