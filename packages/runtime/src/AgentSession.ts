@@ -116,7 +116,8 @@ const Settings = Schema.Struct({
   sampling: Schema.optionalWith(Provider.Sampling, { exact: true, default: () => ({}) }),
   scope: Schema.optionalWith(Schema.NonEmptyArray(Schema.String), { exact: true }),
   strictTools: Schema.optionalWith(Schema.Boolean, { exact: true, default: () => true }),
-  snapshot: Schema.optionalWith(SessionStore.SessionSnapshot, { exact: true }),
+  // a snapshot is given as `export` answers it (the decoded form), so its type side is what is checked
+  snapshot: Schema.optionalWith(Schema.typeSchema(SessionStore.SessionSnapshot), { exact: true }),
   onBusy: Schema.optionalWith(Schema.Literal("fail", "wait"), { exact: true, default: () => "fail" as const }),
   leaseMillis: Schema.optionalWith(Schema.Int.pipe(Schema.positive()), { exact: true, default: () => 60_000 })
 })

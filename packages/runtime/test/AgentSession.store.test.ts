@@ -163,6 +163,11 @@ describe("AgentSession on a SessionStore", () => {
       assert.strictEqual(b.id, "s1")
       assert.deepStrictEqual(yield* b.history, yield* a.history)
       assert.deepStrictEqual(yield* b.export, snapshot)
+      // an undo entry whose messages are not in the history, or a value that is no snapshot, is refused
+      for (const bad of [{ ...snapshot, history: [] }, { ...snapshot, version: 2 }]) {
+        const refused = yield* Effect.flip(AgentSession.make({ provider: make([]), toolkit, mode: "local", snapshot: bad as typeof snapshot }).pipe(Effect.provide(ArgumentValidator.layer)))
+        assert.strictEqual(refused._tag, "InvalidOptions")
+      }
       const store = yield* SessionStore.makeMemory()
       yield* Effect.scoped(Effect.gen(function*() {
         const c = yield* onStore(store, make([]), toolkit, { snapshot })
