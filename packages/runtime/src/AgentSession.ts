@@ -371,13 +371,6 @@ const providerOf = Effect.fnUntraced(function*(given: Parts["provider"], build: 
   return built instanceof Errors.InvalidOptions ? yield* built : built
 })
 
-/** A session without a store started from `snapshot` (its undo ranges checked against its history). */
-const seed = (env: Env, snapshot: SessionStore.SessionSnapshot) =>
-  SessionStore.toRows(snapshot, Number.MAX_SAFE_INTEGER).pipe(
-    Effect.mapError((e) => new Errors.InvalidOptions({ of: "AgentSession", detail: `snapshot: ${e.detail}` })),
-    Effect.zipRight(SessionResume.restore(env, { snapshot, nextTurn: snapshot.turns + 1, pending: [] }))
-  )
-
 /** The session over decoded options and checked parts; the services it needs come from context. */
 const makeWith = Effect.fnUntraced(function*(settings: typeof Settings.Type, parts: Parts) {
   // the toolkit's requirements are captured here and given to each executor when it runs (no per-tool copies)
@@ -419,8 +412,7 @@ const makeWith = Effect.fnUntraced(function*(settings: typeof Settings.Type, par
     keys,
     durable
   }, settings.eventCapacity, discovery)
-  if (durable !== undefined) yield* SessionResume.resume(env, durable)
-  else if (settings.snapshot !== undefined) yield* seed(env, settings.snapshot)
+  yield* SessionResume.start(env, durable, settings.snapshot)
   return methods(env, Effect.unsafeMakeSemaphore(1).withPermits(1))
 })
 

@@ -16,10 +16,10 @@ import * as Schedule from "effect/Schedule"
 import * as Scope from "effect/Scope"
 import type { JsonValue as J } from "@toolgate/json-schema"
 import type { SessionBusy, SessionStoreError } from "../Errors.js"
-import { ToolFailure } from "../Errors.js"
+import { InvalidOptions, ToolFailure } from "../Errors.js"
 import type * as Message from "../Message.js"
 import * as RunLimits from "../RunLimits.js"
-import type * as SessionStore from "../SessionStore.js"
+import * as SessionStore from "../SessionStore.js"
 import type * as Tool from "../Tool.js"
 import { undoStep } from "./sessionCalls.js"
 import { compensate } from "./sessionCompensate.js"
@@ -139,6 +139,21 @@ export const resume = (env: Env, durable: SessionJournal.Durable): Effect.Effect
     yield* restore(env, stored.value)
     for (const pending of stored.value.pending) yield* closePending(env, durable, pending)
   })
+
+/** A session without a store started from `snapshot` (its undo ranges checked against its history). */
+const seed = (env: Env, snapshot: SessionStore.SessionSnapshot): Effect.Effect<void, InvalidOptions> =>
+  SessionStore.toRows(snapshot, Number.MAX_SAFE_INTEGER).pipe(
+    Effect.mapError((e) => new InvalidOptions({ of: "AgentSession", detail: `snapshot: ${e.detail}` })),
+    Effect.zipRight(restore(env, { snapshot, nextTurn: snapshot.turns + 1, pending: [] }))
+  )
+
+/** A new session's state: resumed from its store (a snapshot given was imported there), seeded from `snapshot`, or empty. */
+export const start = (
+  env: Env,
+  durable: SessionJournal.Durable | undefined,
+  snapshot: SessionStore.SessionSnapshot | undefined
+): Effect.Effect<void, InvalidOptions | SessionStoreError | SessionBusy> =>
+  durable !== undefined ? resume(env, durable) : snapshot !== undefined ? seed(env, snapshot) : Effect.void
 
 /** The session's committed state as a snapshot (called between turns: sends and exports are serialized). */
 export const snapshotOf = (env: Env): Effect.Effect<SessionStore.SessionSnapshot> =>
