@@ -118,8 +118,9 @@ const Settings = Schema.Struct({
   strictTools: Schema.optionalWith(Schema.Boolean, { exact: true, default: () => true }),
   // a snapshot is given as `export` answers it (the decoded form), so its type side is what is checked
   snapshot: Schema.optionalWith(Schema.typeSchema(SessionStore.SessionSnapshot), { exact: true }),
-  onBusy: Schema.optionalWith(Schema.Literal("fail", "wait"), { exact: true, default: () => "fail" as const }),
-  leaseMillis: Schema.optionalWith(Schema.Int.pipe(Schema.positive()), { exact: true, default: () => 60_000 })
+  // no Schema defaults for the store's options: a session without a store pays nothing to decode them
+  onBusy: Schema.optionalWith(Schema.Literal("fail", "wait"), { exact: true }),
+  leaseMillis: Schema.optionalWith(Schema.Int.pipe(Schema.positive()), { exact: true })
 })
 
 /** A send's options that are data, as a Schema. */
@@ -386,7 +387,7 @@ const makeWith = Effect.fnUntraced(function*(settings: typeof Settings.Type, par
   const store = yield* Effect.serviceOption(SessionStore.SessionStore)
   const durable = Option.isNone(store)
     ? undefined
-    : yield* SessionResume.open(store.value, id, { ttl: Duration.millis(settings.leaseMillis), onBusy: settings.onBusy }, settings.snapshot)
+    : yield* SessionResume.open(store.value, id, { ttl: Duration.millis(settings.leaseMillis ?? 60_000), onBusy: settings.onBusy ?? "fail" }, settings.snapshot)
   const live: Live = { current: undefined }
   const keys = { turn: 0, part: "" }
   const provider = yield* providerOf(parts.provider, () => registry({ toolkit: scoped, validator, limits, live, id, keys, context, durable }))
