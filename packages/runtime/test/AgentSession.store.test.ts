@@ -2,6 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Either, Exit, Fiber, Option } from "effect"
 import * as AgentSession from "../src/AgentSession.js"
 import * as ArgumentValidator from "../src/ArgumentValidator.js"
+import * as DriftGate from "../src/DriftGate.js"
 import * as Errors from "../src/Errors.js"
 import * as SessionStore from "../src/SessionStore.js"
 import * as Tool from "../src/Tool.js"
@@ -53,6 +54,30 @@ describe("AgentSession on a SessionStore", () => {
         const s = yield* onStore(store, make([]), toolkit, { chainScope: "session" })
         assert.deepStrictEqual(yield* s.export, first)
       }))
+    }))
+
+  it.effect("a resumed session runs the drift gate again on its first send (a new process has proven nothing)", () =>
+    Effect.gen(function*() {
+      const store = yield* SessionStore.makeMemory()
+      const { toolkit } = countingKit()
+      let checks = 0
+      const gate = { check: () => Effect.sync(() => (checks++, DriftGate.Verdict.Proven({ tools: ["book", "charge"] }))) }
+      const cloud = (provider: ReturnType<typeof make>) =>
+        AgentSession.make({ id: "s1", provider, toolkit, mode: "cloudProfile" }).pipe(
+          Effect.provide(ArgumentValidator.layer),
+          Effect.provideService(SessionStore.SessionStore, store),
+          Effect.provideService(DriftGate.DriftGate, gate)
+        )
+      yield* Effect.scoped(Effect.gen(function*() {
+        const s = yield* cloud(make([answer("one"), answer("two")]))
+        yield* s.send("one")
+        yield* s.send("two")
+      }))
+      assert.strictEqual(checks, 1)
+      const turn = yield* Effect.scoped(Effect.flatMap(cloud(make([answer("three")])), (s) => s.send("three")))
+      assert.strictEqual(checks, 2)
+      assert.strictEqual(turn.gate?._tag, "Proven")
+      assert.strictEqual(turn.turn, 3)
     }))
 
   it.effect("a store that cannot journal a call fails the turn with SessionStoreError before the executor runs", () =>
