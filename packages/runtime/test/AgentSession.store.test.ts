@@ -175,6 +175,23 @@ describe("AgentSession on a SessionStore", () => {
       assert.strictEqual((yield* Effect.scoped(onStore(store, make([]), toolkit))).id, "s1")
     }))
 
+  it.live("a session whose lease lapsed while idle reloads the session before its next turn: another owner's turns are not lost", () =>
+    Effect.gen(function*() {
+      const store = yield* SessionStore.makeMemory()
+      const { toolkit } = countingKit()
+      yield* Effect.scoped(Effect.gen(function*() {
+        const a = yield* onStore(store, make([answer("one"), answer("three")]), toolkit, { leaseMillis: 100 })
+        yield* a.send("one")
+        yield* Effect.sleep("200 millis")
+        // a's lease lapsed: b takes the session, runs a turn and lets it go
+        yield* Effect.scoped(Effect.flatMap(onStore(store, make([answer("two")]), toolkit), (b) => b.send("two")))
+        const turn = yield* a.send("three")
+        assert.strictEqual(turn.turn, 3)
+        assert.deepStrictEqual((yield* a.history).map((m) => m._tag === "User" ? m.text : m._tag), ["one", "Assistant", "two", "Assistant", "three", "Assistant"])
+        assert.deepStrictEqual(Option.getOrThrow(yield* store.export("s1")), yield* a.export)
+      }))
+    }))
+
   it.effect("export and seed: a snapshot starts a session without a store, or is imported into one", () =>
     Effect.gen(function*() {
       const { toolkit, undone } = countingKit()

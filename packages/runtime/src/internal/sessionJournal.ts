@@ -7,6 +7,7 @@
  * @internal
  */
 import * as Effect from "effect/Effect"
+import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Schedule from "effect/Schedule"
 import type { JsonValue as J } from "@toolgate/json-schema"
@@ -27,20 +28,35 @@ export interface Durable {
   readonly owner: string
   /** How long the lease lasts from each renewal. */
   readonly ttl: Duration.Duration
+  /** Until when (epoch milliseconds) the lease is surely this owner's: the expiry of its last renewal. */
+  heldUntil: number
   /** The running turn's messages the store does not have yet (sends are serialized, so one list serves). */
   unjournaled: Array<Message.Message>
 }
 
-/** A running turn's first message: the store gets it with the turn's first journaled call. */
-export const begin = (durable: Durable, user: Message.Message): Effect.Effect<void, SessionBusy | SessionStoreError> =>
-  Effect.suspend(() => {
-    durable.unjournaled = [user]
-    return Effect.asVoid(durable.store.renew(durable.session, durable.owner, durable.ttl))
+/**
+ * Renews the lease before a turn; answers whether it had lapsed since the last renewal (another owner may
+ * have taken the session and changed it meanwhile, so the caller reloads it).
+ */
+export const renewLapsed = (durable: Durable): Effect.Effect<boolean, SessionBusy | SessionStoreError> =>
+  Effect.gen(function*() {
+    const lapsed = (yield* Clock.currentTimeMillis) >= durable.heldUntil
+    yield* renew(durable)
+    return lapsed
   })
 
+/** A running turn's first message: the store gets it with the turn's first journaled call. */
+export const begin = (durable: Durable, user: Message.Message): void => {
+  durable.unjournaled = [user]
+}
+
+/** Renews the lease and remembers until when it holds. */
+const renew = (durable: Durable): Effect.Effect<void, SessionBusy | SessionStoreError> =>
+  Effect.map(durable.store.renew(durable.session, durable.owner, durable.ttl), (lease) => void (durable.heldUntil = lease.expiresAt))
+
 /** A durable journal for `session`. */
-export const make = (store: SessionStore.Service, session: string, owner: string, ttl: Duration.Duration): Durable =>
-  ({ store, session, owner, ttl, unjournaled: [] })
+export const make = (store: SessionStore.Service, lease: SessionStore.Lease, ttl: Duration.Duration): Durable =>
+  ({ store, session: lease.session, owner: lease.owner, ttl, heldUntil: lease.expiresAt, unjournaled: [] })
 
 /** Messages of the running turn to hand to the store with its next journaled call (or its commit). */
 export const queue = (durable: Durable, messages: ReadonlyArray<Message.Message>): void => {
@@ -150,8 +166,7 @@ export const sessionResults = (
  */
 export const renewing = <A, E, R>(durable: Durable, turn: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => {
   const every = Duration.millis(Math.max(1, Math.floor(Duration.toMillis(durable.ttl) / 3)))
-  const renew = durable.store.renew(durable.session, durable.owner, durable.ttl)
-  return Effect.scoped(Effect.zipRight(Effect.forkScoped(Effect.repeat(Effect.delay(renew, every), Schedule.forever)), turn))
+  return Effect.scoped(Effect.zipRight(Effect.forkScoped(Effect.repeat(Effect.delay(renew(durable), every), Schedule.forever)), turn))
 }
 
 /** Gives up the session's lease. */

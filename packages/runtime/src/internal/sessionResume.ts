@@ -45,10 +45,10 @@ export const open = Effect.fnUntraced(function*(
 ) {
   const owner = crypto.randomUUID()
   const acquire = store.acquire(session, owner, lease.ttl)
-  yield* lease.onBusy === "fail"
+  const held = yield* lease.onBusy === "fail"
     ? acquire
     : Effect.retry(acquire, { while: (e) => e._tag === "SessionBusy", schedule: Schedule.spaced(Duration.millis(50)) })
-  const durable = SessionJournal.make(store, session, owner, lease.ttl)
+  const durable = SessionJournal.make(store, held, lease.ttl)
   const scope = yield* Effect.serviceOption(Scope.Scope)
   if (Option.isSome(scope)) {
     yield* Scope.addFinalizer(
@@ -131,7 +131,7 @@ const closePending = (env: Env, durable: SessionJournal.Durable, pending: Sessio
     yield* Ref.update(env.history, (h) => [...h, ...messages])
   })
 
-/** Loads the stored session into `env` (nothing when it was never stored) and closes its pending turns. */
+/** Loads the stored session into `env` (nothing when it was never stored) and closes its pending turns (also when a lapsed lease is taken again: another owner may have changed the session). */
 export const resume = (env: Env, durable: SessionJournal.Durable): Effect.Effect<void, SessionStoreError | SessionBusy> =>
   Effect.gen(function*() {
     const stored = yield* durable.store.load(durable.session)
@@ -154,6 +154,13 @@ export const start = (
   snapshot: SessionStore.SessionSnapshot | undefined
 ): Effect.Effect<void, InvalidOptions | SessionStoreError | SessionBusy> =>
   durable !== undefined ? resume(env, durable) : snapshot !== undefined ? seed(env, snapshot) : Effect.void
+
+/** Before a turn: the lease renewed (the session reloaded when it had lapsed), then the user's message queued for the journal. */
+export const beginTurn = (env: Env, durable: SessionJournal.Durable, user: Message.Message): Effect.Effect<void, SessionStoreError | SessionBusy> =>
+  Effect.gen(function*() {
+    if (yield* SessionJournal.renewLapsed(durable)) yield* resume(env, durable)
+    SessionJournal.begin(durable, user)
+  })
 
 /** The session's committed state as a snapshot (called between turns: sends and exports are serialized). */
 export const snapshotOf = (env: Env): Effect.Effect<SessionStore.SessionSnapshot> =>

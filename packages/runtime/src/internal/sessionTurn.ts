@@ -33,6 +33,7 @@ import * as SessionRound from "./sessionRound.js"
 import * as TextTools from "./textTools.js"
 import * as ToolDiscovery from "./toolDiscovery.js"
 import * as SessionJournal from "./sessionJournal.js"
+import * as SessionResume from "./sessionResume.js"
 import { type Env, type Execution, publish, startKeys, type UndoEntry } from "./sessionState.js"
 
 /** What a send asks for besides the text. */
@@ -296,7 +297,7 @@ const begin = Effect.fnUntraced(function*(env: Env, text: string, definitions: S
   const routed = textRouted(env.provider.capabilities)
   const user: Message.User = images === undefined ? { _tag: "User", text } : { _tag: "User", text, images }
   // the lease is renewed (or found lost: `SessionBusy`) before the turn records anything
-  if (env.durable !== undefined) yield* SessionJournal.begin(env.durable, user)
+  if (env.durable !== undefined) yield* SessionResume.beginTurn(env, env.durable, user)
   const number = yield* Ref.updateAndGet(env.turns, (n) => n + 1)
   yield* startKeys(env, number)
   const start = yield* Ref.modify(env.history, (h) => [h.length, [...h, user]])
