@@ -272,19 +272,19 @@ const commit = (env: Env, current: Current) =>
         return left === undefined ? [] : [outstandingOf(current.number, e, left)]
       })
     }
-    const kept = env.chainScope === "session" && results.size > 0
+    const keepsResults = env.chainScope === "session" && results.size > 0
     if (env.durable !== undefined) {
       const user = (yield* Ref.get(env.history))[current.start]!
       yield* SessionJournal.commit(env.durable, {
         ...entry,
         messages: [user, ...messages],
-        results: kept ? SessionJournal.sessionResults(current.number, results, artifactsOf(current)) : [],
+        results: keepsResults ? SessionJournal.sessionResults(current.number, results, artifactsOf(current)) : [],
         usage: yield* usageOf(current)
       })
     }
     yield* Ref.update(env.history, (h) => [...h, ...messages])
     yield* Ref.update(env.undoLog, (log) => [...log, entry])
-    if (kept) {
+    if (keepsResults) {
       yield* Ref.update(env.results, (r) => new Map([...r, ...results]))
       yield* Ref.update(env.artifacts, (a) => new Map([...a, ...artifactsOf(current)]))
     }
