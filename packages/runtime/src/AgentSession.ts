@@ -6,6 +6,7 @@
  *
  * @since 0.1.0
  */
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as JSONSchema from "effect/JSONSchema"
@@ -27,6 +28,8 @@ import { safeString } from "./internal/json.js"
 import { type Env, type Live, makeEnv, subscribe } from "./internal/sessionState.js"
 import { registry } from "./internal/registry.js"
 import { type Parts, partsOf } from "./internal/sessionParts.js"
+import * as SessionJournal from "./internal/sessionJournal.js"
+import * as SessionResume from "./internal/sessionResume.js"
 import * as SessionTurn from "./internal/sessionTurn.js"
 import * as ToolDiscovery from "./internal/toolDiscovery.js"
 import { lastCommitted, undoLast } from "./internal/sessionUndo.js"
@@ -35,6 +38,7 @@ import * as Provider from "./Provider.js"
 import type * as RepairBudget from "./RepairBudget.js"
 import * as RunLimits from "./RunLimits.js"
 import type * as SessionEvent from "./SessionEvent.js"
+import * as SessionStore from "./SessionStore.js"
 import * as Telemetry from "./Telemetry.js"
 import type * as ToolChain from "./ToolChain.js"
 import type * as ToolEnvelope from "./ToolEnvelope.js"
@@ -82,7 +86,22 @@ export interface Options<R> {
    * schemas unchanged (default `true`: strict wherever the dialect has it).
    */
   readonly strictTools?: boolean
+  /**
+   * A session to start from: with a `SessionStore` in context it is imported into the store under its id
+   * (a session already stored there is a `SessionStoreError`), else it seeds this session's memory.
+   */
+  readonly snapshot?: SessionStore.SessionSnapshot
+  /** With a `SessionStore` in context, when another holds the session's lease: `fail` with `SessionBusy` (default) or `wait` until it is released or expires. */
+  readonly onBusy?: "fail" | "wait"
+  /** With a `SessionStore` in context, how long the session's lease lasts from each send (a positive integer, default 60,000 ms). */
+  readonly leaseMillis?: number
 }
+
+/**
+ * Why `make` failed: options that are not valid; with a `SessionStore` in context, a store that could not
+ * load, import or close the session, or a session whose lease another holds (`SessionBusy`, with `onBusy: "fail"`).
+ */
+export type MakeError = Errors.InvalidOptions | Errors.SessionStoreError | Errors.SessionBusy
 
 /** The options that are data, as a Schema: what `make` decodes once (defaults filled in). */
 const Settings = Schema.Struct({
@@ -96,7 +115,12 @@ const Settings = Schema.Struct({
   name: Schema.optionalWith(Schema.NonEmptyString.pipe(Schema.maxLength(256)), { exact: true }),
   sampling: Schema.optionalWith(Provider.Sampling, { exact: true, default: () => ({}) }),
   scope: Schema.optionalWith(Schema.NonEmptyArray(Schema.String), { exact: true }),
-  strictTools: Schema.optionalWith(Schema.Boolean, { exact: true, default: () => true })
+  strictTools: Schema.optionalWith(Schema.Boolean, { exact: true, default: () => true }),
+  // a snapshot is given as `export` answers it (the decoded form), so its type side is what is checked
+  snapshot: Schema.optionalWith(Schema.typeSchema(SessionStore.SessionSnapshot), { exact: true }),
+  // no Schema defaults for the store's options: a session without a store pays nothing to decode them
+  onBusy: Schema.optionalWith(Schema.Literal("fail", "wait"), { exact: true }),
+  leaseMillis: Schema.optionalWith(Schema.Int.pipe(Schema.positive()), { exact: true })
 })
 
 /** A send's options that are data, as a Schema. */
@@ -190,6 +214,8 @@ export type SendError =
   | Errors.InvalidOptions
   | Errors.VisionUnsupported
   | Errors.ModelSelectionUnsupported
+  | Errors.SessionStoreError
+  | Errors.SessionBusy
 
 /** The model's structured answer did not decode with the caller's schema (or the schema has no JSON Schema form). */
 export { StructuredOutputInvalid } from "./Errors.js"
@@ -226,17 +252,19 @@ export interface AgentSession {
    * caller was interrupted just after. Undos and sends run one at a time: asked for while a send is in flight,
    * it waits for the send, and fails with `UndoSuperseded` (undoing nothing) when that send committed a turn.
    */
-  readonly undoLastTurn: Effect.Effect<Option.Option<UndoReport>, Errors.UndoIncomplete | Errors.UndoSuperseded>
+  readonly undoLastTurn: Effect.Effect<Option.Option<UndoReport>, Errors.UndoIncomplete | Errors.UndoSuperseded | Errors.SessionStoreError>
   /** Effects of failed or undone turns that could not be taken back, oldest first, until `reconcile` removes them. */
   readonly outstanding: Effect.Effect<ReadonlyArray<Compensation.OutstandingEffect>>
   /** Marks outstanding effects as handled by the app (by call idempotency key); returns those removed. Keys that are not an array of strings are `InvalidOptions`. */
-  readonly reconcile: (idempotencyKeys: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<Compensation.OutstandingEffect>, Errors.InvalidOptions>
+  readonly reconcile: (idempotencyKeys: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<Compensation.OutstandingEffect>, Errors.InvalidOptions | Errors.SessionStoreError>
   /** The usage of the last turn that made a request, committed or not (`None` before the first). */
   readonly lastUsageReport: Effect.Effect<Option.Option<UsageReport>>
   /** What the provider's `validateTools` said before the last send. */
   readonly lastSchemaWarnings: Effect.Effect<ReadonlyArray<Provider.ToolSchemaWarning>>
   /** A subscription to this session's events (for the surrounding scope). */
   readonly subscribe: Effect.Effect<Queue.Dequeue<SessionEvent.SessionEvent>, never, Scope.Scope>
+  /** The session's committed state as a versioned snapshot (taken between turns), for `make({ snapshot })` or `SessionStore.import`. */
+  readonly export: Effect.Effect<SessionStore.SessionSnapshot>
 }
 
 /** The JSON Schema of `schema` for the request, or why it has none. */
@@ -293,10 +321,13 @@ const methods = (env: Env, serialized: <A, E>(effect: Effect.Effect<A, E>) => Ef
   const running: Running = { env, serialized, inAgentSpan: Telemetry.invokeAgentSpan(Telemetry.invokeAgent(env.provider.capabilities.name, env.id, env.name)) }
   const reconcile = (keys: ReadonlyArray<string>) =>
     Effect.flatMap(decodeKeys(keys), (decoded) =>
-      Ref.modify(env.outstanding, (all) => {
-        const wanted = new Set(decoded)
-        return [all.filter((o) => wanted.has(o.idempotencyKey)), all.filter((o) => !wanted.has(o.idempotencyKey))]
-      }))
+      Effect.zipRight(
+        env.durable === undefined ? Effect.void : SessionJournal.reconciled(env.durable, decoded),
+        Ref.modify(env.outstanding, (all) => {
+          const wanted = new Set(decoded)
+          return [all.filter((o) => wanted.has(o.idempotencyKey)), all.filter((o) => !wanted.has(o.idempotencyKey))]
+        })
+      ))
   return {
     id: env.id,
     send: (text, options) => sendIn(running, text, options),
@@ -308,7 +339,9 @@ const methods = (env: Env, serialized: <A, E>(effect: Effect.Effect<A, E>) => Ef
     lastSchemaWarnings: Ref.get(env.lastSchemaWarnings),
     // the turn the caller sees as last is read before waiting for a send in flight
     undoLastTurn: Effect.flatMap(lastCommitted(env), (expected) => serialized(undoLast(env, expected))).pipe(undoSpan),
-    subscribe: subscribe(env.events)
+    subscribe: subscribe(env.events),
+    // built when asked for: an idle session carries no effect for it
+    export: Effect.suspend(() => serialized(SessionResume.snapshotOf(env)))
   }
 }
 
@@ -347,10 +380,17 @@ const makeWith = Effect.fnUntraced(function*(settings: typeof Settings.Type, par
   const gate = settings.mode === "cloudProfile" ? yield* DriftGate : undefined
   const limits = settings.limits ?? Option.getOrElse(yield* Effect.serviceOption(RunLimits.RunLimits), () => RunLimits.defaults)
   const scoped = yield* ToolDiscovery.scope(parts.toolkit as Toolkit.Toolkit<never>, settings.scope)
-  const id = settings.id ?? crypto.randomUUID()
+  const id = settings.id ?? settings.snapshot?.id ?? crypto.randomUUID()
+  if (settings.snapshot !== undefined && settings.snapshot.id !== id) {
+    return yield* new Errors.InvalidOptions({ of: "AgentSession", detail: `snapshot: its id ${safeString(settings.snapshot.id)} is not the session's id ${safeString(id)}` })
+  }
+  const store = yield* Effect.serviceOption(SessionStore.SessionStore)
+  const durable = Option.isNone(store)
+    ? undefined
+    : yield* SessionResume.open(store.value, id, { ttl: Duration.millis(settings.leaseMillis ?? 60_000), onBusy: settings.onBusy ?? "fail" }, settings.snapshot)
   const live: Live = { current: undefined }
   const keys = { turn: 0, part: "" }
-  const provider = yield* providerOf(parts.provider, () => registry({ toolkit: scoped, validator, limits, live, id, keys, context }))
+  const provider = yield* providerOf(parts.provider, () => registry({ toolkit: scoped, validator, limits, live, id, keys, context, durable }))
   yield* decodeFlags(provider.capabilities)
   const discovery = Ref.unsafeMake(ToolDiscovery.initial(scoped, provider.capabilities))
   const toolkit = yield* ToolDiscovery.withTools(scoped, provider.capabilities, discovery)
@@ -370,8 +410,10 @@ const makeWith = Effect.fnUntraced(function*(settings: typeof Settings.Type, par
     name: settings.name,
     sampling: settings.sampling,
     live,
-    keys
+    keys,
+    durable
   }, settings.eventCapacity, discovery)
+  yield* SessionResume.start(env, durable, settings.snapshot)
   return methods(env, Effect.unsafeMakeSemaphore(1).withPermits(1))
 })
 
@@ -382,10 +424,10 @@ const makeWith = Effect.fnUntraced(function*(settings: typeof Settings.Type, par
  */
 export const make = <O extends Options<unknown>>(
   options: O
-): Effect.Effect<AgentSession, Errors.InvalidOptions, Toolkit.Requirements<O["toolkit"]> | Requirements<O>> =>
+): Effect.Effect<AgentSession, MakeError, Toolkit.Requirements<O["toolkit"]> | Requirements<O>> =>
   Effect.flatMap(
     Effect.zip(Effect.suspend(() => decodeSettings(options)), partsOf(options)),
     ([settings, parts]) => makeWith(settings, parts)
     // `makeWith` reads the gate only in cloud-profile mode and the Provider service only when none is given,
     // which is what `Requirements<O>` states; the toolkit's requirements are the context it captures.
-  ) as Effect.Effect<AgentSession, Errors.InvalidOptions, Requirements<O>>
+  ) as Effect.Effect<AgentSession, MakeError, Requirements<O>>

@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { AgentSession, ArgumentValidator, type DriftGate, type Errors, type Provider, Tool, Toolkit } from "../src/index.js"
+import { AgentSession, ArgumentValidator, type DriftGate, type Provider, Tool, Toolkit } from "../src/index.js"
 import { answer, make } from "./support/scriptedProvider.js"
 
 // `tsc -p tsconfig.json` checks this file: an `@ts-expect-error` that no longer finds an error is itself an error.
@@ -13,7 +13,7 @@ const echo = Tool.make("echo", {
 })
 const toolkit = Toolkit.make(echo).pipe(Effect.runSync)
 
-type Made<R> = Effect.Effect<AgentSession.AgentSession, Errors.InvalidOptions, R>
+type Made<R> = Effect.Effect<AgentSession.AgentSession, AgentSession.MakeError, R>
 
 describe("AgentSession.make's requirements", () => {
   it.effect("a mode typed Mode requires the drift gate; only a mode known to be local goes without; a given provider drops the Provider service", () =>

@@ -44,7 +44,10 @@ const runIn = (input: Input, turn: RunningTurn, tool: Tool.Tool<any, never>, arg
     ),
     Effect.catchTags({
       InvalidToolArguments: (e) => Effect.succeed<ToolEnvelope.Envelope>(e.envelope),
-      InvalidToolSchema: (e) => Effect.succeed(ToolEnvelope.failure("unavailable", e.message, { tool: tool.name, retryable: false }))
+      InvalidToolSchema: (e) => Effect.succeed(ToolEnvelope.failure("unavailable", e.message, { tool: tool.name, retryable: false })),
+      // the store could not journal the call (so it never ran) or journal its answer
+      SessionStoreError: (e) => Effect.succeed(ToolEnvelope.failure("unavailable", e.message, { tool: tool.name, retryable: false })),
+      SessionBusy: (e) => Effect.succeed(ToolEnvelope.failure("unavailable", e.message, { tool: tool.name, retryable: false }))
     })
   )
 

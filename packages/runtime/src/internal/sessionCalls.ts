@@ -21,6 +21,7 @@ import * as Telemetry from "../Telemetry.js"
 import * as ToolEnvelope from "../ToolEnvelope.js"
 import * as Deadline from "./deadline.js"
 import { clip } from "@toolgate/json-schema/Text"
+import * as SessionJournal from "./sessionJournal.js"
 import * as ToolDiscovery from "./toolDiscovery.js"
 import { budgetOf, forModel, timed, timeoutEnvelope } from "./toolOutcome.js"
 import { type Breath, breath, breathe } from "./breath.js"
@@ -136,7 +137,7 @@ export const reportCall = <E>(
   )
 
 /** What running a call needs from the session: its id (for idempotency keys) and the context executors run in. */
-export type Runner = Pick<Env, "id" | "keys" | "context">
+export type Runner = Pick<Env, "id" | "keys" | "context" | "durable">
 
 /** Where a call runs: the turn, the round and the turn's journal it is recorded in. */
 export interface Journal {
@@ -146,14 +147,20 @@ export interface Journal {
 }
 
 /** How to undo a call that ran and succeeded (`undefined`: its tool has no undo, or it failed). */
-const undoOf = (env: Runner, tool: Tool.Tool<any, never>, prepared: Tool.Prepared<any>, envelope: ToolEnvelope.Envelope, key: string): UndoStep | undefined => {
-  if (tool.undo === undefined || !envelope.ok) return undefined
-  const ctx = { ...Tool.contextOf(tool, prepared, { idempotencyKey: key }), result: envelope.result as J.JsonValue }
+const undoOf = (env: Pick<Env, "context">, tool: Tool.Tool<any, never>, prepared: Tool.Prepared<any>, envelope: ToolEnvelope.Envelope, key: string): UndoStep | undefined =>
+  tool.undo === undefined || !envelope.ok ? undefined : undoStep(env, tool, prepared, envelope.result as J.JsonValue, key)
+
+/** The undo step of a call of `tool` that answered `result` (also how a resumed session rebuilds one from the store). */
+export const undoStep = (env: Pick<Env, "context">, tool: Tool.Tool<any, never>, prepared: Tool.Prepared<any>, result: J.JsonValue, key: string): UndoStep => {
+  const ctx = { ...Tool.contextOf(tool, prepared, { idempotencyKey: key }), result }
   const budget = budgetOf(tool)
   const run = Effect.provide(Effect.suspend(() => tool.undo!(prepared.args, ctx)), env.context)
   return {
     callId: prepared.callId,
     tool: tool.name,
+    arguments: prepared.value,
+    result,
+    idempotencyKey: key,
     // an undo has the tool's time budget too: a compensation (uninterruptible) never waits on one for ever
     run: budget === undefined
       ? run
@@ -185,6 +192,8 @@ export const journaled = Effect.fnUntraced(function*(
     timedOut: false,
     undo: undefined
   }
+  // journaled before it is recorded here: a call the store refused never ran and leaves nothing to compensate
+  if (env.durable !== undefined) yield* SessionJournal.started(env.durable, execution, journal.turn)
   journal.executions.push(execution)
   const ctx = Tool.contextOf(tool, prepared, { idempotencyKey: key, onArtifact: (name, value) => execution.artifacts.set(name, value) })
   const body = Effect.provide(Effect.suspend(() => tool.execute(prepared.args, ctx)), env.context)
@@ -195,6 +204,7 @@ export const journaled = Effect.fnUntraced(function*(
   execution.envelope = envelope
   execution.timedOut = timedOut
   execution.undo = undoOf(env, tool, prepared, envelope, key)
+  if (env.durable !== undefined) yield* SessionJournal.finished(env.durable, journal.turn, prepared.callId, envelope)
   return envelope
 })
 
@@ -245,7 +255,7 @@ export const pastRoundCap = (tool: string, cap: number): ToolEnvelope.Failure =>
 export const answerRound = (
   env: Env,
   input: RoundInput
-): Effect.Effect<RoundOutput, ToolArgumentRepairExhausted | Errors.InvalidToolSchema> =>
+): Effect.Effect<RoundOutput, ToolArgumentRepairExhausted | Errors.InvalidToolSchema | Errors.SessionStoreError | Errors.SessionBusy> =>
   Effect.gen(function*() {
     const cap = env.limits.maxToolCallsPerRound ?? RunLimits.defaultMaxToolCallsPerRound
     const admitted = input.calls.length > cap ? input.calls.slice(0, cap) : input.calls

@@ -12,12 +12,14 @@ import * as Effect from "effect/Effect"
 import * as HashSet from "effect/HashSet"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
+import type * as AgentSession from "../AgentSession.js"
 import * as Compensation from "../Compensation.js"
 import type * as Message from "../Message.js"
 import * as Telemetry from "../Telemetry.js"
 import * as ToolEnvelope from "../ToolEnvelope.js"
 import * as Deadline from "./deadline.js"
 import { clip } from "@toolgate/json-schema/Text"
+import * as SessionJournal from "./sessionJournal.js"
 import { type Env, type Execution, publish } from "./sessionState.js"
 import { attempt } from "./sessionUndo.js"
 
@@ -26,6 +28,8 @@ export interface Compensated {
   readonly executed: ReadonlyArray<Compensation.ExecutedCall>
   readonly compensated: ReadonlyArray<string>
   readonly notCompensated: ReadonlyArray<Compensation.NotCompensated>
+  /** The effects left, as the session keeps them. */
+  readonly outstanding: ReadonlyArray<Compensation.OutstandingEffect>
   /** For history after the turn's user message: the calls left in effect and what they answered (empty when none is). */
   readonly messages: ReadonlyArray<Message.Message>
 }
@@ -139,13 +143,11 @@ export const compensate = (env: Env, turn: number, executions: ReadonlyArray<Exe
     }
     left.reverse()
     const notCompensated = left.map(([, l]) => l)
-    yield* Ref.update(env.outstanding, (o) => [
-      ...o,
-      ...left.map(([e, l]) => outstandingOf(turn, e, l))
-    ])
+    const outstanding = left.map(([e, l]) => outstandingOf(turn, e, l))
+    yield* Ref.update(env.outstanding, (o) => [...o, ...outstanding])
     const executed = executions.map(executedCall)
     yield* publish(env, { _tag: "TurnCompensated", turn, executed: executed.map((e) => e.callId), compensated, notCompensated })
-    return { executed, compensated, notCompensated, messages: messagesOf(turn, left) }
+    return { executed, compensated, notCompensated, outstanding, messages: messagesOf(turn, left) }
   }).pipe(Telemetry.span("AgentSession.compensate", { "toolgate.turn": turn, "toolgate.tool.executed": executions.length }))
 
 /** A failed turn's event: the typed error's tag and message, an interruption, or a defect. */
@@ -159,22 +161,38 @@ const rolledBack = (env: Env, turn: number, cause: Cause.Cause<{ readonly _tag: 
   return publish(env, { _tag: "TurnRolledBack", turn, error, message })
 }
 
+/** The turn a rollback closes: its number, where its user message sits in history, its executions. */
+export interface Closing {
+  readonly number: number
+  readonly start: number
+  readonly executions: ReadonlyArray<Execution>
+}
+
 /**
  * A failed turn's rollback: the executed calls are taken back, the calls left in effect join history after
- * the user's message (so the model is told they happened), then `TurnRolledBack`.
+ * the user's message (so the model is told they happened), the store (when the session has one) closes the
+ * turn, then `TurnRolledBack`.
  */
 export const rollBack = Effect.fnUntraced(function*(
   env: Env,
-  turn: number,
-  executions: ReadonlyArray<Execution>,
-  cause: Cause.Cause<{ readonly _tag: string; readonly message: string }>,
-  millis: number
-) {
-  const compensated = executions.length === 0 ? undefined : yield* compensate(env, turn, executions, millis)
-  if (compensated !== undefined && compensated.messages.length > 0) {
-    yield* Ref.update(env.history, (h) => [...h, ...compensated.messages])
+  turn: Closing,
+  how: {
+    readonly usage: AgentSession.UsageReport | undefined
+    readonly cause: Cause.Cause<{ readonly _tag: string; readonly message: string }>
+    readonly millis: number
   }
-  yield* rolledBack(env, turn, cause)
+) {
+  const compensated = turn.executions.length === 0 ? undefined : yield* compensate(env, turn.number, turn.executions, how.millis)
+  const messages = compensated?.messages ?? []
+  if (messages.length > 0) yield* Ref.update(env.history, (h) => [...h, ...messages])
+  if (env.durable !== undefined) {
+    const user = (yield* Ref.get(env.history))[turn.start]!
+    // a store that cannot close the turn leaves it pending there, as a crash would: the next resume reports its calls
+    yield* SessionJournal.rollback(env.durable, turn.number, [user, ...messages], compensated?.outstanding ?? [], how.usage).pipe(
+      Effect.catchAll((e) => Effect.logError(`The store could not close turn ${turn.number} of session ${env.id}`, e))
+    )
+  }
+  yield* rolledBack(env, turn.number, how.cause)
   return compensated
 })
 

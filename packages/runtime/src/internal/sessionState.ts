@@ -26,6 +26,7 @@ import type * as Errors from "../Errors.js"
 import type * as ToolChain from "../ToolChain.js"
 import type * as ToolEnvelope from "../ToolEnvelope.js"
 import type * as Toolkit from "../Toolkit.js"
+import type { Durable } from "./sessionJournal.js"
 import type * as SessionRequest from "./sessionRequest.js"
 import type * as ToolDiscovery from "./toolDiscovery.js"
 
@@ -33,6 +34,10 @@ import type * as ToolDiscovery from "./toolDiscovery.js"
 export interface UndoStep {
   readonly callId: string
   readonly tool: string
+  /** What the store keeps of it (its `run` is rebuilt from the toolkit by tool name after a restart). */
+  readonly arguments: J.JsonValue
+  readonly result: J.JsonValue
+  readonly idempotencyKey: string
   readonly run: Effect.Effect<void, Errors.ToolFailure>
 }
 
@@ -114,6 +119,8 @@ export interface Config {
   readonly live: Live
   /** The turn under way and the random part of its idempotency keys (set when a turn begins; sends are serialized). */
   readonly keys: { turn: number; part: string }
+  /** Where every change is journaled before it is made, when a `SessionStore` was in context (`undefined`: the session lives in memory only). */
+  readonly durable: Durable | undefined
 }
 
 /**
@@ -175,6 +182,7 @@ export const makeEnv = (config: Config, capacity: number, discovery: Ref.Ref<Too
   sampling: config.sampling,
   live: config.live,
   keys: config.keys,
+  durable: config.durable,
   events: { capacity, hub: undefined },
   history: Ref.unsafeMake<ReadonlyArray<Message.Message>>([]),
   undoLog: Ref.unsafeMake<ReadonlyArray<UndoEntry>>([]),

@@ -32,7 +32,9 @@ import * as SessionRequest from "./sessionRequest.js"
 import * as SessionRound from "./sessionRound.js"
 import * as TextTools from "./textTools.js"
 import * as ToolDiscovery from "./toolDiscovery.js"
-import { type Env, type Execution, publish, startKeys } from "./sessionState.js"
+import * as SessionJournal from "./sessionJournal.js"
+import * as SessionResume from "./sessionResume.js"
+import { type Env, type Execution, publish, startKeys, type UndoEntry } from "./sessionState.js"
 
 /** What a send asks for besides the text. */
 export interface TurnOptions<A, X> {
@@ -216,6 +218,7 @@ const appRounds = Effect.fnUntraced(function*<A, X>(env: Env, current: Current, 
     const calls = SessionRound.distinctIds(round.calls, current.ids, current.rounds)
     const assistant: Message.Assistant = { _tag: "Assistant", text: round.text, toolCalls: calls }
     yield* saw(env, sent, 1)
+    if (env.durable !== undefined) SessionJournal.queue(env.durable, [assistant])
     const answered = calls.length === 0 ? [] : (yield* answerRound(env, {
       turn: current.number,
       round: current.rounds,
@@ -230,6 +233,7 @@ const appRounds = Effect.fnUntraced(function*<A, X>(env: Env, current: Current, 
       executions: current.executions
     })).answered
     const results = answered.map((a): Message.Message => ({ _tag: "ToolResult", callId: a.callId, name: a.tool, envelope: a.envelope }))
+    if (env.durable !== undefined) SessionJournal.queue(env.durable, results)
     advance(current, { messages: [assistant, ...results], answered, inputTokens: round.inputTokens, outputTokens: round.outputTokens })
     if (calls.length === 0) return round.text
   }
@@ -253,26 +257,34 @@ const providerRound = Effect.fnUntraced(function*<A, X>(env: Env, current: Curre
   return round.text
 })
 
-/** Appends the turn's messages, its undo entry and its results; one step no interruption can split. */
+/** Appends the turn's messages, its undo entry and its results (journaled first when the session has a store); one step no interruption can split. */
 const commit = (env: Env, current: Current) =>
   Effect.uninterruptible(Effect.gen(function*() {
     const { answered, messages, results } = current.progress
+    const entry: UndoEntry = {
+      turn: current.number,
+      start: current.start,
+      count: messages.length + 1,
+      calls: [...results.keys()],
+      steps: current.executions.flatMap((e) => e.undo === undefined ? [] : [e.undo]),
+      kept: current.executions.flatMap((e) => {
+        const left = stays(e)
+        return left === undefined ? [] : [outstandingOf(current.number, e, left)]
+      })
+    }
+    const keepsResults = env.chainScope === "session" && results.size > 0
+    if (env.durable !== undefined) {
+      const user = (yield* Ref.get(env.history))[current.start]!
+      yield* SessionJournal.commit(env.durable, {
+        ...entry,
+        messages: [user, ...messages],
+        results: keepsResults ? SessionJournal.sessionResults(current.number, results, artifactsOf(current)) : [],
+        usage: yield* usageOf(current)
+      })
+    }
     yield* Ref.update(env.history, (h) => [...h, ...messages])
-    yield* Ref.update(env.undoLog, (log) => [
-      ...log,
-      {
-        turn: current.number,
-        start: current.start,
-        count: messages.length + 1,
-        calls: [...results.keys()],
-        steps: current.executions.flatMap((e) => e.undo === undefined ? [] : [e.undo]),
-        kept: current.executions.flatMap((e) => {
-          const left = stays(e)
-          return left === undefined ? [] : [outstandingOf(current.number, e, left)]
-        })
-      }
-    ])
-    if (env.chainScope === "session" && results.size > 0) {
+    yield* Ref.update(env.undoLog, (log) => [...log, entry])
+    if (keepsResults) {
       yield* Ref.update(env.results, (r) => new Map([...r, ...results]))
       yield* Ref.update(env.artifacts, (a) => new Map([...a, ...artifactsOf(current)]))
     }
@@ -283,9 +295,11 @@ const commit = (env: Env, current: Current) =>
 /** Records the user's message and starts the turn's state. */
 const begin = Effect.fnUntraced(function*(env: Env, text: string, definitions: SessionRequest.Definitions, sampling: Provider.Sampling | undefined, images?: ReadonlyArray<Message.Image>) {
   const routed = textRouted(env.provider.capabilities)
+  const user: Message.User = images === undefined ? { _tag: "User", text } : { _tag: "User", text, images }
+  // the lease is renewed (or found lost: `SessionBusy`) before the turn records anything
+  if (env.durable !== undefined) yield* SessionResume.beginTurn(env, env.durable, user)
   const number = yield* Ref.updateAndGet(env.turns, (n) => n + 1)
   yield* startKeys(env, number)
-  const user: Message.User = images === undefined ? { _tag: "User", text } : { _tag: "User", text, images }
   const start = yield* Ref.modify(env.history, (h) => [h.length, [...h, user]])
   yield* publish(env, { _tag: "TurnStarted", turn: number, text })
   const current: Current = {
@@ -348,7 +362,8 @@ export const run = <A, X extends { readonly _tag: string; readonly message: stri
     const current = yield* begin(env, text, definitions, asked.sampling, options.images)
     let compensated: Compensated | undefined
     const limitMillis = env.limits.turnDeadlineMillis ?? RunLimits.defaultTurnDeadlineMillis
-    const turn = body(env, current, options, { tools: warnings, request: [...requestWarnings, ...asked.warnings] })
+    const unguarded = body(env, current, options, { tools: warnings, request: [...requestWarnings, ...asked.warnings] })
+    const turn = env.durable === undefined ? unguarded : SessionJournal.renewing(env.durable, unguarded)
     // past the deadline the turn is interrupted where it is (a running executor included), then compensated
     return yield* Deadline.within(turn, Duration.millis(limitMillis), () => Effect.fail(new TurnDeadlineExceeded({ limitMillis }))).pipe(
       // the deadline struck between the commit and the answer: the turn is committed, so it is the answer
@@ -358,7 +373,8 @@ export const run = <A, X extends { readonly _tag: string; readonly message: stri
       // an onExit finalizer is uninterruptible: an interrupted send is compensated before the interruption completes
       Effect.onExit((exit) =>
         Exit.isFailure(exit) && !current.committed
-          ? Effect.map(rollBack(env, current.number, current.executions, exit.cause, limitMillis), (c) => void (compensated = c))
+          ? Effect.flatMap(usageOf(current), (usage) =>
+            Effect.map(rollBack(env, current, { usage: current.rounds === 0 ? undefined : usage, cause: exit.cause, millis: limitMillis }), (c) => void (compensated = c)))
           : Effect.void
       ),
       Effect.mapError((e) => reported(current.number, compensated, e)),

@@ -17,8 +17,9 @@ import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import type * as AgentSession from "../AgentSession.js"
 import type { UndoFailure } from "../Compensation.js"
-import { UndoIncomplete, UndoSuperseded } from "../Errors.js"
+import { type SessionStoreError, UndoIncomplete, UndoSuperseded } from "../Errors.js"
 import * as ToolEnvelope from "../ToolEnvelope.js"
+import * as SessionJournal from "./sessionJournal.js"
 import { type Env, type UndoEntry, type UndoStep } from "./sessionState.js"
 
 /** One step's outcome: `undefined` when it undid, else the failure envelope (interruption passes on). */
@@ -40,6 +41,18 @@ export const attempt = (step: UndoStep): Effect.Effect<ToolEnvelope.Failure | un
 const markDone = (env: Env, entry: UndoEntry, step: UndoStep) =>
   Ref.update(env.undoLog, (log) => log.map((e) => e.turn === entry.turn ? { ...e, steps: e.steps.filter((s) => s !== step) } : e))
 
+/**
+ * Marks a step that undid as done, in the store first when the session has one: a store that cannot record
+ * it makes the step a failure (left to run again, as its undo is keyed by the call's idempotency key).
+ */
+const recordDone = (env: Env, entry: UndoEntry, step: UndoStep): Effect.Effect<ToolEnvelope.Failure | undefined> =>
+  env.durable === undefined
+    ? Effect.as(markDone(env, entry, step), undefined)
+    : SessionJournal.stepDone(env.durable, entry.turn, step.callId).pipe(
+      Effect.zipRight(Effect.as(markDone(env, entry, step), undefined)),
+      Effect.catchAll((e) => Effect.succeed(ToolEnvelope.failure("execution_error", `The undo ran, but the session store could not record it: ${e.message}`, { tool: step.tool })))
+    )
+
 /** The outcome of each step whose run is under way, so that a retry waits for it instead of running it again. */
 const underWay = new WeakMap<UndoStep, Deferred.Deferred<ToolEnvelope.Failure | undefined>>()
 
@@ -56,7 +69,7 @@ const runStep = (env: Env, entry: UndoEntry, step: UndoStep): Effect.Effect<Tool
       const outcome = Deferred.unsafeMake<ToolEnvelope.Failure | undefined>(FiberId.none)
       underWay.set(step, outcome)
       const unit = attempt(step).pipe(
-        Effect.tap((failure) => failure === undefined ? markDone(env, entry, step) : Effect.void),
+        Effect.flatMap((failure) => failure === undefined ? recordDone(env, entry, step) : Effect.succeed(failure)),
         // only the undo itself can interrupt this fiber: that is its failure
         Effect.catchAllCause(() => Effect.succeed(ToolEnvelope.failure("execution_error", "The undo was interrupted before it answered.", { tool: step.tool }))),
         Effect.tap((failure) => Effect.zipRight(Effect.sync(() => underWay.delete(step)), Deferred.succeed(outcome, failure)))
@@ -71,6 +84,7 @@ const runStep = (env: Env, entry: UndoEntry, step: UndoStep): Effect.Effect<Tool
  */
 const remove = (env: Env, entry: UndoEntry) =>
   Effect.uninterruptible(Effect.gen(function*() {
+    if (env.durable !== undefined) yield* SessionJournal.turnUndone(env.durable, entry.turn)
     yield* Ref.update(env.undoLog, (log) => log.filter((e) => e.turn !== entry.turn))
     if (entry.kept.length > 0) yield* Ref.update(env.outstanding, (o) => [...o, ...entry.kept])
     yield* Ref.update(env.history, (h) => [...h.slice(0, entry.start), ...h.slice(entry.start + entry.count)])
@@ -92,7 +106,7 @@ export const lastCommitted = (env: Env): Effect.Effect<number | undefined> => Ef
  * Undoes the last committed turn, or `None` when no committed turn is left; `UndoIncomplete` when a step
  * failed; `UndoSuperseded` when the last committed turn is no longer `expected` (what it was when the caller asked).
  */
-export const undoLast = (env: Env, expected: number | undefined): Effect.Effect<Option.Option<AgentSession.UndoReport>, UndoIncomplete | UndoSuperseded> =>
+export const undoLast = (env: Env, expected: number | undefined): Effect.Effect<Option.Option<AgentSession.UndoReport>, UndoIncomplete | UndoSuperseded | SessionStoreError> =>
   Effect.gen(function*() {
     const entry = (yield* Ref.get(env.undoLog)).at(-1)
     if (entry?.turn !== expected) {

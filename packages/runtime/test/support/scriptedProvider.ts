@@ -8,7 +8,7 @@ import { Chunk, Effect, Stream } from "effect"
 import * as AgentSession from "../../src/AgentSession.js"
 import * as ArgumentValidator from "../../src/ArgumentValidator.js"
 import type * as Compensation from "../../src/Compensation.js"
-import { type InvalidOptions, ProviderError } from "../../src/Errors.js"
+import { ProviderError } from "../../src/Errors.js"
 import * as Provider from "../../src/Provider.js"
 import type * as RunLimits from "../../src/RunLimits.js"
 import type * as StreamEvent from "../../src/StreamEvent.js"
@@ -99,7 +99,7 @@ export const session = (
   provider: Provider.AgentProvider,
   toolkit: Toolkit.Toolkit<never>,
   options: SessionOptions = {}
-): Effect.Effect<AgentSession.AgentSession, InvalidOptions> =>
+): Effect.Effect<AgentSession.AgentSession, AgentSession.MakeError> =>
   AgentSession.make({
     provider,
     toolkit,

@@ -1,0 +1,173 @@
+/**
+ * The write-ahead journal of a session made with a `SessionStore` in context: every call is journaled
+ * before its executor runs and its envelope after, a turn is committed or rolled back in the store before
+ * memory changes, and undo steps and reconciliations are written as they happen. The session's `Ref`s stay
+ * the one state a running session reads; the store is what a new process rebuilds them from.
+ *
+ * @internal
+ */
+import * as Effect from "effect/Effect"
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Schedule from "effect/Schedule"
+import type { JsonValue as J } from "@toolgate/json-schema"
+import type * as AgentSession from "../AgentSession.js"
+import type * as Compensation from "../Compensation.js"
+import type { SessionBusy, SessionStoreError } from "../Errors.js"
+import type * as Message from "../Message.js"
+import type * as SessionStore from "../SessionStore.js"
+import type * as ToolEnvelope from "../ToolEnvelope.js"
+import type { Execution, UndoStep } from "./sessionState.js"
+
+/** The session's store, its lease holder id and what of the running turn is not journaled yet. */
+export interface Durable {
+  readonly store: SessionStore.Service
+  /** The session's id in the store. */
+  readonly session: string
+  /** Who holds the session's lease: every fenced write names it. */
+  readonly owner: string
+  /** How long the lease lasts from each renewal. */
+  readonly ttl: Duration.Duration
+  /** Until when (epoch milliseconds) the lease is surely this owner's: the expiry of its last renewal. */
+  heldUntil: number
+  /** The running turn's messages the store does not have yet (sends are serialized, so one list serves). */
+  unjournaled: Array<Message.Message>
+}
+
+/**
+ * Renews the lease before a turn; answers whether it had lapsed since the last renewal (another owner may
+ * have taken the session and changed it meanwhile, so the caller reloads it).
+ */
+export const renewLapsed = (durable: Durable): Effect.Effect<boolean, SessionBusy | SessionStoreError> =>
+  Effect.gen(function*() {
+    const lapsed = (yield* Clock.currentTimeMillis) >= durable.heldUntil
+    yield* renew(durable)
+    return lapsed
+  })
+
+/** A running turn's first message: the store gets it with the turn's first journaled call. */
+export const begin = (durable: Durable, user: Message.Message): void => {
+  durable.unjournaled = [user]
+}
+
+/** Renews the lease and remembers until when it holds. */
+const renew = (durable: Durable): Effect.Effect<void, SessionBusy | SessionStoreError> =>
+  Effect.map(durable.store.renew(durable.session, durable.owner, durable.ttl), (lease) => void (durable.heldUntil = lease.expiresAt))
+
+/** A durable journal for `session`. */
+export const make = (store: SessionStore.Service, lease: SessionStore.Lease, ttl: Duration.Duration): Durable =>
+  ({ store, session: lease.session, owner: lease.owner, ttl, heldUntil: lease.expiresAt, unjournaled: [] })
+
+/** Messages of the running turn to hand to the store with its next journaled call (or its commit). */
+export const queue = (durable: Durable, messages: ReadonlyArray<Message.Message>): void => {
+  for (const m of messages) durable.unjournaled.push(m)
+}
+
+/** Journals `execution` before its executor runs, with the turn's messages the store does not have yet. */
+export const started = (durable: Durable, execution: Execution, turn: number): Effect.Effect<void, SessionStoreError | SessionBusy> =>
+  Effect.suspend(() => {
+    const messages = durable.unjournaled
+    durable.unjournaled = []
+    return durable.store.callStarted({
+      session: durable.session,
+      owner: durable.owner,
+      turn,
+      round: execution.round,
+      callId: execution.callId,
+      tool: execution.tool,
+      arguments: execution.arguments,
+      idempotencyKey: execution.idempotencyKey,
+      ...(messages.length === 0 ? {} : { messages })
+    })
+  })
+
+/** Journals the envelope a call answered with. */
+export const finished = (durable: Durable, turn: number, callId: string, envelope: ToolEnvelope.Envelope): Effect.Effect<void, SessionStoreError> =>
+  durable.store.callFinished({ session: durable.session, turn, callId, envelope })
+
+/** An undo step as the store keeps it. */
+export const stepData = (step: UndoStep): SessionStore.UndoStep => ({
+  callId: step.callId,
+  tool: step.tool,
+  arguments: step.arguments,
+  result: step.result,
+  idempotencyKey: step.idempotencyKey
+})
+
+/** What a turn's commit writes. */
+export interface TurnCommit {
+  readonly turn: number
+  readonly messages: ReadonlyArray<Message.Message>
+  readonly calls: ReadonlyArray<string>
+  readonly steps: ReadonlyArray<UndoStep>
+  readonly kept: ReadonlyArray<Compensation.OutstandingEffect>
+  readonly results: ReadonlyArray<SessionStore.SessionResult>
+  readonly usage: AgentSession.UsageReport
+}
+
+/** Commits a turn in the store (before memory changes: a failed write fails the turn, which then rolls back). */
+export const commit = (durable: Durable, c: TurnCommit): Effect.Effect<void, SessionStoreError | SessionBusy> =>
+  Effect.suspend(() => {
+    durable.unjournaled = []
+    return durable.store.commitTurn({
+      session: durable.session,
+      owner: durable.owner,
+      turn: c.turn,
+      messages: c.messages,
+      undo: { calls: c.calls, steps: c.steps.map(stepData), kept: c.kept },
+      results: c.results,
+      usage: c.usage
+    })
+  })
+
+/** Closes a failed turn in the store: history keeps `messages`, `outstanding` joins the session's. */
+export const rollback = (
+  durable: Durable,
+  turn: number,
+  messages: ReadonlyArray<Message.Message>,
+  outstanding: ReadonlyArray<Compensation.OutstandingEffect>,
+  usage: AgentSession.UsageReport | undefined
+): Effect.Effect<void, SessionStoreError | SessionBusy> =>
+  Effect.suspend(() => {
+    durable.unjournaled = []
+    return durable.store.rollbackTurn({
+      session: durable.session,
+      owner: durable.owner,
+      turn,
+      messages,
+      outstanding,
+      ...(usage === undefined ? {} : { usage })
+    })
+  })
+
+/** Marks an undo step done in the store. */
+export const stepDone = (durable: Durable, turn: number, callId: string): Effect.Effect<void, SessionStoreError> =>
+  durable.store.undoStepDone(durable.session, turn, callId)
+
+/** Takes an undone turn out of the store. */
+export const turnUndone = (durable: Durable, turn: number): Effect.Effect<void, SessionStoreError> => durable.store.undoTurn(durable.session, turn)
+
+/** Removes reconciled outstanding effects from the store. */
+export const reconciled = (durable: Durable, keys: ReadonlyArray<string>): Effect.Effect<void, SessionStoreError> =>
+  Effect.asVoid(durable.store.reconcile(durable.session, keys))
+
+/** A committed turn's results as the store keeps them for chain scope `session`. */
+export const sessionResults = (
+  turn: number,
+  results: ReadonlyMap<string, ToolEnvelope.Envelope>,
+  artifacts: ReadonlyMap<string, ReadonlyMap<string, J.JsonValue>>
+): Array<SessionStore.SessionResult> =>
+  Array.from(results, ([callId, envelope]) => ({ callId, turn, envelope, artifacts: [...(artifacts.get(callId) ?? [])] }))
+
+/**
+ * Runs a turn while its lease is renewed every third of its time to live, so a turn longer than the lease
+ * keeps it. A renewal that fails stops renewing: the lease was lost, and the turn's next fenced write
+ * (a journaled call, the commit) fails with `SessionBusy`.
+ */
+export const renewing = <A, E, R>(durable: Durable, turn: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => {
+  const every = Duration.millis(Math.max(1, Math.floor(Duration.toMillis(durable.ttl) / 3)))
+  return Effect.scoped(Effect.zipRight(Effect.forkScoped(Effect.repeat(Effect.delay(renew(durable), every), Schedule.forever)), turn))
+}
+
+/** Gives up the session's lease. */
+export const release = (durable: Durable): Effect.Effect<void, SessionStoreError> => durable.store.release(durable.session, durable.owner)

@@ -1,0 +1,101 @@
+/**
+ * A session on every store (in memory, SQLite, Postgres): resumed by a second store instance (another
+ * process's connection), exported and seeded, one writer at a time, and failed typed when the journal cannot
+ * be written.
+ */
+import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import { Effect, Exit, Option, Scope } from "effect"
+import { type Backend, memory, postgres, sessionId, sqlite } from "./support/backends.js"
+import * as Pg from "./support/postgres.js"
+import { answering, calling, kit, refusing, scripted, sessionOn } from "./support/sessionKit.js"
+
+let pgScope: Scope.CloseableScope
+let pgPort = 0
+beforeAll(async () => {
+  pgScope = Effect.runSync(Scope.make())
+  pgPort = (await Effect.runPromise(Scope.extend(Pg.cluster, pgScope))).port
+}, 180_000)
+afterAll(() => Effect.runPromise(Scope.close(pgScope, Exit.void)), 60_000)
+
+const backends: ReadonlyArray<readonly [Backend["name"], Effect.Effect<Backend, never, Scope.Scope>]> = [
+  ["memory", memory],
+  ["sqlite", sqlite],
+  ["postgres", Effect.sync(() => postgres(pgPort))]
+]
+
+describe.each(backends)("AgentSession on %s", (_name, makeBackend) => {
+  it.scopedLive("a second store instance resumes the session: history, undo log and outstanding effects, undo across instances", () =>
+    Effect.gen(function*() {
+      const backend = yield* makeBackend
+      const id = sessionId("resume")
+      const { runs, toolkit, undos } = kit()
+      const model = scripted([calling("c1", "book", "a"), answering("booked"), calling("c1", "charge", "b"), answering("charged")])
+      const first = yield* Effect.scoped(Effect.gen(function*() {
+        const s = yield* sessionOn(yield* backend.open(), id, model.provider, toolkit)
+        yield* s.send("book a")
+        yield* s.send("charge b")
+        return yield* s.export
+      }))
+      yield* Effect.scoped(Effect.gen(function*() {
+        const s = yield* sessionOn(yield* backend.open(), id, scripted([]).provider, toolkit)
+        assert.deepStrictEqual(yield* s.export, first)
+        assert.deepStrictEqual(Option.getOrThrow(yield* s.undoLastTurn), { turn: 2, undone: [], notUndone: ["c1"] })
+        assert.deepStrictEqual((yield* s.outstanding).map((o) => [o.reason, o.idempotencyKey]), [["no_undo", runs[1]]])
+        assert.deepStrictEqual(Option.getOrThrow(yield* s.undoLastTurn), { turn: 1, undone: ["c1"], notUndone: [] })
+        assert.deepStrictEqual((yield* s.reconcile([runs[1]!])).map((o) => o.idempotencyKey), [runs[1]])
+      }))
+      assert.deepStrictEqual(undos, [runs[0]])
+      const stored = Option.getOrThrow(yield* (yield* backend.open()).load(id))
+      assert.deepStrictEqual([stored.snapshot.history, stored.snapshot.undoLog, stored.snapshot.outstanding, stored.pending], [[], [], [], []])
+    }), 120_000)
+
+  it.scopedLive("export and seed: a snapshot under a new id is imported and resumed; importing over a stored session fails typed", () =>
+    Effect.gen(function*() {
+      const backend = yield* makeBackend
+      const id = sessionId("export")
+      const { toolkit, undos } = kit()
+      const snapshot = yield* Effect.scoped(Effect.gen(function*() {
+        const s = yield* sessionOn(yield* backend.open(), id, scripted([calling("c1", "book", "x"), answering("ok")]).provider, toolkit)
+        yield* s.send("book x")
+        return yield* s.export
+      }))
+      const copy = sessionId("copy")
+      yield* Effect.scoped(Effect.gen(function*() {
+        const s = yield* sessionOn(yield* backend.open(), copy, scripted([]).provider, toolkit, { snapshot: { ...snapshot, id: copy } })
+        assert.deepStrictEqual(yield* s.history, snapshot.history)
+        assert.deepStrictEqual(Option.getOrThrow(yield* s.undoLastTurn).undone, ["c1"])
+      }))
+      assert.strictEqual(undos.length, 1)
+      const again = yield* Effect.flip(Effect.scoped(sessionOn(yield* backend.open(), id, scripted([]).provider, toolkit, { snapshot })))
+      assert.strictEqual(again._tag, "SessionStoreError")
+    }), 120_000)
+
+  it.scopedLive("one writer: a second session on the same id fails with SessionBusy while the first is open; after it closes the next one opens", () =>
+    Effect.gen(function*() {
+      const backend = yield* makeBackend
+      const id = sessionId("lease")
+      const { toolkit } = kit()
+      yield* Effect.scoped(Effect.gen(function*() {
+        yield* sessionOn(yield* backend.open(), id, scripted([]).provider, toolkit)
+        const busy = yield* Effect.flip(Effect.scoped(sessionOn(yield* backend.open(), id, scripted([]).provider, toolkit)))
+        assert.strictEqual(busy._tag, "SessionBusy")
+      }))
+      const s = yield* Effect.scoped(sessionOn(yield* backend.open(), id, scripted([]).provider, toolkit))
+      assert.strictEqual(s.id, id)
+    }), 120_000)
+
+  it.scopedLive("a store that cannot journal the call fails the turn with SessionStoreError and the executor never runs", () =>
+    Effect.gen(function*() {
+      const backend = yield* makeBackend
+      const id = sessionId("refused")
+      const { runs, toolkit } = kit()
+      const error = yield* Effect.scoped(Effect.gen(function*() {
+        const s = yield* sessionOn(refusing(yield* backend.open()), id, scripted([calling("c1", "charge", "a"), answering("no")]).provider, toolkit)
+        return yield* Effect.flip(s.send("charge a"))
+      }))
+      assert.strictEqual(error._tag, "SessionStoreError")
+      assert.deepStrictEqual(runs, [])
+      const stored = Option.getOrThrow(yield* (yield* backend.open()).load(id))
+      assert.deepStrictEqual([stored.snapshot.history.map((m) => m._tag), stored.snapshot.outstanding, stored.pending], [["User"], [], []])
+    }), 120_000)
+})
