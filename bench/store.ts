@@ -6,12 +6,13 @@
  * concurrently, on SQLite and on Postgres (a throwaway cluster; skipped, and said so, when none starts).
  *
  * A turn's writes: `callStarted` (with the user and assistant messages), `callFinished`, `commitTurn` (four
- * messages, the undo entry, the session-scope result, usage).
+ * messages, the undo entry, the session-scope result, usage). Then whole turns: one `AgentSession` sending
+ * one-call turns with no store, with the in-memory store and with SQLite, and the bytes a turn adds to the file.
  */
 import { PgClient } from "@effect/sql-pg"
-import { type SessionStore as Store, SessionStore } from "@toolgate/runtime"
+import { AgentSession, ArgumentValidator, Provider, type SessionStore as Store, SessionStore, Tool, Toolkit } from "@toolgate/runtime"
 import { SqlSessionStore } from "@toolgate/sql"
-import { Effect, Exit, Layer, ManagedRuntime, Scope } from "effect"
+import { Effect, Either, Exit, Layer, ManagedRuntime, Schema, Scope } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -89,6 +90,32 @@ const throughput = async (name: string, runtime: ManagedRuntime.ManagedRuntime<a
   return { suite: "store: 100 sessions × 100 turns", name, nsPerOp: (seconds * 1e9) / 10_000, baseline: name, ratio: 1 } satisfies Result
 }
 
+/** The tool of the whole turns: one call, then text. */
+const writeFile = Tool.make("write_file", {
+  description: "Writes a file",
+  parameters: Schema.Struct({ path: Schema.String, content: Schema.String }),
+  execute: ({ content }) => Effect.succeed({ written: content.length })
+})
+const toolkit = Either.getOrThrow(Toolkit.make(writeFile))
+
+/** A model that calls `write_file` when the last message is the user's, and answers in text after the result. */
+const model: Provider.AgentProvider = {
+  capabilities: Provider.capabilities({ name: "bench", requiresNetworking: false }),
+  stream: () => { throw new Error("answered whole") },
+  complete: (request) =>
+    Effect.succeed(request.messages.at(-1)?._tag === "User"
+      ? [{ _tag: "ToolCallComplete", id: `call_${request.messages.length}`, name: "write_file", arguments: { path: "/tmp/report.txt", content: "quarterly figures" } }, { _tag: "Done" }]
+      : [{ _tag: "TextDelta", text: "Done." }, { _tag: "Usage", inputTokens: 420, outputTokens: 31 }, { _tag: "Done" }])
+}
+
+/** A session on `layer`'s store (none: no store) whose every run sends its next one-call turn. */
+const sessionTurns = async (name: string, layer: Layer.Layer<never> | Layer.Layer<SessionStore.SessionStore, unknown>) => {
+  const runtime = ManagedRuntime.make(Layer.merge(ArgumentValidator.layer, layer as Layer.Layer<never>))
+  const scope = Effect.runSync(Scope.make())
+  const session = await runtime.runPromise(Scope.extend(AgentSession.make({ id: `bench-${name}`, provider: model, toolkit, mode: "local" }), scope))
+  return { name, ops: 1, run: () => runtime.runPromise(session.send("Write the report.")), close: () => Effect.runPromise(Scope.close(scope, Exit.void)).then(() => runtime.dispose()) }
+}
+
 export const run = async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-bench-store-"))
   const scope = Effect.runSync(Scope.make())
@@ -106,8 +133,23 @@ export const run = async () => {
     ])
     console.log(`  (FULL syncs the log at every commit: ${(measured.get("sqlite WAL, synchronous=FULL")! / 1000).toFixed(0)} µs per turn, three commits, on this disk)`)
 
+    const whole = [
+      await sessionTurns("session, no store", Layer.empty),
+      await sessionTurns("session, in-memory store", SessionStore.layerMemory),
+      await sessionTurns("session, sqlite WAL, NORMAL", SqlSessionStore.layerSqlite({ filename: path.join(dir, "turns-normal.sqlite"), synchronous: "NORMAL" })),
+      await sessionTurns("session, sqlite WAL, FULL", SqlSessionStore.layerSqlite({ filename: path.join(dir, "turns-full.sqlite") }))
+    ]
+    const turned = await sequential(whole)
+    const wholeOutcome = report("store: a whole one-call turn (AgentSession.send), wall time", turned, "session, no store", [
+      { name: "a turn on SQLite (WAL, NORMAL) / the same turn with no store", candidate: "session, sqlite WAL, NORMAL", baseline: "session, no store", max: 2 }
+    ])
+    await Promise.all(whole.map((w) => w.close()))
+    const bytes = fs.statSync(path.join(dir, "turns-normal.sqlite")).size + (fs.existsSync(path.join(dir, "turns-normal.sqlite-wal")) ? fs.statSync(path.join(dir, "turns-normal.sqlite-wal")).size : 0)
+    const sent = 200 + 5 * 400
+    console.log(`  store size: ${(bytes / sent).toFixed(0)} bytes per one-call turn (the SQLite file and its log after ${sent} turns)`)
+
     console.log("\nstore: 100 sessions × 100 turns, concurrent")
-    const results: Array<Result> = [...outcome.results]
+    const results: Array<Result> = [...outcome.results, ...wholeOutcome.results]
     results.push(await throughput("sqlite WAL, synchronous=NORMAL", normal.runtime, normal.store))
     results.push(await throughput("sqlite WAL, synchronous=FULL", full.runtime, full.store))
     const pg = await Effect.runPromise(Effect.either(Scope.extend(Effect.exit(Pg.cluster), scope)))
@@ -120,7 +162,7 @@ export const run = async () => {
       console.log("  postgres: skipped, no cluster could be started (initdb not found?)")
     }
     await Promise.all([memory.runtime.dispose(), full.runtime.dispose(), normal.runtime.dispose()])
-    return { results, met: outcome.met }
+    return { results, met: outcome.met && wholeOutcome.met }
   } finally {
     await Effect.runPromise(Scope.close(scope, Exit.void))
     fs.rmSync(dir, { recursive: true, force: true })

@@ -3,25 +3,12 @@
  * process's connection), exported and seeded, one writer at a time, and failed typed when the journal cannot
  * be written.
  */
-import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
-import { Effect, Exit, Option, Scope } from "effect"
-import { type Backend, memory, postgres, sessionId, sqlite } from "./support/backends.js"
-import * as Pg from "./support/postgres.js"
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Option } from "effect"
+import { everyStore, sessionId } from "./support/backends.js"
 import { answering, calling, kit, refusing, scripted, sessionOn } from "./support/sessionKit.js"
 
-let pgScope: Scope.CloseableScope
-let pgPort = 0
-beforeAll(async () => {
-  pgScope = Effect.runSync(Scope.make())
-  pgPort = (await Effect.runPromise(Scope.extend(Pg.cluster, pgScope))).port
-}, 180_000)
-afterAll(() => Effect.runPromise(Scope.close(pgScope, Exit.void)), 60_000)
-
-const backends: ReadonlyArray<readonly [Backend["name"], Effect.Effect<Backend, never, Scope.Scope>]> = [
-  ["memory", memory],
-  ["sqlite", sqlite],
-  ["postgres", Effect.sync(() => postgres(pgPort))]
-]
+const backends = everyStore()
 
 describe.each(backends)("AgentSession on %s", (_name, makeBackend) => {
   it.scopedLive("a second store instance resumes the session: history, undo log and outstanding effects, undo across instances", () =>

@@ -3,28 +3,17 @@
  * processes on one SQLite file, contending for a session's lease (the holder killed with SIGKILL, its lease
  * expiring) and writing their own sessions at the same time.
  */
-import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
-import { Effect, Exit, Option, Scope } from "effect"
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Option } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import * as path from "node:path"
-import { type Backend, memory, openSqlite, postgres, sessionId, sqlite } from "./support/backends.js"
+import { type Backend, everyStore, openSqlite, sessionId, sqlite } from "./support/backends.js"
 import * as F from "./support/fixtures.js"
-import * as Pg from "./support/postgres.js"
 
-let pgScope: Scope.CloseableScope
-let pgPort = 0
-beforeAll(async () => {
-  pgScope = Effect.runSync(Scope.make())
-  pgPort = (await Effect.runPromise(Scope.extend(Pg.cluster, pgScope))).port
-}, 180_000)
-afterAll(() => Effect.runPromise(Scope.close(pgScope, Exit.void)), 60_000)
-
-const backends: ReadonlyArray<readonly [Backend["name"], Effect.Effect<Backend, never, Scope.Scope>]> = [
-  ["memory", memory],
+const backends = everyStore(
   // commits synced at checkpoints: the long session measures the store, not the disk's fsync
-  ["sqlite", Effect.map(sqlite, (b): Backend => ({ ...b, open: (o) => openSqlite(b.filename, { ...o, synchronous: "NORMAL" }) }))],
-  ["postgres", Effect.sync(() => postgres(pgPort))]
-]
+  Effect.map(sqlite, (b): Backend => ({ ...b, open: (o) => openSqlite(b.filename, { ...o, synchronous: "NORMAL" }) }))
+)
 
 describe.each(backends)("%s", (_name, makeBackend) => {
   it.scopedLive("a 10,000-turn session: stored, read back, its last turn undone", () =>

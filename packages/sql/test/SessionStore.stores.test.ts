@@ -3,27 +3,14 @@
  * cluster started for this file). Each test opens its store instances on the backend's data; a second
  * `open` is a second instance (a new connection), as another process would have.
  */
-import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
-import { Effect, Exit, Option, Scope } from "effect"
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Exit, Option } from "effect"
 import { Errors } from "@toolgate/runtime"
-import { type Backend, memory, postgres, sessionId, sqlite } from "./support/backends.js"
+import { everyStore, sessionId } from "./support/backends.js"
 import * as F from "./support/fixtures.js"
 import { commands, Model } from "./support/model.js"
-import * as Pg from "./support/postgres.js"
 
-let pgScope: Scope.CloseableScope
-let pgPort = 0
-beforeAll(async () => {
-  pgScope = Effect.runSync(Scope.make())
-  pgPort = (await Effect.runPromise(Scope.extend(Pg.cluster, pgScope))).port
-}, 180_000)
-afterAll(() => Effect.runPromise(Scope.close(pgScope, Exit.void)), 60_000)
-
-const backends: ReadonlyArray<readonly [Backend["name"], Effect.Effect<Backend, never, Scope.Scope>]> = [
-  ["memory", memory],
-  ["sqlite", sqlite],
-  ["postgres", Effect.sync(() => postgres(pgPort))]
-]
+const backends = everyStore()
 
 const storeError = <A>(exit: Exit.Exit<A, unknown>): Errors.SessionStoreError => {
   assert.isTrue(Exit.isFailure(exit))

@@ -6,12 +6,14 @@
 import { PgClient } from "@effect/sql-pg"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { SqliteClient } from "@effect/sql-sqlite-node"
-import { Context, Effect, Layer, type Scope } from "effect"
+import { afterAll, beforeAll } from "@effect/vitest"
+import { Context, Effect, Exit, Layer, Scope } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { SessionStore } from "@toolgate/runtime"
 import { SqlSessionStore } from "@toolgate/sql"
+import * as Pg from "./postgres.js"
 
 /** A backend: store instances on shared data. */
 export interface Backend {
@@ -74,3 +76,25 @@ export const postgres = (port: number): Backend => {
 
 /** A session id no other test uses. */
 export const sessionId = (label: string): string => `${label}-${crypto.randomUUID()}`
+
+/**
+ * The three backends for a test file: memory, SQLite (`sqliteBackend`, a fresh file by default) and Postgres,
+ * on a throwaway cluster started before the file's tests and stopped after them (it fails them loudly when
+ * none can start).
+ */
+export const everyStore = (
+  sqliteBackend: Effect.Effect<Backend, never, Scope.Scope> = sqlite
+): ReadonlyArray<readonly [Backend["name"], Effect.Effect<Backend, never, Scope.Scope>]> => {
+  let pgScope: Scope.CloseableScope | undefined
+  let pgPort = 0
+  beforeAll(async () => {
+    pgScope = Effect.runSync(Scope.make())
+    pgPort = (await Effect.runPromise(Scope.extend(Pg.cluster, pgScope))).port
+  }, 180_000)
+  afterAll(() => pgScope === undefined ? undefined : Effect.runPromise(Scope.close(pgScope, Exit.void)), 60_000)
+  return [
+    ["memory", memory],
+    ["sqlite", sqliteBackend],
+    ["postgres", Effect.sync(() => postgres(pgPort))]
+  ]
+}
