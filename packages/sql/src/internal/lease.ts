@@ -18,7 +18,8 @@ const k = (key: string): string => JSON.stringify(key)
 
 type Tx = <A, E>(site: { readonly session: string; readonly operation: string }, effect: Effect.Effect<A, E>) => Effect.Effect<A, Exclude<E, SqlError> | Errors.SessionStoreError>
 
-interface Row {
+/** A lease row as read. */
+export interface Row {
   readonly owner: string
   readonly expires_at: unknown
   readonly version: unknown
@@ -74,21 +75,26 @@ export const make = (sql: SqlClient.SqlClient, tx: Tx) => {
   const release = (session: string, owner: string) =>
     Effect.asVoid(tx({ session, operation: "release" }, sql`DELETE FROM toolgate_leases WHERE session = ${k(session)} AND owner = ${k(owner)}`))
 
+  /** `SessionBusy` when `row`, the session's lease row read in the writing transaction, is another owner's and unexpired. */
+  const check = (session: string, owner: string, row: Pick<Row, "owner" | "expires_at"> | undefined) =>
+    Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      if (row === undefined || row.owner === k(owner) || Number(row.expires_at) <= now) return
+      return yield* new Errors.SessionBusy({ session, holder: yield* decodeKey(row.owner, session, "fence"), expiresAt: Number(row.expires_at) })
+    })
+
   /**
    * Fencing, inside a writing transaction: `SessionBusy` when `owner` is given and another owner holds an
    * unexpired lease (on Postgres the lease row is read `FOR SHARE`, so no takeover commits meanwhile).
    */
   const fence = (session: string, owner: string | undefined) =>
     owner === undefined ? Effect.void : Effect.gen(function*() {
-      const now = yield* Clock.currentTimeMillis
       const rows = yield* sql.onDialectOrElse({
         pg: () => sql<Row>`SELECT owner, expires_at, version FROM toolgate_leases WHERE session = ${k(session)} FOR SHARE`,
         orElse: () => sql<Row>`SELECT owner, expires_at, version FROM toolgate_leases WHERE session = ${k(session)}`
       })
-      const row = rows[0]
-      if (row === undefined || row.owner === k(owner) || Number(row.expires_at) <= now) return
-      return yield* new Errors.SessionBusy({ session, holder: yield* decodeKey(row.owner, session, "fence"), expiresAt: Number(row.expires_at) })
+      return yield* check(session, owner, rows[0])
     })
 
-  return { take, release, fence }
+  return { take, release, fence, check }
 }
