@@ -1,7 +1,8 @@
 /**
  * One writer per session: a lease row (owner, expiry, version). On Postgres the row is locked with
- * `SELECT … FOR UPDATE` and taken over only by a write naming the version read; on SQLite the transaction's
- * write lock already serializes writers, so one conditional upsert takes it. An expired lease is anyone's.
+ * `SELECT … FOR UPDATE` and taken over only by a write naming the version read; on SQLite one conditional
+ * upsert takes it when it is ours or free (atomic on its own), and a transaction reads who holds it otherwise.
+ * An expired lease is anyone's.
  *
  * @internal
  */
