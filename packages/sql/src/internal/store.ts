@@ -189,7 +189,8 @@ export const make = (limit: number) =>
         yield* touch(session)
         const record = yield* entryOf(site, turn)
         const kept = yield* encAll(Compensation.OutstandingEffect, record.kept, site)
-        const seq = yield* reserve(session, 0, kept.length)
+        // the row is locked already: it is written again only to reserve sequence numbers for kept effects
+        const seq = kept.length === 0 ? 0 : yield* reserve(session, 0, kept.length)
         yield* sql`DELETE FROM toolgate_undo WHERE session = ${k(session)} AND turn = ${turn}`
         yield* sql`DELETE FROM toolgate_messages WHERE session = ${k(session)} AND turn = ${turn} AND pending = 0`
         yield* sql`DELETE FROM toolgate_results WHERE session = ${k(session)} AND turn = ${turn}`
