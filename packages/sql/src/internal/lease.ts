@@ -1,7 +1,8 @@
 /**
  * One writer per session: a lease row (owner, expiry, version). On Postgres the row is locked with
- * `SELECT … FOR UPDATE` and taken over only by a write naming the version read; on SQLite the transaction's
- * write lock already serializes writers, so one conditional upsert takes it. An expired lease is anyone's.
+ * `SELECT … FOR UPDATE` and taken over only by a write naming the version read; on SQLite one conditional
+ * upsert takes it when it is ours or free (atomic on its own), and a transaction reads who holds it otherwise.
+ * An expired lease is anyone's.
  *
  * @internal
  */
@@ -16,9 +17,10 @@ import { Errors, SessionStore } from "@toolgate/runtime"
 /** A key column's text (see `store.ts`). */
 const k = (key: string): string => JSON.stringify(key)
 
-type Tx = <A, E>(site: { readonly session: string; readonly operation: string }, effect: Effect.Effect<A, E>) => Effect.Effect<A, Exclude<E, SqlError> | Errors.SessionStoreError>
+type Tx = <A, E>(site: { readonly session: string; readonly operation: string }, effect: Effect.Effect<A, E>, transaction?: boolean) => Effect.Effect<A, Exclude<E, SqlError> | Errors.SessionStoreError>
 
-interface Row {
+/** A lease row as read. */
+export interface Row {
   readonly owner: string
   readonly expires_at: unknown
   readonly version: unknown
@@ -49,12 +51,18 @@ export const make = (sql: SqlClient.SqlClient, tx: Tx) => {
       return { owner: k(owner), expires_at: expiresAt, version: Number(row!.version) + 1 }
     })
 
-  /** SQLite (and others): one upsert that changes the row only when it is ours or expired, then read who holds it. */
+  /** SQLite (and others): one upsert that changes the row only when it is ours or expired; answers the row it wrote (none when it wrote none). */
+  const upsertOther = (session: string, owner: string, now: number, expiresAt: number) =>
+    sql<Row>`INSERT INTO toolgate_leases (session, owner, expires_at, version) VALUES (${k(session)}, ${k(owner)}, ${expiresAt}, 0)
+      ON CONFLICT (session) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at, version = toolgate_leases.version + 1
+      WHERE toolgate_leases.owner = excluded.owner OR toolgate_leases.expires_at <= ${now}
+      RETURNING owner, expires_at, version`
+
+  /** SQLite (and others), in a transaction: the upsert, then who holds the lease. */
   const takeOther = (session: string, owner: string, now: number, expiresAt: number) =>
     Effect.gen(function*() {
-      yield* sql`INSERT INTO toolgate_leases (session, owner, expires_at, version) VALUES (${k(session)}, ${k(owner)}, ${expiresAt}, 0)
-        ON CONFLICT (session) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at, version = toolgate_leases.version + 1
-        WHERE toolgate_leases.owner = excluded.owner OR toolgate_leases.expires_at <= ${now}`
+      const [taken] = yield* upsertOther(session, owner, now, expiresAt)
+      if (taken !== undefined) return taken
       const [row] = yield* sql<Row>`SELECT owner, expires_at, version FROM toolgate_leases WHERE session = ${k(session)}`
       return row!
     })
@@ -63,10 +71,15 @@ export const make = (sql: SqlClient.SqlClient, tx: Tx) => {
     Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
       const expiresAt = now + Duration.toMillis(ttl)
-      const row = yield* tx(
-        { session, operation },
-        sql.onDialectOrElse({ pg: () => takePg(session, owner, now, expiresAt), orElse: () => takeOther(session, owner, now, expiresAt) })
-      )
+      const site = { session, operation }
+      const row = yield* sql.onDialectOrElse({
+        pg: () => tx(site, takePg(session, owner, now, expiresAt)),
+        // taking a lease that is ours or free is the upsert alone (one statement: atomic on its own); reading
+        // who holds it otherwise is a transaction of its own
+        orElse: () =>
+          Effect.flatMap(tx(site, upsertOther(session, owner, now, expiresAt), false), ([taken]) =>
+            taken !== undefined ? Effect.succeed(taken) : tx(site, takeOther(session, owner, now, expiresAt)))
+      })
       if (row.owner !== k(owner)) return yield* new Errors.SessionBusy({ session, holder: yield* decodeKey(row.owner, session, operation), expiresAt: Number(row.expires_at) })
       return { session, owner, expiresAt: Number(row.expires_at) }
     })
@@ -74,21 +87,26 @@ export const make = (sql: SqlClient.SqlClient, tx: Tx) => {
   const release = (session: string, owner: string) =>
     Effect.asVoid(tx({ session, operation: "release" }, sql`DELETE FROM toolgate_leases WHERE session = ${k(session)} AND owner = ${k(owner)}`))
 
+  /** `SessionBusy` when `row`, the session's lease row read in the writing transaction, is another owner's and unexpired. */
+  const check = (session: string, owner: string, row: Pick<Row, "owner" | "expires_at"> | undefined) =>
+    Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      if (row === undefined || row.owner === k(owner) || Number(row.expires_at) <= now) return
+      return yield* new Errors.SessionBusy({ session, holder: yield* decodeKey(row.owner, session, "fence"), expiresAt: Number(row.expires_at) })
+    })
+
   /**
    * Fencing, inside a writing transaction: `SessionBusy` when `owner` is given and another owner holds an
    * unexpired lease (on Postgres the lease row is read `FOR SHARE`, so no takeover commits meanwhile).
    */
   const fence = (session: string, owner: string | undefined) =>
     owner === undefined ? Effect.void : Effect.gen(function*() {
-      const now = yield* Clock.currentTimeMillis
       const rows = yield* sql.onDialectOrElse({
         pg: () => sql<Row>`SELECT owner, expires_at, version FROM toolgate_leases WHERE session = ${k(session)} FOR SHARE`,
         orElse: () => sql<Row>`SELECT owner, expires_at, version FROM toolgate_leases WHERE session = ${k(session)}`
       })
-      const row = rows[0]
-      if (row === undefined || row.owner === k(owner) || Number(row.expires_at) <= now) return
-      return yield* new Errors.SessionBusy({ session, holder: yield* decodeKey(row.owner, session, "fence"), expiresAt: Number(row.expires_at) })
+      return yield* check(session, owner, rows[0])
     })
 
-  return { take, release, fence }
+  return { take, release, fence, check }
 }

@@ -50,22 +50,40 @@ export const make = (limit: number) =>
         Effect.withSpan(`SessionStore.${site.operation}`, { attributes: { "toolgate.session.id": site.session } })
       )
 
-    /**
-     * Creates the session's row or touches it: reserves `count` sequence numbers (answers the first) and moves
-     * its next turn past `turn`. The write that opens every changing transaction.
-     */
-    const reserve = (session: string, turn: number, count: number, usage?: string) =>
-      Effect.map(
-        sql<{ next_seq: unknown }>`INSERT INTO toolgate_sessions (id, next_turn, next_seq, usage) VALUES (${k(session)}, ${turn + 1}, ${count}, ${usage ?? null})
-          ON CONFLICT (id) DO UPDATE SET
-            next_turn = CASE WHEN toolgate_sessions.next_turn > excluded.next_turn THEN toolgate_sessions.next_turn ELSE excluded.next_turn END,
-            next_seq = toolgate_sessions.next_seq + excluded.next_seq,
-            usage = COALESCE(excluded.usage, toolgate_sessions.usage)
-          RETURNING next_seq`,
-        (rows) => num(rows[0]!.next_seq) - count
-      )
-
     const lease = Lease.make(sql, tx)
+
+    /**
+     * Creates the session's row or touches it: reserves `count` sequence numbers and moves its next turn past
+     * `turn`; answers the row's `next_seq` after the reservation, and with `withLease` the session's lease row
+     * too (read in the same statement, once the transaction holds the write lock). The write that opens every
+     * changing transaction.
+     */
+    const upsert = (session: string, turn: number, count: number, usage: string | undefined, withLease: boolean) =>
+      sql<{ next_seq: unknown; owner?: string | null; expires_at?: unknown }>`INSERT INTO toolgate_sessions (id, next_turn, next_seq, usage) VALUES (${k(session)}, ${turn + 1}, ${count}, ${usage ?? null})
+        ON CONFLICT (id) DO UPDATE SET
+          next_turn = CASE WHEN toolgate_sessions.next_turn > excluded.next_turn THEN toolgate_sessions.next_turn ELSE excluded.next_turn END,
+          next_seq = toolgate_sessions.next_seq + excluded.next_seq,
+          usage = COALESCE(excluded.usage, toolgate_sessions.usage)
+        RETURNING next_seq${withLease ? sql`, (SELECT owner FROM toolgate_leases WHERE session = ${k(session)}) AS owner, (SELECT expires_at FROM toolgate_leases WHERE session = ${k(session)}) AS expires_at` : sql``}`
+
+    /** Reserves `count` sequence numbers (answers the first); see `upsert`. */
+    const reserve = (session: string, turn: number, count: number, usage?: string) =>
+      Effect.map(upsert(session, turn, count, usage, false), (rows) => num(rows[0]!.next_seq) - count)
+
+    /**
+     * `reserve`, then fencing when `owner` is given (`SessionBusy` when another owner holds an unexpired lease):
+     * on SQLite the reserving statement answers the lease row; on Postgres a second statement reads it `FOR SHARE`.
+     */
+    const reserveFenced = (session: string, owner: string | undefined, turn: number, count: number, usage?: string) =>
+      owner === undefined ? reserve(session, turn, count, usage) : sql.onDialectOrElse({
+        pg: () => Effect.zipLeft(reserve(session, turn, count, usage), lease.fence(session, owner)),
+        orElse: () =>
+          Effect.flatMap(upsert(session, turn, count, usage, true), ([row]) =>
+            Effect.as(
+              lease.check(session, owner, row!.owner == null ? undefined : { owner: row!.owner, expires_at: row!.expires_at }),
+              num(row!.next_seq) - count
+            ))
+      })
 
     /** Locks the session's row (the first write of a read-then-write transaction). */
     const touch = (session: string) => sql`UPDATE toolgate_sessions SET next_seq = next_seq WHERE id = ${k(session)}`
@@ -77,8 +95,7 @@ export const make = (limit: number) =>
         const body = yield* enc(SessionStore.JournalCall, record as SessionStore.JournalCall, site)
         const bodies = yield* encAll(Message.Message, messages, site)
         return yield* tx(site, Effect.gen(function*() {
-          const seq = yield* reserve(call.session, call.turn, bodies.length + 1)
-          yield* lease.fence(call.session, call.owner)
+          const seq = yield* reserveFenced(call.session, call.owner, call.turn, bodies.length + 1)
           yield* insertAll(sql, "toolgate_messages", bodies.map((b, i) => ({ session: k(call.session), seq: seq + i, turn: call.turn, pending: 1, body: b })))
           yield* insertAll(sql, "toolgate_journal", [{ session: k(call.session), turn: call.turn, call_id: k(call.callId), seq: seq + bodies.length, call: body, envelope: null }])
         }))
@@ -114,8 +131,7 @@ export const make = (limit: number) =>
         const results = yield* encAll(SessionStore.SessionResult, commit.results, site)
         const usage = commit.usage === undefined ? undefined : yield* enc(SessionStore.Usage, commit.usage, site)
         yield* tx(site, Effect.gen(function*() {
-          const seq = yield* reserve(commit.session, commit.turn, bodies.length + results.length, usage)
-          yield* lease.fence(commit.session, commit.owner)
+          const seq = yield* reserveFenced(commit.session, commit.owner, commit.turn, bodies.length + results.length, usage)
           yield* close(commit.session, commit.turn, seq, bodies)
           if (undo !== undefined) {
             yield* sql`INSERT INTO toolgate_undo ${sql.insert({ session: k(commit.session), turn: commit.turn, body: undo })}
@@ -137,8 +153,7 @@ export const make = (limit: number) =>
         const outstanding = yield* encAll(Compensation.OutstandingEffect, rollback.outstanding, site)
         const usage = rollback.usage === undefined ? undefined : yield* enc(SessionStore.Usage, rollback.usage, site)
         yield* tx(site, Effect.gen(function*() {
-          const seq = yield* reserve(rollback.session, rollback.turn, bodies.length + outstanding.length, usage)
-          yield* lease.fence(rollback.session, rollback.owner)
+          const seq = yield* reserveFenced(rollback.session, rollback.owner, rollback.turn, bodies.length + outstanding.length, usage)
           yield* close(rollback.session, rollback.turn, seq, bodies)
           yield* insertAll(sql, "toolgate_outstanding", outstanding.map((body, i) => ({
             session: k(rollback.session),
@@ -174,7 +189,8 @@ export const make = (limit: number) =>
         yield* touch(session)
         const record = yield* entryOf(site, turn)
         const kept = yield* encAll(Compensation.OutstandingEffect, record.kept, site)
-        const seq = yield* reserve(session, 0, kept.length)
+        // the row is locked already: it is written again only to reserve sequence numbers for kept effects
+        const seq = kept.length === 0 ? 0 : yield* reserve(session, 0, kept.length)
         yield* sql`DELETE FROM toolgate_undo WHERE session = ${k(session)} AND turn = ${turn}`
         yield* sql`DELETE FROM toolgate_messages WHERE session = ${k(session)} AND turn = ${turn} AND pending = 0`
         yield* sql`DELETE FROM toolgate_results WHERE session = ${k(session)} AND turn = ${turn}`
