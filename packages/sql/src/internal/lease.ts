@@ -96,15 +96,13 @@ export const make = (sql: SqlClient.SqlClient, tx: Tx) => {
     })
 
   /**
-   * Fencing, inside a writing transaction: `SessionBusy` when `owner` is given and another owner holds an
-   * unexpired lease (on Postgres the lease row is read `FOR SHARE`, so no takeover commits meanwhile).
+   * Fencing on Postgres, inside a writing transaction: `SessionBusy` when `owner` is given and another owner
+   * holds an unexpired lease; the lease row is read `FOR SHARE`, so no takeover commits meanwhile. (On SQLite
+   * the write of the session's row returns the lease row, and `check` reads it.)
    */
   const fence = (session: string, owner: string | undefined) =>
     owner === undefined ? Effect.void : Effect.gen(function*() {
-      const rows = yield* sql.onDialectOrElse({
-        pg: () => sql<Row>`SELECT owner, expires_at, version FROM toolgate_leases WHERE session = ${k(session)} FOR SHARE`,
-        orElse: () => sql<Row>`SELECT owner, expires_at, version FROM toolgate_leases WHERE session = ${k(session)}`
-      })
+      const rows = yield* sql<Row>`SELECT owner, expires_at, version FROM toolgate_leases WHERE session = ${k(session)} FOR SHARE`
       return yield* check(session, owner, rows[0])
     })
 
