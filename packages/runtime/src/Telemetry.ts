@@ -22,6 +22,7 @@
  *
  * @since 0.1.0
  */
+import { Text } from "@toolgate/json-schema"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
@@ -41,12 +42,7 @@ export type Attributes = Readonly<Record<string, Value>>
 export const maxValueLength = 1024
 
 /** `u` as an attribute string: cut to `max` characters (never inside a surrogate pair); anything but a string is left out. */
-const text = (u: unknown, max = maxValueLength): string | undefined => {
-  if (typeof u !== "string") return undefined
-  if (u.length <= max) return u
-  const cut = u.slice(0, max - 1)
-  return `${/[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut}…`
-}
+const text = (u: unknown, max = maxValueLength): string | undefined => typeof u === "string" ? Text.clip(u, max) : undefined
 
 /** `u` when it is a finite number; anything else is left out. */
 const finite = (u: unknown): number | undefined => typeof u === "number" && Number.isFinite(u) ? u : undefined
