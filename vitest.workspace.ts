@@ -11,6 +11,7 @@ export default [
   ...projects("packages/ai", "@toolgate/ai"),
   ...projects("packages/ai-sdk", "@toolgate/ai-sdk"),
   ...projects("packages/sql", "@toolgate/sql", { test: { testTimeout: 60_000, hookTimeout: 120_000 } }),
+  ...projects("packages/mcp", "@toolgate/mcp", { test: { testTimeout: 60_000, hookTimeout: 60_000 } }),
   ...projects("apps/relay", "@toolgate/relay"),
   ...projects("apps/cli", "@toolgate/cli", {
     // the tests that start the real `toolgate` bin; the slow project builds it first (tsc -b, a no-op when dist/ is current)
