@@ -258,6 +258,13 @@ export const encodeValue = <A, I>(schema: Schema.Schema<A, I>, value: A, maxValu
 export const decodeValue = <A, I>(schema: Schema.Schema<A, I>, text: unknown, session: string, operation: string): Effect.Effect<A, SessionStoreError> =>
   Codec.decode(schema, text, { session, operation })
 
+/**
+ * A journal row's call text: `call` with the turn's `messages` not journaled before it (read back by
+ * `fromRows` as the pending turn's messages), each value within `maxValueLength` (for store implementations).
+ */
+export const encodeJournalCall = (call: JournalCall, messages: ReadonlyArray<Message.Message>, maxValueLength: number, session: string): Effect.Effect<string, SessionStoreError> =>
+  Rows.journalCall(call, messages, maxValueLength, { session, operation: "callStarted" })
+
 /** The stored session a session's rows hold, every row decoded (for store implementations). */
 export const fromRows = (rows: SessionRows, operation: string): Effect.Effect<Stored, SessionStoreError> => Rows.assemble(rows, operation)
 

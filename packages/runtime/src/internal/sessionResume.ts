@@ -55,6 +55,8 @@ export const open = Effect.fnUntraced(function*(
       scope.value,
       Effect.catchAll(SessionJournal.release(durable), (e) => Effect.logWarning(`The lease of session ${session} was not released; it expires`, e))
     )
+    // forked after the release is added: the scope stops renewing before it releases
+    yield* SessionJournal.keepRenewed(durable, scope.value)
   }
   if (snapshot !== undefined) yield* store.import(snapshot)
   return durable
