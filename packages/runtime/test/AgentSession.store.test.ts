@@ -1,12 +1,15 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Deferred, Effect, Either, Exit, Fiber, Option } from "effect"
+import { Deferred, Effect, Either, Exit, Fiber, Option, Stream } from "effect"
 import * as AgentSession from "../src/AgentSession.js"
 import * as ArgumentValidator from "../src/ArgumentValidator.js"
 import * as DriftGate from "../src/DriftGate.js"
 import * as Errors from "../src/Errors.js"
+import * as Provider from "../src/Provider.js"
 import * as SessionStore from "../src/SessionStore.js"
+import type * as StreamEvent from "../src/StreamEvent.js"
 import * as Tool from "../src/Tool.js"
 import * as Toolkit from "../src/Toolkit.js"
+import type * as ToolEnvelope from "../src/ToolEnvelope.js"
 import { answer, call, done, make } from "./support/scriptedProvider.js"
 import { countingKit, dying, onStore, unanswered } from "./support/storeSessions.js"
 
@@ -89,6 +92,33 @@ describe("AgentSession on a SessionStore", () => {
       assert.strictEqual(error._tag, "SessionStoreError")
       assert.strictEqual(runs.size, 0)
       assert.deepStrictEqual(yield* s.outstanding, [])
+    }))
+
+  it.effect("a registry-aware provider's call the store cannot journal fails the turn with SessionStoreError before the executor runs", () =>
+    Effect.gen(function*() {
+      // only the call's journal write fails: the turn's commit would succeed
+      const memory = yield* SessionStore.makeMemory()
+      const store: SessionStore.Service = {
+        ...memory,
+        callStarted: (call) => Effect.fail(new Errors.SessionStoreError({ session: call.session, operation: "callStarted", detail: "the disk is full" }))
+      }
+      const { runs, toolkit } = countingKit()
+      const heard: Array<ToolEnvelope.Envelope> = []
+      const provider = Provider.registryAware((registry) => ({
+        capabilities: { ...make([]).capabilities, executionModel: "providerDriven" },
+        stream: () =>
+          Stream.fromEffect(Effect.map(registry.get("charge")!.execute({ v: "a" }, "p1"), (envelope) => void heard.push(envelope))).pipe(
+            Stream.flatMap(() => Stream.make<Array<StreamEvent.StreamEvent>>({ _tag: "TextDelta", text: "charged" }, { _tag: "Done" }))
+          )
+      }))
+      const s = yield* Effect.scoped(onStore(store, provider, toolkit))
+      const error = yield* Effect.flip(s.send("charge"))
+      assert.strictEqual(error._tag, "SessionStoreError")
+      assert.strictEqual(error._tag === "SessionStoreError" ? error.operation : "", "callStarted")
+      assert.strictEqual(runs.size, 0)
+      assert.deepStrictEqual(heard.map((e) => e.ok ? "ok" : e.kind), ["unavailable"])
+      assert.deepStrictEqual(yield* s.outstanding, [])
+      assert.deepStrictEqual((yield* s.history).map((m) => m._tag), ["User"])
     }))
 
   it.effect("a call journaled and never answered is resumed as outstanding (interrupted, same key), never run again; history is answered", () =>

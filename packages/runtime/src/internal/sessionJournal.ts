@@ -6,7 +6,9 @@
  *
  * @internal
  */
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as FiberId from "effect/FiberId"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Schedule from "effect/Schedule"
@@ -37,6 +39,10 @@ export interface Durable {
   running: number
   /** Whether a session-long renewer runs (`keepRenewed`); without one, each turn forks its own. */
   renewer: boolean
+  /** Whether calls are journaled outside the turn's own effects (a registry-aware provider runs them): see `refuse`. */
+  outside: boolean
+  /** While such a turn runs: fails it with the first write the store refused. */
+  refused: Deferred.Deferred<never, SessionStoreError | SessionBusy> | undefined
 }
 
 /**
@@ -62,7 +68,7 @@ const renew = (durable: Durable): Effect.Effect<void, SessionBusy | SessionStore
 
 /** A durable journal for `session`. */
 export const make = (store: SessionStore.Service, lease: SessionStore.Lease, ttl: Duration.Duration): Durable =>
-  ({ store, session: lease.session, owner: lease.owner, ttl, heldUntil: lease.expiresAt, unjournaled: [], running: 0, renewer: false })
+  ({ store, session: lease.session, owner: lease.owner, ttl, heldUntil: lease.expiresAt, unjournaled: [], running: 0, renewer: false, outside: false, refused: undefined })
 
 /** Messages of the running turn to hand to the store with its next journaled call (or its commit). */
 export const queue = (durable: Durable, messages: ReadonlyArray<Message.Message>): void => {
@@ -182,18 +188,42 @@ export const keepRenewed = (durable: Durable, scope: Scope.Scope): Effect.Effect
   })
 
 /**
+ * Calls of this session are journaled outside its turns' own effects (a registry-aware provider runs them
+ * and gets an envelope back, whatever happens): from now on each turn runs so that `refuse` can fail it.
+ */
+export const journalsOutside = (durable: Durable): void => {
+  durable.outside = true
+}
+
+/**
+ * Fails the running turn with a write the store refused (a call journaled outside the turn's effects, see
+ * `journalsOutside`): the turn ends with that error as when its own write fails, and rolls back.
+ */
+export const refuse = (durable: Durable, error: SessionStoreError | SessionBusy): Effect.Effect<void> =>
+  Effect.suspend(() => durable.refused === undefined ? Effect.void : Effect.asVoid(Deferred.fail(durable.refused, error)))
+
+/** `turn`, failed by the first write `refuse` reports while it runs (when the session journals outside its turns). */
+const refusable = <A, E, R>(durable: Durable, turn: Effect.Effect<A, E, R>): Effect.Effect<A, E | SessionStoreError | SessionBusy, R> =>
+  !durable.outside ? turn : Effect.suspend(() => {
+    const refused = Deferred.unsafeMake<never, SessionStoreError | SessionBusy>(FiberId.none)
+    durable.refused = refused
+    return Effect.raceFirst(turn, Deferred.await(refused)).pipe(Effect.ensuring(Effect.sync(() => void (durable.refused = undefined))))
+  })
+
+/**
  * Runs a turn while its lease is renewed every third of its time to live, so a turn longer than the lease
  * keeps it: by the session's renewer (`keepRenewed`), or else by a fiber of the turn's own. A renewal that
  * fails stops the turn's own fiber: the lease was lost, and the turn's next fenced write fails with `SessionBusy`.
+ * A write refused outside the turn's effects fails it (`refuse`).
  */
-export const renewing = <A, E, R>(durable: Durable, turn: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => {
+export const renewing = <A, E, R>(durable: Durable, turn: Effect.Effect<A, E, R>): Effect.Effect<A, E | SessionStoreError | SessionBusy, R> => {
   if (durable.renewer) {
     return Effect.suspend(() => {
       durable.running++
-      return Effect.ensuring(turn, Effect.sync(() => void durable.running--))
+      return Effect.ensuring(refusable(durable, turn), Effect.sync(() => void durable.running--))
     })
   }
-  return Effect.scoped(Effect.zipRight(Effect.forkScoped(Effect.repeat(Effect.delay(renew(durable), third(durable)), Schedule.forever)), turn))
+  return Effect.scoped(Effect.zipRight(Effect.forkScoped(Effect.repeat(Effect.delay(renew(durable), third(durable)), Schedule.forever)), refusable(durable, turn)))
 }
 
 /** Gives up the session's lease. */

@@ -16,7 +16,7 @@ import * as Toolkit from "../../src/Toolkit.js"
 /** A local-mode session `id` on `store`. */
 export const onStore = (
   store: SessionStore.Service,
-  provider: Provider.AgentProvider,
+  provider: Provider.AgentProvider | Provider.RegistryAware,
   toolkit: Toolkit.Toolkit<never>,
   extra: Pick<AgentSession.Options<never>, "id" | "snapshot" | "onBusy" | "leaseMillis" | "chainScope"> = {}
 ) =>
