@@ -4,7 +4,7 @@
  * be written.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Option } from "effect"
+import { Effect, Fiber, Option } from "effect"
 import { everyStore, sessionId } from "./support/backends.js"
 import { answering, calling, kit, refusing, scripted, sessionOn } from "./support/sessionKit.js"
 
@@ -69,6 +69,28 @@ describe.each(backends)("AgentSession on %s", (_name, makeBackend) => {
       }))
       const s = yield* Effect.scoped(sessionOn(yield* backend.open(), id, scripted([]).provider, toolkit))
       assert.strictEqual(s.id, id)
+    }), 120_000)
+
+  it.scopedLive("onBusy wait is bounded: past waitMillis a second writer fails with SessionBusy; within it, it gets the session once the first lets go", () =>
+    Effect.gen(function*() {
+      const backend = yield* makeBackend
+      const id = sessionId("wait")
+      const { toolkit } = kit()
+      // two writers, each on a store instance of its own (another connection, as another process has)
+      const first = yield* backend.open()
+      const second = yield* backend.open()
+      yield* Effect.scoped(Effect.gen(function*() {
+        // the first holds a lease far longer than the wait
+        yield* sessionOn(first, id, scripted([]).provider, toolkit, { leaseMillis: 600_000 })
+        const busy = yield* Effect.flip(Effect.scoped(sessionOn(second, id, scripted([]).provider, toolkit, { onBusy: "wait", waitMillis: 300 })))
+        assert.strictEqual(busy._tag, "SessionBusy")
+        // a bound that is no positive integer is refused when the options are decoded
+        const refused = yield* Effect.flip(Effect.scoped(sessionOn(second, id, scripted([]).provider, toolkit, { onBusy: "wait", waitMillis: 0 })))
+        assert.strictEqual(refused._tag, "InvalidOptions")
+        // a waiter with room to wait gets the session when the first one's scope closes
+        const waiting = yield* Effect.fork(Effect.scoped(Effect.map(sessionOn(second, id, scripted([]).provider, toolkit, { onBusy: "wait", waitMillis: 60_000 }), (s) => s.id)))
+        return waiting
+      })).pipe(Effect.flatMap(Fiber.join), Effect.map((got) => assert.strictEqual(got, id)))
     }), 120_000)
 
   it.scopedLive("a store that cannot journal the call fails the turn with SessionStoreError and the executor never runs", () =>

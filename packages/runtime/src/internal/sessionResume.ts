@@ -29,8 +29,10 @@ import type { Env, Execution, UndoEntry, UndoStep } from "./sessionState.js"
 /** How a session takes its store's lease. */
 export interface LeaseOptions {
   readonly ttl: Duration.Duration
-  /** `fail`: `SessionBusy` while another holds the session; `wait`: until its lease is released or expires. */
+  /** `fail`: `SessionBusy` while another holds the session; `wait`: until its lease is released or expires, at most `waitMillis`. */
   readonly onBusy: "fail" | "wait"
+  /** How long `wait` waits at most (default twice `ttl`: a holder that stopped has let its lease expire by then); past it, `SessionBusy`. */
+  readonly waitMillis?: number | undefined
 }
 
 /**
@@ -47,7 +49,11 @@ export const open = Effect.fnUntraced(function*(
   const acquire = store.acquire(session, owner, lease.ttl)
   const held = yield* lease.onBusy === "fail"
     ? acquire
-    : Effect.retry(acquire, { while: (e) => e._tag === "SessionBusy", schedule: Schedule.spaced(Duration.millis(50)) })
+    : Effect.retry(acquire, {
+      while: (e) => e._tag === "SessionBusy",
+      // the last `SessionBusy` is the answer once the wait is over
+      schedule: Schedule.upTo(Schedule.spaced(Duration.millis(50)), Duration.millis(lease.waitMillis ?? 2 * Duration.toMillis(lease.ttl)))
+    })
   const durable = SessionJournal.make(store, held, lease.ttl)
   const scope = yield* Effect.serviceOption(Scope.Scope)
   if (Option.isSome(scope)) {
