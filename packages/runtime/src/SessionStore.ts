@@ -42,7 +42,9 @@ export const UndoStep = Schema.Struct({
   arguments: Json,
   /** The call's success result (what `undo` is given as `result`). */
   result: Json,
-  idempotencyKey: Schema.String
+  idempotencyKey: Schema.String,
+  /** Present when the step's undo started and did not record its end: it may have run, so it is never run again. */
+  started: Schema.optionalWith(Schema.Literal(true), { exact: true })
 }).annotations({ identifier: "SessionStore.UndoStep" })
 export type UndoStep = typeof UndoStep.Type
 
@@ -59,6 +61,12 @@ export const UndoEntry = Schema.Struct({
   kept: Schema.Array(OutstandingEffect)
 }).annotations({ identifier: "SessionStore.UndoEntry" })
 export type UndoEntry = typeof UndoEntry.Type
+
+/** `step` marked started, or not (for store implementations). */
+export const mark = (step: UndoStep, started: boolean): UndoStep => {
+  const { started: _, ...rest } = step
+  return started ? { ...rest, started: true } : rest
+}
 
 /** The stored part of a committed turn's undo entry (its turn is the row's; `start` and `count` come from where its messages sit). */
 export const UndoRecord = Schema.Struct({
@@ -208,6 +216,13 @@ export interface Service {
   readonly commitTurn: (commit: Commit) => Effect.Effect<void, SessionStoreError | SessionBusy>
   /** Closes a failed turn (atomically): history keeps `messages`, `outstanding` joins the session's. */
   readonly rollbackTurn: (rollback: Rollback) => Effect.Effect<void, SessionStoreError | SessionBusy>
+  /**
+   * Marks one undo step of a committed turn as started (`true`, before its undo runs: a process that stops
+   * before `undoStepDone` leaves it so) or not (`false`, after its undo failed: it may run again).
+   */
+  readonly undoStepStarted: (session: string, turn: number, callId: string, started: boolean) => Effect.Effect<void, SessionStoreError>
+  /** Takes a started undo step that never recorded its end out of its turn's steps and adds `effect` (its call, reason `interrupted`) to the outstanding effects (atomically). */
+  readonly undoStepInterrupted: (session: string, turn: number, callId: string, effect: OutstandingEffect) => Effect.Effect<void, SessionStoreError>
   /** Marks one undo step of a committed turn as done (a retry, in this process or another, does not run it again). */
   readonly undoStepDone: (session: string, turn: number, callId: string) => Effect.Effect<void, SessionStoreError>
   /** Takes a committed turn out (atomically): its messages, undo entry and results leave, its kept calls become outstanding. */

@@ -5,6 +5,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Fiber, Option } from "effect"
+import { Errors, type SessionStore } from "@toolgate/runtime"
 import { everyStore, sessionId } from "./support/backends.js"
 import { answering, calling, kit, refusing, scripted, sessionOn } from "./support/sessionKit.js"
 
@@ -91,6 +92,30 @@ describe.each(backends)("AgentSession on %s", (_name, makeBackend) => {
         const waiting = yield* Effect.fork(Effect.scoped(Effect.map(sessionOn(second, id, scripted([]).provider, toolkit, { onBusy: "wait", waitMillis: 60_000 }), (s) => s.id)))
         return waiting
       })).pipe(Effect.flatMap(Fiber.join), Effect.map((got) => assert.strictEqual(got, id)))
+    }), 120_000)
+
+  it.scopedLive("an undo that started and never recorded its end is resumed by another instance as outstanding (interrupted, same key), never run again", () =>
+    Effect.gen(function*() {
+      const backend = yield* makeBackend
+      const id = sessionId("undo-start")
+      const { runs, toolkit, undos } = kit()
+      yield* Effect.scoped(Effect.flatMap(sessionOn(yield* backend.open(), id, scripted([calling("c1", "book", "a"), answering("booked")]).provider, toolkit), (s) => s.send("book a")))
+      // the undo runs, and its process stops before the store hears that it answered
+      const stopping = yield* backend.open()
+      const store: SessionStore.Service = {
+        ...stopping,
+        undoStepDone: (session) => Effect.fail(new Errors.SessionStoreError({ session, operation: "undoStepDone", detail: "the process stopped" }))
+      }
+      yield* Effect.scoped(Effect.flatMap(sessionOn(store, id, scripted([]).provider, toolkit), (s) => Effect.exit(s.undoLastTurn)))
+      assert.deepStrictEqual(undos, [runs[0]])
+      yield* Effect.scoped(Effect.gen(function*() {
+        const s = yield* sessionOn(yield* backend.open(), id, scripted([]).provider, toolkit)
+        assert.deepStrictEqual((yield* s.outstanding).map((o) => [o.turn, o.callId, o.reason, o.idempotencyKey]), [[1, "c1", "interrupted", runs[0]]])
+        assert.deepStrictEqual(Option.getOrThrow(yield* s.undoLastTurn), { turn: 1, undone: [], notUndone: [] })
+      }))
+      assert.deepStrictEqual(undos, [runs[0]])
+      const stored = Option.getOrThrow(yield* (yield* backend.open()).load(id))
+      assert.deepStrictEqual([stored.snapshot.undoLog, stored.snapshot.outstanding.map((o) => o.idempotencyKey)], [[], [runs[0]]])
     }), 120_000)
 
   it.scopedLive("a store that cannot journal the call fails the turn with SessionStoreError and the executor never runs", () =>

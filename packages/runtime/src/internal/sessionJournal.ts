@@ -152,6 +152,10 @@ export const rollback = (
     })
   })
 
+/** Marks an undo step started in the store before its undo runs (`true`), or not after it failed (`false`). */
+export const stepStarted = (durable: Durable, turn: number, callId: string, started: boolean): Effect.Effect<void, SessionStoreError> =>
+  durable.store.undoStepStarted(durable.session, turn, callId, started)
+
 /** Marks an undo step done in the store. */
 export const stepDone = (durable: Durable, turn: number, callId: string): Effect.Effect<void, SessionStoreError> =>
   durable.store.undoStepDone(durable.session, turn, callId)

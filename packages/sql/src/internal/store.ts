@@ -215,6 +215,30 @@ export const make = (limit: number) =>
       }))
     }
 
+    const undoStepStarted = (session: string, turn: number, callId: string, started: boolean) => {
+      const site = { session, operation: "undoStepStarted" }
+      return tx(site, Effect.gen(function*() {
+        yield* touch(session)
+        const record = yield* entryOf(site, turn)
+        const steps = record.steps.map((s) => s.callId !== callId ? s : SessionStore.mark(s, started))
+        const body = yield* enc(SessionStore.UndoRecord, { ...record, steps }, site)
+        yield* sql`UPDATE toolgate_undo SET body = ${body} WHERE session = ${k(session)} AND turn = ${turn}`
+      }))
+    }
+
+    const undoStepInterrupted = (session: string, turn: number, callId: string, effect: Compensation.OutstandingEffect) => {
+      const site = { session, operation: "undoStepInterrupted" }
+      return tx(site, Effect.gen(function*() {
+        yield* touch(session)
+        const record = yield* entryOf(site, turn)
+        const body = yield* enc(SessionStore.UndoRecord, { ...record, steps: record.steps.filter((s) => s.callId !== callId) }, site)
+        const outstanding = yield* enc(Compensation.OutstandingEffect, effect, site)
+        const seq = yield* reserve(session, 0, 1)
+        yield* sql`UPDATE toolgate_undo SET body = ${body} WHERE session = ${k(session)} AND turn = ${turn}`
+        yield* insertAll(sql, "toolgate_outstanding", [{ session: k(session), seq, idempotency_key: k(effect.idempotencyKey), body: outstanding }])
+      }))
+    }
+
     const undoTurn = (session: string, turn: number) => {
       const site = { session, operation: "undoTurn" }
       return tx(site, Effect.gen(function*() {
@@ -335,6 +359,8 @@ export const make = (limit: number) =>
       callFinished,
       commitTurn,
       rollbackTurn,
+      undoStepStarted,
+      undoStepInterrupted,
       undoStepDone,
       undoTurn,
       reconcile,
