@@ -9,7 +9,7 @@
  */
 import * as Context from "effect/Context"
 import type * as Duration from "effect/Duration"
-import type * as Effect from "effect/Effect"
+import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
@@ -20,6 +20,7 @@ import * as Codec from "./internal/sessionStoreCodec.js"
 import * as Memory from "./internal/sessionStoreMemory.js"
 import * as Rows from "./internal/sessionStoreRows.js"
 import * as Message from "./Message.js"
+import * as Telemetry from "./Telemetry.js"
 import * as ToolEnvelope from "./ToolEnvelope.js"
 
 const Turn = Schema.Int.pipe(Schema.greaterThanOrEqualTo(0))
@@ -256,11 +257,39 @@ export type Options = typeof Options.Type
 /** The default `maxValueLength`: 16 MiB of JSON text. */
 export const defaultMaxValueLength = 16 * 1024 * 1024
 
-/** An in-memory store with `options` (records live as long as the store). */
-export const makeMemory = (options: Options = {}): Effect.Effect<Service> => Memory.make(options)
+/** `self` in the span of a store operation: `SessionStore.{operation}` with `toolgate.session.id` (none for `list`). */
+const op = (operation: string, session?: string) => Telemetry.span(`SessionStore.${operation}`, session === undefined ? {} : { "toolgate.session.id": session })
+
+/**
+ * `service` with every operation in its span (`SessionStore.load`, `SessionStore.callStarted`, …, each with
+ * `toolgate.session.id`): the one place store operations are traced, whatever keeps the records. Every store
+ * this package and `@toolgate/sql` make is traced so; a store of another implementation is traced by this.
+ */
+export const traced = (service: Service): Service => ({
+  load: (session) => op("load", session)(service.load(session)),
+  list: op("list")(service.list),
+  callStarted: (call) => op("callStarted", call.session)(service.callStarted(call)),
+  callFinished: (call) => op("callFinished", call.session)(service.callFinished(call)),
+  commitTurn: (commit) => op("commitTurn", commit.session)(service.commitTurn(commit)),
+  rollbackTurn: (rollback) => op("rollbackTurn", rollback.session)(service.rollbackTurn(rollback)),
+  undoStepStarted: (session, turn, callId, started) => op("undoStepStarted", session)(service.undoStepStarted(session, turn, callId, started)),
+  undoStepInterrupted: (session, turn, callId, effect) => op("undoStepInterrupted", session)(service.undoStepInterrupted(session, turn, callId, effect)),
+  undoStepDone: (session, turn, callId) => op("undoStepDone", session)(service.undoStepDone(session, turn, callId)),
+  undoTurn: (session, turn) => op("undoTurn", session)(service.undoTurn(session, turn)),
+  reconcile: (session, keys) => op("reconcile", session)(service.reconcile(session, keys)),
+  acquire: (session, owner, ttl) => op("acquire", session)(service.acquire(session, owner, ttl)),
+  renew: (session, owner, ttl) => op("renew", session)(service.renew(session, owner, ttl)),
+  release: (session, owner) => op("release", session)(service.release(session, owner)),
+  export: (session) => op("export", session)(service.export(session)),
+  import: (snapshot) => op("import", snapshot.id)(service.import(snapshot)),
+  delete: (session) => op("delete", session)(service.delete(session))
+})
+
+/** An in-memory store with `options` (records live as long as the store), traced (`traced`). */
+export const makeMemory = (options: Options = {}): Effect.Effect<Service> => Effect.map(Memory.make(options), traced)
 
 /** The in-memory store, the default: a fresh one each time the layer is built. */
-export const layerMemory: Layer.Layer<SessionStore> = Layer.effect(SessionStore, Memory.make({}))
+export const layerMemory: Layer.Layer<SessionStore> = Layer.effect(SessionStore, makeMemory({}))
 
 /** A session's rows as a store keeps them: JSON text per value, history tagged by turn (for store implementations). */
 export type SessionRows = Rows.Rows

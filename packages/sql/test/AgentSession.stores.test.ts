@@ -6,6 +6,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Fiber, Option } from "effect"
 import { Errors, type SessionStore } from "@toolgate/runtime"
+import * as RecordingTracer from "@toolgate/test-support/recordingTracer"
 import { everyStore, sessionId } from "./support/backends.js"
 import { answering, calling, kit, refusing, scripted, sessionOn } from "./support/sessionKit.js"
 
@@ -116,6 +117,23 @@ describe.each(backends)("AgentSession on %s", (_name, makeBackend) => {
       assert.deepStrictEqual(undos, [runs[0]])
       const stored = Option.getOrThrow(yield* (yield* backend.open()).load(id))
       assert.deepStrictEqual([stored.snapshot.undoLog, stored.snapshot.outstanding.map((o) => o.idempotencyKey)], [[], [runs[0]]])
+    }), 120_000)
+
+  it.scopedLive("every store operation of a turn is traced the same way, whatever keeps the records", () =>
+    Effect.gen(function*() {
+      const backend = yield* makeBackend
+      const id = sessionId("spans")
+      const { toolkit } = kit()
+      const { spans, tracer } = RecordingTracer.make()
+      yield* Effect.scoped(Effect.flatMap(sessionOn(yield* backend.open(), id, scripted([calling("c1", "book", "a"), answering("booked")]).provider, toolkit), (s) => s.send("book a"))).pipe(
+        Effect.withTracer(tracer)
+      )
+      const store = spans.filter((s) => s.name.startsWith("SessionStore."))
+      assert.deepStrictEqual(store.map((s) => s.name), ["SessionStore.acquire", "SessionStore.load", "SessionStore.callStarted", "SessionStore.callFinished", "SessionStore.commitTurn", "SessionStore.release"])
+      for (const s of store) {
+        assert.strictEqual(s.attributes.get("toolgate.session.id"), id)
+        assert.strictEqual(s.exit?._tag, "Success")
+      }
     }), 120_000)
 
   it.scopedLive("a store that cannot journal the call fails the turn with SessionStoreError and the executor never runs", () =>

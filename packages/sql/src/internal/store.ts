@@ -47,8 +47,7 @@ export const make = (limit: number) =>
           e instanceof SqlError
             ? new Errors.SessionStoreError({ ...site, detail: `the database failed: ${e.message}${e.cause instanceof Error ? ` (${e.cause.message})` : ""}` })
             : e as Exclude<E, SqlError>
-        ),
-        Effect.withSpan(`SessionStore.${site.operation}`, { attributes: { "toolgate.session.id": site.session } })
+        )
       )
 
     const lease = Lease.make(sql, tx)
@@ -352,7 +351,8 @@ export const make = (limit: number) =>
         { discard: true }
       ).pipe(Effect.zipRight(sql`DELETE FROM toolgate_sessions WHERE id = ${k(session)}`)))
 
-    return SessionStore.SessionStore.of({
+    // every operation in its span, in the one place the runtime traces a store's operations
+    return SessionStore.traced({
       load: (session) => load(session, "load"),
       list,
       callStarted,
