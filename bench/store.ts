@@ -8,6 +8,8 @@
  * A turn's writes: `callStarted` (with the user and assistant messages), `callFinished`, `commitTurn` (four
  * messages, the undo entry, the session-scope result, usage). Then whole turns: one `AgentSession` sending
  * one-call turns with no store, with the in-memory store and with SQLite, and the bytes a turn adds to the file.
+ * The target compares a whole turn on SQLite (`NORMAL`) with the same turn on the in-memory store; the in-memory
+ * store's own cost over no store is printed beside it.
  */
 import { PgClient } from "@effect/sql-pg"
 import { AgentSession, ArgumentValidator, Provider, type SessionStore as Store, SessionStore, Tool, Toolkit } from "@toolgate/runtime"
