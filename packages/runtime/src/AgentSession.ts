@@ -95,6 +95,8 @@ export interface Options<R> {
   readonly onBusy?: "fail" | "wait"
   /** With a `SessionStore` in context, how long the session's lease lasts from each send (a positive integer, default 60,000 ms). */
   readonly leaseMillis?: number
+  /** With `onBusy: "wait"`, how long `make` waits for the lease at most before it fails with `SessionBusy` (a positive integer, default twice `leaseMillis`). */
+  readonly waitMillis?: number
 }
 
 /**
@@ -120,7 +122,8 @@ const Settings = Schema.Struct({
   snapshot: Schema.optionalWith(Schema.typeSchema(SessionStore.SessionSnapshot), { exact: true }),
   // no Schema defaults for the store's options: a session without a store pays nothing to decode them
   onBusy: Schema.optionalWith(Schema.Literal("fail", "wait"), { exact: true }),
-  leaseMillis: Schema.optionalWith(Schema.Int.pipe(Schema.positive()), { exact: true })
+  leaseMillis: Schema.optionalWith(Schema.Int.pipe(Schema.positive()), { exact: true }),
+  waitMillis: Schema.optionalWith(Schema.Int.pipe(Schema.positive()), { exact: true })
 })
 
 /** A send's options that are data, as a Schema. */
@@ -387,7 +390,7 @@ const makeWith = Effect.fnUntraced(function*(settings: typeof Settings.Type, par
   const store = yield* Effect.serviceOption(SessionStore.SessionStore)
   const durable = Option.isNone(store)
     ? undefined
-    : yield* SessionResume.open(store.value, id, { ttl: Duration.millis(settings.leaseMillis ?? 60_000), onBusy: settings.onBusy ?? "fail" }, settings.snapshot)
+    : yield* SessionResume.open(store.value, id, { ttl: Duration.millis(settings.leaseMillis ?? 60_000), onBusy: settings.onBusy ?? "fail", waitMillis: settings.waitMillis }, settings.snapshot)
   const live: Live = { current: undefined }
   const keys = { turn: 0, part: "" }
   const provider = yield* providerOf(parts.provider, () => registry({ toolkit: scoped, validator, limits, live, id, keys, context, durable }))

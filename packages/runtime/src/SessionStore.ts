@@ -9,7 +9,7 @@
  */
 import * as Context from "effect/Context"
 import type * as Duration from "effect/Duration"
-import type * as Effect from "effect/Effect"
+import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
@@ -20,6 +20,7 @@ import * as Codec from "./internal/sessionStoreCodec.js"
 import * as Memory from "./internal/sessionStoreMemory.js"
 import * as Rows from "./internal/sessionStoreRows.js"
 import * as Message from "./Message.js"
+import * as Telemetry from "./Telemetry.js"
 import * as ToolEnvelope from "./ToolEnvelope.js"
 
 const Turn = Schema.Int.pipe(Schema.greaterThanOrEqualTo(0))
@@ -42,7 +43,9 @@ export const UndoStep = Schema.Struct({
   arguments: Json,
   /** The call's success result (what `undo` is given as `result`). */
   result: Json,
-  idempotencyKey: Schema.String
+  idempotencyKey: Schema.String,
+  /** Present when the step's undo started and did not record its end: it may have run, so it is never run again. */
+  started: Schema.optionalWith(Schema.Literal(true), { exact: true })
 }).annotations({ identifier: "SessionStore.UndoStep" })
 export type UndoStep = typeof UndoStep.Type
 
@@ -59,6 +62,12 @@ export const UndoEntry = Schema.Struct({
   kept: Schema.Array(OutstandingEffect)
 }).annotations({ identifier: "SessionStore.UndoEntry" })
 export type UndoEntry = typeof UndoEntry.Type
+
+/** `step` marked started, or not (for store implementations). */
+export const mark = (step: UndoStep, started: boolean): UndoStep => {
+  const { started: _, ...rest } = step
+  return started ? { ...rest, started: true } : rest
+}
 
 /** The stored part of a committed turn's undo entry (its turn is the row's; `start` and `count` come from where its messages sit). */
 export const UndoRecord = Schema.Struct({
@@ -208,6 +217,13 @@ export interface Service {
   readonly commitTurn: (commit: Commit) => Effect.Effect<void, SessionStoreError | SessionBusy>
   /** Closes a failed turn (atomically): history keeps `messages`, `outstanding` joins the session's. */
   readonly rollbackTurn: (rollback: Rollback) => Effect.Effect<void, SessionStoreError | SessionBusy>
+  /**
+   * Marks one undo step of a committed turn as started (`true`, before its undo runs: a process that stops
+   * before `undoStepDone` leaves it so) or not (`false`, after its undo failed: it may run again).
+   */
+  readonly undoStepStarted: (session: string, turn: number, callId: string, started: boolean) => Effect.Effect<void, SessionStoreError>
+  /** Takes a started undo step that never recorded its end out of its turn's steps and adds `effect` (its call, reason `interrupted`) to the outstanding effects (atomically). */
+  readonly undoStepInterrupted: (session: string, turn: number, callId: string, effect: OutstandingEffect) => Effect.Effect<void, SessionStoreError>
   /** Marks one undo step of a committed turn as done (a retry, in this process or another, does not run it again). */
   readonly undoStepDone: (session: string, turn: number, callId: string) => Effect.Effect<void, SessionStoreError>
   /** Takes a committed turn out (atomically): its messages, undo entry and results leave, its kept calls become outstanding. */
@@ -241,11 +257,39 @@ export type Options = typeof Options.Type
 /** The default `maxValueLength`: 16 MiB of JSON text. */
 export const defaultMaxValueLength = 16 * 1024 * 1024
 
-/** An in-memory store with `options` (records live as long as the store). */
-export const makeMemory = (options: Options = {}): Effect.Effect<Service> => Memory.make(options)
+/** `self` in the span of a store operation: `SessionStore.{operation}` with `toolgate.session.id` (none for `list`). */
+const op = (operation: string, session?: string) => Telemetry.span(`SessionStore.${operation}`, session === undefined ? {} : { "toolgate.session.id": session })
+
+/**
+ * `service` with every operation in its span (`SessionStore.load`, `SessionStore.callStarted`, …, each with
+ * `toolgate.session.id`): the one place store operations are traced, whatever keeps the records. Every store
+ * this package and `@toolgate/sql` make is traced so; a store of another implementation is traced by this.
+ */
+export const traced = (service: Service): Service => ({
+  load: (session) => op("load", session)(service.load(session)),
+  list: op("list")(service.list),
+  callStarted: (call) => op("callStarted", call.session)(service.callStarted(call)),
+  callFinished: (call) => op("callFinished", call.session)(service.callFinished(call)),
+  commitTurn: (commit) => op("commitTurn", commit.session)(service.commitTurn(commit)),
+  rollbackTurn: (rollback) => op("rollbackTurn", rollback.session)(service.rollbackTurn(rollback)),
+  undoStepStarted: (session, turn, callId, started) => op("undoStepStarted", session)(service.undoStepStarted(session, turn, callId, started)),
+  undoStepInterrupted: (session, turn, callId, effect) => op("undoStepInterrupted", session)(service.undoStepInterrupted(session, turn, callId, effect)),
+  undoStepDone: (session, turn, callId) => op("undoStepDone", session)(service.undoStepDone(session, turn, callId)),
+  undoTurn: (session, turn) => op("undoTurn", session)(service.undoTurn(session, turn)),
+  reconcile: (session, keys) => op("reconcile", session)(service.reconcile(session, keys)),
+  acquire: (session, owner, ttl) => op("acquire", session)(service.acquire(session, owner, ttl)),
+  renew: (session, owner, ttl) => op("renew", session)(service.renew(session, owner, ttl)),
+  release: (session, owner) => op("release", session)(service.release(session, owner)),
+  export: (session) => op("export", session)(service.export(session)),
+  import: (snapshot) => op("import", snapshot.id)(service.import(snapshot)),
+  delete: (session) => op("delete", session)(service.delete(session))
+})
+
+/** An in-memory store with `options` (records live as long as the store), traced (`traced`). */
+export const makeMemory = (options: Options = {}): Effect.Effect<Service> => Effect.map(Memory.make(options), traced)
 
 /** The in-memory store, the default: a fresh one each time the layer is built. */
-export const layerMemory: Layer.Layer<SessionStore> = Layer.effect(SessionStore, Memory.make({}))
+export const layerMemory: Layer.Layer<SessionStore> = Layer.effect(SessionStore, makeMemory({}))
 
 /** A session's rows as a store keeps them: JSON text per value, history tagged by turn (for store implementations). */
 export type SessionRows = Rows.Rows
@@ -257,6 +301,13 @@ export const encodeValue = <A, I>(schema: Schema.Schema<A, I>, value: A, maxValu
 /** Decodes a stored value (a corrupted one is a `SessionStoreError` naming the session and operation; for store implementations). */
 export const decodeValue = <A, I>(schema: Schema.Schema<A, I>, text: unknown, session: string, operation: string): Effect.Effect<A, SessionStoreError> =>
   Codec.decode(schema, text, { session, operation })
+
+/**
+ * A journal row's call text: `call` with the turn's `messages` not journaled before it (read back by
+ * `fromRows` as the pending turn's messages), each value within `maxValueLength` (for store implementations).
+ */
+export const encodeJournalCall = (call: JournalCall, messages: ReadonlyArray<Message.Message>, maxValueLength: number, session: string): Effect.Effect<string, SessionStoreError> =>
+  Rows.journalCall(call, messages, maxValueLength, { session, operation: "callStarted" })
 
 /** The stored session a session's rows hold, every row decoded (for store implementations). */
 export const fromRows = (rows: SessionRows, operation: string): Effect.Effect<Stored, SessionStoreError> => Rows.assemble(rows, operation)

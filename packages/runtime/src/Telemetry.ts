@@ -12,6 +12,7 @@
  * | `ArgumentValidator.prepare`, `ToolChain.resolve` | internal | `gen_ai.tool.name`, `gen_ai.tool.call.id`, plus `toolgate.argument_policy` / `toolgate.tool_chain.refs` |
  * | `RelayProfileClient.fetch` (`@toolgate/providers`), `DriftGate.check`, `AgentSession.compensate`, `AgentSession.undoLastTurn` | internal | `url.full`; `toolgate.drift_gate.tools`, `toolgate.relay_profile.version`; `toolgate.turn`, `toolgate.tool.executed` |
  * | `ValidatingToolkit.handle` (`@toolgate/ai`) | internal | `gen_ai.operation.name` `execute_tool`, `gen_ai.tool.name` |
+ * | `SessionStore.{operation}` (every operation of a store, in memory or SQL: `SessionStore.traced`) | internal | `toolgate.session.id` (none for `list`) |
  *
  * Every span of toolgate's packages is made here, with `span` or `streamSpan` (a plain `Effect.withSpan` /
  * `Stream.withSpan`) or a helper built on them, so every span gets the same attribute sanitizing and

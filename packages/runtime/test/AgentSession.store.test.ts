@@ -1,12 +1,15 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Deferred, Effect, Either, Exit, Fiber, Option } from "effect"
+import { Deferred, Effect, Either, Exit, Fiber, Option, Stream } from "effect"
 import * as AgentSession from "../src/AgentSession.js"
 import * as ArgumentValidator from "../src/ArgumentValidator.js"
 import * as DriftGate from "../src/DriftGate.js"
 import * as Errors from "../src/Errors.js"
+import * as Provider from "../src/Provider.js"
 import * as SessionStore from "../src/SessionStore.js"
+import type * as StreamEvent from "../src/StreamEvent.js"
 import * as Tool from "../src/Tool.js"
 import * as Toolkit from "../src/Toolkit.js"
+import type * as ToolEnvelope from "../src/ToolEnvelope.js"
 import { answer, call, done, make } from "./support/scriptedProvider.js"
 import { countingKit, dying, onStore, unanswered } from "./support/storeSessions.js"
 
@@ -91,6 +94,33 @@ describe("AgentSession on a SessionStore", () => {
       assert.deepStrictEqual(yield* s.outstanding, [])
     }))
 
+  it.effect("a registry-aware provider's call the store cannot journal fails the turn with SessionStoreError before the executor runs", () =>
+    Effect.gen(function*() {
+      // only the call's journal write fails: the turn's commit would succeed
+      const memory = yield* SessionStore.makeMemory()
+      const store: SessionStore.Service = {
+        ...memory,
+        callStarted: (call) => Effect.fail(new Errors.SessionStoreError({ session: call.session, operation: "callStarted", detail: "the disk is full" }))
+      }
+      const { runs, toolkit } = countingKit()
+      const heard: Array<ToolEnvelope.Envelope> = []
+      const provider = Provider.registryAware((registry) => ({
+        capabilities: { ...make([]).capabilities, executionModel: "providerDriven" },
+        stream: () =>
+          Stream.fromEffect(Effect.map(registry.get("charge")!.execute({ v: "a" }, "p1"), (envelope) => void heard.push(envelope))).pipe(
+            Stream.flatMap(() => Stream.make<Array<StreamEvent.StreamEvent>>({ _tag: "TextDelta", text: "charged" }, { _tag: "Done" }))
+          )
+      }))
+      const s = yield* Effect.scoped(onStore(store, provider, toolkit))
+      const error = yield* Effect.flip(s.send("charge"))
+      assert.strictEqual(error._tag, "SessionStoreError")
+      assert.strictEqual(error._tag === "SessionStoreError" ? error.operation : "", "callStarted")
+      assert.strictEqual(runs.size, 0)
+      assert.deepStrictEqual(heard.map((e) => e.ok ? "ok" : e.kind), ["unavailable"])
+      assert.deepStrictEqual(yield* s.outstanding, [])
+      assert.deepStrictEqual((yield* s.history).map((m) => m._tag), ["User"])
+    }))
+
   it.effect("a call journaled and never answered is resumed as outstanding (interrupted, same key), never run again; history is answered", () =>
     Effect.gen(function*() {
       const memory = yield* SessionStore.makeMemory()
@@ -133,6 +163,58 @@ describe("AgentSession on a SessionStore", () => {
       }))
       assert.deepStrictEqual([...runs.values()], [1, 1])
       assert.deepStrictEqual(Option.getOrThrow(yield* memory.load("s1")).pending, [])
+    }))
+
+  it.effect("an undo that started and never recorded its end is resumed as outstanding (interrupted, same key), never run again", () =>
+    Effect.gen(function*() {
+      const memory = yield* SessionStore.makeMemory()
+      const { toolkit, undone } = countingKit()
+      yield* Effect.scoped(Effect.flatMap(onStore(memory, make([[call("c1", "book", { v: "a" }), done], answer("booked")]), toolkit), (s) => s.send("book a")))
+      // the process stops while the undo runs: its end never reaches the store
+      const { store } = dying(memory, 1)
+      yield* Effect.scoped(Effect.gen(function*() {
+        const s = yield* onStore(store, make([]), toolkit)
+        yield* Effect.exit(s.undoLastTurn)
+      }))
+      assert.strictEqual(undone.length, 1)
+      const key = undone[0]!.split(" ").at(-1)!
+      yield* Effect.scoped(Effect.gen(function*() {
+        const s = yield* onStore(memory, make([]), toolkit)
+        assert.deepStrictEqual((yield* s.outstanding).map((o) => [o.turn, o.callId, o.tool, o.reason, o.idempotencyKey]), [[1, "c1", "book", "interrupted", key]])
+        // the turn's undo has no step left to run: it leaves history, running nothing
+        assert.deepStrictEqual(Option.getOrThrow(yield* s.undoLastTurn), { turn: 1, undone: [], notUndone: [] })
+        assert.deepStrictEqual(yield* s.history, [])
+      }))
+      assert.strictEqual(undone.length, 1)
+      // a second resume reports it once, from the store
+      const stored = Option.getOrThrow(yield* memory.load("s1"))
+      assert.deepStrictEqual(stored.snapshot.outstanding.map((o) => o.idempotencyKey), [key])
+    }))
+
+  it.effect("an undo that failed stays to run again after a resume: its start mark is taken back", () =>
+    Effect.gen(function*() {
+      const store = yield* SessionStore.makeMemory()
+      let fail = true
+      const ran: Array<string> = []
+      const flaky = Tool.make("flaky", {
+        description: "f",
+        parameters: { type: "object" },
+        execute: () => Effect.succeed({ done: true }),
+        undo: (_args, ctx) => Effect.suspend(() => (ran.push(ctx.idempotencyKey), fail ? Effect.fail(new Errors.ToolFailure({ kind: "execution_error", message: "not now" })) : Effect.void))
+      })
+      const toolkit = Either.getOrThrow(Toolkit.make(flaky))
+      yield* Effect.scoped(Effect.gen(function*() {
+        const s = yield* onStore(store, make([[call("c1", "flaky"), done], answer("ok")]), toolkit)
+        yield* s.send("go")
+        assert.strictEqual((yield* Effect.flip(s.undoLastTurn))._tag, "UndoIncomplete")
+      }))
+      fail = false
+      yield* Effect.scoped(Effect.gen(function*() {
+        const s = yield* onStore(store, make([]), toolkit)
+        assert.deepStrictEqual(yield* s.outstanding, [])
+        assert.deepStrictEqual(Option.getOrThrow(yield* s.undoLastTurn).undone, ["c1"])
+      }))
+      assert.strictEqual(ran.length, 2)
     }))
 
   it.effect("one writer per session: a second make fails with SessionBusy until the first session's scope closes", () =>

@@ -225,6 +225,42 @@ describe.each(backends)("%s", (_name, makeBackend) => {
       assert.strictEqual(Option.getOrThrow(yield* big.load(bigId)).snapshot.undoLog[0]!.steps[0]!.result, tenMegabytes)
     }))
 
+  it.scopedLive("a pending turn journaled with its messages in rows of their own (as an earlier version did) is read and closed", () =>
+    Effect.gen(function*() {
+      const backend = yield* makeBackend
+      if (backend.exec === undefined) return
+      const id = sessionId("older")
+      const store = yield* backend.open()
+      yield* store.commitTurn(F.oneCallTurn(id, 1))
+      const key = JSON.stringify(id)
+      const asked = JSON.stringify({ _tag: "User", text: "again" })
+      const call = JSON.stringify({ turn: 2, round: 1, callId: "c1", tool: "book", arguments: {}, idempotencyKey: `${id}:2-0123456789abcdef:c1` })
+      yield* backend.exec(`INSERT INTO toolgate_messages (session, seq, turn, pending, body) VALUES ('${key}', 100, 2, 1, '${asked}')`)
+      yield* backend.exec(`INSERT INTO toolgate_journal (session, turn, call_id, seq, call, envelope) VALUES ('${key}', 2, '"c1"', 101, '${call}', NULL)`)
+      const stored = Option.getOrThrow(yield* store.load(id))
+      assert.deepStrictEqual(stored.pending.map((p) => [p.turn, p.messages, p.calls.map((c) => c.callId)]), [[2, [{ _tag: "User", text: "again" }], ["c1"]]])
+      assert.strictEqual(stored.nextTurn, 3)
+      yield* store.rollbackTurn({ session: id, turn: 2, messages: [{ _tag: "User", text: "again" }], outstanding: [] })
+      const closed = Option.getOrThrow(yield* store.load(id))
+      assert.deepStrictEqual([closed.pending, closed.snapshot.history.at(-1)], [[], { _tag: "User", text: "again" }])
+      assert.strictEqual(closed.snapshot.history.length, F.oneCallTurn(id, 1).messages.length + 1)
+    }))
+
+  it.scopedLive("a call's journal row carries the turn's messages: load reads them as the pending turn's, in order", () =>
+    Effect.gen(function*() {
+      const backend = yield* makeBackend
+      const id = sessionId("journal-row")
+      const store = yield* backend.open()
+      const base = { session: id, turn: 1, round: 1, tool: "book", arguments: { v: "a" } }
+      yield* store.callStarted({ ...base, callId: "c1", idempotencyKey: "k1", messages: [{ _tag: "User", text: "hi" }, { _tag: "Assistant", text: "", toolCalls: [] }] })
+      yield* store.callStarted({ ...base, callId: "c2", idempotencyKey: "k2" })
+      yield* store.callStarted({ ...base, round: 2, callId: "c3", idempotencyKey: "k3", messages: [{ _tag: "Assistant", text: "more", toolCalls: [] }] })
+      const stored = Option.getOrThrow(yield* (yield* backend.open()).load(id))
+      assert.deepStrictEqual(stored.pending.map((p) => [p.turn, p.messages.map((m) => m._tag === "User" ? m.text : m._tag === "Assistant" ? m.text : ""), p.calls.map((c) => c.callId)]), [[1, ["hi", "", "more"], ["c1", "c2", "c3"]]])
+      assert.strictEqual(stored.nextTurn, 2)
+      assert.deepStrictEqual((yield* store.list).filter((s) => s.id === id).map((s) => [s.turns, s.pending]), [[1, 1]])
+    }))
+
   it.scopedLive("a corrupted row is a SessionStoreError naming the session, not a crash", () =>
     Effect.gen(function*() {
       const backend = yield* makeBackend

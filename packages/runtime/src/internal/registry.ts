@@ -14,8 +14,10 @@ import type * as RunLimits from "../RunLimits.js"
 import type * as Tool from "../Tool.js"
 import * as ToolEnvelope from "../ToolEnvelope.js"
 import type * as Toolkit from "../Toolkit.js"
+import type { SessionBusy, SessionStoreError } from "../Errors.js"
 import { safeString } from "./json.js"
 import { journaled, type Runner } from "./sessionCalls.js"
+import * as SessionJournal from "./sessionJournal.js"
 import type { Live, RunningTurn } from "./sessionState.js"
 
 /** What the registry is made of: the session's scoped tools, its validator and limits, and the running turn. */
@@ -34,6 +36,13 @@ const noTurn = (tool: string): ToolEnvelope.Failure =>
 const pastCap = (tool: string, cap: number): ToolEnvelope.Failure =>
   ToolEnvelope.failure("rejected", `not run: this turn may make at most ${cap} tool call(s) and has made them`, { tool, retryable: false })
 
+/** A call the store refused to journal: the running turn is failed with `error`; the provider gets `unavailable`. */
+const refused = (input: Input, tool: string, error: SessionStoreError | SessionBusy) =>
+  Effect.as(
+    input.durable === undefined ? Effect.void : SessionJournal.refuse(input.durable, error),
+    ToolEnvelope.failure("unavailable", error.message, { tool, retryable: false }) as ToolEnvelope.Envelope
+  )
+
 /** A call the turn admits, prepared and run in its journal. */
 const runIn = (input: Input, turn: RunningTurn, tool: Tool.Tool<any, never>, args: unknown, callId: string) =>
   input.validator.prepare(tool, args, { callId }).pipe(
@@ -45,9 +54,10 @@ const runIn = (input: Input, turn: RunningTurn, tool: Tool.Tool<any, never>, arg
     Effect.catchTags({
       InvalidToolArguments: (e) => Effect.succeed<ToolEnvelope.Envelope>(e.envelope),
       InvalidToolSchema: (e) => Effect.succeed(ToolEnvelope.failure("unavailable", e.message, { tool: tool.name, retryable: false })),
-      // the store could not journal the call (so it never ran) or journal its answer
-      SessionStoreError: (e) => Effect.succeed(ToolEnvelope.failure("unavailable", e.message, { tool: tool.name, retryable: false })),
-      SessionBusy: (e) => Effect.succeed(ToolEnvelope.failure("unavailable", e.message, { tool: tool.name, retryable: false }))
+      // the store could not journal the call (so it never ran) or journal its answer: the turn fails with
+      // that error, as when the store refuses one of the session's own calls; the provider hears `unavailable`
+      SessionStoreError: (e) => refused(input, tool.name, e),
+      SessionBusy: (e) => refused(input, tool.name, e)
     })
   )
 
@@ -56,6 +66,7 @@ const runIn = (input: Input, turn: RunningTurn, tool: Tool.Tool<any, never>, arg
  * counts against the turn's `maxToolCallsPerTurn` (invalid ones included, as the provider starts them all).
  */
 export const registry = (input: Input): Provider.Registry => {
+  if (input.durable !== undefined) SessionJournal.journalsOutside(input.durable)
   // calls asked for per turn; a turn's entry goes with the turn
   const asked = new WeakMap<RunningTurn, number>()
   const admit = (tool: string): RunningTurn | ToolEnvelope.Failure => {

@@ -16,11 +16,13 @@ import * as Schedule from "effect/Schedule"
 import * as Scope from "effect/Scope"
 import type { JsonValue as J } from "@toolgate/json-schema"
 import type { SessionBusy, SessionStoreError } from "../Errors.js"
+import type * as Compensation from "../Compensation.js"
 import { InvalidOptions, ToolFailure } from "../Errors.js"
 import type * as Message from "../Message.js"
 import * as RunLimits from "../RunLimits.js"
 import * as SessionStore from "../SessionStore.js"
 import type * as Tool from "../Tool.js"
+import * as ToolEnvelope from "../ToolEnvelope.js"
 import { undoStep } from "./sessionCalls.js"
 import { compensate } from "./sessionCompensate.js"
 import * as SessionJournal from "./sessionJournal.js"
@@ -29,8 +31,10 @@ import type { Env, Execution, UndoEntry, UndoStep } from "./sessionState.js"
 /** How a session takes its store's lease. */
 export interface LeaseOptions {
   readonly ttl: Duration.Duration
-  /** `fail`: `SessionBusy` while another holds the session; `wait`: until its lease is released or expires. */
+  /** `fail`: `SessionBusy` while another holds the session; `wait`: until its lease is released or expires, at most `waitMillis`. */
   readonly onBusy: "fail" | "wait"
+  /** How long `wait` waits at most (default twice `ttl`: a holder that stopped has let its lease expire by then); past it, `SessionBusy`. */
+  readonly waitMillis?: number | undefined
 }
 
 /**
@@ -47,7 +51,11 @@ export const open = Effect.fnUntraced(function*(
   const acquire = store.acquire(session, owner, lease.ttl)
   const held = yield* lease.onBusy === "fail"
     ? acquire
-    : Effect.retry(acquire, { while: (e) => e._tag === "SessionBusy", schedule: Schedule.spaced(Duration.millis(50)) })
+    : Effect.retry(acquire, {
+      while: (e) => e._tag === "SessionBusy",
+      // the last `SessionBusy` is the answer once the wait is over
+      schedule: Schedule.upTo(Schedule.spaced(Duration.millis(50)), Duration.millis(lease.waitMillis ?? 2 * Duration.toMillis(lease.ttl)))
+    })
   const durable = SessionJournal.make(store, held, lease.ttl)
   const scope = yield* Effect.serviceOption(Scope.Scope)
   if (Option.isSome(scope)) {
@@ -55,6 +63,8 @@ export const open = Effect.fnUntraced(function*(
       scope.value,
       Effect.catchAll(SessionJournal.release(durable), (e) => Effect.logWarning(`The lease of session ${session} was not released; it expires`, e))
     )
+    // forked after the release is added: the scope stops renewing before it releases
+    yield* SessionJournal.keepRenewed(durable, scope.value)
   }
   if (snapshot !== undefined) yield* store.import(snapshot)
   return durable
@@ -131,12 +141,48 @@ const closePending = (env: Env, durable: SessionJournal.Durable, pending: Sessio
     yield* Ref.update(env.history, (h) => [...h, ...messages])
   })
 
+/** The failure an undo step started before its process stopped is reported with. */
+const undoInterrupted = (tool: string) =>
+  ToolEnvelope.failure("execution_error", "The undo started and its process stopped before it answered: it may have run, so it is not run again.", { tool })
+
+/**
+ * Takes every undo step the stored session marks started (its process stopped before the undo answered) out
+ * of its turn's steps and makes it an outstanding effect (reason `interrupted`, the call's idempotency key),
+ * in the store first; answers the stored session as it is then.
+ */
+const closeStartedUndos = (durable: SessionJournal.Durable, stored: SessionStore.Stored): Effect.Effect<SessionStore.Stored, SessionStoreError> =>
+  Effect.gen(function*() {
+    const added: Array<Compensation.OutstandingEffect> = []
+    const undoLog: Array<SessionStore.UndoEntry> = []
+    for (const entry of stored.snapshot.undoLog) {
+      for (const step of entry.steps) {
+        if (step.started !== true) continue
+        const effect: Compensation.OutstandingEffect = {
+          callId: step.callId,
+          tool: step.tool,
+          round: 0,
+          arguments: step.arguments,
+          envelope: { ok: true, result: step.result },
+          idempotencyKey: step.idempotencyKey,
+          turn: entry.turn,
+          reason: "interrupted",
+          undoFailure: undoInterrupted(step.tool)
+        }
+        yield* durable.store.undoStepInterrupted(durable.session, entry.turn, step.callId, effect)
+        added.push(effect)
+      }
+      undoLog.push(entry.steps.some((s) => s.started === true) ? { ...entry, steps: entry.steps.filter((s) => s.started !== true) } : entry)
+    }
+    if (added.length === 0) return stored
+    return { ...stored, snapshot: { ...stored.snapshot, undoLog, outstanding: [...stored.snapshot.outstanding, ...added] } }
+  })
+
 /** Loads the stored session into `env` (nothing when it was never stored) and closes its pending turns (also when a lapsed lease is taken again: another owner may have changed the session). */
 export const resume = (env: Env, durable: SessionJournal.Durable): Effect.Effect<void, SessionStoreError | SessionBusy> =>
   Effect.gen(function*() {
     const stored = yield* durable.store.load(durable.session)
     if (Option.isNone(stored)) return
-    yield* restore(env, stored.value)
+    yield* restore(env, yield* closeStartedUndos(durable, stored.value))
     for (const pending of stored.value.pending) yield* closePending(env, durable, pending)
   })
 

@@ -146,6 +146,23 @@ export const make = (options: SessionStore.Options): Effect.Effect<SessionStore.
         s.undo.set(turn, body)
       })
 
+    const undoStepStarted = (session: string, turn: number, callId: string, started: boolean) =>
+      Effect.gen(function*() {
+        const { record, s } = yield* entryOf(session, turn, "undoStepStarted")
+        const steps = record.steps.map((st) => st.callId !== callId ? st : SessionStore.mark(st, started))
+        s.undo.set(turn, yield* Codec.encode(SessionStore.UndoRecord, { ...record, steps }, limit, { session, operation: "undoStepStarted" }))
+      })
+
+    const undoStepInterrupted = (session: string, turn: number, callId: string, effect: OutstandingEffect) =>
+      Effect.gen(function*() {
+        const site = { session, operation: "undoStepInterrupted" }
+        const { record, s } = yield* entryOf(session, turn, site.operation)
+        const body = yield* Codec.encode(SessionStore.UndoRecord, { ...record, steps: record.steps.filter((st) => st.callId !== callId) }, limit, site)
+        const outstanding = yield* Codec.encode(OutstandingEffect, effect, limit, site)
+        s.undo.set(turn, body)
+        s.outstanding.push({ key: effect.idempotencyKey, body: outstanding })
+      })
+
     const undoTurn = (session: string, turn: number) =>
       Effect.gen(function*() {
         const { record, s } = yield* entryOf(session, turn, "undoTurn")
@@ -223,6 +240,8 @@ export const make = (options: SessionStore.Options): Effect.Effect<SessionStore.
       callFinished,
       commitTurn,
       rollbackTurn,
+      undoStepStarted,
+      undoStepInterrupted,
       undoStepDone,
       undoTurn,
       reconcile,

@@ -6,6 +6,7 @@
  * @internal
  */
 import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import { OutstandingEffect } from "../Compensation.js"
 import * as Message from "../Message.js"
 import * as Errors from "../Errors.js"
@@ -26,6 +27,31 @@ export interface JournalRow {
   readonly call: string
   readonly envelope: string | null | undefined
 }
+
+/**
+ * A journal row's call text: the call as it started and, when it brought them, the turn's messages not
+ * journaled before it (one row, so journaling a call is one write). Rows without `messages` are calls whose
+ * messages were journaled as pending message rows.
+ */
+let journalRecord: Schema.Schema<SessionStore.JournalCall & { readonly messages?: ReadonlyArray<Message.Message> }, any> | undefined
+// made on first use: this module and `SessionStore` import each other
+const JournalRecord = () =>
+  journalRecord ??= Schema.Struct({
+    ...SessionStore.JournalCall.fields,
+    messages: Schema.optionalWith(Schema.Array(Message.Message), { exact: true })
+  })
+
+/**
+ * A journal row's call text for `call` and `messages`, each value encoded (and held to `limit`) on its own:
+ * the call's JSON object with the messages' JSON texts appended as its `messages` array.
+ */
+export const journalCall = (call: SessionStore.JournalCall, messages: ReadonlyArray<Message.Message>, limit: number, site: Codec.Site): Effect.Effect<string, Errors.SessionStoreError> =>
+  Effect.gen(function*() {
+    const body = yield* Codec.encode(SessionStore.JournalCall, call, limit, site)
+    if (messages.length === 0) return body
+    const bodies = yield* Codec.encodeAll(Message.Message, messages, limit, site)
+    return `${body.slice(0, -1)},"messages":[${bodies.join(",")}]}`
+  })
 
 /** Everything a store keeps of one session, rows in their order. */
 export interface Rows {
@@ -73,7 +99,8 @@ export const assemble = (rows: Rows, operation: string): Effect.Effect<SessionSt
     const results = yield* Effect.forEach(rows.results, (r) => Codec.decode(SessionStore.SessionResult, r, site))
     const outstanding = yield* Effect.forEach(rows.outstanding, (o) => Codec.decode(OutstandingEffect, o, site))
     for (const row of rows.journal) {
-      const call = yield* Codec.decode(SessionStore.JournalCall, row.call, site)
+      const { messages, ...call } = yield* Codec.decode(JournalRecord(), row.call, site)
+      if (messages !== undefined) pendingOf(row.turn).messages.push(...messages)
       const envelope = typeof row.envelope === "string" ? yield* Codec.decode(ToolEnvelope.Envelope, row.envelope, site) : undefined
       pendingOf(row.turn).calls.push(envelope === undefined ? call : { ...call, envelope })
     }

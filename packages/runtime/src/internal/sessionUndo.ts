@@ -53,6 +53,29 @@ const recordDone = (env: Env, entry: UndoEntry, step: UndoStep): Effect.Effect<T
       Effect.catchAll((e) => Effect.succeed(ToolEnvelope.failure("execution_error", `The undo ran, but the session store could not record it: ${e.message}`, { tool: step.tool })))
     )
 
+/**
+ * Marks a step started in the store before its undo runs, when the session has one: a process that stops
+ * before the undo answers leaves the mark, and the session resumed from the store reports the step outstanding
+ * (`interrupted`) instead of running it again. A store that cannot record the start makes the step a failure
+ * that never ran (left to run again).
+ */
+const recordStart = (env: Env, entry: UndoEntry, step: UndoStep): Effect.Effect<ToolEnvelope.Failure | undefined> =>
+  env.durable === undefined
+    ? Effect.succeed(undefined)
+    : SessionJournal.stepStarted(env.durable, entry.turn, step.callId, true).pipe(
+      Effect.as(undefined),
+      Effect.catchAll((e) => Effect.succeed(ToolEnvelope.failure("execution_error", `The undo did not run: the session store could not record its start: ${e.message}`, { tool: step.tool })))
+    )
+
+/**
+ * A step whose undo failed stays to run again: its start mark is taken back in the store (a store that cannot
+ * leaves it, and a resumed session reports the step outstanding rather than run it again).
+ */
+const recordFailed = (env: Env, entry: UndoEntry, step: UndoStep, failure: ToolEnvelope.Failure): Effect.Effect<ToolEnvelope.Failure> =>
+  env.durable === undefined
+    ? Effect.succeed(failure)
+    : Effect.as(Effect.ignore(SessionJournal.stepStarted(env.durable, entry.turn, step.callId, false)), failure)
+
 /** The outcome of each step whose run is under way, so that a retry waits for it instead of running it again. */
 const underWay = new WeakMap<UndoStep, Deferred.Deferred<ToolEnvelope.Failure | undefined>>()
 
@@ -68,8 +91,9 @@ const runStep = (env: Env, entry: UndoEntry, step: UndoStep): Effect.Effect<Tool
       if (running !== undefined) return restore(Deferred.await(running))
       const outcome = Deferred.unsafeMake<ToolEnvelope.Failure | undefined>(FiberId.none)
       underWay.set(step, outcome)
-      const unit = attempt(step).pipe(
-        Effect.flatMap((failure) => failure === undefined ? recordDone(env, entry, step) : Effect.succeed(failure)),
+      const unit = recordStart(env, entry, step).pipe(
+        Effect.flatMap((refused) => refused !== undefined ? Effect.succeed(refused) : attempt(step)),
+        Effect.flatMap((failure) => failure === undefined ? recordDone(env, entry, step) : recordFailed(env, entry, step, failure)),
         // only the undo itself can interrupt this fiber: that is its failure
         Effect.catchAllCause(() => Effect.succeed(ToolEnvelope.failure("execution_error", "The undo was interrupted before it answered.", { tool: step.tool }))),
         Effect.tap((failure) => Effect.zipRight(Effect.sync(() => underWay.delete(step)), Deferred.succeed(outcome, failure)))

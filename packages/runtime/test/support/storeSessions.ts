@@ -16,7 +16,7 @@ import * as Toolkit from "../../src/Toolkit.js"
 /** A local-mode session `id` on `store`. */
 export const onStore = (
   store: SessionStore.Service,
-  provider: Provider.AgentProvider,
+  provider: Provider.AgentProvider | Provider.RegistryAware,
   toolkit: Toolkit.Toolkit<never>,
   extra: Pick<AgentSession.Options<never>, "id" | "snapshot" | "onBusy" | "leaseMillis" | "chainScope"> = {}
 ) =>
@@ -26,7 +26,7 @@ export const onStore = (
   )
 
 /** The journal writes of a store (what a crash can fall between). */
-const writes = ["callStarted", "callFinished", "commitTurn", "rollbackTurn", "undoStepDone", "undoTurn", "reconcile"] as const
+const writes = ["callStarted", "callFinished", "commitTurn", "rollbackTurn", "undoStepStarted", "undoStepInterrupted", "undoStepDone", "undoTurn", "reconcile"] as const
 
 /**
  * `store` with writes from the `n`-th (0-based) on failing without reaching it; `onDeath` runs at the first

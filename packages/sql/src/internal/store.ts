@@ -7,6 +7,7 @@
  */
 import { SqlError } from "@effect/sql/SqlError"
 import * as SqlClient from "@effect/sql/SqlClient"
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { Compensation, Errors, Message, SessionStore, ToolEnvelope } from "@toolgate/runtime"
@@ -46,8 +47,7 @@ export const make = (limit: number) =>
           e instanceof SqlError
             ? new Errors.SessionStoreError({ ...site, detail: `the database failed: ${e.message}${e.cause instanceof Error ? ` (${e.cause.message})` : ""}` })
             : e as Exclude<E, SqlError>
-        ),
-        Effect.withSpan(`SessionStore.${site.operation}`, { attributes: { "toolgate.session.id": site.session } })
+        )
       )
 
     const lease = Lease.make(sql, tx)
@@ -88,17 +88,44 @@ export const make = (limit: number) =>
     /** Locks the session's row (the first write of a read-then-write transaction). */
     const touch = (session: string) => sql`UPDATE toolgate_sessions SET next_seq = next_seq WHERE id = ${k(session)}`
 
+    /**
+     * The journal row of a call, written only when the session's row exists and, with `owner`, no other owner
+     * holds an unexpired lease (the fence folded into the write); answers whether it was written. One
+     * statement: atomic and, on SQLite, committed on its own.
+     */
+    const journalIfOpen = (call: SessionStore.CallStart, body: string, now: number) =>
+      Effect.map(
+        sql<{ seq: unknown }>`INSERT INTO toolgate_journal (session, turn, call_id, seq, call, envelope)
+          SELECT ${k(call.session)}, ${call.turn}, ${k(call.callId)}, (SELECT COALESCE(MAX(seq) + 1, 0) FROM toolgate_journal WHERE session = ${k(call.session)}), ${body}, NULL
+          WHERE EXISTS (SELECT 1 FROM toolgate_sessions WHERE id = ${k(call.session)})${
+          call.owner === undefined ? sql`` : sql` AND NOT EXISTS (SELECT 1 FROM toolgate_leases WHERE session = ${k(call.session)} AND owner <> ${k(call.owner)} AND expires_at > ${now})`
+        }
+          RETURNING seq`,
+        (rows) => rows.length > 0
+      )
+
+    /** The journal row of a call after the session's row is written (and the lease fenced) in the same transaction. */
+    const journalOpening = (call: SessionStore.CallStart, body: string) =>
+      Effect.gen(function*() {
+        yield* reserveFenced(call.session, call.owner, call.turn, 0)
+        yield* sql`INSERT INTO toolgate_journal (session, turn, call_id, seq, call, envelope)
+          SELECT ${k(call.session)}, ${call.turn}, ${k(call.callId)}, (SELECT COALESCE(MAX(seq) + 1, 0) FROM toolgate_journal WHERE session = ${k(call.session)}), ${body}, NULL`
+      })
+
+    /**
+     * On SQLite a call whose session has a row is journaled in one statement (the turn's new messages ride
+     * in its row; the session's next turn is read past pending turns); the first call of a new session, a
+     * busy lease, and every call on Postgres (whose fence reads the lease row `FOR SHARE`) take the
+     * transaction that writes the session's row first.
+     */
     const callStarted = (call: SessionStore.CallStart) => {
       const site = { session: call.session, operation: "callStarted" }
       return Effect.gen(function*() {
         const { messages = [], owner: __, session: _, ...record } = call
-        const body = yield* enc(SessionStore.JournalCall, record as SessionStore.JournalCall, site)
-        const bodies = yield* encAll(Message.Message, messages, site)
-        return yield* tx(site, Effect.gen(function*() {
-          const seq = yield* reserveFenced(call.session, call.owner, call.turn, bodies.length + 1)
-          yield* insertAll(sql, "toolgate_messages", bodies.map((b, i) => ({ session: k(call.session), seq: seq + i, turn: call.turn, pending: 1, body: b })))
-          yield* insertAll(sql, "toolgate_journal", [{ session: k(call.session), turn: call.turn, call_id: k(call.callId), seq: seq + bodies.length, call: body, envelope: null }])
-        }))
+        const body = yield* SessionStore.encodeJournalCall(record as SessionStore.JournalCall, messages, limit, call.session)
+        const now = yield* Clock.currentTimeMillis
+        const done = yield* sql.onDialectOrElse({ pg: () => Effect.succeed(false), orElse: () => tx(site, journalIfOpen(call, body, now), false) })
+        if (!done) yield* tx(site, journalOpening(call, body))
       })
     }
 
@@ -115,10 +142,14 @@ export const make = (limit: number) =>
       })
     }
 
-    /** Drops a turn's pending messages and journal and appends its closing messages from `seq`. */
-    const close = (session: string, turn: number, seq: number, bodies: ReadonlyArray<string>) =>
+    /**
+     * Drops a turn's journal (and, with `pendingRows`, its pending message rows: turns journaled by a version
+     * that kept them apart from the journal, closed by a rollback when a session is resumed) and appends its
+     * closing messages from `seq`.
+     */
+    const close = (session: string, turn: number, seq: number, bodies: ReadonlyArray<string>, pendingRows: boolean) =>
       Effect.gen(function*() {
-        yield* sql`DELETE FROM toolgate_messages WHERE session = ${k(session)} AND turn = ${turn} AND pending = 1`
+        if (pendingRows) yield* sql`DELETE FROM toolgate_messages WHERE session = ${k(session)} AND turn = ${turn} AND pending = 1`
         yield* sql`DELETE FROM toolgate_journal WHERE session = ${k(session)} AND turn = ${turn}`
         yield* insertAll(sql, "toolgate_messages", bodies.map((b, i) => ({ session: k(session), seq: seq + i, turn, pending: 0, body: b })))
       })
@@ -132,7 +163,7 @@ export const make = (limit: number) =>
         const usage = commit.usage === undefined ? undefined : yield* enc(SessionStore.Usage, commit.usage, site)
         yield* tx(site, Effect.gen(function*() {
           const seq = yield* reserveFenced(commit.session, commit.owner, commit.turn, bodies.length + results.length, usage)
-          yield* close(commit.session, commit.turn, seq, bodies)
+          yield* close(commit.session, commit.turn, seq, bodies, false)
           if (undo !== undefined) {
             yield* sql`INSERT INTO toolgate_undo ${sql.insert({ session: k(commit.session), turn: commit.turn, body: undo })}
               ON CONFLICT (session, turn) DO UPDATE SET body = excluded.body`
@@ -154,7 +185,7 @@ export const make = (limit: number) =>
         const usage = rollback.usage === undefined ? undefined : yield* enc(SessionStore.Usage, rollback.usage, site)
         yield* tx(site, Effect.gen(function*() {
           const seq = yield* reserveFenced(rollback.session, rollback.owner, rollback.turn, bodies.length + outstanding.length, usage)
-          yield* close(rollback.session, rollback.turn, seq, bodies)
+          yield* close(rollback.session, rollback.turn, seq, bodies, true)
           yield* insertAll(sql, "toolgate_outstanding", outstanding.map((body, i) => ({
             session: k(rollback.session),
             seq: seq + bodies.length + i,
@@ -180,6 +211,30 @@ export const make = (limit: number) =>
         const record = yield* entryOf(site, turn)
         const body = yield* enc(SessionStore.UndoRecord, { ...record, steps: record.steps.filter((s) => s.callId !== callId) }, site)
         yield* sql`UPDATE toolgate_undo SET body = ${body} WHERE session = ${k(session)} AND turn = ${turn}`
+      }))
+    }
+
+    const undoStepStarted = (session: string, turn: number, callId: string, started: boolean) => {
+      const site = { session, operation: "undoStepStarted" }
+      return tx(site, Effect.gen(function*() {
+        yield* touch(session)
+        const record = yield* entryOf(site, turn)
+        const steps = record.steps.map((s) => s.callId !== callId ? s : SessionStore.mark(s, started))
+        const body = yield* enc(SessionStore.UndoRecord, { ...record, steps }, site)
+        yield* sql`UPDATE toolgate_undo SET body = ${body} WHERE session = ${k(session)} AND turn = ${turn}`
+      }))
+    }
+
+    const undoStepInterrupted = (session: string, turn: number, callId: string, effect: Compensation.OutstandingEffect) => {
+      const site = { session, operation: "undoStepInterrupted" }
+      return tx(site, Effect.gen(function*() {
+        yield* touch(session)
+        const record = yield* entryOf(site, turn)
+        const body = yield* enc(SessionStore.UndoRecord, { ...record, steps: record.steps.filter((s) => s.callId !== callId) }, site)
+        const outstanding = yield* enc(Compensation.OutstandingEffect, effect, site)
+        const seq = yield* reserve(session, 0, 1)
+        yield* sql`UPDATE toolgate_undo SET body = ${body} WHERE session = ${k(session)} AND turn = ${turn}`
+        yield* insertAll(sql, "toolgate_outstanding", [{ session: k(session), seq, idempotency_key: k(effect.idempotencyKey), body: outstanding }])
       }))
     }
 
@@ -268,17 +323,19 @@ export const make = (limit: number) =>
     }
 
     const list = tx({ session: "", operation: "list" }, Effect.gen(function*() {
-      const rows = yield* sql<{ id: string; next_turn: unknown; messages: unknown; outstanding: unknown; pending: unknown }>`SELECT s.id, s.next_turn,
+      const rows = yield* sql<{ id: string; next_turn: unknown; messages: unknown; outstanding: unknown; pending: unknown; last_pending: unknown }>`SELECT s.id, s.next_turn,
         (SELECT COUNT(*) FROM toolgate_messages m WHERE m.session = s.id AND m.pending = 0) AS messages,
         (SELECT COUNT(*) FROM toolgate_outstanding o WHERE o.session = s.id) AS outstanding,
-        (SELECT COUNT(DISTINCT j.turn) FROM toolgate_journal j WHERE j.session = s.id) AS pending
+        (SELECT COUNT(DISTINCT j.turn) FROM toolgate_journal j WHERE j.session = s.id) AS pending,
+        (SELECT MAX(j.turn) FROM toolgate_journal j WHERE j.session = s.id) AS last_pending
         FROM toolgate_sessions s`
       const leases = yield* Lease.all(sql)
       const ids = yield* Effect.forEach(rows, (r) => Lease.decodeKey(r.id, "", "list"))
       return rows
         .map((r, i): SessionStore.SessionInfo => ({
           id: ids[i]!,
-          turns: num(r.next_turn) - 1,
+          // a call journaled in one statement leaves the session's next turn behind its turn
+          turns: Math.max(num(r.next_turn) - 1, r.last_pending == null ? 0 : num(r.last_pending)),
           messages: num(r.messages),
           outstanding: num(r.outstanding),
           pending: num(r.pending),
@@ -294,13 +351,16 @@ export const make = (limit: number) =>
         { discard: true }
       ).pipe(Effect.zipRight(sql`DELETE FROM toolgate_sessions WHERE id = ${k(session)}`)))
 
-    return SessionStore.SessionStore.of({
+    // every operation in its span, in the one place the runtime traces a store's operations
+    return SessionStore.traced({
       load: (session) => load(session, "load"),
       list,
       callStarted,
       callFinished,
       commitTurn,
       rollbackTurn,
+      undoStepStarted,
+      undoStepInterrupted,
       undoStepDone,
       undoTurn,
       reconcile,

@@ -54,7 +54,7 @@ export const sessionOn = (
   id: string,
   provider: Provider.AgentProvider,
   toolkit: Toolkit.Toolkit<never>,
-  extra: Pick<AgentSession.Options<never>, "snapshot" | "onBusy" | "leaseMillis"> = {}
+  extra: Pick<AgentSession.Options<never>, "snapshot" | "onBusy" | "leaseMillis" | "waitMillis"> = {}
 ) =>
   AgentSession.make({ ...extra, id, provider, toolkit, mode: "local" }).pipe(
     Effect.provide(ArgumentValidator.layer),
