@@ -3,4 +3,9 @@
  *
  * @since 0.1.0
  */
-export {}
+
+/** The typed errors of talking to an MCP server (unavailable, timeout, server error, protocol, limit). */
+export * as McpErrors from "./McpErrors.js"
+
+/** A connection to one MCP server (stdio or Streamable HTTP) as a scoped resource: bounded listing and calls. */
+export * as McpConnection from "./McpConnection.js"
