@@ -9,3 +9,6 @@ export * as McpErrors from "./McpErrors.js"
 
 /** A connection to one MCP server (stdio or Streamable HTTP) as a scoped resource: bounded listing and calls. */
 export * as McpConnection from "./McpConnection.js"
+
+/** The lockfile of MCP tool schemas (per server and auth scope) and its gate: a live server proved against it. */
+export * as McpLock from "./McpLock.js"

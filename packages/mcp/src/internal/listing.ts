@@ -64,6 +64,13 @@ const nameOf = (entry: unknown): string | undefined =>
     ? (entry as { name: string }).name
     : undefined
 
+/** The bytes of a page's tools as JSON; a value nested past what JSON.stringify can walk is a protocol error. */
+const sizeOf = (server: string, tools: ReadonlyArray<unknown>) =>
+  Effect.try({
+    try: () => Buffer.byteLength(JSON.stringify(tools)),
+    catch: () => new McpErrors.McpProtocolError({ server, operation: "tools/list", reason: "a tool is nested too deeply" })
+  })
+
 /** The limits the paging loop holds to. */
 export interface PagingLimits {
   readonly maxPages: number
@@ -91,7 +98,7 @@ export const all = <E>(
         return yield* new McpErrors.McpLimitExceeded({ server, operation, limit: "pages", max: limits.maxPages })
       }
       const answer: typeof Page.Type = yield* page(cursor, timeoutMs)
-      bytes += Buffer.byteLength(JSON.stringify(answer.tools))
+      bytes += yield* sizeOf(server, answer.tools)
       if (bytes > limits.maxListBytes) {
         return yield* new McpErrors.McpLimitExceeded({ server, operation, limit: "bytes", max: limits.maxListBytes })
       }
