@@ -12,3 +12,6 @@ export * as McpConnection from "./McpConnection.js"
 
 /** The lockfile of MCP tool schemas (per server and auth scope) and its gate: a live server proved against it. */
 export * as McpLock from "./McpLock.js"
+
+/** An MCP server's tools as toolgate tools: gated against a lock, `tools/call` as the executor, re-proved on list_changed. */
+export * as McpTools from "./McpTools.js"

@@ -22,15 +22,16 @@ export interface FixtureTool {
   readonly answer?: "echo" | "error" | "text" | "hang" | "die" | "bad-output"
 }
 
-/** The fixture server with `tools`, hostile in `mode` when given. */
-export const fixture = (tools: ReadonlyArray<FixtureTool>, mode?: string) => ({
+/** The fixture server with `tools`, hostile in `mode` when given, its tools `next` after the first listing when given. */
+export const fixture = (tools: ReadonlyArray<FixtureTool>, mode?: string, next?: ReadonlyArray<FixtureTool>) => ({
   _tag: "Stdio" as const,
   command: process.execPath,
   args: ["--import", "tsx", fixtureFile],
   env: {
     PATH: process.env.PATH ?? "",
     TOOLGATE_FIXTURE_TOOLS: JSON.stringify(tools),
-    ...(mode === undefined ? {} : { TOOLGATE_FIXTURE_MODE: mode })
+    ...(mode === undefined ? {} : { TOOLGATE_FIXTURE_MODE: mode }),
+    ...(next === undefined ? {} : { TOOLGATE_FIXTURE_TOOLS_NEXT: JSON.stringify(next) })
   },
   cwd: here
 })
