@@ -43,8 +43,10 @@ const Settings = Schema.Struct({
 
 /** What `make` takes. */
 export interface Options extends Partial<typeof Settings.Encoded> {
-  /** The server and the connection's limits. */
-  readonly connection: McpConnection.OptionsInput
+  /** Where the server is (`McpConnection.Server`). */
+  readonly server: McpConnection.OptionsInput["server"]
+  /** The connection's limits (`McpConnection.Limits`). */
+  readonly limits?: McpConnection.OptionsInput["limits"]
   /** The lock file: the server's entry in it is the gate (default: no lock; the first listing is the baseline). */
   readonly lock?: McpLock.LockFile | undefined
 }
@@ -55,12 +57,14 @@ export interface Problem {
   readonly message: string
 }
 
-/** Why a re-listing left the tools blocked: drift, a construct the prover cannot model, or a failed listing. */
-export type Drift = Errors.SchemaDriftError | Errors.UnsupportedCloudToolSchema | McpErrors.McpError
+/** Why a re-listing left the tools blocked: drift, or a construct the prover cannot model. */
+export type Drift = Errors.SchemaDriftError | Errors.UnsupportedCloudToolSchema
 
-/** Where the tools stand: how many listings were read, and the drift of the last one, if any. */
+/** Where the tools stand: how many listings were read and proved, and the drift of the last one, if any. */
 export interface Status {
   readonly listings: number
+  /** Listings on `list_changed` that failed (logged; the tools stay as they were). */
+  readonly failed: number
   readonly drift: Option.Option<Drift>
 }
 
@@ -113,14 +117,14 @@ const unusable = (tool: Tool.Any & { readonly schemaError: string | undefined })
 /** Connects, lists, gates and builds the toolkit; the connection and the re-list watcher live in the scope. */
 export const make = Effect.fn("McpTools.make")(function*(options: Options) {
   const settings = yield* decodeSettings(options)
-  const connection = yield* McpConnection.make(options.connection)
+  const connection = yield* McpConnection.make({ server: options.server, ...(options.limits === undefined ? {} : { limits: options.limits }) })
   const changes = yield* connection.listChanged
   const listing = yield* connection.listTools
   const baseline = yield* baselineOf(options, settings, connection, listing)
   const proof = McpLock.prove(baseline, listing.tools)
   yield* McpLock.gate(proof)
   const live = new Map(listing.tools.map((t) => [t.name, t] as const))
-  const status = yield* Ref.make<Status>({ listings: 1, drift: Option.none() })
+  const status = yield* Ref.make<Status>({ listings: 1, failed: 0, drift: Option.none() })
   const blocked = (tool: string) =>
     Effect.map(Ref.get(status), (s) =>
       Option.match(s.drift, {
@@ -142,12 +146,18 @@ export const make = Effect.fn("McpTools.make")(function*(options: Options) {
   }
   // the names are a lock entry's keys, so none repeats, and every value is a tool `Tool.make` built
   const toolkit = yield* Effect.orDie(Toolkit.make(...tools))
+  // a listing that fails (the server busy, a timeout) leaves the tools as they were: only a proof blocks them
   const relist = connection.listTools.pipe(
     Effect.map((again): Option.Option<Drift> =>
       Either.match(McpLock.gate(McpLock.prove(baseline, again.tools)), { onLeft: (e) => Option.some<Drift>(e), onRight: () => Option.none() })
     ),
-    Effect.catchAll((e) => Effect.succeed(Option.some<Drift>(e))),
-    Effect.flatMap((drift) => Ref.update(status, (s) => ({ listings: s.listings + 1, drift }))),
+    Effect.flatMap((drift) => Ref.update(status, (s) => ({ ...s, listings: s.listings + 1, drift }))),
+    Effect.catchAll((e) =>
+      Effect.zipRight(
+        Effect.logWarning(`The MCP server's tools could not be listed again: ${e.message}`),
+        Ref.update(status, (s) => ({ ...s, failed: s.failed + 1 }))
+      )
+    ),
     Effect.withSpan("McpTools.relist")
   )
   // one re-listing per signal at most, and none sooner than `relistInterval` after the last: a server that

@@ -13,7 +13,7 @@ const call = (id: string, args: string): ReadonlyArray<StreamEvent.StreamEvent> 
 describe("McpTools in an AgentSession", () => {
   it.scopedLive("a near-miss argument is coerced, an invalid one repaired, each call keyed in _meta", () =>
     Effect.gen(function*() {
-      const mcp = yield* McpTools.make({ connection: { server: fixture([weather]) } })
+      const mcp = yield* McpTools.make({ server: fixture([weather]) })
       const provider = yield* Scripted.make({
         turns: [[
           call("c1", `{"city":"Oslo","days":"3"}`),

@@ -25,12 +25,12 @@ describe("McpTools", () => {
     Effect.gen(function*() {
       const out = { type: "object", properties: { args: { type: "object" }, meta: { type: "object" } }, required: ["args"] }
       const mcp = yield* McpTools.make({
-        connection: { server: fixture([
+        server: fixture([
           { ...weather, outputSchema: out },
           { ...weather, name: "texty", answer: "text" },
           { ...weather, name: "refuses", answer: "error" },
           { ...weather, name: "liar", outputSchema: out, answer: "bad-output" }
-        ]) }
+        ])
       })
       const ok = yield* run(mcp, "get_weather", { city: "Oslo" })
       assert(ok.ok === true)
@@ -47,7 +47,7 @@ describe("McpTools", () => {
   it.scopedLive("a call that never answers is a timeout envelope; a server that dies is unavailable", () =>
     Effect.gen(function*() {
       const mcp = yield* McpTools.make({
-        connection: { server: fixture([{ ...weather, answer: "hang" }, { ...weather, name: "dies", answer: "die" }]) },
+        server: fixture([{ ...weather, answer: "hang" }, { ...weather, name: "dies", answer: "die" }]),
         timeout: "300 millis"
       })
       assert.deepInclude(yield* run(mcp, "get_weather", { city: "Oslo" }), { ok: false, kind: "timeout" })
@@ -58,7 +58,7 @@ describe("McpTools", () => {
   it.scopedLive("names MCP does not allow are reported and left out; annotations change nothing", () =>
     Effect.gen(function*() {
       const mcp = yield* McpTools.make({
-        connection: { server: fixture([{ ...weather, annotations: { readOnlyHint: true, destructiveHint: false } }, { ...weather, name: "has space" }, { ...weather, name: "x".repeat(129) }]) }
+        server: fixture([{ ...weather, annotations: { readOnlyHint: true, destructiveHint: false } }, { ...weather, name: "has space" }, { ...weather, name: "x".repeat(129) }])
       })
       assert.deepStrictEqual([...mcp.toolkit.tools.keys()], ["get_weather"])
       assert.deepStrictEqual(mcp.problems.map((p) => p.tool), ["has space", "x".repeat(129)])
@@ -74,13 +74,13 @@ describe("McpTools", () => {
       )
       const ref = `http://127.0.0.1:${(server.address() as AddressInfo).port}/city.json`
       const remote = { ...weather, name: "remote", inputSchema: { type: "object", properties: { city: { $ref: ref } }, required: ["city"] } }
-      const mcp = yield* McpTools.make({ connection: { server: fixture([weather, remote]) } })
+      const mcp = yield* McpTools.make({ server: fixture([weather, remote]) })
       assert.deepStrictEqual(mcp.problems.map((p) => p.tool), ["remote"])
       const validator = yield* ArgumentValidator.make()
       const refused = yield* Effect.flip(validator.prepare(mcp.toolkit.tools.get("remote")!, { city: "Oslo" }, { callId: "c1" }))
       assert.strictEqual(refused._tag, "InvalidToolSchema")
       const lock = McpLock.put(undefined, "toolgate-fixture", "default", McpLock.fromListing(mcp.connection.serverInfo, (yield* mcp.connection.listTools).tools))
-      const gated = yield* Effect.either(McpTools.make({ connection: { server: fixture([weather, remote]) }, lock }))
+      const gated = yield* Effect.either(McpTools.make({ server: fixture([weather, remote]), lock }))
       assert.isTrue(Either.isRight(gated) || gated.left._tag === "UnsupportedCloudToolSchema")
       assert.strictEqual(hits, 0)
     }))
@@ -93,10 +93,10 @@ describe("McpTools", () => {
       const error = yield* Effect.flip(Effect.gen(function*() {
         yield* McpTools.McpTools
         yield* provider.complete({ messages: [], tools: [], toolChoice: "auto" })
-      }).pipe(Effect.provide(McpTools.layer({ connection: { server: fixture([narrowed]) }, lock }))))
+      }).pipe(Effect.provide(McpTools.layer({ server: fixture([narrowed]), lock }))))
       assert.strictEqual(error._tag, "SchemaDriftError")
       assert.deepStrictEqual(yield* provider.requests, [])
-      const missing = yield* Effect.flip(McpTools.make({ connection: { server: fixture([weather]) }, lock, scope: "admin" }))
+      const missing = yield* Effect.flip(McpTools.make({ server: fixture([weather]), lock, scope: "admin" }))
       assert.strictEqual(missing._tag, "InvalidLock")
     }))
 
@@ -104,7 +104,7 @@ describe("McpTools", () => {
     Effect.gen(function*() {
       const lock = yield* lockOf([weather])
       const widened = { ...weather, inputSchema: { type: "object", properties: { city: { type: "string" } } } }
-      const mcp = yield* McpTools.make({ connection: { server: fixture([widened]) }, lock })
+      const mcp = yield* McpTools.make({ server: fixture([widened]), lock })
       assert.deepStrictEqual(mcp.toolkit.tools.get("get_weather")!.jsonSchema, weather.inputSchema as never)
       assert.isTrue(Either.isRight(McpTools.verdict(mcp)))
     }))
@@ -112,7 +112,7 @@ describe("McpTools", () => {
   it.scopedLive("list_changed re-lists and re-proves: a tool that drifted answers unavailable", () =>
     Effect.gen(function*() {
       const narrowed = { ...weather, inputSchema: { ...weather.inputSchema, required: ["city", "days"] } }
-      const mcp = yield* McpTools.make({ connection: { server: fixture([weather], undefined, [narrowed]) } })
+      const mcp = yield* McpTools.make({ server: fixture([weather], undefined, [narrowed]) })
       let status = yield* mcp.status
       while (status.listings < 2) status = yield* Effect.zipRight(Effect.sleep("20 millis"), mcp.status)
       assert.strictEqual(Option.getOrThrow(status.drift)._tag, "SchemaDriftError")
@@ -120,9 +120,18 @@ describe("McpTools", () => {
       assert.deepInclude(refused, { ok: false, kind: "unavailable", retryable: false })
     }))
 
+  it.scopedLive("a re-listing that fails leaves the tools as they were", () =>
+    Effect.gen(function*() {
+      const mcp = yield* McpTools.make({ server: fixture([weather], "fail-after-first") })
+      let status = yield* mcp.status
+      while (status.failed < 1) status = yield* Effect.zipRight(Effect.sleep("20 millis"), mcp.status)
+      assert.deepStrictEqual(status, { listings: 1, failed: 1, drift: Option.none() })
+      assert.deepInclude(yield* run(mcp, "get_weather", { city: "Oslo" }), { ok: true })
+    }))
+
   it.scoped("list_changed in a loop costs one listing per interval", () =>
     Effect.gen(function*() {
-      const mcp = yield* McpTools.make({ connection: { server: fixture([weather], "list-changed-loop") }, relistInterval: "1 hour" })
+      const mcp = yield* McpTools.make({ server: fixture([weather], "list-changed-loop"), relistInterval: "1 hour" })
       const signals = yield* mcp.connection.listChanged
       let status = yield* mcp.status
       while (status.listings < 2) status = yield* Effect.zipRight(Effect.promise(() => new Promise((r) => setTimeout(r, 20))), mcp.status)
