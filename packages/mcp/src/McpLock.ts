@@ -146,18 +146,24 @@ export interface Proof {
 
 const upgraded = (schema: unknown): JsonSchema.JsonSchema => JsonSchema.upgrade(schema as JsonSchema.JsonSchema).schema
 
+/** The prover's reasons in the lock's words: its "cloud" and "local" sides named for what they are here. */
+const reworded = (reasons: ReadonlyArray<Subschema.Reason>, cloud: string, local: string): ReadonlyArray<Subschema.Reason> =>
+  reasons.map((r) => ({ ...r, message: r.message.replace(/\b(the|The) (cloud|local)\b/g, (_, the: string, side: string) => `${the} ${side === "cloud" ? cloud : local}`) }))
+
 /** The verdict for one locked tool against its live listing. */
 const verdict = (name: string, locked: LockedTool, live: McpConnection.McpTool | undefined): DriftGate.ToolVerdict => {
   if (live === undefined) {
     return { _tag: "Drift", tool: name, witness: {}, reasons: [{ cloudPath: "", localPath: "", message: `removed: the lock has \`${name}\`, the server no longer lists it` }] }
   }
   const input = Subschema.check(upgraded(locked.inputSchema), upgraded(live.inputSchema))
-  if (input._tag !== "Subtype") return { ...input, tool: name }
+  if (input._tag === "Drift") return { ...input, tool: name, reasons: reworded(input.reasons, "locked", "live") }
+  if (input._tag === "Unsupported") return { ...input, tool: name }
   if (locked.outputSchema === undefined) return { _tag: "Subtype", tool: name }
   // results flow the other way: what the live server may return, the locked output schema must allow
   const output = Subschema.check(live.outputSchema === undefined ? true : upgraded(live.outputSchema), upgraded(locked.outputSchema))
   if (output._tag === "Drift") {
-    return { _tag: "Drift", tool: name, witness: output.witness, reasons: output.reasons.map((r) => ({ ...r, message: `output: ${r.message}` })) }
+    const reasons = reworded(output.reasons, "live", "locked").map((r) => ({ ...r, message: `output: ${r.message}` }))
+    return { _tag: "Drift", tool: name, witness: output.witness, reasons }
   }
   return output._tag === "Unsupported" ? { ...output, tool: name, path: `output ${output.path}` } : { _tag: "Subtype", tool: name }
 }

@@ -58,6 +58,10 @@ describe("McpLock against a live server", () => {
       const proof = McpLock.prove(entry, narrowed.tools)
       assert.deepStrictEqual(proof.rows.map((r) => [r.tool, r._tag]), [["get_weather", "Drift"], ["other", "Drift"]])
       assert.deepStrictEqual(proof.described, ["get_weather"])
+      // the prover's sides are named for what they are here: the lock and the live server
+      const words = proof.rows[0]!._tag === "Drift" ? proof.rows[0]!.reasons.map((r) => r.message).join(" ") : ""
+      assert.match(words, /the (locked|live)/)
+      assert.notMatch(words, /the (cloud|local)/)
       const drift = proof.rows[0]!
       assert(drift._tag === "Drift")
       // the witness is a call the locked schema accepts and the live one rejects
