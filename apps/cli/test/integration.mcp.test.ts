@@ -1,4 +1,9 @@
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import { Server } from "@modelcontextprotocol/sdk/server/index.js"
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
+import { ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js"
+import * as http from "node:http"
+import type { AddressInfo } from "node:net"
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { tmpdir } from "node:os"
@@ -59,6 +64,33 @@ describe("toolgate mcp lock and check --mcp (the process)", () => {
     assert.deepInclude(report, { _tag: "Checked", exitCode: 1, summary: { proven: 0, drifted: 2, unknown: 0, unsupported: 0 } })
     assert.deepStrictEqual(report.rows.map((r: { tool: string }) => r.tool), ["get_weather", "other"])
     assert.deepStrictEqual(report.mcp.described, ["get_weather"])
+  })
+
+  it("locks and checks a server over Streamable HTTP (--url, --mcp-url)", async () => {
+    let tools: ReadonlyArray<typeof weather> = [weather]
+    const httpServer = http.createServer((req, res) => {
+      const mcp = new Server({ name: "http-fixture", version: "2.0.0" }, { capabilities: { tools: {} } })
+      mcp.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [...tools] }))
+      const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true })
+      res.on("close", () => void transport.close())
+      void mcp.connect(transport).then(() => transport.handleRequest(req, res))
+    })
+    await new Promise<void>((done) => httpServer.listen(0, "127.0.0.1", done))
+    try {
+      const url = `http://127.0.0.1:${(httpServer.address() as AddressInfo).port}/mcp`
+      const lock = join(dir, "http.lock.json")
+      const locked = await toolgate("mcp", "lock", "--url", url, "--lock", lock, "--scope", "reader", "--json")
+      assert.strictEqual(locked.code, 0, locked.stderr)
+      assert.deepInclude(JSON.parse(locked.stdout), { _tag: "Locked", server: "http-fixture", scope: "reader", tools: ["get_weather"] })
+      assert.strictEqual((await toolgate("check", "--mcp-url", url, "--lock", lock, "--scope", "reader")).code, 0)
+      assert.strictEqual((await toolgate("check", "--mcp-url", url, "--lock", lock)).code, 4)
+      tools = []
+      const removed = await toolgate("check", "--mcp-url", url, "--lock", lock, "--scope", "reader", "--json")
+      assert.strictEqual(removed.code, 1)
+      assert.include(JSON.parse(removed.stdout).rows[0].reasons[0].message, "removed")
+    } finally {
+      await new Promise((done) => httpServer.close(done))
+    }
   })
 
   it("exits 3 for a server that cannot start, 4 for bad input and a lock without the entry", async () => {
