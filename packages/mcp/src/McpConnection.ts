@@ -27,8 +27,11 @@ import * as Transport from "./internal/transport.js"
 export const Stdio = Schema.TaggedStruct("Stdio", {
   command: Schema.NonEmptyString,
   args: Schema.optionalWith(Schema.Array(Schema.String), { default: () => [] }),
+  /** Added to the few variables the SDK passes on (`HOME`, `PATH`, `SHELL`, `TERM`, `USER`, `LOGNAME`). */
   env: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String })),
-  cwd: Schema.optional(Schema.String)
+  cwd: Schema.optional(Schema.String),
+  /** The server's stderr: dropped (default) or passed to this process's stderr. */
+  stderr: Schema.optionalWith(Schema.Literal("ignore", "inherit"), { default: () => "ignore" as const })
 })
 
 /** A server at a Streamable HTTP endpoint, with headers sent on every request (e.g. authorization). */

@@ -13,6 +13,7 @@ export interface StdioSpec {
   readonly args: ReadonlyArray<string>
   readonly env?: Readonly<Record<string, string>> | undefined
   readonly cwd?: string | undefined
+  readonly stderr: "ignore" | "inherit"
 }
 
 /** A server at a Streamable HTTP endpoint. */
@@ -43,7 +44,7 @@ const bounded = (response: Response, max: number): Response => {
   })
 }
 
-/** The SDK transport for `spec`; stderr of a spawned server is piped and dropped unless read. */
+/** The SDK transport for `spec`. */
 export const make = (spec: StdioSpec | HttpSpec, maxMessageBytes: number): Transport => {
   if (spec._tag === "Stdio") {
     return new StdioClientTransport({
@@ -51,7 +52,7 @@ export const make = (spec: StdioSpec | HttpSpec, maxMessageBytes: number): Trans
       args: [...spec.args],
       ...(spec.env === undefined ? {} : { env: { ...spec.env } }),
       ...(spec.cwd === undefined ? {} : { cwd: spec.cwd }),
-      stderr: "ignore",
+      stderr: spec.stderr,
       maxBufferSize: maxMessageBytes
     })
   }
