@@ -134,6 +134,23 @@ describe("McpLock", () => {
     assert.isFalse(accepts(live.inputSchema, row.witness))
   })
 
+  const enumTool = (values: ReadonlyArray<string>) => ({
+    name: "t",
+    inputSchema: { type: "object", properties: { unit: { enum: [...values] } }, required: ["unit"] }
+  })
+  const units = fc.uniqueArray(fc.string({ minLength: 1, maxLength: 6 }), { minLength: 2, maxLength: 6 })
+
+  it.prop("an enum that loses a value always gives a witness both validators confirm; one that gains values passes", [units, fc.nat()], ([values, drop]) => {
+    const locked = enumTool(values)
+    const entry = McpLock.fromListing({ name: "s", version: "1" }, [locked])
+    const narrowed = enumTool(values.filter((_, i) => i !== drop % values.length))
+    const row = McpLock.prove(entry, [narrowed]).rows[0]!
+    assert(row._tag === "Drift")
+    assert.isTrue(accepts(locked.inputSchema, row.witness))
+    assert.isFalse(accepts(narrowed.inputSchema, row.witness))
+    assert.strictEqual(McpLock.prove(entry, [enumTool([...values, "added-value"])]).rows[0]!._tag, "Subtype")
+  })
+
   it.prop("a lock round-trips through its text", [fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }), fc.string(), { maxKeys: 4 })], ([descriptions]) => {
     const tools = Object.entries(descriptions).map(([name, description]) => ({ name: name.replace(/[^A-Za-z0-9_.-]/g, "_"), description, inputSchema: { type: "object" } }))
     const lock = McpLock.put(McpLock.put(undefined, "a", "default", McpLock.fromListing({ name: "a", version: "1" }, tools)), "a", "admin", McpLock.fromListing({ name: "a", version: "2" }, []))
