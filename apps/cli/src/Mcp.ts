@@ -1,5 +1,5 @@
 /**
- * `toolgate mcp …`: MCP servers. `mcp lock (--server "<command>" | --url URL) [--lock FILE] [--name KEY]
+ * `toolgate mcp …`: MCP servers. `mcp lock (--server "<command>" | --url URL [--header "Name: value"]…) [--lock FILE] [--name KEY]
  * [--scope SCOPE]` lists a live server's tools and writes their schemas into the lock (other entries kept),
  * which `toolgate check --mcp` proves a live server against. Exit 0 written, 2 the server broke the protocol
  * or a limit, 3 the server could not be started or reached, 4 bad input.
@@ -55,8 +55,24 @@ export const serverOptions = (command: string, url: string) => ({
   url: Options.text(url).pipe(
     Options.optional,
     Options.withDescription(`the server's Streamable HTTP endpoint, such as http://127.0.0.1:3000/mcp. Default: none (then --${command} is required); not together with --${command}.`)
+  ),
+  header: Options.text("header").pipe(
+    Options.repeated,
+    Options.withDescription(`"Name: value", sent on every request to --${url} (repeatable; e.g. an authorization header for the scope being locked). Default: none.`)
   )
 })
+
+/** `--header "Name: value"` values as a header record, or why one cannot be read. */
+const headersOf = (given: ReadonlyArray<string>): Either.Either<Record<string, string>, string> => {
+  const headers: Record<string, string> = {}
+  for (const header of given) {
+    const colon = header.indexOf(":")
+    const name = header.slice(0, colon).trim()
+    if (colon <= 0 || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) return Either.left(`--header wants "Name: value", got ${JSON.stringify(header)}`)
+    headers[name.toLowerCase()] = header.slice(colon + 1).trim()
+  }
+  return Either.right(headers)
+}
 
 /** What the options name, decoded: the server (argv split without a shell, or a URL) and the lock entry. */
 export const targetOf = (
@@ -64,6 +80,7 @@ export const targetOf = (
   options: {
     readonly command: Option.Option<string>
     readonly url: Option.Option<string>
+    readonly header: ReadonlyArray<string>
     readonly lock: string
     readonly name: Option.Option<string>
     readonly scope: string
@@ -76,11 +93,14 @@ export const targetOf = (
     if (Option.isSome(options.command) && Option.isSome(options.url)) {
       return yield* new BadInput({ message: `Give the server either as a command (--${flags.command}) or a URL (--${flags.url}), not both.` })
     }
+    const headers = headersOf(options.header)
+    if (Either.isLeft(headers)) return yield* new BadInput({ message: `${headers.left}.` })
     if (Option.isSome(options.url)) {
       const url = options.url.value
       if (!(yield* Lazy.decode).isHttpUrl(url)) return yield* new BadInput({ message: `--${flags.url} must be an http(s) URL, got ${JSON.stringify(url)}.` })
-      return { ...entry, server: { _tag: "StreamableHttp", url }, label: url } satisfies McpRun.Target
+      return { ...entry, server: { _tag: "StreamableHttp", url, headers: headers.right }, label: url } satisfies McpRun.Target
     }
+    if (options.header.length > 0) return yield* new BadInput({ message: `--header goes with --${flags.url}, not --${flags.command}.` })
     if (Option.isNone(options.command)) return yield* new BadInput({ message: `Give the server: --${flags.command} "<command>" or --${flags.url} URL.` })
     const words = Argv.split(options.command.value)
     if (Either.isLeft(words)) return yield* new BadInput({ message: `--${flags.command} cannot be read: ${words.left}.` })

@@ -66,9 +66,10 @@ describe("toolgate mcp lock and check --mcp (the process)", () => {
     assert.deepStrictEqual(report.mcp.described, ["get_weather"])
   })
 
-  it("locks and checks a server over Streamable HTTP (--url, --mcp-url)", async () => {
+  it("locks and checks a server over Streamable HTTP (--url, --mcp-url, --header)", async () => {
     let tools: ReadonlyArray<typeof weather> = [weather]
     const httpServer = http.createServer((req, res) => {
+      if (req.headers.authorization !== "Bearer reader-token") return void res.writeHead(401).end()
       const mcp = new Server({ name: "http-fixture", version: "2.0.0" }, { capabilities: { tools: {} } })
       mcp.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [...tools] }))
       const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true })
@@ -79,13 +80,18 @@ describe("toolgate mcp lock and check --mcp (the process)", () => {
     try {
       const url = `http://127.0.0.1:${(httpServer.address() as AddressInfo).port}/mcp`
       const lock = join(dir, "http.lock.json")
-      const locked = await toolgate("mcp", "lock", "--url", url, "--lock", lock, "--scope", "reader", "--json")
+      const auth = ["--header", "Authorization: Bearer reader-token"]
+      const refused = await toolgate("mcp", "lock", "--url", url, "--lock", lock, "--json")
+      assert.notStrictEqual(refused.code, 0)
+      const locked = await toolgate("mcp", "lock", "--url", url, ...auth, "--lock", lock, "--scope", "reader", "--json")
       assert.strictEqual(locked.code, 0, locked.stderr)
       assert.deepInclude(JSON.parse(locked.stdout), { _tag: "Locked", server: "http-fixture", scope: "reader", tools: ["get_weather"] })
-      assert.strictEqual((await toolgate("check", "--mcp-url", url, "--lock", lock, "--scope", "reader")).code, 0)
-      assert.strictEqual((await toolgate("check", "--mcp-url", url, "--lock", lock)).code, 4)
+      assert.notInclude(readFileSync(lock, "utf8"), "reader-token")
+      assert.strictEqual((await toolgate("check", "--mcp-url", url, ...auth, "--lock", lock, "--scope", "reader")).code, 0)
+      assert.strictEqual((await toolgate("check", "--mcp-url", url, ...auth, "--lock", lock)).code, 4)
+      assert.strictEqual((await toolgate("check", "--mcp-url", url, "--header", "no colon", "--lock", lock)).code, 4)
       tools = []
-      const removed = await toolgate("check", "--mcp-url", url, "--lock", lock, "--scope", "reader", "--json")
+      const removed = await toolgate("check", "--mcp-url", url, ...auth, "--lock", lock, "--scope", "reader", "--json")
       assert.strictEqual(removed.code, 1)
       assert.include(JSON.parse(removed.stdout).rows[0].reasons[0].message, "removed")
     } finally {
