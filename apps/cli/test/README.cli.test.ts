@@ -34,7 +34,7 @@ describe("apps/cli/README.md examples", () => {
     const helps = new Map<string, string>()
     for (const example of examples) {
       // a grouped command's flags are on its subcommand's page (`sessions list --help`)
-      const path = example.args[0] === "sessions" ? example.args.slice(0, 2) : example.args.slice(0, 1)
+      const path = ["sessions", "mcp"].includes(example.args[0]!) ? example.args.slice(0, 2) : example.args.slice(0, 1)
       const command = path.join(" ")
       if (!helps.has(command)) helps.set(command, toolgate(...path, "--help").stdout)
       for (const flag of example.args.filter((a) => a.startsWith("--"))) {
