@@ -3,4 +3,5 @@
  *
  * @since 0.1.0
  */
-export {}
+/** The validating proxy: an MCP server in front of another, checking every call's arguments first. */
+export * as McpProxy from "./McpProxy.js"

@@ -1,0 +1,125 @@
+/**
+ * The proxy over Streamable HTTP: one listener on loopback (or the host given), a session per `initialize`, each
+ * with its own upstream connection. Requests whose `Host` or `Origin` is not the listener's are refused (DNS
+ * rebinding), bodies are bounded, and a body that is not JSON is answered with a JSON-RPC parse error.
+ */
+import { randomUUID } from "node:crypto"
+import * as Http from "node:http"
+import type { AddressInfo } from "node:net"
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
+import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js"
+
+/** How the listener opens a session: a connected server for a fresh transport, or the reason it could not. */
+export type Open = (transport: StreamableHTTPServerTransport) => Promise<{ readonly close: () => Promise<void> }>
+
+/** A running listener. */
+export interface Listener {
+  readonly url: string
+  readonly port: number
+  readonly sessions: () => number
+  readonly close: () => Promise<void>
+}
+
+/** The largest request body read. */
+export const maxBodyBytes = 4 * 1024 * 1024
+
+const loopbacks = new Set(["127.0.0.1", "localhost", "[::1]"])
+
+const answer = (res: Http.ServerResponse, status: number, code: number, message: string) => {
+  if (res.headersSent) return res.end()
+  res.writeHead(status, { "content-type": "application/json" })
+  res.end(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }))
+}
+
+const readBody = (req: Http.IncomingMessage): Promise<string | undefined> =>
+  new Promise((resolve, reject) => {
+    const chunks: Array<Buffer> = []
+    let size = 0
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length
+      if (size > maxBodyBytes) {
+        resolve(undefined)
+        req.destroy()
+      } else chunks.push(chunk)
+    })
+    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")))
+    req.on("error", reject)
+  })
+
+const hostAllowed = (req: Http.IncomingMessage, host: string, port: number): boolean => {
+  const allowed = loopbacks.has(host) || host === "::1" ? [...loopbacks] : [host]
+  const ok = (h: string | undefined) => h !== undefined && allowed.some((a) => h === `${a}:${port}`)
+  if (!ok(req.headers.host)) return false
+  const origin = req.headers.origin
+  if (origin === undefined) return true
+  try {
+    return ok(new URL(origin).host)
+  } catch {
+    return false
+  }
+}
+
+/** Listens on `host:port` (0: any free port) and serves sessions opened by `open`. */
+export const listen = async (host: string, port: number, open: Open): Promise<Listener> => {
+  const sessions = new Map<string, StreamableHTTPServerTransport>()
+  let bound = port
+  const handle = async (req: Http.IncomingMessage, res: Http.ServerResponse) => {
+    if (!hostAllowed(req, host, bound)) return answer(res, 403, -32000, "Forbidden: the Host or Origin is not this server's")
+    const id = req.headers["mcp-session-id"]
+    const known = typeof id === "string" ? sessions.get(id) : undefined
+    if (req.method !== "POST") {
+      if (known === undefined) return answer(res, 400, -32000, "Bad Request: no valid session ID")
+      return known.handleRequest(req, res)
+    }
+    const text = await readBody(req)
+    if (text === undefined) return answer(res, 413, -32000, `Payload Too Large: over ${maxBodyBytes} bytes`)
+    let body: unknown
+    try {
+      body = JSON.parse(text)
+    } catch {
+      return answer(res, 400, -32700, "Parse error: the body is not JSON")
+    }
+    if (known !== undefined) return known.handleRequest(req, res, body)
+    if (id !== undefined) return answer(res, 404, -32001, "Session not found")
+    if (!isInitializeRequest(body)) return answer(res, 400, -32000, "Bad Request: no valid session ID")
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: randomUUID,
+      onsessioninitialized: (sid) => {
+        sessions.set(sid, transport)
+      }
+    })
+    let session: ReturnType<Open> | undefined
+    transport.onclose = () => {
+      const sid = transport.sessionId
+      if (sid !== undefined) sessions.delete(sid)
+      session?.then((s) => s.close()).catch(() => undefined)
+    }
+    session = open(transport)
+    try {
+      await session
+    } catch (e) {
+      return answer(res, 502, -32603, `The upstream MCP server could not be reached: ${e instanceof Error ? e.message : String(e)}`)
+    }
+    return transport.handleRequest(req, res, body)
+  }
+  const server = Http.createServer((req, res) => {
+    handle(req, res).catch((e) => answer(res, 500, -32603, `Internal error: ${e instanceof Error ? e.message : String(e)}`))
+  })
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject)
+    server.listen(port, host, () => resolve())
+  })
+  bound = (server.address() as AddressInfo).port
+  const urlHost = host.includes(":") ? `[${host}]` : host
+  return {
+    url: `http://${urlHost}:${bound}/mcp`,
+    port: bound,
+    sessions: () => sessions.size,
+    close: async () => {
+      await Promise.allSettled([...sessions.values()].map((t) => t.close()))
+      sessions.clear()
+      server.closeAllConnections()
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+    }
+  }
+}
