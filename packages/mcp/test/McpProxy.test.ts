@@ -13,8 +13,7 @@ const fixtureDirect = Layer.scoped(
   Effect.acquireRelease(
     Effect.promise(async () => {
       const client = new Client({ name: "direct", version: "1.0.0" })
-      if (fixture._tag !== "Stdio") throw new Error("stdio fixture")
-      await client.connect(new StdioClientTransport({ command: fixture.command, args: [...fixture.args!], cwd: root }))
+      await client.connect(new StdioClientTransport({ command: fixture.command, args: [...fixture.args], cwd: root }))
       return client
     }),
     (client) => Effect.promise(() => client.close())

@@ -20,8 +20,11 @@ export const root = resolve(here, "../../..")
 /** The arguments that run a TypeScript file with node. */
 export const tsx = (file: string): Array<string> => ["--import", "tsx", "--conditions=@toolgate/source", file]
 
+/** An upstream spawned as a process. */
+export type StdioServer = Extract<McpProxy.Options["server"], { readonly _tag: "Stdio" }> & { readonly args: ReadonlyArray<string> }
+
 /** The fixture server as the proxy's upstream. */
-export const fixture: McpProxy.Options["server"] = {
+export const fixture: StdioServer = {
   _tag: "Stdio",
   command: process.execPath,
   args: tsx(resolve(here, "fixtures/proxyFixture.ts")),
@@ -29,7 +32,7 @@ export const fixture: McpProxy.Options["server"] = {
 }
 
 /** `@modelcontextprotocol/server-everything` as the proxy's upstream (its bin, run by node). */
-export const everything: McpProxy.Options["server"] = {
+export const everything: StdioServer = {
   _tag: "Stdio",
   command: process.execPath,
   args: [createRequire(import.meta.url).resolve("@modelcontextprotocol/server-everything/dist/index.js"), "stdio"],

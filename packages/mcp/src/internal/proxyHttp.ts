@@ -31,18 +31,20 @@ const answer = (res: Http.ServerResponse, status: number, code: number, message:
   res.end(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }))
 }
 
+/** Past this many bytes of a body over the limit the connection is cut instead of drained. */
+const maxDrainedBytes = 16 * maxBodyBytes
+
+/** The body as text, or `undefined` when it is over `maxBodyBytes` (the rest is drained, so the client reads the 413). */
 const readBody = (req: Http.IncomingMessage): Promise<string | undefined> =>
   new Promise((resolve, reject) => {
     const chunks: Array<Buffer> = []
     let size = 0
     req.on("data", (chunk: Buffer) => {
       size += chunk.length
-      if (size > maxBodyBytes) {
-        resolve(undefined)
-        req.destroy()
-      } else chunks.push(chunk)
+      if (size <= maxBodyBytes) chunks.push(chunk)
+      else if (size > maxDrainedBytes) req.destroy()
     })
-    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")))
+    req.on("end", () => resolve(size > maxBodyBytes ? undefined : Buffer.concat(chunks).toString("utf8")))
     req.on("error", reject)
   })
 
