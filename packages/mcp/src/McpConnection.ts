@@ -1,0 +1,204 @@
+/**
+ * A connection to one MCP server as a scoped resource: the server spawned over stdio or reached over
+ * Streamable HTTP with the SDK's client transports, closed (and its process ended) when the scope closes.
+ * `listTools` follows `nextCursor` within a page count, a byte count and a time limit; `callTool` answers
+ * within a timeout; every message read is bounded in bytes; every failure is one of `McpErrors`.
+ *
+ * @since 0.1.0
+ */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { ResultSchema, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js"
+import { Decode } from "@toolgate/runtime"
+import type { Errors } from "@toolgate/runtime"
+import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as PubSub from "effect/PubSub"
+import type * as Queue from "effect/Queue"
+import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
+import * as McpErrors from "./McpErrors.js"
+import * as Listing from "./internal/listing.js"
+import * as Thrown from "./internal/thrown.js"
+import * as Transport from "./internal/transport.js"
+
+/** A server spawned as a process speaking MCP on stdin/stdout: the executable and its argv (no shell). */
+export const Stdio = Schema.TaggedStruct("Stdio", {
+  command: Schema.NonEmptyString,
+  args: Schema.optionalWith(Schema.Array(Schema.String), { default: () => [] }),
+  env: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String })),
+  cwd: Schema.optional(Schema.String)
+})
+
+/** A server at a Streamable HTTP endpoint, with headers sent on every request (e.g. authorization). */
+export const StreamableHttp = Schema.TaggedStruct("StreamableHttp", {
+  url: Decode.HttpUrl,
+  headers: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String }))
+})
+
+/** Where the server is. */
+export const Server = Schema.Union(Stdio, StreamableHttp)
+
+/** Where the server is, decoded. */
+export type Server = typeof Server.Type
+
+const count = (n: number) => Schema.optionalWith(Schema.Int.pipe(Schema.positive()), { default: () => n })
+const millis = (d: Duration.DurationInput) =>
+  Schema.optionalWith(Decode.PositiveDuration, { default: () => Duration.decode(d) })
+
+/** What a connection reads at most and how long it waits; each has a default. */
+export const Limits = Schema.Struct({
+  /** Pages of `tools/list` followed before the listing fails (`McpLimitExceeded`, `pages`). */
+  maxPages: count(64),
+  /** Bytes of one message from the server (a message past it ends the connection). */
+  maxMessageBytes: count(16 * 1024 * 1024),
+  /** Bytes of all pages of one listing together. */
+  maxListBytes: count(32 * 1024 * 1024),
+  /** Tools of one listing. */
+  maxTools: count(4096),
+  /** Time to start or reach the server and initialize. */
+  connectTimeout: millis("30 seconds"),
+  /** Time for a whole listing, every page. */
+  listTimeout: millis("30 seconds"),
+  /** Time for a tool call unless the call says otherwise. */
+  callTimeout: millis("60 seconds")
+})
+
+/** The limits, decoded. */
+export type Limits = typeof Limits.Type
+
+/** What `make` takes: the server and, optionally, limits. */
+export const Options = Schema.Struct({
+  server: Server,
+  limits: Schema.optionalWith(Limits, { default: () => Limits.make({}) }),
+  /** The name and version the client introduces itself with. */
+  clientInfo: Schema.optionalWith(Schema.Struct({ name: Schema.String, version: Schema.String }), {
+    default: () => ({ name: "toolgate", version: "0.1.0" })
+  })
+})
+
+/** The options as a caller writes them. */
+export type OptionsInput = typeof Options.Encoded
+
+/** One tool as the server listed it; its schemas are the JSON objects it sent. */
+export type McpTool = Listing.McpTool
+
+/** A listed entry that is not a tool (it did not decode), with its index and why. */
+export type ListingProblem = Listing.Problem
+
+/** Every tool of one complete listing, and the entries that were not tools. */
+export interface ToolListing {
+  readonly tools: ReadonlyArray<McpTool>
+  readonly problems: ReadonlyArray<ListingProblem>
+}
+
+/** What a `tools/call` answered (decoded): content blocks kept as sent, structured content, the error flag. */
+export type CallResult = Listing.CallResult
+
+/** What one `callTool` may say besides the name and arguments. */
+export interface CallOptions {
+  /** The time the call has (default: the connection's `callTimeout`). */
+  readonly timeout?: Duration.DurationInput | undefined
+  /** Sent as the request's `_meta`. */
+  readonly meta?: Readonly<Record<string, unknown>> | undefined
+}
+
+/** A live connection to one MCP server. */
+export interface Service {
+  /** How the server is named in errors: its argv, or its URL without query. */
+  readonly label: string
+  /** The name and version the server gave at initialize. */
+  readonly serverInfo: { readonly name: string; readonly version: string }
+  /** The server's `instructions`, if it gave any. */
+  readonly instructions: string | undefined
+  /** Whether the server said it sends `notifications/tools/list_changed`. */
+  readonly announcesListChanged: boolean
+  /** The limits the connection holds to. */
+  readonly limits: Limits
+  /** Every tool, following `nextCursor`, bounded in pages, bytes, tools and time. */
+  readonly listTools: Effect.Effect<ToolListing, McpErrors.McpError>
+  /** Calls a tool, within the call's timeout. */
+  readonly callTool: (
+    name: string,
+    args: Readonly<Record<string, unknown>>,
+    options?: CallOptions
+  ) => Effect.Effect<CallResult, McpErrors.McpError>
+  /** A queue that gets a signal when the server says its tool list changed (signals coalesce: it holds one). */
+  readonly listChanged: Effect.Effect<Queue.Dequeue<void>, never, Scope.Scope>
+  /** Completes when the connection has closed (the server went away or the scope closed). */
+  readonly closed: Effect.Effect<void>
+}
+
+/** A connection to one MCP server, as a service. */
+export class McpConnection extends Context.Tag("@toolgate/mcp/McpConnection")<McpConnection, Service>() {}
+
+const decodeOptions = Decode.options("McpConnection", Options)
+
+/** Connects to the server `options` name; the connection closes, and a spawned server ends, with the scope. */
+export const make = Effect.fn("McpConnection.make")(function*(options: OptionsInput) {
+  const { clientInfo, limits, server } = yield* decodeOptions(options)
+  const label = Transport.label(server)
+  const closedSignal = yield* Deferred.make<void>()
+  const changes = yield* PubSub.sliding<void>(1)
+  // a message past the byte limit is remembered for good: the rest of it arrives as garbage lines after it
+  const lastError = { message: undefined as string | undefined, pastLimit: false }
+  const client = yield* Effect.acquireRelease(
+    Effect.sync(() => new Client(clientInfo, { capabilities: {} })),
+    (client) => Effect.promise(() => client.close()).pipe(Effect.timeout("5 seconds"), Effect.ignore)
+  )
+  client.onerror = (error) => {
+    lastError.message = error.message
+    lastError.pastLimit ||= Thrown.pastLimit(error.message)
+  }
+  client.onclose = () => Deferred.unsafeDone(closedSignal, Effect.void)
+  client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+    changes.unsafeOffer(undefined)
+  })
+  const ms = (d: Duration.Duration) => Duration.toMillis(d)
+  const thrown = Thrown.mapper(label, limits.maxMessageBytes, () => lastError)
+  const connectMs = ms(limits.connectTimeout)
+  yield* Effect.tryPromise({
+    try: (signal) => client.connect(Transport.make(server, limits.maxMessageBytes), { timeout: connectMs, signal }),
+    catch: thrown("initialize", connectMs)
+  }).pipe(Effect.timeoutFail({
+    duration: limits.connectTimeout,
+    onTimeout: () => new McpErrors.McpTimeout({ server: label, operation: "initialize", millis: connectMs })
+  }))
+  const request = <A, I>(method: string, params: Record<string, unknown>, schema: Schema.Schema<A, I>, timeoutMs: number) =>
+    Effect.tryPromise({
+      try: (signal) => client.request({ method, params } as never, ResultSchema, { timeout: timeoutMs, signal }),
+      catch: thrown(method, timeoutMs)
+    }).pipe(
+      Effect.flatMap((answer) => Listing.decode(label, method, schema, answer)),
+      Effect.timeoutFail({
+        duration: Duration.millis(timeoutMs),
+        onTimeout: () => new McpErrors.McpTimeout({ server: label, operation: method, millis: timeoutMs })
+      })
+    )
+  const capabilities = client.getServerCapabilities()
+  const version = client.getServerVersion()
+  return McpConnection.of({
+    label,
+    serverInfo: { name: version?.name ?? "", version: version?.version ?? "" },
+    instructions: client.getInstructions(),
+    announcesListChanged: capabilities?.tools?.listChanged === true,
+    limits,
+    listTools: Listing.all(label, limits, (cursor, timeoutMs) =>
+      request("tools/list", cursor === undefined ? {} : { cursor }, Listing.Page, timeoutMs)),
+    callTool: (name, args, callOptions) => {
+      const timeout = callOptions?.timeout === undefined ? limits.callTimeout : Duration.decode(callOptions.timeout)
+      const params = { name, arguments: args, ...(callOptions?.meta === undefined ? {} : { _meta: callOptions.meta }) }
+      return request("tools/call", params, Listing.CallResult, Math.max(1, ms(timeout))).pipe(
+        Effect.withSpan("McpConnection.callTool", { attributes: { "gen_ai.tool.name": name } })
+      )
+    },
+    listChanged: PubSub.subscribe(changes),
+    closed: Deferred.await(closedSignal)
+  })
+})
+
+/** The connection as a layer (scoped: the server is closed when the layer's scope closes). */
+export const layer = (options: OptionsInput): Layer.Layer<McpConnection, McpErrors.McpError | Errors.InvalidOptions> =>
+  Layer.scoped(McpConnection, make(options))

@@ -1,0 +1,122 @@
+/**
+ * The MCP results a connection reads, as Schemas (a `tools/list` page, a tool, a `tools/call` result), and
+ * the paging loop that follows `nextCursor` within the connection's limits.
+ */
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
+import * as McpErrors from "../McpErrors.js"
+
+const JsonObject = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+
+/** One tool as listed: its schemas are the JSON objects the server sent; annotations are hints only. */
+export const McpTool = Schema.Struct({
+  name: Schema.String,
+  title: Schema.optional(Schema.String),
+  description: Schema.optional(Schema.String),
+  inputSchema: JsonObject,
+  outputSchema: Schema.optional(JsonObject),
+  annotations: Schema.optional(JsonObject),
+  _meta: Schema.optional(JsonObject)
+})
+
+/** One tool as listed. */
+export type McpTool = typeof McpTool.Type
+
+/** A `tools/list` page: its entries still undecoded (one bad entry is a problem, not a failed listing). */
+export const Page = Schema.Struct({
+  tools: Schema.Array(Schema.Unknown),
+  nextCursor: Schema.optional(Schema.String)
+})
+
+/** A listed entry that is not a tool. */
+export interface Problem {
+  readonly index: number
+  readonly name: string | undefined
+  readonly reason: string
+}
+
+/** A `tools/call` result: content blocks kept as sent. */
+export const CallResult = Schema.Struct({
+  content: Schema.optionalWith(Schema.Array(Schema.Unknown), { default: () => [] }),
+  structuredContent: Schema.optional(JsonObject),
+  isError: Schema.optionalWith(Schema.Boolean, { default: () => false }),
+  _meta: Schema.optional(JsonObject)
+})
+
+/** A `tools/call` result. */
+export type CallResult = typeof CallResult.Type
+
+/** Decodes an answer to `operation` with `schema`, or fails with `McpProtocolError`. */
+export const decode = <A, I>(server: string, operation: string, schema: Schema.Schema<A, I>, answer: unknown) =>
+  Schema.decodeUnknown(schema, { errors: "all" })(answer).pipe(
+    Effect.mapError((e) =>
+      new McpErrors.McpProtocolError({ server, operation, reason: ParseResult.TreeFormatter.formatErrorSync(e) })
+    )
+  )
+
+const decodeTool = Schema.decodeUnknownEither(McpTool, { errors: "all" })
+
+const nameOf = (entry: unknown): string | undefined =>
+  typeof entry === "object" && entry !== null && typeof (entry as { name?: unknown }).name === "string"
+    ? (entry as { name: string }).name
+    : undefined
+
+/** The bytes of a page's tools as JSON; a value nested past what JSON.stringify can walk is a protocol error. */
+const sizeOf = (server: string, tools: ReadonlyArray<unknown>) =>
+  Effect.try({
+    try: () => Buffer.byteLength(JSON.stringify(tools)),
+    catch: () => new McpErrors.McpProtocolError({ server, operation: "tools/list", reason: "a tool is nested too deeply" })
+  })
+
+/** The limits the paging loop holds to. */
+export interface PagingLimits {
+  readonly maxPages: number
+  readonly maxListBytes: number
+  readonly maxTools: number
+  readonly listTimeout: Duration.Duration
+}
+
+/** Every page of a listing, following `nextCursor`, bounded in pages, bytes, tools and time. */
+export const all = <E>(
+  server: string,
+  limits: PagingLimits,
+  page: (cursor: string | undefined, timeoutMs: number) => Effect.Effect<typeof Page.Type, E>
+) => {
+  const operation = "tools/list"
+  const timeoutMs = Math.max(1, Math.round(Duration.toMillis(limits.listTimeout)))
+  const loop = Effect.gen(function*() {
+    const tools: Array<McpTool> = []
+    const problems: Array<Problem> = []
+    let cursor: string | undefined = undefined
+    let bytes = 0
+    let index = 0
+    for (let pages = 0;; pages++) {
+      if (pages === limits.maxPages) {
+        return yield* new McpErrors.McpLimitExceeded({ server, operation, limit: "pages", max: limits.maxPages })
+      }
+      const answer: typeof Page.Type = yield* page(cursor, timeoutMs)
+      bytes += yield* sizeOf(server, answer.tools)
+      if (bytes > limits.maxListBytes) {
+        return yield* new McpErrors.McpLimitExceeded({ server, operation, limit: "bytes", max: limits.maxListBytes })
+      }
+      if (index + answer.tools.length > limits.maxTools) {
+        return yield* new McpErrors.McpLimitExceeded({ server, operation, limit: "tools", max: limits.maxTools })
+      }
+      for (const entry of answer.tools) {
+        Either.match(decodeTool(entry), {
+          onLeft: (e) => problems.push({ index, name: nameOf(entry), reason: ParseResult.TreeFormatter.formatErrorSync(e) }),
+          onRight: (tool) => tools.push(tool)
+        })
+        index++
+      }
+      if (answer.nextCursor === undefined) return { tools, problems }
+      cursor = answer.nextCursor
+    }
+  })
+  return loop.pipe(
+    Effect.timeoutFail({ duration: limits.listTimeout, onTimeout: () => new McpErrors.McpTimeout({ server, operation, millis: timeoutMs }) })
+  )
+}
