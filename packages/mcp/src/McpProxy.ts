@@ -9,11 +9,17 @@
  */
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import * as Decode from "@toolgate/runtime/Decode"
+import type * as Errors from "@toolgate/runtime/Errors"
 import type { InvalidOptions } from "@toolgate/runtime/Errors"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import type { Readable, Writable } from "node:stream"
+import * as McpConnection from "./McpConnection.js"
+import type * as McpErrors from "./McpErrors.js"
+import * as McpLock from "./McpLock.js"
 import * as ProxyHttp from "./internal/proxyHttp.js"
 import * as Journal from "./internal/proxyJournal.js"
 import * as Session from "./internal/proxySession.js"
@@ -30,30 +36,31 @@ export const issuesKey = "dev.toolgate/issues"
 
 const PositiveInt = Schema.Int.pipe(Schema.positive())
 
-/** The upstream server: a command to spawn (stdio) or a Streamable HTTP URL. */
-export const Server = Schema.Union(
-  Schema.TaggedStruct("Stdio", {
-    command: Schema.NonEmptyString,
-    args: Schema.optionalWith(Schema.Array(Schema.String), { default: () => [] }),
-    env: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String })),
-    cwd: Schema.optional(Schema.String)
-  }),
-  Schema.TaggedStruct("Http", { url: Schema.String.pipe(Schema.filter(Decode.isHttpUrl, { message: () => "an absolute http: or https: URL" })) })
-)
+/** The lock the upstream is proved against at start: the lock file, the server's key in it and the auth scope. */
+export const Lock = Schema.Struct({
+  file: McpLock.LockFile,
+  server: Schema.String,
+  scope: Schema.optionalWith(Schema.String, { default: () => McpLock.defaultScope })
+})
 
 /** The proxy's options. */
 export const Options = Schema.Struct({
-  server: Server,
+  /** The upstream server: a command spawned over stdio, or a Streamable HTTP URL. */
+  server: McpConnection.Server,
   /** The dialect `tools/list` answers in: `none` (default) forwards schemas as published. */
   dialect: Schema.optionalWith(Schema.Literal("openai-strict", "google", "cca", "mcp", "none"), { default: () => "none" as const }),
-  /** How long the upstream may take to start and complete the handshake. */
-  connectTimeoutMillis: Schema.optionalWith(PositiveInt, { default: () => 30_000 }),
-  /** How long one upstream request may take before the call is answered `timeout`. */
-  callTimeoutMillis: Schema.optionalWith(PositiveInt, { default: () => 60_000 }),
-  /** A result larger than this (as JSON) is answered `isError` instead of forwarded. */
+  /** With a lock, an upstream whose listing drifted from it is refused at start. */
+  lock: Schema.optional(Lock),
+  /** How long the upstream may take to start and complete the handshake (default 30 seconds). */
+  connectTimeout: Schema.optionalWith(Decode.PositiveDuration, { default: () => Duration.seconds(30) }),
+  /** How long one upstream request may take before a call is answered `timeout` (default 60 seconds). */
+  callTimeout: Schema.optionalWith(Decode.PositiveDuration, { default: () => Duration.seconds(60) }),
+  /** Bytes of one message read from the upstream (default 16 MiB); past it the connection ends. */
+  maxMessageBytes: Schema.optionalWith(PositiveInt, { default: () => 16 * 1024 * 1024 }),
+  /** A result larger than this (as JSON) is answered `isError` instead of forwarded (default 4 MiB). */
   maxResultBytes: Schema.optionalWith(PositiveInt, { default: () => 4 * 1024 * 1024 }),
-  /** At most this many tools are read from the upstream's listing. */
-  maxTools: Schema.optionalWith(PositiveInt, { default: () => 10_000 }),
+  /** At most this many tools are read from the upstream's listing (default 4096). */
+  maxTools: Schema.optionalWith(PositiveInt, { default: () => 4096 }),
   /** The journal of answered idempotency keys: at most this many entries and bytes (least recently used out). */
   journalEntries: Schema.optionalWith(PositiveInt, { default: () => 1024 }),
   journalBytes: Schema.optionalWith(PositiveInt, { default: () => 16 * 1024 * 1024 })
@@ -61,16 +68,6 @@ export const Options = Schema.Struct({
 
 /** The proxy's options as a caller writes them. */
 export type Options = typeof Options.Encoded
-
-/** The upstream server could not be started or reached, or did not complete the MCP handshake. */
-export class McpProxyUpstreamError extends Schema.TaggedError<McpProxyUpstreamError>()("McpProxyUpstreamError", {
-  server: Schema.String,
-  reason: Schema.String
-}) {
-  override get message(): string {
-    return `The MCP server \`${this.server}\` could not be reached: ${this.reason}`
-  }
-}
 
 /** The proxy could not listen on the port it was given. */
 export class McpProxyListenError extends Schema.TaggedError<McpProxyListenError>()("McpProxyListenError", {
@@ -83,36 +80,69 @@ export class McpProxyListenError extends Schema.TaggedError<McpProxyListenError>
   }
 }
 
-const decode = Decode.options("McpProxy", Options)
+/** The lock has no entry for the server and scope the proxy was given. */
+export class McpProxyNotLocked extends Schema.TaggedError<McpProxyNotLocked>()("McpProxyNotLocked", {
+  server: Schema.String,
+  scope: Schema.String
+}) {
+  override get message(): string {
+    return `The lock has no entry for the MCP server "${this.server}" under the scope "${this.scope}"`
+  }
+}
 
-const reason = (e: unknown): string => e instanceof Error ? e.message : String(e)
+/** What keeps the proxy from starting. */
+export type StartError =
+  | InvalidOptions
+  | McpErrors.McpError
+  | McpProxyNotLocked
+  | Errors.SchemaDriftError
+  | Errors.UnsupportedCloudToolSchema
+
+const decode = Decode.options("McpProxy", Options)
 
 /** A proxy made from decoded options: its journal is shared by every session it serves. */
 interface Made {
   readonly options: typeof Options.Type
-  readonly target: Upstream.Target
+  readonly limits: Upstream.Limits
   readonly settings: Session.Settings
 }
 
-const made = (options: unknown): Effect.Effect<Made, InvalidOptions> =>
-  Effect.map(decode(options), (options) => ({
+const made = (input: Options): Effect.Effect<Made, InvalidOptions> =>
+  Effect.map(decode(input), (options) => ({
     options,
-    target: options.server,
+    limits: { connectTimeoutMillis: Duration.toMillis(options.connectTimeout), maxMessageBytes: options.maxMessageBytes },
     settings: {
       dialect: options.dialect,
       maxTools: options.maxTools,
-      callTimeoutMillis: options.callTimeoutMillis,
+      callTimeoutMillis: Duration.toMillis(options.callTimeout),
       maxResultBytes: options.maxResultBytes,
       fromStrictProvider: options.dialect === "openai-strict",
       journal: Journal.make({ maxEntries: options.journalEntries, maxBytes: options.journalBytes })
     }
   }))
 
-const connect = (proxy: Made): Effect.Effect<Upstream.Upstream, McpProxyUpstreamError, Scope.Scope> =>
+/** The lock's gate on the upstream's listing, through a connection of its own that closes after it. */
+const gate = (proxy: Made) =>
+  Effect.gen(function*() {
+    const lock = proxy.options.lock
+    if (lock === undefined) return
+    const locked = McpLock.get(lock.file, lock.server, lock.scope)
+    if (Option.isNone(locked)) return yield* new McpProxyNotLocked({ server: lock.server, scope: lock.scope })
+    const listing = yield* Effect.scoped(Effect.flatMap(
+      McpConnection.make({
+        server: Schema.encodeSync(McpConnection.Server)(proxy.options.server),
+        limits: { maxTools: proxy.options.maxTools, maxMessageBytes: proxy.options.maxMessageBytes, connectTimeout: proxy.options.connectTimeout }
+      }),
+      (connection) => connection.listTools
+    ))
+    yield* McpLock.gate(McpLock.prove(locked.value, listing.tools))
+  })
+
+const connect = (proxy: Made): Effect.Effect<Upstream.Upstream, McpErrors.McpError, Scope.Scope> =>
   Effect.acquireRelease(
     Effect.tryPromise({
-      try: () => Upstream.connect(proxy.target, proxy.options.connectTimeoutMillis),
-      catch: (e) => new McpProxyUpstreamError({ server: Upstream.describe(proxy.target), reason: reason(e) })
+      try: () => Upstream.connect(proxy.options.server, proxy.limits),
+      catch: (e) => e as McpErrors.McpError
     }),
     (upstream) => Effect.promise(() => upstream.close().catch(() => undefined))
   )
@@ -125,10 +155,12 @@ export interface Stdio {
 
 /**
  * Serves the proxy over stdio until its client closes the input; the upstream is connected first (a server
- * that cannot be reached fails `McpProxyUpstreamError` before anything is served) and closed at the end.
+ * that cannot be reached fails with one of `McpErrors` before anything is served, and with a lock a drifted one
+ * fails `SchemaDriftError`) and closed at the end.
  */
-export const serveStdio = Effect.fn("McpProxy.serveStdio")(function*(options: Options, stdio: Stdio = {}) {
+export const serveStdio: (options: Options, stdio?: Stdio) => Effect.Effect<void, StartError> = Effect.fn("McpProxy.serveStdio")(function*(options: Options, stdio: Stdio = {}) {
   const proxy = yield* made(options)
+  yield* gate(proxy)
   yield* Effect.scoped(Effect.gen(function*() {
     const upstream = yield* connect(proxy)
     const server = Session.make(upstream, proxy.settings)
@@ -161,15 +193,19 @@ export interface Listen {
 /**
  * Serves the proxy over Streamable HTTP for as long as the scope is open. Each session gets its own upstream
  * connection; the upstream is tried once before listening, so a server that cannot be reached fails
- * `McpProxyUpstreamError` at start.
+ * one of `McpErrors` at start (with a lock, its listing is proved against the lock first).
  */
-export const serveHttp = Effect.fn("McpProxy.serveHttp")(function*(options: Options, listen: Listen = {}) {
+export const serveHttp: (
+  options: Options,
+  listen?: Listen
+) => Effect.Effect<Listening, StartError | McpProxyListenError, Scope.Scope> = Effect.fn("McpProxy.serveHttp")(function*(options: Options, listen: Listen = {}) {
   const proxy = yield* made(options)
-  yield* Effect.scoped(connect(proxy))
+  yield* gate(proxy)
+  if (proxy.options.lock === undefined) yield* Effect.scoped(connect(proxy))
   const host = listen.host ?? "127.0.0.1"
   const port = listen.port ?? 0
   const open: ProxyHttp.Open = async (transport) => {
-    const upstream = await Upstream.connect(proxy.target, proxy.options.connectTimeoutMillis)
+    const upstream = await Upstream.connect(proxy.options.server, proxy.limits)
     const server = Session.make(upstream, proxy.settings)
     await server.connect(transport)
     return { close: () => Promise.allSettled([server.close(), upstream.close()]).then(() => undefined) }
@@ -177,7 +213,7 @@ export const serveHttp = Effect.fn("McpProxy.serveHttp")(function*(options: Opti
   const listener = yield* Effect.acquireRelease(
     Effect.tryPromise({
       try: () => ProxyHttp.listen(host, port, open),
-      catch: (e) => new McpProxyListenError({ host, port, reason: reason(e) })
+      catch: (e) => new McpProxyListenError({ host, port, reason: e instanceof Error ? e.message : String(e) })
     }),
     (listener) => Effect.promise(() => listener.close())
   )

@@ -17,7 +17,7 @@ describe("McpProxy against a hostile upstream", () => {
 
   it.scopedLive("answers a call that never returns as a timeout, and goes on", () =>
     Effect.gen(function*() {
-      const client = yield* stdioProxy({ server: fixture, callTimeoutMillis: 1_000 })
+      const client = yield* stdioProxy({ server: fixture, callTimeout: "1 second" })
       const hung = yield* call(client, "hang")
       assert.isTrue(hung.isError)
       assert.strictEqual(kindOf(hung), "timeout")
@@ -36,12 +36,13 @@ describe("McpProxy against a hostile upstream", () => {
       assert.isBelow(JSON.stringify(big).length, 4_096)
     }), { timeout: 60_000 })
 
-  it.scopedLive("answers a result past the stdio read limit as the upstream gone, and stays up", () =>
+  it.scopedLive("answers a message past the read limit as the upstream gone, and stays up", () =>
     Effect.gen(function*() {
-      const client = yield* stdioProxy({ server: fixture })
-      const big = yield* call(client, "huge", { bytes: 11 * 1024 * 1024 })
+      const client = yield* stdioProxy({ server: fixture, maxMessageBytes: 1024 * 1024 })
+      const big = yield* call(client, "huge", { bytes: 2 * 1024 * 1024 })
       assert.isTrue(big.isError)
       assert.strictEqual(kindOf(big), "unavailable")
+      assert.include(textOf(big), "limit of 1048576 bytes")
       yield* Effect.promise(() => client.ping())
     }), { timeout: 60_000 })
 

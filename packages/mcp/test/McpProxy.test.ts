@@ -23,7 +23,7 @@ const fixtureDirect = Layer.scoped(
 const proxied = (options: Omit<McpProxy.Options, "server">) => Layer.scoped(Proxied, stdioProxy({ server: fixture, ...options }))
 
 // The proxy process over stdio, driven by the SDK's client, fronting the fixture server.
-layer(Layer.merge(proxied({ callTimeoutMillis: 3_000, maxResultBytes: 64 * 1024 }), fixtureDirect), { timeout: 60_000 })(
+layer(Layer.merge(proxied({ callTimeout: "3 seconds", maxResultBytes: 64 * 1024 }), fixtureDirect), { timeout: 60_000 })(
   "McpProxy over stdio",
   (it) => {
     it.effect("forwards tools/list unchanged: $schema, $defs and additionalProperties kept", () =>
@@ -164,12 +164,12 @@ describe("McpProxy options and start", () => {
       assert.strictEqual(error._tag, "InvalidOptions")
     }))
 
-  it.live("fails McpProxyUpstreamError when the upstream cannot be started", () =>
+  it.live("fails McpUnavailable when the upstream cannot be started", () =>
     Effect.gen(function*() {
       const error = yield* Effect.flip(
-        McpProxy.serveStdio({ server: { _tag: "Stdio", command: "/nonexistent/mcp-server" }, connectTimeoutMillis: 5_000 })
+        McpProxy.serveStdio({ server: { _tag: "Stdio", command: "/nonexistent/mcp-server" }, connectTimeout: "5 seconds" })
       )
-      assert.strictEqual(error._tag, "McpProxyUpstreamError")
+      assert.strictEqual(error._tag, "McpUnavailable")
       assert.include(error.message, "/nonexistent/mcp-server")
     }))
 })

@@ -1,72 +1,60 @@
 /**
- * The proxy's upstream: one MCP client connection to the server it fronts, over stdio (a child process) or
- * Streamable HTTP, with the capabilities a downstream client may need forwarded (sampling, elicitation, roots).
+ * The proxy's upstream: one MCP client on the server it fronts, over the connection module's bounded
+ * transports. It is the SDK's client itself, not `McpConnection`, because the proxy forwards every request,
+ * notification and server-to-client request as it comes; the capabilities a downstream client may need
+ * (sampling, elicitation, roots) are declared so their requests can be passed through.
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import type { ClientCapabilities } from "@modelcontextprotocol/sdk/types.js"
-
-/** Where the upstream server is. */
-export type Target =
-  | {
-    readonly _tag: "Stdio"
-    readonly command: string
-    readonly args: ReadonlyArray<string>
-    readonly env?: Readonly<Record<string, string>> | undefined
-    readonly cwd?: string | undefined
-  }
-  | { readonly _tag: "Http"; readonly url: string }
+import type * as McpConnection from "../McpConnection.js"
+import type * as McpErrors from "../McpErrors.js"
+import * as Thrown from "./thrown.js"
+import * as Transport from "./transport.js"
 
 /** A connected upstream. */
 export interface Upstream {
   readonly client: Client
-  /** The server in words, for messages: `` `node server.js` `` or the URL. */
+  /** The server in words, for messages: its argv or its URL. */
   readonly name: string
   /** Why the connection ended, once it has; `undefined` while it is open. */
   readonly ended: () => string | undefined
+  /** The SDK's error for `operation` as one of `McpErrors`. */
+  readonly typed: (operation: string, millis: number) => (thrown: unknown) => McpErrors.McpError
   readonly close: () => Promise<void>
 }
-
-/** The target in words. */
-export const describe = (target: Target): string =>
-  target._tag === "Http" ? target.url : [target.command, ...target.args].join(" ")
-
-const transportOf = (target: Target): Transport =>
-  target._tag === "Http"
-    ? new StreamableHTTPClientTransport(new URL(target.url))
-    : new StdioClientTransport({
-      command: target.command,
-      args: [...target.args],
-      ...(target.env === undefined ? {} : { env: { ...target.env } }),
-      ...(target.cwd === undefined ? {} : { cwd: target.cwd }),
-      stderr: "inherit"
-    })
 
 /** What the proxy's upstream client declares: whatever a downstream client may be asked is passed through. */
 export const capabilities: ClientCapabilities = { sampling: {}, elicitation: { form: {} }, roots: { listChanged: true } }
 
-/** Connects (initialize handshake included) within `timeoutMillis`; rejects with the reason it could not. */
-export const connect = async (
-  target: Target,
-  timeoutMillis: number
-): Promise<Upstream> => {
+/** How an upstream is reached. */
+export interface Limits {
+  readonly connectTimeoutMillis: number
+  readonly maxMessageBytes: number
+}
+
+/** Connects (initialize handshake included) within the limit; rejects with one of `McpErrors`. */
+export const connect = async (server: McpConnection.Server, limits: Limits): Promise<Upstream> => {
+  const name = Transport.label(server)
   const client = new Client({ name: "toolgate-mcp-proxy", version: "0.1.0" }, { capabilities })
-  const transport = transportOf(target)
+  const last = { message: undefined as string | undefined, pastLimit: false }
   let ended: string | undefined
-  let lastError: string | undefined
   client.onerror = (error) => {
-    lastError = error.message
+    last.message = error.message
+    last.pastLimit ||= Thrown.pastLimit(error.message)
   }
   client.onclose = () => {
-    ended = lastError === undefined ? "the connection closed" : `the connection closed (${lastError})`
+    ended = last.pastLimit
+      ? `a message went past the limit of ${limits.maxMessageBytes} bytes`
+      : last.message === undefined
+      ? "the connection closed"
+      : `the connection closed (${last.message})`
   }
-  await client.connect(transport, { timeout: timeoutMillis })
-  return {
-    client,
-    name: describe(target),
-    ended: () => ended,
-    close: () => client.close()
+  const typed = Thrown.mapper(name, limits.maxMessageBytes, () => last)
+  try {
+    await client.connect(Transport.make(server, limits.maxMessageBytes), { timeout: limits.connectTimeoutMillis })
+  } catch (e) {
+    await client.close().catch(() => undefined)
+    throw typed("initialize", limits.connectTimeoutMillis)(e)
   }
+  return { client, name, ended: () => ended, typed, close: () => client.close() }
 }
