@@ -41,35 +41,40 @@ const keyOf = (params: CallToolRequest["params"]): string | undefined => {
   return key
 }
 
+/**
+ * Where the upstream's progress notifications go, by progress token: the downstream request that gave the token.
+ * The proxy reads them itself rather than through the SDK's `onprogress`, which drops a notification the server
+ * sent just before its result (the result is handled first).
+ */
+export type ProgressRoutes = Map<string | number, (params: Record<string, unknown>) => void>
+
 /** The upstream's result, or the proxy's `isError` answer for a call that timed out, died or grew too large. */
 const callUpstream = async (
   upstream: Upstream,
   params: CallToolRequest["params"],
   extra: Extra,
   settings: Settings,
-  keyed: boolean
+  keyed: boolean,
+  routes: ProgressRoutes
 ): Promise<CallToolResult> => {
   const token = params._meta?.progressToken
-  const { progressToken: _, ...meta } = params._meta ?? {}
+  if (token !== undefined) {
+    routes.set(token, (progress) => {
+      extra.sendNotification({ method: "notifications/progress", params: { ...progress, progressToken: token } } as ServerNotification)
+        .catch(() => undefined)
+    })
+  }
   try {
-    const result = await upstream.client.request(
-      { method: "tools/call", params: { ...params, _meta: meta } },
-      CallToolResultSchema,
-      {
-        timeout: settings.callTimeoutMillis,
-        // a keyed call runs to its end even if this client gives up on it: its answer is journaled for the repeat
-        ...(keyed ? {} : { signal: extra.signal }),
-        ...(token === undefined ? {} : {
-          onprogress: (progress) => {
-            extra.sendNotification({ method: "notifications/progress", params: { ...progress, progressToken: token } })
-              .catch(() => undefined)
-          }
-        })
-      }
-    )
+    const result = await upstream.client.request({ method: "tools/call", params }, CallToolResultSchema, {
+      timeout: settings.callTimeoutMillis,
+      // a keyed call runs to its end even if this client gives up on it: its answer is journaled for the repeat
+      ...(keyed ? {} : { signal: extra.signal })
+    })
     return bounded(params.name, result as CallToolResult, settings.maxResultBytes)
   } catch (error) {
     return failed(upstream, params.name, error, settings)
+  } finally {
+    if (token !== undefined) routes.delete(token)
   }
 }
 
@@ -88,7 +93,7 @@ const failed = (upstream: Upstream, tool: string, error: unknown, settings: Sett
     return Answer.of("unavailable", tool, `The MCP server \`${upstream.name}\` ended during \`${tool}\`: ${ended ?? "the connection closed"}. Whether the call ran is unknown.`)
   }
   // a JSON-RPC error the upstream answered (an unknown tool, bad params): the client sees it as the upstream sent it
-  throw error
+  throw Answer.passThrough(error)
 }
 
 /** The answer to one `tools/call`, given the tool the upstream listed under that name. */
@@ -97,7 +102,8 @@ export const call = async (
   tool: Tool,
   params: CallToolRequest["params"],
   extra: Extra,
-  settings: Settings
+  settings: Settings,
+  routes: ProgressRoutes
 ): Promise<CallToolResult> => {
   const key = keyOf(params)
   const prepared = Arguments.prepare(tool.inputSchema as JsonSchema.JsonSchema, params.arguments, {
@@ -108,7 +114,7 @@ export const call = async (
   }
   if (prepared._tag === "Invalid") return Answer.invalid(tool.name, prepared.issues)
   const forwarded = { ...params, arguments: prepared.value as Record<string, unknown> }
-  if (key === undefined) return callUpstream(upstream, forwarded, extra, settings, false)
+  if (key === undefined) return callUpstream(upstream, forwarded, extra, settings, false, routes)
   const args = JsonSchema.stableKey(prepared.value) ?? JSON.stringify(prepared.value)
   const claim = settings.journal.claim(key, tool.name, args)
   if (claim._tag === "Conflict") {
@@ -118,7 +124,7 @@ export const call = async (
     const answer = await claim.answer
     return { ...answer, _meta: { ...answer._meta, [Answer.replayedKey]: true } }
   }
-  const answer = callUpstream(upstream, forwarded, extra, settings, true)
+  const answer = callUpstream(upstream, forwarded, extra, settings, true, routes)
   settings.journal.record(key, tool.name, args, answer)
   return answer
 }

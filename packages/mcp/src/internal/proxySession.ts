@@ -30,6 +30,7 @@ import {
   type ListToolsResult,
   ListToolsResultSchema,
   McpError,
+  ProgressNotificationSchema,
   ReadResourceRequestSchema,
   RootsListChangedNotificationSchema,
   ReadResourceResultSchema,
@@ -39,6 +40,7 @@ import {
   type Tool,
   UnsubscribeRequestSchema
 } from "@modelcontextprotocol/sdk/types.js"
+import * as Answer from "./proxyAnswer.js"
 import * as ProxyCall from "./proxyCall.js"
 import type { Upstream } from "./proxyUpstream.js"
 
@@ -89,6 +91,7 @@ export const make = (upstream: Upstream, settings: Settings): Server => {
   )
   const client = upstream.client
   const tools = new Map<string, Tool>()
+  const routes: ProxyCall.ProgressRoutes = new Map()
   const timeout = settings.callTimeoutMillis
 
   const remember = (listed: ListToolsResult) => {
@@ -110,6 +113,8 @@ export const make = (upstream: Upstream, settings: Settings): Server => {
     const listed = await client.request({ method: "tools/list", params: request.params }, ListToolsResultSchema, {
       timeout,
       signal: extra.signal
+    }).catch((e) => {
+      throw Answer.passThrough(e)
     })
     remember(listed)
     if (settings.dialect === "none") return listed
@@ -124,7 +129,7 @@ export const make = (upstream: Upstream, settings: Settings): Server => {
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const tool = await toolNamed(request.params.name)
     if (tool === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`)
-    return ProxyCall.call(upstream, tool, request.params, extra, settings)
+    return ProxyCall.call(upstream, tool, request.params, extra, settings, routes)
   })
 
   const forward = <S extends Parameters<typeof server.setRequestHandler>[0]>(
@@ -132,7 +137,9 @@ export const make = (upstream: Upstream, settings: Settings): Server => {
     result: Parameters<typeof client.request>[1]
   ) =>
     server.setRequestHandler(schema, (request, extra) =>
-      client.request(request as never, result, { timeout, signal: extra.signal }) as never
+      client.request(request as never, result, { timeout, signal: extra.signal }).catch((e) => {
+        throw Answer.passThrough(e)
+      }) as never
     )
   if (capabilities.resources !== undefined) {
     forward(ListResourcesRequestSchema, ListResourcesResultSchema)
@@ -155,12 +162,21 @@ export const make = (upstream: Upstream, settings: Settings): Server => {
     if (notification.method === "notifications/tools/list_changed") tools.clear()
     await server.notification(notification as never).catch(() => undefined)
   }
+  // progress of a call goes to the request that asked for it; any other progress to the client as it is
+  client.setNotificationHandler(ProgressNotificationSchema, async (notification) => {
+    const route = routes.get(notification.params.progressToken)
+    if (route !== undefined) return route(notification.params)
+    await server.notification(notification).catch(() => undefined)
+  })
+  const back = <R>(answer: Promise<R>) =>
+    answer.catch((e) => {
+      throw Answer.passThrough(e)
+    })
   client.setRequestHandler(CreateMessageRequestSchema, (request, extra) =>
-    server.request(request, CreateMessageResultSchema, { signal: extra.signal }))
-  client.setRequestHandler(ElicitRequestSchema, (request, extra) =>
-    server.request(request, ElicitResultSchema, { signal: extra.signal }))
+    back(server.request(request, CreateMessageResultSchema, { signal: extra.signal })))
+  client.setRequestHandler(ElicitRequestSchema, (request, extra) => back(server.request(request, ElicitResultSchema, { signal: extra.signal })))
   client.setRequestHandler(ListRootsRequestSchema, (request, extra) =>
-    server.request(request, ListRootsResultSchema, { signal: extra.signal }))
+    back(server.request(request, ListRootsResultSchema, { signal: extra.signal })))
   server.setNotificationHandler(RootsListChangedNotificationSchema, () => client.sendRootsListChanged())
   return server
 }
