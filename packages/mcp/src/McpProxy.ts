@@ -36,10 +36,13 @@ export const issuesKey = "dev.toolgate/issues"
 
 const PositiveInt = Schema.Int.pipe(Schema.positive())
 
-/** The lock the upstream is proved against at start: the lock file, the server's key in it and the auth scope. */
+/**
+ * The lock the upstream is proved against at start: the lock file, the server's key in it (default: the name the
+ * server gives at initialize, as `toolgate mcp lock` keys it) and the auth scope.
+ */
 export const Lock = Schema.Struct({
   file: McpLock.LockFile,
-  server: Schema.String,
+  server: Schema.optional(Schema.String),
   scope: Schema.optionalWith(Schema.String, { default: () => McpLock.defaultScope })
 })
 
@@ -126,15 +129,15 @@ const gate = (proxy: Made) =>
   Effect.gen(function*() {
     const lock = proxy.options.lock
     if (lock === undefined) return
-    const locked = McpLock.get(lock.file, lock.server, lock.scope)
-    if (Option.isNone(locked)) return yield* new McpProxyNotLocked({ server: lock.server, scope: lock.scope })
-    const listing = yield* Effect.scoped(Effect.flatMap(
-      McpConnection.make({
+    const { key, listing } = yield* Effect.scoped(Effect.gen(function*() {
+      const connection = yield* McpConnection.make({
         server: Schema.encodeSync(McpConnection.Server)(proxy.options.server),
         limits: { maxTools: proxy.options.maxTools, maxMessageBytes: proxy.options.maxMessageBytes, connectTimeout: proxy.options.connectTimeout }
-      }),
-      (connection) => connection.listTools
-    ))
+      })
+      return { key: lock.server ?? connection.serverInfo.name, listing: yield* connection.listTools }
+    }))
+    const locked = McpLock.get(lock.file, key, lock.scope)
+    if (Option.isNone(locked)) return yield* new McpProxyNotLocked({ server: key, scope: lock.scope })
     yield* McpLock.gate(McpLock.prove(locked.value, listing.tools))
   })
 

@@ -20,6 +20,15 @@ describe("McpProxy with a lock", () => {
       assert.isAbove(proxy.port, 0)
     }), { timeout: 60_000 })
 
+  it.scopedLive("finds the entry under the name the server gives at initialize when no key is given", () =>
+    Effect.gen(function*() {
+      const { servers } = yield* lockOfFixture
+      const file = { version: 1 as const, servers: { "proxy-fixture": servers["fixture"]! } }
+      yield* McpProxy.serveHttp({ server: fixture, lock: { file } })
+      const error = yield* Effect.flip(McpProxy.serveHttp({ server: drifted, lock: { file } }))
+      assert.strictEqual(error._tag, "SchemaDriftError")
+    }), { timeout: 60_000 })
+
   it.scopedLive("refuses a drifted upstream at start with SchemaDriftError", () =>
     Effect.gen(function*() {
       const file = yield* lockOfFixture
