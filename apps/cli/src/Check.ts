@@ -5,6 +5,9 @@
  * a broken capabilities envelope, 3 the relay is unreachable or predates the export, 4 bad input (a local
  * keyword one misspelling from a keyword the validator knows, such as `propertes`, is bad input; other
  * keywords and formats the validator does not enforce are the report's warnings).
+ * `toolgate check (--mcp "<command>" | --mcp-url URL) [--lock FILE] [--name KEY] [--scope SCOPE]` proves a
+ * live MCP server against its lock entry instead, with the same report, `--json` and exit codes (3 when the
+ * server cannot be started or reached).
  *
  * @since 0.1.0
  */
@@ -19,6 +22,7 @@ import { BadInput, fileOrInline, flags, type Given, given, parseJson, required }
 import { badInput } from "./internal/output.js"
 import * as Lazy from "./internal/lazy.js"
 import * as ToolsFile from "./internal/toolsFile.js"
+import * as Mcp from "./Mcp.js"
 import { json } from "./Validate.js"
 
 /** The exit code for bad input: 4, since 2 and 3 are verdicts. */
@@ -77,12 +81,36 @@ const localTools = (tools: Given) =>
     Effect.flatMap((u) => Either.mapLeft(ToolsFile.read(u), (message) => new BadInput({ message: `The tools cannot be used: ${message}.` })))
   )
 
+const mcpOptions = { ...Mcp.serverOptions("mcp", "mcp-url"), lock: Mcp.lockOptions.lock, name: Mcp.lockOptions.name, scope: Mcp.lockOptions.scope }
+
+/** `check --mcp`: the live server proved against its lock entry; the same report, exit codes and `--json`. */
+const checkMcp = (options: {
+  readonly mcp: { readonly command: Option.Option<string>; readonly url: Option.Option<string>; readonly lock: string; readonly name: Option.Option<string>; readonly scope: string }
+  readonly tools: Given
+  readonly relay: Option.Option<string>
+  readonly capabilities: Given
+  readonly timeout: number
+  readonly json: boolean
+}) =>
+  Effect.gen(function*() {
+    const others = [Option.isSome(options.relay), ...[options.tools, options.capabilities].map((g) => Option.isSome(g.file) || Option.isSome(g.inline))]
+    if (others.some(Boolean)) return yield* new BadInput({ message: "--mcp and --mcp-url check against the lock: not together with --tools, --relay or --capabilities." })
+    const target = yield* Mcp.targetOf({ command: "mcp", url: "mcp-url" }, { ...options.mcp, timeout: options.timeout })
+    const run = yield* Lazy.mcp
+    const { CheckReport } = yield* Lazy.checking
+    const result = yield* run.check(target)
+    const code = CheckReport.exitCode(result)
+    yield* Console.log(options.json ? CheckReport.json(result, target.label) : CheckReport.text(result, target.label))
+    if (code !== 0) return yield* new CliExit({ code })
+  })
+
 /** The `check` subcommand. */
 export const command = Command.make(
   "check",
-  { tools: toolsOption, relay: relayOption, capabilities: capabilitiesOption, timeout: timeoutOption, json },
+  { tools: toolsOption, relay: relayOption, capabilities: capabilitiesOption, timeout: timeoutOption, mcp: Options.all(mcpOptions), json },
   (options) =>
     Effect.gen(function*() {
+      if (Option.isSome(options.mcp.command) || Option.isSome(options.mcp.url)) return yield* checkMcp(options)
       const source = yield* sourceOf(options)
       const local = yield* localTools(options.tools)
       const { CheckKeywords, CheckReport, report } = yield* Lazy.checking
@@ -98,5 +126,6 @@ export const command = Command.make(
   "The drift gate for CI: prove every tool the relay exports against the app's schema. " +
     "Exit 0 all proven, 1 drift or a tool the app cannot run, 2 unsupported or broken capabilities, " +
     "3 relay unreachable or predating the export, 4 bad input. " +
+    "With --mcp \"<command>\" (or --mcp-url URL): prove a live MCP server against its lock (toolgate mcp lock), same exit codes. " +
     "Example: toolgate check --tools tools.json --relay http://127.0.0.1:8787"
 ))

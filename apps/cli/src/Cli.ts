@@ -18,6 +18,7 @@ import { CliExit } from "./CliExit.js"
 import * as Demo from "./Demo.js"
 import * as Examples from "./Examples.js"
 import * as Help from "./internal/help.js"
+import * as Mcp from "./Mcp.js"
 import { failureJson } from "./internal/output.js"
 import { plain } from "./internal/terminal.js"
 import * as Normalize from "./Normalize.js"
@@ -29,13 +30,13 @@ import * as Validate from "./Validate.js"
 /** The version `--version` prints. */
 export const version = "0.1.0"
 
-const subcommands = [Demo.command, Check.command, Serve.command, Validate.command, Subschema.command, Normalize.command, Examples.command, Sessions.command] as const
+const subcommands = [Demo.command, Check.command, Serve.command, Validate.command, Subschema.command, Normalize.command, Examples.command, Sessions.command, Mcp.command] as const
 
 /** The root command. */
 export const command = Command.make("toolgate").pipe(
   Command.withDescription(
     "Tool-call contracts: the demo (npm start), the drift gate for CI (check), the reference relay (serve), " +
-      "the algebra one schema at a time (validate, subschema, normalize, examples), and stored sessions (sessions)."
+      "the algebra one schema at a time (validate, subschema, normalize, examples), stored sessions (sessions), and MCP servers (mcp)."
   ),
   Command.withSubcommands(subcommands)
 )
@@ -49,7 +50,7 @@ const names: ReadonlySet<string> = new Set(descriptors.flatMap((d) => Array.from
  * verdict (`check`, `subschema`) and in `sessions`, which follows `check` (3 unreachable, 4 bad input).
  */
 export const badInputCode = (subcommand: string | undefined): number =>
-  subcommand === "check" ? Check.badInputCode : subcommand === "sessions" ? Sessions.badInputCode : subcommand === "subschema" ? Subschema.badInputCode : 2
+  subcommand === "check" ? Check.badInputCode : subcommand === "sessions" ? Sessions.badInputCode : subcommand === "subschema" ? Subschema.badInputCode : subcommand === "mcp" ? Mcp.badInputCode : 2
 
 /**
  * The subcommand a command line names, by @effect/cli's own rule: the first argument that is a
@@ -102,7 +103,8 @@ const mistake = (subcommand: string | undefined, json: boolean) => (e: Validatio
 
 /** The commands that group subcommands of their own (`sessions list`), by name. */
 const groups: ReadonlyMap<string, ReadonlyArray<Descriptor.Command<unknown>>> = new Map([
-  ["sessions", Sessions.subcommands.map((c): Descriptor.Command<unknown> => c.descriptor)]
+  ["sessions", Sessions.subcommands.map((c): Descriptor.Command<unknown> => c.descriptor)],
+  ["mcp", Mcp.subcommands.map((c): Descriptor.Command<unknown> => c.descriptor)]
 ])
 
 /** The help page for a command line: the root's, a subcommand's, or a grouped subcommand's (`sessions list --help`). */

@@ -15,8 +15,7 @@ import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as PubSub from "effect/PubSub"
-import type * as Queue from "effect/Queue"
+import * as Queue from "effect/Queue"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as McpErrors from "./McpErrors.js"
@@ -141,7 +140,9 @@ export const make = Effect.fn("McpConnection.make")(function*(options: OptionsIn
   const { clientInfo, limits, server } = yield* decodeOptions(options)
   const label = Transport.label(server)
   const closedSignal = yield* Deferred.make<void>()
-  const changes = yield* PubSub.sliding<void>(1)
+  // one queue of one signal per subscriber: a signal while one is pending changes nothing, and a subscriber
+  // that does not read (a watcher waiting out its interval) does not hold back the others
+  const subscribers = new Set<Queue.Queue<void>>()
   // a message past the byte limit is remembered for good: the rest of it arrives as garbage lines after it
   const lastError = { message: undefined as string | undefined, pastLimit: false }
   const client = yield* Effect.acquireRelease(
@@ -154,7 +155,7 @@ export const make = Effect.fn("McpConnection.make")(function*(options: OptionsIn
   }
   client.onclose = () => Deferred.unsafeDone(closedSignal, Effect.void)
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
-    changes.unsafeOffer(undefined)
+    for (const queue of subscribers) queue.unsafeOffer(undefined)
   })
   const ms = (d: Duration.Duration) => Duration.toMillis(d)
   const thrown = Thrown.mapper(label, limits.maxMessageBytes, () => lastError)
@@ -194,7 +195,10 @@ export const make = Effect.fn("McpConnection.make")(function*(options: OptionsIn
         Effect.withSpan("McpConnection.callTool", { attributes: { "gen_ai.tool.name": name } })
       )
     },
-    listChanged: PubSub.subscribe(changes),
+    listChanged: Effect.acquireRelease(
+      Effect.tap(Queue.dropping<void>(1), (queue) => Effect.sync(() => subscribers.add(queue))),
+      (queue) => Effect.zipRight(Effect.sync(() => subscribers.delete(queue)), Queue.shutdown(queue))
+    ),
     closed: Deferred.await(closedSignal)
   })
 })

@@ -4,10 +4,13 @@
  */
 import { createRequire } from "node:module"
 import * as path from "node:path"
-import { fileURLToPath } from "node:url"
+import { fileURLToPath, pathToFileURL } from "node:url"
 
 const require = createRequire(import.meta.url)
 const here = path.dirname(fileURLToPath(import.meta.url))
+
+/** tsx's loader, by URL, so the fixture starts from any working directory. */
+export const tsx = pathToFileURL(path.join(path.dirname(require.resolve("tsx/package.json")), "dist", "loader.mjs")).href
 
 /** The fixture server's file. */
 export const fixtureFile = path.join(here, "fixtures", "server.ts")
@@ -22,15 +25,16 @@ export interface FixtureTool {
   readonly answer?: "echo" | "error" | "text" | "hang" | "die" | "bad-output"
 }
 
-/** The fixture server with `tools`, hostile in `mode` when given. */
-export const fixture = (tools: ReadonlyArray<FixtureTool>, mode?: string) => ({
+/** The fixture server with `tools`, hostile in `mode` when given, its tools `next` after the first listing when given. */
+export const fixture = (tools: ReadonlyArray<FixtureTool>, mode?: string, next?: ReadonlyArray<FixtureTool>) => ({
   _tag: "Stdio" as const,
   command: process.execPath,
-  args: ["--import", "tsx", fixtureFile],
+  args: ["--import", tsx, fixtureFile],
   env: {
     PATH: process.env.PATH ?? "",
     TOOLGATE_FIXTURE_TOOLS: JSON.stringify(tools),
-    ...(mode === undefined ? {} : { TOOLGATE_FIXTURE_MODE: mode })
+    ...(mode === undefined ? {} : { TOOLGATE_FIXTURE_MODE: mode }),
+    ...(next === undefined ? {} : { TOOLGATE_FIXTURE_TOOLS_NEXT: JSON.stringify(next) })
   },
   cwd: here
 })

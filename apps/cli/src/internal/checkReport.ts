@@ -25,8 +25,23 @@ export type Report =
     readonly upgrades: ReadonlyArray<ToolsFile.Upgrade>
     /** What the local schemas say that the validator will not enforce (unknown keywords and formats). */
     readonly warnings: ReadonlyArray<Warning>
+    /** For `check --mcp`: the lock entry proved, and the notes (new tools, changed descriptions, names left out). */
+    readonly mcp?: Mcp
   }
   | { readonly _tag: "Predates" | "Unreachable" | "ContractError"; readonly detail: string; readonly hint?: string }
+
+/** What `check --mcp` adds to a report: the lock entry it proved and what it notes. */
+export interface Mcp {
+  readonly server: string
+  readonly scope: string
+  readonly lock: string
+  /** Tools the server lists that the lock does not have (not gated). */
+  readonly added: ReadonlyArray<string>
+  /** Locked tools whose description changed. */
+  readonly described: ReadonlyArray<string>
+  /** Tool names MCP does not allow (left out). */
+  readonly badNames: ReadonlyArray<string>
+}
 
 /** How many rows of each kind: unknown tools are counted apart from drifted ones. */
 export const summary = (rs: ReadonlyArray<Row>) => {
@@ -45,7 +60,18 @@ const clipped = (value: unknown, max = 160): string => {
   return Text.clip(text, max)
 }
 
-const line = (row: Row, width: number): string => {
+const relayWitness = "the relay accepts it, the app rejects it"
+const mcpWitness = "the lock accepts it, the server rejects it"
+
+/** The notes of an MCP check: tools added, descriptions changed, names left out. */
+const mcpNotes = (mcp: Mcp | undefined): ReadonlyArray<string> =>
+  mcp === undefined ? [] : [
+    ...(mcp.added.length > 0 ? [`  note: tools the lock does not have (not checked; lock them with toolgate mcp lock): ${mcp.added.join(", ")}`] : []),
+    ...mcp.described.map((t) => `  note: the description of ${t} changed`),
+    ...mcp.badNames.map((t) => `  warning: ${JSON.stringify(t)} is not a tool name MCP allows; left out`)
+  ]
+
+const line = (row: Row, width: number, witness = relayWitness): string => {
   const name = row.tool.padEnd(width)
   switch (row._tag) {
     case "Subtype":
@@ -53,7 +79,7 @@ const line = (row: Row, width: number): string => {
     case "Drift":
       return [
         `  ✘ ${name}  drift: ${row.reasons.map(Subschema.explain).join("; ")}`,
-        `    ${" ".repeat(width)}  witness (the relay accepts it, the app rejects it): ${clipped(row.witness)}`
+        `    ${" ".repeat(width)}  witness (${witness}): ${clipped(row.witness)}`
       ].join("\n")
     case "Unsupported":
       return `  ? ${name}  unsupported: ${row.construct} at ${row.path || "/"} (cannot be proven: fail closed)`
@@ -76,9 +102,13 @@ export const text = (report: Report, source: string): string => {
       const width = Math.min(40, Math.max(4, ...report.rows.map((r) => r.tool.length)))
       const s = summary(report.rows)
       const n = report.rows.length
+      const head = report.mcp === undefined
+        ? `${source} (capabilities_version ${report.version}): ${n} exported tool${n === 1 ? "" : "s"}`
+        : `${source} (server ${report.mcp.server} ${report.version}, scope ${report.mcp.scope}): ${n} locked tool${n === 1 ? "" : "s"} in ${report.mcp.lock}`
       return [
-        `${source} (capabilities_version ${report.version}): ${n} exported tool${n === 1 ? "" : "s"}`,
-        ...report.rows.map((r) => line(r, width)),
+        head,
+        ...report.rows.map((r) => line(r, width, report.mcp === undefined ? relayWitness : mcpWitness)),
+        ...mcpNotes(report.mcp),
         ...(report.localOnly.length > 0 ? [`  local tools the relay does not export (not checked): ${report.localOnly.join(", ")}`] : []),
         ...upgradeNote(report.upgrades),
         ...report.warnings.map((w) => `  warning: ${w.message}`),

@@ -28,6 +28,9 @@ export const relayProfileClient = Effect.promise(() => import("@toolgate/provide
 /** `check`: the relay profile probe and the drift gate's verdicts. */
 export const checking = Effect.promise(() => import("./checkRun.js"))
 
+/** `mcp lock`, `check --mcp`: the MCP client (the SDK), the lock and the prover. */
+export const mcp = Effect.promise(() => import("./mcpRun.js"))
+
 /** `demo`: the scenarios' runs and their renderings. */
 export const demo = Effect.promise(() => Promise.all([import("./demoRun.js"), import("./demoRender.js")]))
 

@@ -1,0 +1,79 @@
+import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { createRequire } from "node:module"
+import { tmpdir } from "node:os"
+import { dirname, join, resolve } from "node:path"
+import { pathToFileURL } from "node:url"
+import { root, toolgateAsync as toolgate } from "./toolgate.js"
+
+const require = createRequire(import.meta.url)
+const tsx = pathToFileURL(join(dirname(require.resolve("tsx/package.json")), "dist", "loader.mjs")).href
+const fixture = resolve(root, "packages/mcp/test/fixtures/server.ts")
+
+const weather = {
+  name: "get_weather",
+  description: "The forecast for a city.",
+  inputSchema: { type: "object", properties: { city: { type: "string" }, days: { type: "integer", minimum: 1, maximum: 7 } }, required: ["city"] }
+}
+
+let dir = ""
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), "toolgate-mcp-cli-"))
+})
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+/** The fixture server's command line with `tools` (a file beside the lock; the path holds a space and a quote). */
+const server = (name: string, tools: ReadonlyArray<unknown>): string => {
+  const config = join(dir, `${name} it's.json`)
+  writeFileSync(config, JSON.stringify({ tools }))
+  return `"${process.execPath}" --import ${tsx} ${fixture} "${config.replace(/["\\$`]/g, "\\$&")}"`
+}
+
+describe("toolgate mcp lock and check --mcp (the process)", () => {
+  it("locks a live server, then proves it: 0 unchanged or widened, 1 drift with a witness, --json the relay's shape", async () => {
+    const lock = join(dir, "toolgate.lock.json")
+    const locked = await toolgate("mcp", "lock", "--server", server("v1", [weather, { ...weather, name: "other" }]), "--lock", lock)
+    assert.strictEqual(locked.code, 0, locked.stderr)
+    assert.include(locked.stdout, "locked 2 tools of toolgate-fixture (scope default)")
+    const file = JSON.parse(readFileSync(lock, "utf8"))
+    assert.deepStrictEqual(Object.keys(file.servers["toolgate-fixture"].default.tools), ["get_weather", "other"])
+
+    const same = await toolgate("check", "--mcp", server("same", [weather, { ...weather, name: "other" }]), "--lock", lock)
+    assert.strictEqual(same.code, 0, same.stdout + same.stderr)
+    assert.include(same.stdout, "2 proven, 0 drifted, 0 unknown, 0 unsupported")
+
+    const wider = { ...weather, inputSchema: { ...weather.inputSchema, required: [] } }
+    const widened = await toolgate("check", "--mcp", server("wide", [wider, { ...weather, name: "other" }, { ...weather, name: "brand_new" }]), "--lock", lock)
+    assert.strictEqual(widened.code, 0, widened.stdout)
+    assert.include(widened.stdout, "brand_new")
+
+    const narrowed = { ...weather, description: "Changed.", inputSchema: { ...weather.inputSchema, required: ["city", "days"] } }
+    const drift = await toolgate("check", "--mcp", server("narrow", [narrowed]), "--lock", lock)
+    assert.strictEqual(drift.code, 1, drift.stdout)
+    assert.include(drift.stdout, "witness (the lock accepts it, the server rejects it)")
+    assert.include(drift.stdout, "removed")
+    assert.include(drift.stdout, "the description of get_weather changed")
+    const json = await toolgate("check", "--mcp", server("narrow", [narrowed]), "--lock", lock, "--json")
+    assert.strictEqual(json.code, 1)
+    const report = JSON.parse(json.stdout)
+    assert.deepInclude(report, { _tag: "Checked", exitCode: 1, summary: { proven: 0, drifted: 2, unknown: 0, unsupported: 0 } })
+    assert.deepStrictEqual(report.rows.map((r: { tool: string }) => r.tool), ["get_weather", "other"])
+    assert.deepStrictEqual(report.mcp.described, ["get_weather"])
+  })
+
+  it("exits 3 for a server that cannot start, 4 for bad input and a lock without the entry", async () => {
+    const lock = join(dir, "other.lock.json")
+    assert.strictEqual((await toolgate("mcp", "lock", "--server", server("v1", [weather]), "--lock", lock, "--name", "weather")).code, 0)
+    const missing = await toolgate("check", "--mcp", "/nonexistent/toolgate-mcp-server", "--lock", lock, "--json")
+    assert.strictEqual(missing.code, 3, missing.stdout + missing.stderr)
+    assert.deepInclude(JSON.parse(missing.stdout), { _tag: "Unreachable", exitCode: 3 })
+    const unnamed = await toolgate("check", "--mcp", server("v1", [weather]), "--lock", lock)
+    assert.strictEqual(unnamed.code, 4)
+    assert.include(unnamed.stderr, "no entry for the server \"toolgate-fixture\"")
+    assert.strictEqual((await toolgate("check", "--mcp", server("v1", [weather]), "--lock", lock, "--name", "weather")).code, 0)
+    assert.strictEqual((await toolgate("check", "--mcp", "node 'unclosed", "--lock", lock)).code, 4)
+    assert.strictEqual((await toolgate("check", "--mcp", "node", "--mcp-url", "http://127.0.0.1:1/mcp", "--lock", lock)).code, 4)
+    assert.strictEqual((await toolgate("check", "--mcp", "node", "--lock", join(dir, "none.json"))).code, 4)
+    assert.strictEqual((await toolgate("mcp", "lock", "--url", "ftp://x")).code, 4)
+  })
+})

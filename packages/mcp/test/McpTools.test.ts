@@ -1,0 +1,112 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Scripted } from "@toolgate/providers"
+import { Tool } from "@toolgate/runtime"
+import { Effect, Either, Option, Queue, TestClock } from "effect"
+import { McpConnection, McpLock, McpTools } from "../src/index.js"
+import { type FixtureTool, fixture, weather } from "./support.js"
+
+/** Runs `tool` of `mcp` on `args` (already valid) as a session would, returning its envelope. */
+const run = (mcp: McpTools.Service, tool: string, args: Record<string, unknown>, callId = "call-1") =>
+  Tool.run(Option.getOrThrow(Option.fromNullable(mcp.toolkit.tools.get(tool))), {
+    _tag: "Prepared", tool, callId, raw: args, value: args as never, coercions: [], args: args as never
+  }, { idempotencyKey: `session:1-abc:${callId}` })
+
+const lockOf = (tools: ReadonlyArray<FixtureTool>) =>
+  Effect.gen(function*() {
+    const connection = yield* McpConnection.make({ server: fixture(tools) })
+    const { tools: listed } = yield* connection.listTools
+    return McpLock.put(undefined, connection.serverInfo.name, "default", McpLock.fromListing(connection.serverInfo, listed))
+  }).pipe(Effect.scoped)
+
+describe("McpTools", () => {
+  it.scopedLive("results become envelopes: structured, text, isError, a broken output schema", () =>
+    Effect.gen(function*() {
+      const out = { type: "object", properties: { args: { type: "object" }, meta: { type: "object" } }, required: ["args"] }
+      const mcp = yield* McpTools.make({
+        connection: { server: fixture([
+          { ...weather, outputSchema: out },
+          { ...weather, name: "texty", answer: "text" },
+          { ...weather, name: "refuses", answer: "error" },
+          { ...weather, name: "liar", outputSchema: out, answer: "bad-output" }
+        ]) }
+      })
+      const ok = yield* run(mcp, "get_weather", { city: "Oslo" })
+      assert(ok.ok === true)
+      assert.deepStrictEqual(ok.result, { args: { city: "Oslo" }, meta: { [McpTools.idempotencyKeyMeta]: "session:1-abc:call-1" } })
+      const text = yield* run(mcp, "texty", { city: "Oslo" })
+      assert.deepInclude(text, { ok: true, result: { text: `got {"city":"Oslo"}` } })
+      const refused = yield* run(mcp, "refuses", { city: "Oslo" })
+      assert.deepInclude(refused, { ok: false, kind: "execution_error", message: `refused: {"city":"Oslo"}` })
+      const liar = yield* run(mcp, "liar", { city: "Oslo" })
+      assert(liar.ok === false)
+      assert.include(liar.message, "output schema")
+    }))
+
+  it.scopedLive("a call that never answers is a timeout envelope; a server that dies is unavailable", () =>
+    Effect.gen(function*() {
+      const mcp = yield* McpTools.make({
+        connection: { server: fixture([{ ...weather, answer: "hang" }, { ...weather, name: "dies", answer: "die" }]) },
+        timeout: "300 millis"
+      })
+      assert.deepInclude(yield* run(mcp, "get_weather", { city: "Oslo" }), { ok: false, kind: "timeout" })
+      assert.deepInclude(yield* run(mcp, "dies", { city: "Oslo" }), { ok: false, kind: "unavailable" })
+      assert.deepInclude(yield* run(mcp, "get_weather", { city: "Oslo" }), { ok: false, kind: "unavailable" })
+    }))
+
+  it.scopedLive("names MCP does not allow are reported and left out; annotations change nothing", () =>
+    Effect.gen(function*() {
+      const mcp = yield* McpTools.make({
+        connection: { server: fixture([{ ...weather, annotations: { readOnlyHint: true, destructiveHint: false } }, { ...weather, name: "has space" }, { ...weather, name: "x".repeat(129) }]) }
+      })
+      assert.deepStrictEqual([...mcp.toolkit.tools.keys()], ["get_weather"])
+      assert.deepStrictEqual(mcp.problems.map((p) => p.tool), ["has space", "x".repeat(129)])
+    }))
+
+  it.scopedLive("the layer fails with SchemaDriftError before any model request when the server drifted from the lock", () =>
+    Effect.gen(function*() {
+      const lock = yield* lockOf([weather])
+      const narrowed = { ...weather, inputSchema: { ...weather.inputSchema, required: ["city", "days"] } }
+      const provider = yield* Scripted.make({ turns: [] })
+      const error = yield* Effect.flip(Effect.gen(function*() {
+        yield* McpTools.McpTools
+        yield* provider.complete({ messages: [], tools: [], toolChoice: "auto" })
+      }).pipe(Effect.provide(McpTools.layer({ connection: { server: fixture([narrowed]) }, lock }))))
+      assert.strictEqual(error._tag, "SchemaDriftError")
+      assert.deepStrictEqual(yield* provider.requests, [])
+      const missing = yield* Effect.flip(McpTools.make({ connection: { server: fixture([weather]) }, lock, scope: "admin" }))
+      assert.strictEqual(missing._tag, "InvalidLock")
+    }))
+
+  it.scopedLive("with a lock, the tool is held to the locked schema (a widened server is fine)", () =>
+    Effect.gen(function*() {
+      const lock = yield* lockOf([weather])
+      const widened = { ...weather, inputSchema: { type: "object", properties: { city: { type: "string" } } } }
+      const mcp = yield* McpTools.make({ connection: { server: fixture([widened]) }, lock })
+      assert.deepStrictEqual(mcp.toolkit.tools.get("get_weather")!.jsonSchema, weather.inputSchema as never)
+      assert.isTrue(Either.isRight(McpTools.verdict(mcp)))
+    }))
+
+  it.scopedLive("list_changed re-lists and re-proves: a tool that drifted answers unavailable", () =>
+    Effect.gen(function*() {
+      const narrowed = { ...weather, inputSchema: { ...weather.inputSchema, required: ["city", "days"] } }
+      const mcp = yield* McpTools.make({ connection: { server: fixture([weather], undefined, [narrowed]) } })
+      let status = yield* mcp.status
+      while (status.listings < 2) status = yield* Effect.zipRight(Effect.sleep("20 millis"), mcp.status)
+      assert.strictEqual(Option.getOrThrow(status.drift)._tag, "SchemaDriftError")
+      const refused = yield* run(mcp, "get_weather", { city: "Oslo" })
+      assert.deepInclude(refused, { ok: false, kind: "unavailable", retryable: false })
+    }))
+
+  it.scoped("list_changed in a loop costs one listing per interval", () =>
+    Effect.gen(function*() {
+      const mcp = yield* McpTools.make({ connection: { server: fixture([weather], "list-changed-loop") }, relistInterval: "1 hour" })
+      const signals = yield* mcp.connection.listChanged
+      let status = yield* mcp.status
+      while (status.listings < 2) status = yield* Effect.zipRight(Effect.promise(() => new Promise((r) => setTimeout(r, 20))), mcp.status)
+      for (let i = 0; i < 5; i++) yield* Queue.take(signals)
+      assert.strictEqual((yield* mcp.status).listings, 2)
+      yield* TestClock.adjust("1 hour")
+      while (status.listings < 3) status = yield* Effect.zipRight(Effect.promise(() => new Promise((r) => setTimeout(r, 20))), mcp.status)
+      assert.strictEqual(status.listings, 3)
+    }))
+})
