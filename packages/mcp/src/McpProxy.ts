@@ -62,6 +62,8 @@ export const Options = Schema.Struct({
   maxMessageBytes: Schema.optionalWith(PositiveInt, { default: () => 16 * 1024 * 1024 }),
   /** A result larger than this (as JSON) is answered `isError` instead of forwarded (default 4 MiB). */
   maxResultBytes: Schema.optionalWith(PositiveInt, { default: () => 4 * 1024 * 1024 }),
+  /** Over HTTP, at most this many sessions at once, each with its own upstream connection (default 16). */
+  maxSessions: Schema.optionalWith(PositiveInt, { default: () => 16 }),
   /** At most this many tools are read from the upstream's listing (default 4096). */
   maxTools: Schema.optionalWith(PositiveInt, { default: () => 4096 }),
   /** The journal of answered idempotency keys: at most this many entries and bytes (least recently used out). */
@@ -215,7 +217,7 @@ export const serveHttp: (
   }
   const listener = yield* Effect.acquireRelease(
     Effect.tryPromise({
-      try: () => ProxyHttp.listen(host, port, open),
+      try: () => ProxyHttp.listen(host, port, proxy.options.maxSessions, open),
       catch: (e) => new McpProxyListenError({ host, port, reason: e instanceof Error ? e.message : String(e) })
     }),
     (listener) => Effect.promise(() => listener.close())

@@ -3,7 +3,9 @@ import { Effect } from "effect"
 import { spawn } from "node:child_process"
 import { createInterface } from "node:readline"
 import { McpProxy } from "../src/index.js"
-import { call, fixture, proxyMain, root, stdioProxy, textOf, tsx } from "./McpProxySupport.js"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import { call, clientOver, fixture, proxyMain, root, stdioProxy, textOf, tsx } from "./McpProxySupport.js"
 
 const kindOf = (result: { content: unknown }) => JSON.parse(textOf(result as never)).kind as string
 
@@ -109,6 +111,19 @@ describe("McpProxy against a hostile client", () => {
       } finally {
         child.kill()
       }
+    }), { timeout: 60_000 })
+
+  it.scopedLive("holds at most maxSessions sessions (each an upstream process): one more initialize is a 503", () =>
+    Effect.gen(function*() {
+      const proxy = yield* McpProxy.serveHttp({ server: fixture, maxSessions: 2 })
+      const transports = [0, 1].map(() => new StreamableHTTPClientTransport(new URL(proxy.url)))
+      for (const transport of transports) yield* clientOver(transport)
+      assert.strictEqual(proxy.sessions(), 2)
+      const refused = yield* Effect.flip(Effect.tryPromise(() => new Client({ name: "third", version: "1" }).connect(new StreamableHTTPClientTransport(new URL(proxy.url)))))
+      assert.include(String(refused.cause), "2 sessions are open")
+      yield* Effect.promise(() => transports[0]!.terminateSession())
+      const third = yield* clientOver(new StreamableHTTPClientTransport(new URL(proxy.url)))
+      assert.strictEqual(textOf(yield* call(third, "add", { a: 1, b: 1 })), "2")
     }), { timeout: 60_000 })
 
   it.scopedLive("answers malformed HTTP requests with their status and keeps serving", () =>

@@ -61,9 +61,13 @@ const hostAllowed = (req: Http.IncomingMessage, host: string, port: number): boo
   }
 }
 
-/** Listens on `host:port` (0: any free port) and serves sessions opened by `open`. */
-export const listen = async (host: string, port: number, open: Open): Promise<Listener> => {
+/**
+ * Listens on `host:port` (0: any free port) and serves sessions opened by `open`, at most `maxSessions` at once
+ * (each holds an upstream connection, a process for a stdio server): one more `initialize` is a 503.
+ */
+export const listen = async (host: string, port: number, maxSessions: number, open: Open): Promise<Listener> => {
   const sessions = new Map<string, StreamableHTTPServerTransport>()
+  let opening = 0
   let bound = port
   const handle = async (req: Http.IncomingMessage, res: Http.ServerResponse) => {
     if (!hostAllowed(req, host, bound)) return answer(res, 403, -32000, "Forbidden: the Host or Origin is not this server's")
@@ -84,6 +88,9 @@ export const listen = async (host: string, port: number, open: Open): Promise<Li
     if (known !== undefined) return known.handleRequest(req, res, body)
     if (id !== undefined) return answer(res, 404, -32001, "Session not found")
     if (!isInitializeRequest(body)) return answer(res, 400, -32000, "Bad Request: no valid session ID")
+    if (sessions.size + opening >= maxSessions) {
+      return answer(res, 503, -32000, `Service Unavailable: ${maxSessions} sessions are open; end one (DELETE) first`)
+    }
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
       onsessioninitialized: (sid) => {
@@ -97,10 +104,13 @@ export const listen = async (host: string, port: number, open: Open): Promise<Li
       session?.then((s) => s.close()).catch(() => undefined)
     }
     session = open(transport)
+    opening += 1
     try {
       await session
     } catch (e) {
       return answer(res, 502, -32603, `The upstream MCP server could not be reached: ${e instanceof Error ? e.message : String(e)}`)
+    } finally {
+      opening -= 1
     }
     return transport.handleRequest(req, res, body)
   }
