@@ -38,7 +38,7 @@ const fail = (message) => {
   throw new Error(message)
 }
 
-const workspaces = ["packages/json-schema", "packages/subschema", "packages/runtime", "packages/providers", "packages/ai", "packages/ai-sdk", "packages/sql", "apps/relay", "apps/cli"]
+const workspaces = ["packages/json-schema", "packages/subschema", "packages/runtime", "packages/providers", "packages/ai", "packages/ai-sdk", "packages/sql", "packages/mcp", "apps/relay", "apps/cli"]
 const manifests = workspaces.map((dir) => json(path.join(root, dir, "package.json")))
 const workspaceEffect = json(path.join(root, "node_modules/effect/package.json")).version
 // another patch of the same minor than the workspace's (3.22.4 in the workspace → 3.22.3 here)

@@ -9,7 +9,8 @@
  *
  * @since 0.1.0
  */
-import { Decode, DriftGate, type Errors, Toolkit } from "@toolgate/runtime"
+import { Validator } from "@toolgate/json-schema"
+import { Decode, DriftGate, type Errors, type Tool, Toolkit } from "@toolgate/runtime"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -105,6 +106,10 @@ const problemsOf = (listing: McpConnection.ToolListing, proof: McpLock.Proof): A
   ...proof.badNames.map((name) => ({ tool: name, message: Names.problem(name) }))
 ]
 
+/** Why a tool's parameter schema cannot be compiled (a `$ref` to the network, which is never fetched, included). */
+const unusable = (tool: Tool.Any & { readonly schemaError: string | undefined }): string | undefined =>
+  tool.schemaError ?? Either.match(Validator.compile(tool.jsonSchema), { onLeft: (e) => e.message, onRight: () => undefined })
+
 /** Connects, lists, gates and builds the toolkit; the connection and the re-list watcher live in the scope. */
 export const make = Effect.fn("McpTools.make")(function*(options: Options) {
   const settings = yield* decodeSettings(options)
@@ -131,7 +136,10 @@ export const make = Effect.fn("McpTools.make")(function*(options: Options) {
       outputSchema: locked.outputSchema
     }, connection, settings.timeout, blocked)
   )
-  for (const tool of tools) if (tool.schemaError !== undefined) problems.push({ tool: tool.name, message: `its schema cannot be used: ${tool.schemaError}` })
+  for (const tool of tools) {
+    const why = unusable(tool)
+    if (why !== undefined) problems.push({ tool: tool.name, message: `its schema cannot be used (its calls are refused): ${why}` })
+  }
   // the names are a lock entry's keys, so none repeats, and every value is a tool `Tool.make` built
   const toolkit = yield* Effect.orDie(Toolkit.make(...tools))
   const relist = connection.listTools.pipe(

@@ -1,6 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Scripted } from "@toolgate/providers"
-import { Tool } from "@toolgate/runtime"
+import { ArgumentValidator, Tool } from "@toolgate/runtime"
+import * as http from "node:http"
+import type { AddressInfo } from "node:net"
 import { Effect, Either, Option, Queue, TestClock } from "effect"
 import { McpConnection, McpLock, McpTools } from "../src/index.js"
 import { type FixtureTool, fixture, weather } from "./support.js"
@@ -60,6 +62,27 @@ describe("McpTools", () => {
       })
       assert.deepStrictEqual([...mcp.toolkit.tools.keys()], ["get_weather"])
       assert.deepStrictEqual(mcp.problems.map((p) => p.tool), ["has space", "x".repeat(129)])
+    }))
+
+  it.scopedLive("a network $ref is never fetched: the tool is reported and its calls refused", () =>
+    Effect.gen(function*() {
+      let hits = 0
+      const server = http.createServer((_, res) => (hits++, res.end(JSON.stringify({ type: "string" }))))
+      yield* Effect.acquireRelease(
+        Effect.async<void>((resume) => void server.listen(0, "127.0.0.1", () => resume(Effect.void))),
+        () => Effect.async<void>((resume) => void server.close(() => resume(Effect.void)))
+      )
+      const ref = `http://127.0.0.1:${(server.address() as AddressInfo).port}/city.json`
+      const remote = { ...weather, name: "remote", inputSchema: { type: "object", properties: { city: { $ref: ref } }, required: ["city"] } }
+      const mcp = yield* McpTools.make({ connection: { server: fixture([weather, remote]) } })
+      assert.deepStrictEqual(mcp.problems.map((p) => p.tool), ["remote"])
+      const validator = yield* ArgumentValidator.make()
+      const refused = yield* Effect.flip(validator.prepare(mcp.toolkit.tools.get("remote")!, { city: "Oslo" }, { callId: "c1" }))
+      assert.strictEqual(refused._tag, "InvalidToolSchema")
+      const lock = McpLock.put(undefined, "toolgate-fixture", "default", McpLock.fromListing(mcp.connection.serverInfo, (yield* mcp.connection.listTools).tools))
+      const gated = yield* Effect.either(McpTools.make({ connection: { server: fixture([weather, remote]) }, lock }))
+      assert.isTrue(Either.isRight(gated) || gated.left._tag === "UnsupportedCloudToolSchema")
+      assert.strictEqual(hits, 0)
     }))
 
   it.scopedLive("the layer fails with SchemaDriftError before any model request when the server drifted from the lock", () =>
