@@ -43,6 +43,16 @@ describe("toolgate mcp proxy (the process)", () => {
     }
   }, 60_000)
 
+  it("exits 0 when its client closes stdin", async () => {
+    const child = spawn(process.execPath, [bin, "mcp", "proxy", "--server", server()], { cwd: root, stdio: ["pipe", "pipe", "pipe"] })
+    let stdout = ""
+    child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d))
+    child.stdin.end()
+    const code = await new Promise<number | null>((done) => child.on("close", done))
+    assert.strictEqual(code, 0)
+    assert.strictEqual(stdout, "")
+  }, 60_000)
+
   it("serves Streamable HTTP with --port and a dialect, printing where", async () => {
     const child = spawn(process.execPath, [bin, "mcp", "proxy", "--server", server(), "--port", "0", "--dialect", "openai-strict"], { cwd: root })
     try {
