@@ -62,7 +62,10 @@ export const Options = Schema.Struct({
   maxMessageBytes: Schema.optionalWith(PositiveInt, { default: () => 16 * 1024 * 1024 }),
   /** A result larger than this (as JSON) is answered `isError` instead of forwarded (default 4 MiB). */
   maxResultBytes: Schema.optionalWith(PositiveInt, { default: () => 4 * 1024 * 1024 }),
-  /** Over HTTP, at most this many sessions at once, each with its own upstream connection (default 16). */
+  /**
+   * Over HTTP, at most this many sessions at once, each with its own upstream connection (default 16); past it
+   * the least recently used idle session is ended.
+   */
   maxSessions: Schema.optionalWith(PositiveInt, { default: () => 16 }),
   /** At most this many tools are read from the upstream's listing (default 4096). */
   maxTools: Schema.optionalWith(PositiveInt, { default: () => 4096 }),

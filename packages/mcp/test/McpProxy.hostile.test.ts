@@ -113,17 +113,25 @@ describe("McpProxy against a hostile client", () => {
       }
     }), { timeout: 60_000 })
 
-  it.scopedLive("holds at most maxSessions sessions (each an upstream process): one more initialize is a 503", () =>
+  it.scopedLive("holds at most maxSessions sessions (each an upstream process): the least recently used idle one ends, all busy is a 503", () =>
     Effect.gen(function*() {
       const proxy = yield* McpProxy.serveHttp({ server: fixture, maxSessions: 2 })
-      const transports = [0, 1].map(() => new StreamableHTTPClientTransport(new URL(proxy.url)))
-      for (const transport of transports) yield* clientOver(transport)
-      assert.strictEqual(proxy.sessions(), 2)
-      const refused = yield* Effect.flip(Effect.tryPromise(() => new Client({ name: "third", version: "1" }).connect(new StreamableHTTPClientTransport(new URL(proxy.url)))))
-      assert.include(String(refused.cause), "2 sessions are open")
-      yield* Effect.promise(() => transports[0]!.terminateSession())
+      const first = yield* clientOver(new StreamableHTTPClientTransport(new URL(proxy.url)))
+      const second = yield* clientOver(new StreamableHTTPClientTransport(new URL(proxy.url)))
+      // a third client: the first session (idle, least recently used) is ended for it
+      yield* call(second, "add", { a: 1, b: 1 })
       const third = yield* clientOver(new StreamableHTTPClientTransport(new URL(proxy.url)))
-      assert.strictEqual(textOf(yield* call(third, "add", { a: 1, b: 1 })), "2")
+      assert.strictEqual(proxy.sessions(), 2)
+      const gone = yield* Effect.flip(Effect.tryPromise(() => first.callTool({ name: "add", arguments: { a: 1, b: 1 } })))
+      assert.include(String(gone.cause), "Session not found")
+      // both sessions busy: one more initialize is refused
+      const running = yield* Effect.fork(Effect.all([call(second, "slow", { millis: 3000 }), call(third, "slow", { millis: 3000 })], { concurrency: 2 }))
+      yield* Effect.sleep("1 second")
+      const refused = yield* Effect.flip(Effect.tryPromise(() => new Client({ name: "fourth", version: "1" }).connect(new StreamableHTTPClientTransport(new URL(proxy.url)))))
+      assert.include(String(refused.cause), "2 sessions are open and busy")
+      yield* running.await
+      const fourth = yield* clientOver(new StreamableHTTPClientTransport(new URL(proxy.url)))
+      assert.strictEqual(textOf(yield* call(fourth, "add", { a: 2, b: 2 })), "4")
     }), { timeout: 60_000 })
 
   it.scopedLive("answers malformed HTTP requests with their status and keeps serving", () =>

@@ -61,13 +61,42 @@ const hostAllowed = (req: Http.IncomingMessage, host: string, port: number): boo
   }
 }
 
+/** A session: its transport and how many of its POSTs are being answered. */
+interface Session {
+  readonly transport: StreamableHTTPServerTransport
+  busy: number
+}
+
 /**
  * Listens on `host:port` (0: any free port) and serves sessions opened by `open`, at most `maxSessions` at once
- * (each holds an upstream connection, a process for a stdio server): one more `initialize` is a 503.
+ * (each holds an upstream connection, a process for a stdio server). Clients often leave without ending their
+ * session, so at the limit a new `initialize` ends the least recently used session that has no request running;
+ * when every one has, it is a 503.
  */
 export const listen = async (host: string, port: number, maxSessions: number, open: Open): Promise<Listener> => {
-  const sessions = new Map<string, StreamableHTTPServerTransport>()
+  const sessions = new Map<string, Session>()
   let opening = 0
+  /** Ends the least recently used idle session; false when every session is busy. */
+  const evict = async (): Promise<boolean> => {
+    for (const [sid, session] of sessions) {
+      if (session.busy === 0) {
+        sessions.delete(sid)
+        await session.transport.close()
+        return true
+      }
+    }
+    return false
+  }
+  /** Answers a POST of a known session, marking it used and busy until the response ends. */
+  const post = (sid: string, session: Session, req: Http.IncomingMessage, res: Http.ServerResponse, body: unknown) => {
+    sessions.delete(sid)
+    sessions.set(sid, session)
+    session.busy += 1
+    res.once("close", () => {
+      session.busy -= 1
+    })
+    return session.transport.handleRequest(req, res, body)
+  }
   let bound = port
   const handle = async (req: Http.IncomingMessage, res: Http.ServerResponse) => {
     if (!hostAllowed(req, host, bound)) return answer(res, 403, -32000, "Forbidden: the Host or Origin is not this server's")
@@ -75,7 +104,7 @@ export const listen = async (host: string, port: number, maxSessions: number, op
     const known = typeof id === "string" ? sessions.get(id) : undefined
     if (req.method !== "POST") {
       if (known === undefined) return answer(res, 400, -32000, "Bad Request: no valid session ID")
-      return known.handleRequest(req, res)
+      return known.transport.handleRequest(req, res)
     }
     const text = await readBody(req)
     if (text === undefined) return answer(res, 413, -32000, `Payload Too Large: over ${maxBodyBytes} bytes`)
@@ -85,16 +114,18 @@ export const listen = async (host: string, port: number, maxSessions: number, op
     } catch {
       return answer(res, 400, -32700, "Parse error: the body is not JSON")
     }
-    if (known !== undefined) return known.handleRequest(req, res, body)
+    if (known !== undefined) return post(id as string, known, req, res, body)
     if (id !== undefined) return answer(res, 404, -32001, "Session not found")
     if (!isInitializeRequest(body)) return answer(res, 400, -32000, "Bad Request: no valid session ID")
-    if (sessions.size + opening >= maxSessions) {
-      return answer(res, 503, -32000, `Service Unavailable: ${maxSessions} sessions are open; end one (DELETE) first`)
+    while (sessions.size + opening >= maxSessions) {
+      if (!(await evict())) {
+        return answer(res, 503, -32000, `Service Unavailable: ${maxSessions} sessions are open and busy; end one (DELETE) first`)
+      }
     }
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
       onsessioninitialized: (sid) => {
-        sessions.set(sid, transport)
+        sessions.set(sid, { transport, busy: 0 })
       }
     })
     let session: ReturnType<Open> | undefined
@@ -128,7 +159,7 @@ export const listen = async (host: string, port: number, maxSessions: number, op
     port: bound,
     sessions: () => sessions.size,
     close: async () => {
-      await Promise.allSettled([...sessions.values()].map((t) => t.close()))
+      await Promise.allSettled([...sessions.values()].map((s) => s.transport.close()))
       sessions.clear()
       server.closeAllConnections()
       await new Promise<void>((resolve) => server.close(() => resolve()))
