@@ -30,6 +30,8 @@ export interface Journal {
   readonly record: (key: string, tool: string, args: string, answer: Promise<CallToolResult>) => void
   readonly forget: (key: string) => void
   readonly size: () => number
+  /** What the entries weigh: their keys, arguments and answers as JSON (an answer once it has come). */
+  readonly bytes: () => number
 }
 
 /** A new, empty journal. */
@@ -73,6 +75,7 @@ export const make = (limits: Limits): Journal => {
       entries.delete(key)
       bytes -= entry.bytes
     },
-    size: () => entries.size
+    size: () => entries.size,
+    bytes: () => bytes
   }
 }
