@@ -29,7 +29,8 @@ const suites: Record<string, () => Promise<{ readonly run: () => Promise<Outcome
   eventContract: () => import("./eventContract.js"),
   turn: () => import("./turn.js"),
   relay: () => import("./relay.js"),
-  store: () => import("./store.js")
+  store: () => import("./store.js"),
+  mcp: () => import("./mcp.js")
 }
 
 /** Where a suite run as a child process writes its outcome (set by the parent). */

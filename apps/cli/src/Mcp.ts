@@ -18,6 +18,7 @@ import { BadInput } from "./internal/input.js"
 import * as Lazy from "./internal/lazy.js"
 import type * as McpRun from "./internal/mcpRun.js"
 import { badInput, jsonLine } from "./internal/output.js"
+import * as McpProxy from "./McpProxy.js"
 import { json } from "./Validate.js"
 
 /** The exit code for bad input: 4, as `check`'s. */
@@ -130,12 +131,13 @@ export const lock = Command.make("lock", { ...serverOptions("server", "url"), ..
   ))
 
 /** The subcommands of `mcp`. */
-export const subcommands = [lock] as const
+export const subcommands = [lock, McpProxy.command] as const
 
 /** The `mcp` command. */
 export const command = Command.make("mcp").pipe(
   Command.withDescription(
-    "MCP servers: lock their tool schemas (lock); toolgate check --mcp proves a live server against the lock. " +
+    "MCP servers: lock their tool schemas (lock); toolgate check --mcp proves a live server against the lock; " +
+      "a validating proxy in front of one (proxy). " +
       "Example: toolgate mcp lock --server \"node server.js\""
   ),
   Command.withSubcommands(subcommands)

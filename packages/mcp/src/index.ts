@@ -15,3 +15,6 @@ export * as McpLock from "./McpLock.js"
 
 /** An MCP server's tools as toolgate tools: gated against a lock, `tools/call` as the executor, re-proved on list_changed. */
 export * as McpTools from "./McpTools.js"
+
+/** The validating proxy: an MCP server in front of another, checking every call's arguments first. */
+export * as McpProxy from "./McpProxy.js"

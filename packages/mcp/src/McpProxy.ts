@@ -1,0 +1,229 @@
+/**
+ * A validating MCP proxy: an MCP server in front of another one. `tools/list` is forwarded (as published, or
+ * normalized to a provider dialect); every `tools/call` is prepared against the tool's input schema first, so a
+ * near-miss reaches the upstream coerced and an invalid call is answered `isError` with model-readable issues
+ * without the upstream seeing it. A call repeated under the same `dev.toolgate/idempotency-key` in `_meta` is
+ * answered from the proxy's journal. Served over stdio or Streamable HTTP.
+ *
+ * @since 0.1.0
+ */
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
+import * as Decode from "@toolgate/runtime/Decode"
+import type * as Errors from "@toolgate/runtime/Errors"
+import type { InvalidOptions } from "@toolgate/runtime/Errors"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
+import type { Readable, Writable } from "node:stream"
+import * as McpConnection from "./McpConnection.js"
+import type * as McpErrors from "./McpErrors.js"
+import * as McpLock from "./McpLock.js"
+import * as ProxyHttp from "./internal/proxyHttp.js"
+import * as Journal from "./internal/proxyJournal.js"
+import * as Session from "./internal/proxySession.js"
+import * as Upstream from "./internal/proxyUpstream.js"
+
+/** The `_meta` key of a call's idempotency key: a repeat of an answered key is answered from the journal. */
+export const idempotencyKey = "dev.toolgate/idempotency-key"
+
+/** The `_meta` key set on a result the journal answered. */
+export const replayedKey = "dev.toolgate/replayed"
+
+/** The `_meta` key listing every issue of a refused call (`field`, `path`, `keyword`, `expected`, `message`). */
+export const issuesKey = "dev.toolgate/issues"
+
+const PositiveInt = Schema.Int.pipe(Schema.positive())
+
+/**
+ * The lock the upstream is proved against at start: the lock file, the server's key in it (default: the name the
+ * server gives at initialize, as `toolgate mcp lock` keys it) and the auth scope.
+ */
+export const Lock = Schema.Struct({
+  file: McpLock.LockFile,
+  server: Schema.optional(Schema.String),
+  scope: Schema.optionalWith(Schema.String, { default: () => McpLock.defaultScope })
+})
+
+/** The proxy's options. */
+export const Options = Schema.Struct({
+  /** The upstream server: a command spawned over stdio, or a Streamable HTTP URL. */
+  server: McpConnection.Server,
+  /** The dialect `tools/list` answers in: `none` (default) forwards schemas as published. */
+  dialect: Schema.optionalWith(Schema.Literal("openai-strict", "google", "cca", "mcp", "none"), { default: () => "none" as const }),
+  /** With a lock, an upstream whose listing drifted from it is refused at start. */
+  lock: Schema.optional(Lock),
+  /** How long the upstream may take to start and complete the handshake (default 30 seconds). */
+  connectTimeout: Schema.optionalWith(Decode.PositiveDuration, { default: () => Duration.seconds(30) }),
+  /** How long one upstream request may take before a call is answered `timeout` (default 60 seconds). */
+  callTimeout: Schema.optionalWith(Decode.PositiveDuration, { default: () => Duration.seconds(60) }),
+  /** Bytes of one message read from the upstream (default 16 MiB); past it the connection ends. */
+  maxMessageBytes: Schema.optionalWith(PositiveInt, { default: () => 16 * 1024 * 1024 }),
+  /** A result larger than this (as JSON) is answered `isError` instead of forwarded (default 4 MiB). */
+  maxResultBytes: Schema.optionalWith(PositiveInt, { default: () => 4 * 1024 * 1024 }),
+  /**
+   * Over HTTP, at most this many sessions at once, each with its own upstream connection (default 16); past it
+   * the least recently used idle session is ended.
+   */
+  maxSessions: Schema.optionalWith(PositiveInt, { default: () => 16 }),
+  /** At most this many tools are read from the upstream's listing (default 4096). */
+  maxTools: Schema.optionalWith(PositiveInt, { default: () => 4096 }),
+  /** The journal of answered idempotency keys: at most this many entries and bytes (least recently used out). */
+  journalEntries: Schema.optionalWith(PositiveInt, { default: () => 1024 }),
+  journalBytes: Schema.optionalWith(PositiveInt, { default: () => 16 * 1024 * 1024 })
+})
+
+/** The proxy's options as a caller writes them. */
+export type Options = typeof Options.Encoded
+
+/** The proxy could not listen on the port it was given. */
+export class McpProxyListenError extends Schema.TaggedError<McpProxyListenError>()("McpProxyListenError", {
+  host: Schema.String,
+  port: Schema.Number,
+  reason: Schema.String
+}) {
+  override get message(): string {
+    return `The MCP proxy could not listen on ${this.host}:${this.port}: ${this.reason}`
+  }
+}
+
+/** The lock has no entry for the server and scope the proxy was given. */
+export class McpProxyNotLocked extends Schema.TaggedError<McpProxyNotLocked>()("McpProxyNotLocked", {
+  server: Schema.String,
+  scope: Schema.String
+}) {
+  override get message(): string {
+    return `The lock has no entry for the MCP server "${this.server}" under the scope "${this.scope}"`
+  }
+}
+
+/** What keeps the proxy from starting. */
+export type StartError =
+  | InvalidOptions
+  | McpErrors.McpError
+  | McpProxyNotLocked
+  | Errors.SchemaDriftError
+  | Errors.UnsupportedCloudToolSchema
+
+const decode = Decode.options("McpProxy", Options)
+
+/** A proxy made from decoded options: its journal is shared by every session it serves. */
+interface Made {
+  readonly options: typeof Options.Type
+  readonly limits: Upstream.Limits
+  readonly settings: Session.Settings
+}
+
+const made = (input: Options): Effect.Effect<Made, InvalidOptions> =>
+  Effect.map(decode(input), (options) => ({
+    options,
+    limits: { connectTimeoutMillis: Duration.toMillis(options.connectTimeout), maxMessageBytes: options.maxMessageBytes },
+    settings: {
+      dialect: options.dialect,
+      maxTools: options.maxTools,
+      callTimeoutMillis: Duration.toMillis(options.callTimeout),
+      maxResultBytes: options.maxResultBytes,
+      fromStrictProvider: options.dialect === "openai-strict",
+      journal: Journal.make({ maxEntries: options.journalEntries, maxBytes: options.journalBytes })
+    }
+  }))
+
+/** The lock's gate on the upstream's listing, through a connection of its own that closes after it. */
+const gate = (proxy: Made) =>
+  Effect.gen(function*() {
+    const lock = proxy.options.lock
+    if (lock === undefined) return
+    const { key, listing } = yield* Effect.scoped(Effect.gen(function*() {
+      const connection = yield* McpConnection.make({
+        server: Schema.encodeSync(McpConnection.Server)(proxy.options.server),
+        limits: { maxTools: proxy.options.maxTools, maxMessageBytes: proxy.options.maxMessageBytes, connectTimeout: proxy.options.connectTimeout }
+      })
+      return { key: lock.server ?? connection.serverInfo.name, listing: yield* connection.listTools }
+    }))
+    const locked = McpLock.get(lock.file, key, lock.scope)
+    if (Option.isNone(locked)) return yield* new McpProxyNotLocked({ server: key, scope: lock.scope })
+    yield* McpLock.gate(McpLock.prove(locked.value, listing.tools))
+  })
+
+const connect = (proxy: Made): Effect.Effect<Upstream.Upstream, McpErrors.McpError, Scope.Scope> =>
+  Effect.acquireRelease(
+    Effect.tryPromise({
+      try: () => Upstream.connect(proxy.options.server, proxy.limits),
+      catch: (e) => e as McpErrors.McpError
+    }),
+    (upstream) => Effect.promise(() => upstream.close().catch(() => undefined))
+  )
+
+/** Where the stdio proxy reads requests and writes answers (default: the process's stdin and stdout). */
+export interface Stdio {
+  readonly stdin?: Readable
+  readonly stdout?: Writable
+}
+
+/**
+ * Serves the proxy over stdio until its client closes the input; the upstream is connected first (a server
+ * that cannot be reached fails with one of `McpErrors` before anything is served, and with a lock a drifted one
+ * fails `SchemaDriftError`) and closed at the end.
+ */
+export const serveStdio: (options: Options, stdio?: Stdio) => Effect.Effect<void, StartError> = Effect.fn("McpProxy.serveStdio")(function*(options: Options, stdio: Stdio = {}) {
+  const proxy = yield* made(options)
+  yield* gate(proxy)
+  yield* Effect.scoped(Effect.gen(function*() {
+    const upstream = yield* connect(proxy)
+    const server = Session.make(upstream, proxy.settings)
+    const transport = new StdioServerTransport(stdio.stdin, stdio.stdout)
+    yield* Effect.async<void>((resume) => {
+      const input = stdio.stdin ?? process.stdin
+      server.onclose = () => resume(Effect.void)
+      input.once("end", () => resume(Effect.void))
+      server.connect(transport).catch(() => resume(Effect.void))
+      return Effect.promise(() => server.close().catch(() => undefined))
+    })
+  }))
+})
+
+/** A proxy listening on Streamable HTTP. */
+export interface Listening {
+  /** The MCP endpoint: `http://127.0.0.1:PORT/mcp`. */
+  readonly url: string
+  readonly port: number
+  /** How many sessions are open now. */
+  readonly sessions: () => number
+}
+
+/** Where the HTTP proxy listens: loopback by default; port 0 takes a free port. */
+export interface Listen {
+  readonly host?: string
+  readonly port?: number
+}
+
+/**
+ * Serves the proxy over Streamable HTTP for as long as the scope is open. Each session gets its own upstream
+ * connection; the upstream is tried once before listening, so a server that cannot be reached fails
+ * one of `McpErrors` at start (with a lock, its listing is proved against the lock first).
+ */
+export const serveHttp: (
+  options: Options,
+  listen?: Listen
+) => Effect.Effect<Listening, StartError | McpProxyListenError, Scope.Scope> = Effect.fn("McpProxy.serveHttp")(function*(options: Options, listen: Listen = {}) {
+  const proxy = yield* made(options)
+  yield* gate(proxy)
+  if (proxy.options.lock === undefined) yield* Effect.scoped(connect(proxy))
+  const host = listen.host ?? "127.0.0.1"
+  const port = listen.port ?? 0
+  const open: ProxyHttp.Open = async (transport) => {
+    const upstream = await Upstream.connect(proxy.options.server, proxy.limits)
+    const server = Session.make(upstream, proxy.settings)
+    await server.connect(transport)
+    return { close: () => Promise.allSettled([server.close(), upstream.close()]).then(() => undefined) }
+  }
+  const listener = yield* Effect.acquireRelease(
+    Effect.tryPromise({
+      try: () => ProxyHttp.listen(host, port, proxy.options.maxSessions, open),
+      catch: (e) => new McpProxyListenError({ host, port, reason: e instanceof Error ? e.message : String(e) })
+    }),
+    (listener) => Effect.promise(() => listener.close())
+  )
+  return { url: listener.url, port: listener.port, sessions: listener.sessions } satisfies Listening
+})
