@@ -1,18 +1,20 @@
 /**
- * The bounded buffer between a streamed send's turn and its reader. The turn runs in a fiber of the stream's
- * scope and emits its events through a `Sink` into a `Mailbox` the reader drains a chunk at a time. An event
+ * The bounded buffer between a streamed send's turn and its reader. The turn runs in a fiber the stream
+ * starts and stops, and emits its events through a `Sink` into a `Mailbox` the reader drains a chunk at a time. An event
  * emitted where the turn may be interrupted waits for room (at most `capacity` such events are waiting to be
  * read, so a reader that does not read holds the turn where it is, and the turn deadline still ends it); an
  * event emitted where it may not (a commit, a compensation: finite, a handful of events) never waits, so a
  * reader that stopped reading cannot hold a compensation up. When the reader stops (end of reading,
- * `Stream.take`, interruption) the scope closes, which interrupts the turn and waits for its compensation.
+ * `Stream.take`, interruption) the turn is interrupted, and the stream ends once its compensation has.
  *
  * @internal
  */
+import * as Channel from "effect/Channel"
 import * as Chunk from "effect/Chunk"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
 import * as FiberId from "effect/FiberId"
 import * as Mailbox from "effect/Mailbox"
 import * as Stream from "effect/Stream"
@@ -66,8 +68,7 @@ export const stream = <A, E, F>(
   run: (sink: Sink) => Effect.Effect<A, E>,
   finished: (value: A) => F
 ): Stream.Stream<SessionEvent.SessionEvent | F, E> =>
-  Stream.unwrapScoped(Effect.gen(function*() {
-    const mailbox = yield* Mailbox.make<Item<F>, E>()
+  Stream.fromChannel(Channel.flatMap(Channel.fromEffect(Mailbox.make<Item<F>, E>()), (mailbox) => {
     const room = new Room()
     const sink: Sink = {
       emit: (event) =>
@@ -83,9 +84,13 @@ export const stream = <A, E, F>(
         mailbox.unsafeOffer({ event: finished(exit.value), held: false })
         mailbox.unsafeDone(Exit.void)
       })
-    // the scope's close interrupts the turn and waits for it, compensation included
-    yield* Effect.forkScoped(Effect.onExit(run(sink), end))
-    return Mailbox.toStream(mailbox).pipe(Stream.mapChunks((items) => {
+    // The turn runs in a fiber of its own (a scope would cost every stream one it needs for nothing but this),
+    // started inside the `ensuring` and its handle kept in one step no interruption splits: whatever ends the
+    // reading (the end, `Stream.take`, an interruption) interrupts the turn and waits for its compensation.
+    let turn: Fiber.RuntimeFiber<A, E> | undefined
+    const start = Effect.uninterruptible(Effect.map(Effect.forkDaemon(Effect.onExit(run(sink), end)), (fiber) => void (turn = fiber)))
+    const stop = Effect.suspend(() => turn === undefined ? Effect.void : Fiber.interrupt(turn))
+    const read = Channel.mapOut(Mailbox.toChannel(mailbox), (items: Chunk.Chunk<Item<F>>) => {
       // the reader took these: their places are free again
       let held = 0
       const events = Chunk.map(items, (item) => {
@@ -94,5 +99,6 @@ export const stream = <A, E, F>(
       })
       room.leave(held)
       return events
-    }))
+    })
+    return Channel.ensuring(Channel.zipRight(Channel.fromEffect(start), read), stop)
   }))
