@@ -31,22 +31,23 @@ interface Item<F> {
 }
 
 /**
- * The places for events that may wait: `enter` takes one (waiting while all are taken), `leave` gives back
- * those of a chunk the reader took. Only the reader's pull gives places back, so it is a plain count.
+ * The places for events that may wait: `take` takes one when one is free, `waitForOne` waits until one may be,
+ * `leave` gives back those of a chunk the reader took. Only the reader's pull gives places back, so it is a
+ * plain count.
  */
 class Room {
   private taken = 0
   private free: Deferred.Deferred<void> | undefined
-  /** `put`, once a place is free. */
-  enter<A>(put: Effect.Effect<A>): Effect.Effect<A> {
-    return Effect.suspend(() => {
-      if (this.taken < capacity) {
-        this.taken++
-        return put
-      }
-      this.free ??= Deferred.unsafeMake<void>(FiberId.none)
-      return Effect.zipRight(Deferred.await(this.free), this.enter(put))
-    })
+  /** Takes a place if one is free. */
+  take(): boolean {
+    if (this.taken >= capacity) return false
+    this.taken++
+    return true
+  }
+  /** Completes when the reader has given places back. */
+  waitForOne(): Effect.Effect<void> {
+    this.free ??= Deferred.unsafeMake<void>(FiberId.none)
+    return Deferred.await(this.free)
   }
   /** Gives back `n` places, waking whoever waits for one. */
   leave(n: number): void {
@@ -70,14 +71,15 @@ export const stream = <A, E, F>(
 ): Stream.Stream<SessionEvent.SessionEvent | F, E> =>
   Stream.fromChannel(Channel.flatMap(Channel.fromEffect(Mailbox.make<Item<F>, E>()), (mailbox) => {
     const room = new Room()
-    const sink: Sink = {
-      emit: (event) =>
-        Effect.checkInterruptible((interruptible) =>
-          interruptible
-            ? room.enter(Effect.sync(() => void mailbox.unsafeOffer({ event, held: true })))
-            : Effect.sync(() => void mailbox.unsafeOffer({ event, held: false }))
-        )
-    }
+    // one effect per event: the offer is made where the fiber's interruptibility is read, and only a full room waits
+    const emit = (event: SessionEvent.SessionEvent): Effect.Effect<void> =>
+      Effect.checkInterruptible((interruptible) => {
+        const held = interruptible
+        if (held && !room.take()) return Effect.zipRight(room.waitForOne(), emit(event))
+        mailbox.unsafeOffer({ event, held })
+        return Effect.void
+      })
+    const sink: Sink = { emit }
     const end = (exit: Exit.Exit<A, E>) =>
       Effect.sync(() => {
         if (Exit.isFailure(exit)) return void mailbox.unsafeDone(exit)
