@@ -80,5 +80,5 @@ describe("AgentSession on a store that dies between journal writes (property)", 
         ),
         { numRuns: 150 }
       )
-    ), 60_000)
+    ), 120_000)
 })
