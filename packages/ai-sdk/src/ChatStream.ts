@@ -1,0 +1,111 @@
+/**
+ * A session's streamed turn as the Vercel AI SDK's UI message stream, the protocol `useChat` and
+ * `DefaultChatTransport` read: `start`, then per round a step (`start-step` … `finish-step`) holding the text
+ * as it streams (`text-start` / `text-delta` / `text-end`) and the tool parts, then `finish`.
+ *
+ * - A call the session accepted is `tool-input-available`, then `tool-output-available` with the tool's result
+ *   (or `tool-output-error` with the failure envelope's kind and message: a call not run, a tool that failed).
+ * - A call with bad arguments is `tool-input-error` whose `errorText` is the validation issues, one a line;
+ *   a call of an unknown tool the same. The stream goes on: the model gets the issues and may repair.
+ * - A provider-driven call shows as `tool-input-start` when it begins.
+ * - A failed turn (any `SendError`: drift, repair exhausted, provider, deadline, …) ends with an `error` chunk
+ *   (`<tag>: <message>`), then `finish` with `finishReason: "error"`; a turn that took back tools it had run
+ *   says so first in a `data-toolgate-compensated` part. A defect is an `error` chunk too. The stream always
+ *   ends with `finish`; only an interruption (the client went away) ends it without one.
+ * - Text taken back (`RoundDiscarded`): the open text part ends, then `reset-step` (the AI SDK removes the
+ *   step's parts from the message), the step's other parts are sent again, and a `data-toolgate-round-discarded`
+ *   part names the round and the reason. A UI built on `useChat` shows the text gone and the note in its place.
+ * - `data-toolgate-gate` and `data-toolgate-repair` parts carry the drift gate's verdict and each repair spent.
+ *
+ * @since 0.1.0
+ */
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import type { AgentSession } from "@toolgate/runtime"
+import { createUIMessageStreamResponse } from "ai"
+import * as Cause from "effect/Cause"
+import * as Chunk from "effect/Chunk"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
+import * as Mapper from "./internal/chatMapper.js"
+import type { TurnEvent } from "./internal/turnEvent.js"
+
+/** The data parts a chat stream sends, by name (`data-<name>`): type your `useChat` messages with `ChatMessage`. */
+export type DataTypes = Mapper.DataTypes
+
+/** The UI message a chat stream builds (`useChat<ChatStream.ChatMessage>()`). */
+export type ChatMessage = Mapper.ChatMessage
+
+/** One chunk of the stream (the AI SDK's `UIMessageChunk` with toolgate's data parts). */
+export type UiChunk = Mapper.Chunk
+
+/** What a streamed turn emits: the session's events, then `TurnFinished`. */
+export type Event = TurnEvent
+
+/** A typed failure as the stream can report it. */
+export interface Reportable {
+  readonly _tag: string
+  readonly message: string
+}
+
+/** How the stream reads. */
+export interface Options<E> {
+  /** The assistant message's id, sent in `start` (default: none; the client makes one). */
+  readonly messageId?: string
+  /** The `errorText` of a failed turn (default `<tag>: <message>`); return less to hide details from the browser. */
+  readonly errorText?: (error: E) => string
+}
+
+const defaultErrorText = (error: Reportable): string => `${error._tag}: ${error.message}`
+
+/** The stream's last chunks for a cause: an interruption passes through, a failure or defect becomes `error` and `finish`. */
+const failed = <E extends Reportable>(mapper: Mapper.Mapper, errorText: (error: E) => string) => (cause: Cause.Cause<E>) => {
+  if (Cause.isInterruptedOnly(cause)) return Stream.failCause(cause as Cause.Cause<never>)
+  const out: Array<UiChunk> = []
+  const failure = Cause.failureOption(cause)
+  const text = Option.isSome(failure) ? errorText(failure.value) : "the turn failed unexpectedly"
+  mapper.fail(out, text)
+  const logged = Option.isSome(failure) ? Effect.void : Effect.logError("ChatStream: the turn died", cause)
+  return Stream.concat(Stream.execute(logged), Stream.fromIterable(out))
+}
+
+/**
+ * A streamed turn's events (`session.stream(text)`) as UI message chunks, a chunk of events at a time. The
+ * stream never fails: a failure is its `error` chunk. Interrupting it interrupts the turn.
+ */
+export const fromEvents = <E extends Reportable>(events: Stream.Stream<Event, E>, options: Options<E> = {}): Stream.Stream<UiChunk> =>
+  Stream.suspend(() => {
+    const mapper = new Mapper.Mapper()
+    const errorText = options.errorText ?? defaultErrorText
+    const mapped = Stream.mapChunks(events, (chunk) => {
+      const out: Array<UiChunk> = []
+      for (const event of chunk) mapper.push(event, out)
+      return Chunk.unsafeFromArray(out)
+    })
+    const end = Stream.suspend(() => {
+      const out: Array<UiChunk> = []
+      mapper.finish(out, "other")
+      return Stream.fromIterable(out)
+    })
+    return Stream.make(mapper.start(options.messageId)).pipe(
+      Stream.concat(mapped),
+      Stream.catchAllCause(failed(mapper, errorText)),
+      Stream.concat(end)
+    )
+  })
+
+/** One turn of `session` as UI message chunks: `session.stream(text, options)` through `fromEvents`. */
+export const turn = (
+  session: AgentSession.AgentSession,
+  text: string,
+  options: Options<AgentSession.SendError> & { readonly send?: AgentSession.SendOptions } = {}
+): Stream.Stream<UiChunk> => fromEvents(session.stream(text, options.send), options)
+
+/**
+ * The chunks as the HTTP response `DefaultChatTransport` reads: the AI SDK's own `createUIMessageStreamResponse`
+ * (server-sent events with `UI_MESSAGE_STREAM_HEADERS`, ending `data: [DONE]`) as a platform response. The
+ * body is pulled as the client reads it; a client that goes away cancels the stream, which interrupts the turn.
+ */
+export const toResponse = (chunks: Stream.Stream<UiChunk>, init: { readonly status?: number; readonly headers?: Record<string, string> } = {}): Effect.Effect<HttpServerResponse.HttpServerResponse> =>
+  Effect.map(Stream.toReadableStreamEffect(chunks), (stream) =>
+    HttpServerResponse.fromWeb(createUIMessageStreamResponse({ stream, ...(init.status === undefined ? {} : { status: init.status }), ...(init.headers === undefined ? {} : { headers: init.headers }) })))
