@@ -16,6 +16,7 @@ import type * as Queue from "effect/Queue"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
+import type * as Stream from "effect/Stream"
 import type { JsonSchema, JsonValue as J } from "@toolgate/json-schema"
 import { ArgumentValidator } from "./ArgumentValidator.js"
 import type { InvalidToolSchema } from "./Errors.js"
@@ -25,7 +26,8 @@ import * as Errors from "./Errors.js"
 import * as Decode from "./Decode.js"
 import { StructuredOutputInvalid, StructuredOutputUnsupported } from "./Errors.js"
 import { safeString } from "./internal/json.js"
-import { type Env, type Live, makeEnv, subscribe } from "./internal/sessionState.js"
+import { type Env, type Live, makeEnv, type Sink, subscribe, withSink } from "./internal/sessionState.js"
+import * as SessionStream from "./internal/sessionStream.js"
 import { registry } from "./internal/registry.js"
 import { type Parts, partsOf } from "./internal/sessionParts.js"
 import * as SessionJournal from "./internal/sessionJournal.js"
@@ -217,6 +219,15 @@ export type SendError =
   | Errors.SessionStoreError
   | Errors.SessionBusy
 
+/** The last element of a successful `stream`: the turn `send` would have answered. */
+export interface TurnFinished {
+  readonly _tag: "TurnFinished"
+  readonly turn: Turn
+}
+
+/** What `stream` gives: the turn's session events as they happen, then `TurnFinished`. */
+export type TurnEvent = SessionEvent.SessionEvent | TurnFinished
+
 /** The model's structured answer did not decode with the caller's schema (or the schema has no JSON Schema form). */
 export { StructuredOutputInvalid } from "./Errors.js"
 
@@ -237,6 +248,14 @@ export interface AgentSession {
   readonly id: string
   /** Runs one turn with the user's `text`; on failure history keeps only that message. */
   readonly send: (text: string, options?: SendOptions) => Effect.Effect<Turn, SendError>
+  /**
+   * The same turn as `send`, as a stream of its events as they happen (the model's text as `TextDelta`s while
+   * it writes, `RoundDiscarded` when a round's text is not the answer, the calls, the commit or the
+   * compensation), ending with `TurnFinished`; a failed turn fails the stream with its `SendError` after its
+   * compensation events. The turn runs ahead of the reader by a bounded buffer at most; a reader that stops
+   * (or is interrupted) interrupts the turn, which is compensated as any interrupted send.
+   */
+  readonly stream: (text: string, options?: SendOptions) => Stream.Stream<TurnEvent, SendError>
   /** A turn whose answer is JSON decoded with `schema` (the provider must support structured output). */
   readonly generate: <A, I>(
     schema: Schema.Schema<A, I>,
@@ -284,20 +303,21 @@ interface Running {
 
 const acceptAny = (_text: string) => Effect.void
 
-const sendIn = (s: Running, text: string, options?: SendOptions) =>
+const finished = (turn: Turn): TurnFinished => ({ _tag: "TurnFinished", turn })
+
+/** A send's turn; its events also go to `sink` when given (a streamed send). */
+const sendIn = (s: Running, text: string, options?: SendOptions, sink?: Sink) =>
   Effect.gen(function*() {
     const { directives, images, model, sampling, toolChoice: chosen } = options == null ? noSendOptions : yield* decodeSend(options)
     const toolChoice = (chosen ?? "auto") as Provider.ToolChoice
-    const [turn] = yield* s.serialized(
-      SessionTurn.run(s.env, safeString(text), {
+    const [turn] = yield* s.serialized(withSink(s.env, sink, SessionTurn.run(s.env, safeString(text), {
         toolChoice,
         accept: acceptAny,
         sampling,
         ...(directives === undefined ? {} : { directives }),
         ...(images === undefined ? {} : { images }),
         ...(model === undefined ? {} : { model })
-      })
-    )
+      })))
     yield* Effect.annotateCurrentSpan("toolgate.turn", turn.turn)
     return turn
   }).pipe(s.inAgentSpan)
@@ -331,6 +351,7 @@ const methods = (env: Env, serialized: <A, E>(effect: Effect.Effect<A, E>) => Ef
   return {
     id: env.id,
     send: (text, options) => sendIn(running, text, options),
+    stream: (text, options) => SessionStream.stream((sink) => sendIn(running, text, options, sink), finished),
     generate: (schema, text) => generateIn(running, schema, text),
     outstanding: Ref.get(env.outstanding),
     reconcile,

@@ -34,6 +34,39 @@ export const RoundStarted = Schema.TaggedStruct("RoundStarted", {
 export type RoundStarted = typeof RoundStarted.Type
 
 /**
+ * The model wrote `text` in round `round`: published as soon as the provider's stream passes it through the
+ * contract stage (a provider that answers a round whole gives one per round with its text, when it has any).
+ * A round's deltas are the turn's answer unless a `RoundDiscarded` for that round follows.
+ */
+export const TextDelta = Schema.TaggedStruct("TextDelta", {
+  turn: Schema.Int,
+  round: Schema.Int,
+  text: Schema.String
+})
+export type TextDelta = typeof TextDelta.Type
+
+/**
+ * The text round `round` streamed is not the turn's answer: the round called tools (its text stays in
+ * history, but the answer is a later round's), or it failed, or the turn failed after it. Published only for
+ * rounds that published at least one `TextDelta`, so a UI takes back exactly what it showed; `reason` says why.
+ */
+export const RoundDiscarded = Schema.TaggedStruct("RoundDiscarded", {
+  turn: Schema.Int,
+  round: Schema.Int,
+  reason: Schema.String
+})
+export type RoundDiscarded = typeof RoundDiscarded.Type
+
+/** A provider-driven provider started a call (it runs the tool itself; `ToolCalled` and `ToolAnswered` follow when the round ends). */
+export const ToolCallStarted = Schema.TaggedStruct("ToolCallStarted", {
+  turn: Schema.Int,
+  round: Schema.Int,
+  callId: Schema.String,
+  tool: Schema.String
+})
+export type ToolCallStarted = typeof ToolCallStarted.Type
+
+/**
  * The model made a call, and what the session decided about it: `valid` (it will run), `invalid` (its
  * arguments were rejected, `issues` says why), `unknown_tool`, or `skipped` (valid, but a sibling of the
  * round was invalid, so none of the round ran).
@@ -102,6 +135,9 @@ export const SessionEvent = Schema.Union(
   TurnStarted,
   DriftGateChecked,
   RoundStarted,
+  TextDelta,
+  RoundDiscarded,
+  ToolCallStarted,
   ToolCalled,
   ToolAnswered,
   RepairSpent,

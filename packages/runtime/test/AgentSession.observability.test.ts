@@ -43,6 +43,12 @@ const brief = (e: SessionEvent.SessionEvent): string => {
       return `TurnCompensated ${e.turn} undone=${e.compensated.join(",")} left=${e.notCompensated.map((c) => `${c.callId}:${c.reason}`).join(",")}`
     case "DriftGateChecked":
       return `DriftGateChecked ${e.outcome}`
+    case "TextDelta":
+      return `TextDelta ${e.round} ${e.text}`
+    case "RoundDiscarded":
+      return `RoundDiscarded ${e.round}`
+    case "ToolCallStarted":
+      return `ToolCallStarted ${e.round} ${e.callId}`
   }
 }
 
@@ -67,6 +73,7 @@ describe("AgentSession (observability)", () => {
         "ToolCalled 2 c4 unknown_tool -",
         "ToolAnswered 2 c4 tool_not_found",
         "RoundStarted 1.3",
+        "TextDelta 3 4",
         "TurnCommitted 1 rounds=3 calls=4"
       ])
     }))
@@ -180,6 +187,6 @@ describe("AgentSession (observability)", () => {
       const events = yield* s.subscribe
       yield* s.send("sum")
       const kept = Array.from(yield* Queue.takeAll(events), brief)
-      assert.deepStrictEqual(kept, ["RoundStarted 1.3", "TurnCommitted 1 rounds=3 calls=4"])
+      assert.deepStrictEqual(kept, ["TextDelta 3 4", "TurnCommitted 1 rounds=3 calls=4"])
     }))
 })

@@ -123,13 +123,20 @@ export interface Config {
   readonly durable: Durable | undefined
 }
 
+/** Where the running turn's events go besides the hub: a streamed send's consumer. */
+export interface Sink {
+  readonly emit: (event: SessionEvent.SessionEvent) => Effect.Effect<void>
+}
+
 /**
  * The session's events hub, made when the first subscriber comes: events published before it had no one to
- * reach, so a session nobody watches allocates no hub and publishes nothing.
+ * reach, so a session nobody watches allocates no hub and publishes nothing. `sink` is set for the turn of a
+ * streamed send (sends are serialized, so one at a time).
  */
 export interface Events {
   readonly capacity: number
   hub: PubSub.PubSub<SessionEvent.SessionEvent> | undefined
+  sink: Sink | undefined
 }
 
 /** The session's state across turns. */
@@ -183,7 +190,7 @@ export const makeEnv = (config: Config, capacity: number, discovery: Ref.Ref<Too
   live: config.live,
   keys: config.keys,
   durable: config.durable,
-  events: { capacity, hub: undefined },
+  events: { capacity, hub: undefined, sink: undefined },
   history: Ref.unsafeMake<ReadonlyArray<Message.Message>>([]),
   undoLog: Ref.unsafeMake<ReadonlyArray<UndoEntry>>([]),
   results: Ref.unsafeMake<ReadonlyMap<string, ToolEnvelope.Envelope>>(new Map()),
@@ -230,6 +237,24 @@ export const startKeys = (env: Pick<Config, "keys">, turn: number): Effect.Effec
 export const idempotencyKey = (env: Pick<Config, "id" | "keys">, turn: number, callId: string): string =>
   `${env.id}:${turn}-${env.keys.turn === turn ? env.keys.part : randomPart()}:${callId}`
 
-/** Publishes a session event when someone subscribed (a sliding hub never blocks the turn). */
+/** Whether anyone reads the session's events now (a subscriber or a streamed send): events no one reads are not built. */
+export const listened = (env: Env): boolean => env.events.hub !== undefined || env.events.sink !== undefined
+
+/**
+ * Publishes a session event to the subscribers (a sliding hub never blocks the turn) and to the streamed
+ * send's sink (which may: that is its back-pressure).
+ */
 export const publish = (env: Env, event: SessionEvent.SessionEvent): Effect.Effect<void> =>
-  Effect.suspend(() => env.events.hub === undefined ? Effect.void : Effect.asVoid(PubSub.publish(env.events.hub, event)))
+  Effect.suspend(() => {
+    const { hub, sink } = env.events
+    if (sink === undefined) return hub === undefined ? Effect.void : Effect.asVoid(PubSub.publish(hub, event))
+    return hub === undefined ? sink.emit(event) : Effect.zipRight(PubSub.publish(hub, event), sink.emit(event))
+  })
+
+/** Runs `effect` (one turn, inside the session's lock) with its events also going to `sink`. */
+export const withSink = <A, E>(env: Env, sink: Sink | undefined, effect: Effect.Effect<A, E>): Effect.Effect<A, E> =>
+  sink === undefined ? effect : Effect.acquireUseRelease(
+    Effect.sync(() => void (env.events.sink = sink)),
+    () => effect,
+    () => Effect.sync(() => void (env.events.sink = undefined))
+  )

@@ -6,6 +6,7 @@
  *
  * @internal
  */
+import * as Cause from "effect/Cause"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -24,6 +25,7 @@ import * as RunLimits from "../RunLimits.js"
 import * as Telemetry from "../Telemetry.js"
 import type * as ToolEnvelope from "../ToolEnvelope.js"
 import { safeString } from "./json.js"
+import { clip } from "@toolgate/json-schema/Text"
 import * as Deadline from "./deadline.js"
 import { answerRound, reportCall } from "./sessionCalls.js"
 import { type Compensated, outstandingOf, reported, rollBack, stays } from "./sessionCompensate.js"
@@ -70,6 +72,8 @@ interface Current {
   readonly ids: Set<string>
   /** Round trips started. */
   rounds: number
+  /** The last round started, and whether its text was published and not yet taken back. */
+  mark: RoundEvents.Mark | undefined
   /** What the finished rounds added; changed only by `advance`. */
   readonly progress: Progress
   /** Set by the commit: an interruption that arrives after it does not roll anything back. */
@@ -171,6 +175,8 @@ const gate = Effect.fnUntraced(function*(env: Env, turn: number) {
 const roundTrip = Effect.fnUntraced(function*<A, X>(env: Env, current: Current, options: TurnOptions<A, X>) {
   yield* current.budget.roundTrip()
   const round = ++current.rounds
+  const mark: RoundEvents.Mark = { turn: current.number, round, texted: false }
+  current.mark = mark
   yield* publish(env, { _tag: "RoundStarted", turn: current.number, round })
   const capabilities = env.provider.capabilities
   const all = [...(yield* Ref.get(env.history)), ...current.progress.messages]
@@ -197,10 +203,28 @@ const roundTrip = Effect.fnUntraced(function*<A, X>(env: Env, current: Current, 
     toolCalling: capabilities.supportsToolCalling,
     ...(maxToolCalls === undefined ? {} : { maxToolCalls })
   }
-  const events = yield* RoundEvents.tracked(env, `${env.id}:${current.number}:${round}`, () => RoundEvents.read(env, request, contract))
+  const events = yield* RoundEvents.tracked(env, `${env.id}:${current.number}:${round}`, () => RoundEvents.read(env, request, contract, mark))
     .pipe(Telemetry.chatSpan(capabilities, request))
   return { events, sent: all.length, active }
 })
+
+/** Takes back the last round's published text (a `RoundDiscarded`), when it published any not yet taken back. */
+const discard = (env: Env, current: Current, reason: string): Effect.Effect<void> => {
+  const mark = current.mark
+  if (mark === undefined || !mark.texted) return Effect.void
+  mark.texted = false
+  return publish(env, { _tag: "RoundDiscarded", turn: mark.turn, round: mark.round, reason })
+}
+
+/** Why a failed turn's last round is taken back: its typed error's message, an interruption or a defect. */
+const lostBecause = (cause: Cause.Cause<{ readonly message: string }>): string => {
+  const failure = Cause.failureOption(cause)
+  return Option.isSome(failure)
+    ? clip(`the turn failed: ${failure.value.message}`, 500)
+    : Cause.isInterruptedOnly(cause)
+    ? "the turn was interrupted"
+    : "the turn failed with a defect"
+}
 
 /** A managed conversation's backend has seen what was sent and the `answered` messages it wrote itself. */
 const saw = (env: Env, sent: number, answered: number) => Ref.set(env.seen, sent + answered)
@@ -216,6 +240,7 @@ const appRounds = Effect.fnUntraced(function*<A, X>(env: Env, current: Current, 
     const collected = SessionRound.collectApp(events)
     const round = current.textRouted ? { ...collected, ...TextTools.parse(collected.text, current.rounds) } : collected
     const calls = SessionRound.distinctIds(round.calls, current.ids, current.rounds)
+    if (calls.length > 0) yield* discard(env, current, "the round called tools: the answer is a later round's text")
     const assistant: Message.Assistant = { _tag: "Assistant", text: round.text, toolCalls: calls }
     yield* saw(env, sent, 1)
     if (env.durable !== undefined) SessionJournal.queue(env.durable, [assistant])
@@ -312,6 +337,7 @@ const begin = Effect.fnUntraced(function*(env: Env, text: string, definitions: S
     executions: [],
     ids: new Set(),
     rounds: 0,
+    mark: undefined,
     progress: { messages: [], answered: [], results: new Map(), inputTokens: 0, outputTokens: 0 },
     committed: false,
     done: undefined
@@ -373,8 +399,8 @@ export const run = <A, X extends { readonly _tag: string; readonly message: stri
       // an onExit finalizer is uninterruptible: an interrupted send is compensated before the interruption completes
       Effect.onExit((exit) =>
         Exit.isFailure(exit) && !current.committed
-          ? Effect.flatMap(usageOf(current), (usage) =>
-            Effect.map(rollBack(env, current, { usage: current.rounds === 0 ? undefined : usage, cause: exit.cause, millis: limitMillis }), (c) => void (compensated = c)))
+          ? Effect.zipRight(discard(env, current, lostBecause(exit.cause)), Effect.flatMap(usageOf(current), (usage) =>
+            Effect.map(rollBack(env, current, { usage: current.rounds === 0 ? undefined : usage, cause: exit.cause, millis: limitMillis }), (c) => void (compensated = c))))
           : Effect.void
       ),
       Effect.mapError((e) => reported(current.number, compensated, e)),
