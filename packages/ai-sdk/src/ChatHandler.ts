@@ -48,6 +48,8 @@ export interface Options<E extends ChatStream.Reportable> {
   readonly bodyTimeout?: Duration.DurationInput
   /** The `errorText` of a failed turn or lookup (default `<tag>: <message>`). */
   readonly errorText?: (error: AgentSession.SendError | E | Errors.UndoIncomplete | Errors.UndoSuperseded | Errors.SessionStoreError) => string
+  /** A discarded round's text: kept and marked (default) or removed from the message (`ChatStream.Options`). */
+  readonly discardedText?: "mark" | "remove"
   /** What each send asks for besides the text (tool choice, directives, …), from the request. */
   readonly sendOptions?: (request: ChatRequest.ChatRequest) => AgentSession.SendOptions
 }
@@ -121,7 +123,7 @@ const lastTurnCommitted = (session: AgentSession.AgentSession) =>
 /** The turn a chat request asks for, as UI message chunks: the session looked up and held for the turn. */
 export const stream = <E extends ChatStream.Reportable>(
   request: ChatRequest.ChatRequest,
-  options: Pick<Options<E>, "session" | "errorText" | "sendOptions"> & { readonly messageId?: string }
+  options: Pick<Options<E>, "session" | "errorText" | "sendOptions" | "discardedText"> & { readonly messageId?: string }
 ): Stream.Stream<ChatStream.UiChunk> => {
   const events = Stream.unwrapScoped(Effect.gen(function*() {
     const session = yield* options.session(request.id)
@@ -130,7 +132,8 @@ export const stream = <E extends ChatStream.Reportable>(
   }))
   return ChatStream.fromEvents(events, {
     ...(options.messageId === undefined ? {} : { messageId: options.messageId }),
-    ...(options.errorText === undefined ? {} : { errorText: options.errorText })
+    ...(options.errorText === undefined ? {} : { errorText: options.errorText }),
+    ...(options.discardedText === undefined ? {} : { discardedText: options.discardedText })
   })
 }
 

@@ -12,9 +12,11 @@
  *   (`<tag>: <message>`), then `finish` with `finishReason: "error"`; a turn that took back tools it had run
  *   says so first in a `data-toolgate-compensated` part. A defect is an `error` chunk too. The stream always
  *   ends with `finish`; only an interruption (the client went away) ends it without one.
- * - Text taken back (`RoundDiscarded`): the open text part ends, then `reset-step` (the AI SDK removes the
- *   step's parts from the message), the step's other parts are sent again, and a `data-toolgate-round-discarded`
- *   part names the round and the reason. A UI built on `useChat` shows the text gone and the note in its place.
+ * - Text that is not the answer (`RoundDiscarded`: the round called tools, or the turn failed after it): the
+ *   open text part ends and a `data-toolgate-round-discarded` part in the same step names the round and the
+ *   reason, so a UI that shows only the answer hides that step's text. With `discardedText: "remove"` the step
+ *   is reset first (`reset-step`: the AI SDK drops the step's parts from the message) and its other parts
+ *   (tool parts, data) are sent again, so the text is gone from the message itself.
  * - `data-toolgate-gate` and `data-toolgate-repair` parts carry the drift gate's verdict and each repair spent.
  *
  * @since 0.1.0
@@ -28,7 +30,6 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import * as Mapper from "./internal/chatMapper.js"
-import type { TurnEvent } from "./internal/turnEvent.js"
 
 /** The data parts a chat stream sends, by name (`data-<name>`): type your `useChat` messages with `ChatMessage`. */
 export type DataTypes = Mapper.DataTypes
@@ -40,7 +41,7 @@ export type ChatMessage = Mapper.ChatMessage
 export type UiChunk = Mapper.Chunk
 
 /** What a streamed turn emits: the session's events, then `TurnFinished`. */
-export type Event = TurnEvent
+export type Event = AgentSession.TurnEvent
 
 /** A typed failure as the stream can report it. */
 export interface Reportable {
@@ -54,6 +55,8 @@ export interface Options<E> {
   readonly messageId?: string
   /** The `errorText` of a failed turn (default `<tag>: <message>`); return less to hide details from the browser. */
   readonly errorText?: (error: E) => string
+  /** A discarded round's text: kept and marked (`"mark"`, the default, as the AI SDK keeps a tool step's text) or removed from the message. */
+  readonly discardedText?: Mapper.Discarded
 }
 
 const defaultErrorText = (error: Reportable): string => `${error._tag}: ${error.message}`
@@ -75,7 +78,7 @@ const failed = <E extends Reportable>(mapper: Mapper.Mapper, errorText: (error: 
  */
 export const fromEvents = <E extends Reportable>(events: Stream.Stream<Event, E>, options: Options<E> = {}): Stream.Stream<UiChunk> =>
   Stream.suspend(() => {
-    const mapper = new Mapper.Mapper()
+    const mapper = new Mapper.Mapper(options.discardedText ?? "mark")
     const errorText = options.errorText ?? defaultErrorText
     const mapped = Stream.mapChunks(events, (chunk) => {
       const out: Array<UiChunk> = []

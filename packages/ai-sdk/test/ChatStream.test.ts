@@ -38,8 +38,8 @@ const finished: ChatStream.Event = {
   turn: { turn: 1, text: "", calls: [], usage: { roundTrips: 1, repairs: 0, toolCalls: 0, inputTokens: 0, outputTokens: 0 } as never, warnings: [], requestWarnings: [], gate: undefined }
 }
 
-const chunksOf = <E extends ChatStream.Reportable>(events: Stream.Stream<ChatStream.Event, E>) =>
-  Effect.map(Stream.runCollect(ChatStream.fromEvents(events, { messageId: "m1" })), Chunk.toReadonlyArray)
+const chunksOf = <E extends ChatStream.Reportable>(events: Stream.Stream<ChatStream.Event, E>, discardedText: "mark" | "remove" = "mark") =>
+  Effect.map(Stream.runCollect(ChatStream.fromEvents(events, { messageId: "m1", discardedText })), Chunk.toReadonlyArray)
 
 /** The last UI message the AI SDK's reader builds from the chunks, and the errors it reported. */
 const read = (chunks: ReadonlyArray<ChatStream.UiChunk>) =>
@@ -117,18 +117,32 @@ describe("ChatStream.fromEvents", () => {
       assert.deepStrictEqual(died.slice(-2), [{ type: "error", errorText: "the turn failed unexpectedly" }, { type: "finish", finishReason: "error" }])
     }))
 
-  it.effect("text taken back: the step is reset, its tool parts are kept, a data part names the round", () =>
+  const discardedRound = (discardedText: "mark" | "remove") =>
+    chunksOf(Stream.fromIterable<ChatStream.Event>([
+      round(1), text(1, "Looking it "), { _tag: "ToolCallStarted", turn: 1, round: 1, callId: "call_1", tool: "get_weather" }, text(1, "up"),
+      { _tag: "RoundDiscarded", turn: 1, round: 1, reason: "the round broke the event contract" }, text(1, "Again."), finished
+    ]), discardedText)
+
+  it.effect("a discarded round's text is kept and marked: its text part ends, a data part in its step names the round", () =>
     Effect.gen(function*() {
-      const chunks = yield* chunksOf(Stream.fromIterable<ChatStream.Event>([
-        round(1), text(1, "Looking it "), { _tag: "ToolCallStarted", turn: 1, round: 1, callId: "call_1", tool: "get_weather" }, text(1, "up"),
-        { _tag: "RoundDiscarded", turn: 1, round: 1, reason: "the round broke the event contract" }, text(1, "Again."), finished
-      ]))
+      const chunks = yield* discardedRound("mark")
+      assert.notInclude(types(chunks), "reset-step")
+      const { errors, message } = yield* read(chunks)
+      assert.deepStrictEqual(errors, [])
+      const parts = message!.parts
+      assert.deepStrictEqual(parts.map((p) => p.type), ["step-start", "text", "tool-get_weather", "text", "data-toolgate-round-discarded", "text"])
+      assert.deepStrictEqual(parts.filter((p) => p.type === "text").map((p) => (p as { text: string }).text), ["Looking it ", "up", "Again."])
+    }))
+
+  it.effect("with discardedText remove, the step is reset: the text is gone, its tool parts are kept, a data part names the round", () =>
+    Effect.gen(function*() {
+      const chunks = yield* discardedRound("remove")
       const { errors, message } = yield* read(chunks)
       assert.deepStrictEqual(errors, [])
       const parts = message!.parts
       assert.deepStrictEqual(parts.filter((p) => p.type === "text").map((p) => (p as { text: string }).text), ["Again."])
       assert.isTrue(parts.some((p) => p.type === "tool-get_weather"))
-      const note = parts.find((p) => p.type === "data-toolgate-round-discarded") as { data: { round: number; reason: string } } | undefined
+      const note = parts.find((p) => p.type === "data-toolgate-round-discarded") as { data: unknown } | undefined
       assert.deepStrictEqual(note?.data, { _tag: "RoundDiscarded", turn: 1, round: 1, reason: "the round broke the event contract" })
     }))
 
@@ -155,14 +169,14 @@ describe("ChatStream.fromEvents", () => {
 
   it.effect.prop(
     "any events, ending any way: the AI SDK's reader accepts every chunk and the stream ends with one finish",
-    [fc.array(event, { maxLength: 30 }), fc.constantFrom("finished", "failed", "died", "ended")],
-    ([events, ending]) =>
+    [fc.array(event, { maxLength: 30 }), fc.constantFrom("finished", "failed", "died", "ended"), fc.constantFrom<"mark" | "remove">("mark", "remove")],
+    ([events, ending, discardedText]) =>
       Effect.gen(function*() {
         const tail = ending === "finished" ? Stream.make(finished)
           : ending === "failed" ? Stream.fail(new Errors.TurnDeadlineExceeded({ limitMillis: 1 }))
           : ending === "died" ? Stream.die("boom")
           : Stream.empty
-        const chunks = yield* chunksOf(Stream.concat(Stream.fromIterable(events), tail))
+        const chunks = yield* chunksOf(Stream.concat(Stream.fromIterable(events), tail), discardedText)
         assert.strictEqual(chunks.filter((c) => c.type === "finish").length, 1)
         assert.strictEqual(chunks.at(-1)?.type, "finish")
         const { errors } = yield* read(chunks)

@@ -4,9 +4,10 @@
  *
  * @internal
  */
-import type { SessionEvent, ToolEnvelope } from "@toolgate/runtime"
+import type { AgentSession, SessionEvent, ToolEnvelope } from "@toolgate/runtime"
 import type { FinishReason, UIMessage, UIMessageChunk } from "ai"
-import type { TurnEvent } from "./turnEvent.js"
+
+type TurnEvent = AgentSession.TurnEvent
 
 /** The data parts a chat stream sends, by name (`data-<name>` chunks); each carries the session event it reports. */
 export interface DataTypes {
@@ -15,8 +16,8 @@ export interface DataTypes {
   "toolgate-gate": SessionEvent.DriftGateChecked
   /** A round with invalid arguments spent a repair. */
   "toolgate-repair": SessionEvent.RepairSpent
-  /** The text a round streamed was taken back (the step was reset): which round, and why. */
-  "toolgate-round-discarded": { readonly _tag: "RoundDiscarded"; readonly turn: number; readonly round: number; readonly reason: string }
+  /** The text of the step this part is in is not the answer (the round called tools, or the turn failed): which round, and why. */
+  "toolgate-round-discarded": SessionEvent.RoundDiscarded
   /** A failing or interrupted turn took back the calls it had run; `notCompensated` are still in effect. */
   "toolgate-compensated": SessionEvent.TurnCompensated
 }
@@ -37,8 +38,13 @@ const issuesText = (event: SessionEvent.ToolCalled): string =>
 
 const envelopeError = (envelope: ToolEnvelope.Failure): string => `${envelope.kind}: ${envelope.message}`
 
+/** What a discarded round's text becomes: kept and marked by a data part, or removed from the message (`reset-step`). */
+export type Discarded = "mark" | "remove"
+
 /** The chunk state machine of one streamed turn. */
 export class Mapper {
+  constructor(private readonly discardedText: Discarded) {}
+
   private text: string | undefined = undefined
   private texts = 0
   private stepOpen = false
@@ -109,14 +115,20 @@ export class Mapper {
     )
   }
 
-  /** The text streamed so far in this step is taken back: the step is reset (text, tools, data) and its other parts sent again. */
-  private discarded(out: Array<Chunk>, event: Extract<TurnEvent, { _tag: "RoundDiscarded" }>): void {
+  /**
+   * The text this step streamed is not the answer: the text part ends (later text starts a new one) and a data
+   * part in the same step names the round; with "remove" the step is reset first (the AI SDK drops its parts)
+   * and its parts other than text are sent again.
+   */
+  private discarded(out: Array<Chunk>, event: SessionEvent.RoundDiscarded): void {
     this.closeText(out)
-    const kept = this.stepChunks
-    if (this.stepOpen) out.push({ type: "reset-step" })
-    this.stepChunks = []
-    for (const chunk of kept) this.part(out, chunk)
-    this.part(out, { type: "data-toolgate-round-discarded", data: { _tag: "RoundDiscarded", turn: event.turn, round: event.round, reason: event.reason } })
+    if (this.discardedText === "remove" && this.stepOpen) {
+      const kept = this.stepChunks
+      out.push({ type: "reset-step" })
+      this.stepChunks = []
+      for (const chunk of kept) this.part(out, chunk)
+    }
+    this.part(out, { type: "data-toolgate-round-discarded", data: event })
   }
 
   /** The chunks one event adds. */
