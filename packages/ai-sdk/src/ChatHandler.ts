@@ -22,6 +22,8 @@ import type * as AgentSession from "@toolgate/runtime/AgentSession"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Fiber from "effect/Fiber"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as ChatRequest from "./ChatRequest.js"
@@ -65,7 +67,12 @@ const decodeSettings = Decode.options("ChatHandler", Settings)
 const isJson = (contentType: string | undefined): boolean =>
   typeof contentType === "string" && contentType.split(";", 1)[0]!.trim().toLowerCase() === "application/json"
 
-/** The body as UTF-8 text, within the limits. */
+/**
+ * The body as UTF-8 text, within the limits. The read runs in a fiber of its own that the time limit does not
+ * interrupt: interrupting the platform's body stream closes the connection, and the client would get no 408.
+ * Past the limit the refusal is answered with `connection: close`, which ends the read; the read's own
+ * backstop (twice the limit) ends it otherwise.
+ */
 const readBody = (request: HttpServerRequest.HttpServerRequest, settings: typeof Settings.Type): Effect.Effect<string, ChatRejected> =>
   Effect.gen(function*() {
     const max = settings.maxBodyBytes
@@ -73,7 +80,7 @@ const readBody = (request: HttpServerRequest.HttpServerRequest, settings: typeof
     if (Number(request.headers["content-length"]) > max) return yield* tooLarge
     const chunks: Array<Uint8Array> = []
     let size = 0
-    yield* request.stream.pipe(
+    const read = request.stream.pipe(
       Stream.runForEachWhile((chunk) =>
         Effect.sync(() => {
           size += chunk.byteLength
@@ -82,11 +89,14 @@ const readBody = (request: HttpServerRequest.HttpServerRequest, settings: typeof
         })
       ),
       Effect.mapError(() => new ChatRejected({ status: 400, detail: "the request body could not be read" })),
-      Effect.timeoutFail({
-        duration: settings.bodyTimeout,
-        onTimeout: () => new ChatRejected({ status: 408, detail: `the request body did not arrive within ${Duration.format(settings.bodyTimeout)}` })
-      })
+      Effect.timeout(Duration.times(settings.bodyTimeout, 2)),
+      Effect.ignore
     )
+    const reading = yield* Effect.forkDaemon(read)
+    const finished = yield* Fiber.await(reading).pipe(Effect.timeout(settings.bodyTimeout), Effect.option)
+    if (Option.isNone(finished)) {
+      return yield* new ChatRejected({ status: 408, detail: `the request body did not arrive within ${Duration.format(settings.bodyTimeout)}` })
+    }
     if (size > max) return yield* tooLarge
     try {
       return new TextDecoder("utf-8", { fatal: true }).decode(Buffer.concat(chunks))
