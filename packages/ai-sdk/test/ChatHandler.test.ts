@@ -4,8 +4,10 @@
  * error part, the stream always ends with finish, and a chat id keeps its session across requests.
  */
 import { assert, describe, it } from "@effect/vitest"
+import { DefaultChatTransport, type UIMessageChunk } from "ai"
 import { Effect } from "effect"
-import { converse, driftedSchema, keyed, type Log, serveChat, session, weatherToolkit } from "./support/chatServer.js"
+import { ChatHandler, ChatSessions } from "../src/index.js"
+import { converse, driftedSchema, keyed, type Log, serveChat, session, userMessage, weatherToolkit } from "./support/chatServer.js"
 
 const call = (id: string, args: unknown) => ({ _tag: "ToolCallComplete" as const, id, name: "get_weather", arguments: args as never })
 const text = (t: string) => ({ _tag: "TextDelta" as const, text: t })
@@ -22,7 +24,8 @@ const scripts = {
     ]]
   },
   drift: { turns: [[[call("call_1", { units: "kelvin" }), done]]] },
-  twice: { turns: [[[text("first"), done]], [[text("second"), done]]] }
+  twice: { turns: [[[text("first"), done]], [[text("second"), done]]] },
+  again: { turns: [[[call("call_1", { city: "Rome" }), done], [text("Rome: 24 °C."), done]]] }
 } as const
 
 const toolParts = (message: { parts: ReadonlyArray<{ type: string }> } | undefined) =>
@@ -94,4 +97,46 @@ describe("ChatHandler over a loopback socket, read by the AI SDK's client", () =
       const other = yield* converse(api, "twice-2", "one")
       assert.deepStrictEqual([texts(first.message), texts(second.message), texts(other.message)], [["first"], ["second"], ["first"]])
     }))
+
+  it.scopedLive("regenerate-message takes the last committed turn back (its call undone) and answers the text again", () =>
+    Effect.gen(function*() {
+      const log: Log = { ran: [], undone: [] }
+      const api = yield* endpoint(log)
+      const first = yield* converse(api, "again-1", "Rome?")
+      assert.deepStrictEqual(texts(first.message), ["Rome: 24 °C."])
+      const chunks = yield* Effect.promise(async () => {
+        const stream = await new DefaultChatTransport({ api }).sendMessages({
+          chatId: "again-1", messages: [userMessage("Rome?")], trigger: "regenerate-message", messageId: "a1", abortSignal: undefined
+        })
+        const out: Array<UIMessageChunk> = []
+        for await (const chunk of stream as unknown as AsyncIterable<UIMessageChunk>) out.push(chunk)
+        return out
+      })
+      assert.deepStrictEqual(log.undone, [{ city: "Rome" }])
+      assert.deepStrictEqual(log.ran, [{ city: "Rome" }, { city: "Rome" }])
+      assert.deepStrictEqual(chunks.flatMap((c) => c.type === "text-delta" ? [c.delta] : []), ["Rome: 24 °C."])
+      assert.deepStrictEqual(chunks.at(-1), { type: "finish", finishReason: "stop" })
+    }))
+
+  it.scopedLive("past the sessions' capacity a new chat gets ChatCapacityExceeded as its error part; held chats go on", () =>
+    Effect.gen(function*() {
+      const log: Log = { ran: [], undone: [] }
+      const lookup = yield* Effect.orDie(ChatSessions.keyed((id: string) => session(id, scripts.twice, weatherToolkit(log)), { capacity: 1 }))
+      const api = yield* serveChat({ session: lookup })
+      const held = yield* converse(api, "twice-1", "one")
+      const refused = yield* converse(api, "twice-2", "one")
+      assert.deepStrictEqual(texts(held.message), ["first"])
+      assert.deepStrictEqual(refused.errors, ["ChatCapacityExceeded: the server holds 1 chats already; try again when one is idle"])
+      assert.deepStrictEqual(refused.chunks.at(-1), { type: "finish", finishReason: "error" })
+      assert.deepStrictEqual(texts((yield* converse(api, "twice-1", "two")).message), ["second"])
+    }))
+
+  it.effect("ChatSessions and ChatHandler refuse options that are not valid", () =>
+    Effect.gen(function*() {
+      const sessions = yield* Effect.flip(ChatSessions.keyed(() => Effect.never, { capacity: 0 }))
+      assert.strictEqual(sessions._tag, "InvalidOptions")
+      const handler = yield* Effect.flip(ChatHandler.make({ session: () => Effect.never, maxBodyBytes: 0 }))
+      assert.strictEqual(handler._tag, "InvalidOptions")
+      assert.match(handler.message, /maxBodyBytes/)
+    }).pipe(Effect.scoped))
 })
