@@ -2,49 +2,36 @@
  * A session: `send` runs one turn as docs/architecture.md draws it (drift gate in cloud-profile mode, round
  * trips through the provider and the event-contract stage, atomic rounds validated before any call runs,
  * bounded repair, envelopes fed back) and commits it, or rolls it back to the user's message on any typed
- * failure. History, the undo log and the session's events live here; sends on one session are serialized.
+ * failure; `stream` runs the same turn and hands its events to the reader as they happen. History, the undo
+ * log and the session's events live here; sends on one session are serialized.
  *
  * @since 0.1.0
  */
-import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
-import * as JSONSchema from "effect/JSONSchema"
-import * as Option from "effect/Option"
-import * as ParseResult from "effect/ParseResult"
+import type * as Option from "effect/Option"
 import type * as Queue from "effect/Queue"
-import * as Ref from "effect/Ref"
-import * as Schema from "effect/Schema"
+import type * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
-import type { JsonSchema, JsonValue as J } from "@toolgate/json-schema"
-import { ArgumentValidator } from "./ArgumentValidator.js"
+import type { JsonValue as J } from "@toolgate/json-schema"
+import type { ArgumentValidator } from "./ArgumentValidator.js"
 import type { InvalidToolSchema } from "./Errors.js"
-import { DriftGate, type Verdict } from "./DriftGate.js"
+import type { DriftGate, Verdict } from "./DriftGate.js"
 import type * as Compensation from "./Compensation.js"
-import * as Errors from "./Errors.js"
-import * as Decode from "./Decode.js"
-import { StructuredOutputInvalid, StructuredOutputUnsupported } from "./Errors.js"
-import { safeString } from "./internal/json.js"
-import { type Env, type Live, makeEnv, type Sink, subscribe, withSink } from "./internal/sessionState.js"
-import * as SessionStream from "./internal/sessionStream.js"
-import { registry } from "./internal/registry.js"
-import { type Parts, partsOf } from "./internal/sessionParts.js"
-import * as SessionJournal from "./internal/sessionJournal.js"
-import * as SessionResume from "./internal/sessionResume.js"
-import * as SessionTurn from "./internal/sessionTurn.js"
-import * as ToolDiscovery from "./internal/toolDiscovery.js"
-import { lastCommitted, undoLast } from "./internal/sessionUndo.js"
-import * as Message from "./Message.js"
-import * as Provider from "./Provider.js"
+import type * as Errors from "./Errors.js"
+import type { StructuredOutputInvalid } from "./Errors.js"
+import { makeWith } from "./internal/sessionMake.js"
+import { partsOf } from "./internal/sessionParts.js"
+import { decodeSettings } from "./internal/sessionSettings.js"
+import type * as Message from "./Message.js"
+import type * as Provider from "./Provider.js"
 import type * as RepairBudget from "./RepairBudget.js"
-import * as RunLimits from "./RunLimits.js"
+import type * as RunLimits from "./RunLimits.js"
 import type * as SessionEvent from "./SessionEvent.js"
-import * as SessionStore from "./SessionStore.js"
-import * as Telemetry from "./Telemetry.js"
+import type * as SessionStore from "./SessionStore.js"
 import type * as ToolChain from "./ToolChain.js"
 import type * as ToolEnvelope from "./ToolEnvelope.js"
-import * as Toolkit from "./Toolkit.js"
+import type * as Toolkit from "./Toolkit.js"
 
 /** `cloudProfile`: a relay owns the tool schemas, so the drift gate runs before the first request; `local`: no gate. */
 export type Mode = "cloudProfile" | "local"
@@ -104,44 +91,6 @@ export interface Options<R> {
  * load, import or close the session, or a session whose lease another holds (`SessionBusy`, with `onBusy: "fail"`).
  */
 export type MakeError = Errors.InvalidOptions | Errors.SessionStoreError | Errors.SessionBusy
-
-/** The options that are data, as a Schema: what `make` decodes once (defaults filled in). */
-const Settings = Schema.Struct({
-  id: Schema.optionalWith(Schema.NonEmptyString, { exact: true }),
-  mode: Schema.Literal("cloudProfile", "local"),
-  limits: Schema.optionalWith(RunLimits.Limits, { exact: true }),
-  chainScope: Schema.optionalWith(Schema.Literal("turn", "session"), { exact: true, default: () => "turn" as const }),
-  eventCapacity: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, 1_000_000)), { exact: true, default: () => 1024 }),
-  maxEventsPerRound: Schema.optionalWith(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)), { exact: true, default: () => 100_000 }),
-  persona: Schema.optionalWith(Schema.String, { exact: true }),
-  name: Schema.optionalWith(Schema.NonEmptyString.pipe(Schema.maxLength(256)), { exact: true }),
-  sampling: Schema.optionalWith(Provider.Sampling, { exact: true, default: () => ({}) }),
-  scope: Schema.optionalWith(Schema.NonEmptyArray(Schema.String), { exact: true }),
-  strictTools: Schema.optionalWith(Schema.Boolean, { exact: true, default: () => true }),
-  // a snapshot is given as `export` answers it (the decoded form), so its type side is what is checked
-  snapshot: Schema.optionalWith(Schema.typeSchema(SessionStore.SessionSnapshot), { exact: true }),
-  // no Schema defaults for the store's options: a session without a store pays nothing to decode them
-  onBusy: Schema.optionalWith(Schema.Literal("fail", "wait"), { exact: true }),
-  leaseMillis: Schema.optionalWith(Schema.Int.pipe(Schema.positive()), { exact: true })
-})
-
-/** A send's options that are data, as a Schema. */
-const SendSettings = Schema.Struct({
-  /** Read here, where a throwing getter is an `InvalidOptions`; checked when the turn is admitted. */
-  toolChoice: Schema.optionalWith(Schema.Unknown, { exact: true }),
-  directives: Schema.optionalWith(Schema.String, { exact: true }),
-  sampling: Schema.optionalWith(Provider.Sampling, { exact: true, default: () => ({}) }),
-  images: Schema.optionalWith(Message.Images, { exact: true }),
-  model: Schema.optionalWith(Schema.NonEmptyTrimmedString.pipe(Schema.maxLength(256)), { exact: true })
-})
-
-const decodeSettings = Decode.options("AgentSession", Settings)
-const decodeFlags = Decode.options("AgentSession.provider.capabilities", Provider.CapabilityFlags)
-const decodeSend = Decode.options("AgentSession.send", SendSettings)
-const decodeKeys = Decode.options("AgentSession.reconcile", Schema.Array(Schema.String))
-
-/** A send without options (the common call) needs no decoding. */
-const noSendOptions = Schema.decodeSync(SendSettings)({})
 
 /** What one send asks for besides its text. */
 export interface SendOptions {
@@ -286,98 +235,6 @@ export interface AgentSession {
   readonly export: Effect.Effect<SessionStore.SessionSnapshot>
 }
 
-/** The JSON Schema of `schema` for the request, or why it has none. */
-const jsonSchemaOf = <A, I>(schema: Schema.Schema<A, I>): Either.Either<JsonSchema.JsonSchema, StructuredOutputInvalid> =>
-  Either.try({
-    try: () => JSONSchema.make(schema) as unknown as JsonSchema.JsonSchema,
-    catch: (e) => new StructuredOutputInvalid({ detail: `the schema has no JSON Schema form (${safeString(e instanceof Error ? e.message : e)})` })
-  })
-
-/** What a session's `send` and `generate` run in: its environment, its one-turn-at-a-time lock, its span attributes. */
-interface Running {
-  readonly env: Env
-  readonly serialized: <A, E>(effect: Effect.Effect<A, E>) => Effect.Effect<A, E>
-  /** The turn's `invoke_agent` span, its attributes built once for the session. */
-  readonly inAgentSpan: ReturnType<typeof Telemetry.invokeAgentSpan>
-}
-
-const acceptAny = (_text: string) => Effect.void
-
-const finished = (turn: Turn): TurnFinished => ({ _tag: "TurnFinished", turn })
-
-/** A send's turn; its events also go to `sink` when given (a streamed send). */
-const sendIn = (s: Running, text: string, options?: SendOptions, sink?: Sink) =>
-  Effect.gen(function*() {
-    const { directives, images, model, sampling, toolChoice: chosen } = options == null ? noSendOptions : yield* decodeSend(options)
-    const toolChoice = (chosen ?? "auto") as Provider.ToolChoice
-    const [turn] = yield* s.serialized(withSink(s.env, sink, SessionTurn.run(s.env, safeString(text), {
-        toolChoice,
-        accept: acceptAny,
-        sampling,
-        ...(directives === undefined ? {} : { directives }),
-        ...(images === undefined ? {} : { images }),
-        ...(model === undefined ? {} : { model })
-      })))
-    yield* Effect.annotateCurrentSpan("toolgate.turn", turn.turn)
-    return turn
-  }).pipe(s.inAgentSpan)
-
-const generateIn = <A, I>(s: Running, schema: Schema.Schema<A, I>, text: string) =>
-  Effect.gen(function*() {
-    const capabilities = s.env.provider.capabilities
-    if (!capabilities.supportsStructuredOutput) return yield* new StructuredOutputUnsupported({ provider: capabilities.name })
-    const structuredOutput = yield* jsonSchemaOf(schema)
-    const decode = Schema.decodeUnknown(Schema.parseJson(schema), { errors: "all" })
-    const accept = (answer: string) =>
-      Effect.mapError(decode(answer), (e) => new StructuredOutputInvalid({ detail: ParseResult.TreeFormatter.formatErrorSync(e) }))
-    const [, value] = yield* s.serialized(SessionTurn.run(s.env, text, { toolChoice: "auto", structuredOutput, accept, sampling: {} }))
-    return value
-  }).pipe(s.inAgentSpan)
-
-const undoSpan = Telemetry.span("AgentSession.undoLastTurn")
-
-/** The session's methods over its environment. */
-const methods = (env: Env, serialized: <A, E>(effect: Effect.Effect<A, E>) => Effect.Effect<A, E>): AgentSession => {
-  const running: Running = { env, serialized, inAgentSpan: Telemetry.invokeAgentSpan(Telemetry.invokeAgent(env.provider.capabilities.name, env.id, env.name)) }
-  const reconcile = (keys: ReadonlyArray<string>) =>
-    Effect.flatMap(decodeKeys(keys), (decoded) =>
-      Effect.zipRight(
-        env.durable === undefined ? Effect.void : SessionJournal.reconciled(env.durable, decoded),
-        Ref.modify(env.outstanding, (all) => {
-          const wanted = new Set(decoded)
-          return [all.filter((o) => wanted.has(o.idempotencyKey)), all.filter((o) => !wanted.has(o.idempotencyKey))]
-        })
-      ))
-  return {
-    id: env.id,
-    send: (text, options) => sendIn(running, text, options),
-    stream: (text, options) => SessionStream.stream((sink) => sendIn(running, text, options, sink), finished),
-    generate: (schema, text) => generateIn(running, schema, text),
-    outstanding: Ref.get(env.outstanding),
-    reconcile,
-    history: Ref.get(env.history),
-    lastUsageReport: Ref.get(env.lastUsage),
-    lastSchemaWarnings: Ref.get(env.lastSchemaWarnings),
-    // the turn the caller sees as last is read before waiting for a send in flight
-    undoLastTurn: Effect.flatMap(lastCommitted(env), (expected) => serialized(undoLast(env, expected))).pipe(undoSpan),
-    subscribe: subscribe(env.events),
-    // built when asked for: an idle session carries no effect for it
-    export: Effect.suspend(() => serialized(SessionResume.snapshotOf(env)))
-  }
-}
-
-/** The provider a registry-aware spec builds, or an `InvalidOptions` when building throws or gives no provider. */
-const registryAware = (build: () => Provider.AgentProvider): Provider.AgentProvider | Errors.InvalidOptions => {
-  try {
-    const provider: unknown = build()
-    const ok = typeof provider === "object" && provider !== null && typeof (provider as Provider.AgentProvider).stream === "function" &&
-      typeof (provider as Provider.AgentProvider).capabilities === "object" && (provider as Provider.AgentProvider).capabilities !== null
-    return ok ? provider as Provider.AgentProvider : new Errors.InvalidOptions({ of: "AgentSession", detail: "provider: the registry-aware spec gave no provider" })
-  } catch (e) {
-    return new Errors.InvalidOptions({ of: "AgentSession", detail: `provider: the registry-aware spec failed (${safeString(e instanceof Error ? e.message : e)})` })
-  }
-}
-
 /** What a session made with `options` needs from context besides the toolkit's requirements. */
 export type Requirements<O> =
   | ArgumentValidator
@@ -385,58 +242,6 @@ export type Requirements<O> =
   | (O extends { readonly mode: "local" } ? never : DriftGate)
   | (O extends { readonly provider: Provider.AgentProvider | Provider.RegistryAware } ? never : Provider.Provider)
 
-/** The session's provider: the one given, built from the session's registry when registry-aware, or the `Provider` service. */
-const providerOf = Effect.fnUntraced(function*(given: Parts["provider"], build: () => Provider.Registry) {
-  const spec = given ?? (yield* Provider.Provider)
-  if (!("_tag" in spec)) return spec
-  const built = registryAware(() => spec.make(build()))
-  return built instanceof Errors.InvalidOptions ? yield* built : built
-})
-
-/** The session over decoded options and checked parts; the services it needs come from context. */
-const makeWith = Effect.fnUntraced(function*(settings: typeof Settings.Type, parts: Parts) {
-  // the toolkit's requirements are captured here and given to each executor when it runs (no per-tool copies)
-  const context = yield* Effect.context<never>()
-  const validator = yield* ArgumentValidator
-  const gate = settings.mode === "cloudProfile" ? yield* DriftGate : undefined
-  const limits = settings.limits ?? Option.getOrElse(yield* Effect.serviceOption(RunLimits.RunLimits), () => RunLimits.defaults)
-  const scoped = yield* ToolDiscovery.scope(parts.toolkit as Toolkit.Toolkit<never>, settings.scope)
-  const id = settings.id ?? settings.snapshot?.id ?? crypto.randomUUID()
-  if (settings.snapshot !== undefined && settings.snapshot.id !== id) {
-    return yield* new Errors.InvalidOptions({ of: "AgentSession", detail: `snapshot: its id ${safeString(settings.snapshot.id)} is not the session's id ${safeString(id)}` })
-  }
-  const store = yield* Effect.serviceOption(SessionStore.SessionStore)
-  const durable = Option.isNone(store)
-    ? undefined
-    : yield* SessionResume.open(store.value, id, { ttl: Duration.millis(settings.leaseMillis ?? 60_000), onBusy: settings.onBusy ?? "fail" }, settings.snapshot)
-  const live: Live = { current: undefined }
-  const keys = { turn: 0, part: "" }
-  const provider = yield* providerOf(parts.provider, () => registry({ toolkit: scoped, validator, limits, live, id, keys, context, durable }))
-  yield* decodeFlags(provider.capabilities)
-  const discovery = Ref.unsafeMake(ToolDiscovery.initial(scoped, provider.capabilities))
-  const toolkit = yield* ToolDiscovery.withTools(scoped, provider.capabilities, discovery)
-  const env = makeEnv({
-    id,
-    provider,
-    toolkit,
-    context,
-    validator,
-    gate,
-    limits,
-    chainScope: settings.chainScope,
-    preTransmit: parts.preTransmit,
-    maxEventsPerRound: settings.maxEventsPerRound,
-    definitions: SessionTurn.definitionsFor(toolkit, provider.capabilities, { toolChaining: validator.toolChaining, strictTools: settings.strictTools }),
-    persona: settings.persona,
-    name: settings.name,
-    sampling: settings.sampling,
-    live,
-    keys,
-    durable
-  }, settings.eventCapacity, discovery)
-  yield* SessionResume.start(env, durable, settings.snapshot)
-  return methods(env, Effect.unsafeMakeSemaphore(1).withPermits(1))
-})
 
 /**
  * A session over `options.toolkit` (its requirements are captured here). The validator, and unless `mode`

@@ -136,4 +136,31 @@ describe("AgentSession.stream", () => {
       const fiber = yield* Effect.fork(s.send("again"))
       assert.strictEqual((yield* Effect.flip(Fiber.join(fiber)))._tag, "ProviderError")
     }))
+
+  it.effect("a provider-driven round: ToolCallStarted as each call starts, between the text around it", () =>
+    Effect.gen(function*() {
+      const provider = make([[
+        text("looking"),
+        { _tag: "ToolCallStarted", id: "p1", name: "transfer", arguments: { amount: 1 } },
+        { _tag: "ToolCallCompleted", id: "p1", result: { balance: 1 } },
+        text(" done"),
+        done
+      ]], { executionModel: "providerDriven" })
+      const s = yield* session(provider, bank().toolkit)
+      const events = Chunk.toReadonlyArray(yield* Stream.runCollect(s.stream("go")))
+      assert.deepStrictEqual(tags(events), [
+        "TurnStarted",
+        "RoundStarted",
+        "TextDelta",
+        "ToolCallStarted",
+        "TextDelta",
+        "ToolCalled",
+        "ToolAnswered",
+        "TurnCommitted",
+        "TurnFinished"
+      ])
+      assert.deepStrictEqual(events[3], { _tag: "ToolCallStarted", turn: 1, round: 1, callId: "p1", tool: "transfer" })
+      assert.strictEqual(answerOf(events), "looking done")
+      assert.strictEqual((events.at(-1) as AgentSession.TurnFinished).turn.text, "looking done")
+    }))
 })

@@ -88,6 +88,8 @@ export const answer = (t: string): ReadonlyArray<StreamEvent.StreamEvent> => [te
 
 /** Options of `session`. */
 export interface SessionOptions {
+  /** The session's id (default: a random UUID). */
+  readonly id?: string
   readonly limits?: RunLimits.Input
   readonly chaining?: boolean
   readonly chainScope?: "turn" | "session"
@@ -104,6 +106,7 @@ export const session = (
     provider,
     toolkit,
     mode: "local",
+    ...(options.id === undefined ? {} : { id: options.id }),
     ...(options.limits === undefined ? {} : { limits: options.limits }),
     ...(options.chainScope === undefined ? {} : { chainScope: options.chainScope }),
     ...(options.preTransmit === undefined ? {} : { preTransmit: options.preTransmit })
