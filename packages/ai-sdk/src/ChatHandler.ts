@@ -50,6 +50,8 @@ export interface Options<E extends ChatStream.Reportable> {
   readonly bodyTimeout?: Duration.DurationInput
   /** The `errorText` of a failed turn or lookup (default `<tag>: <message>`). */
   readonly errorText?: (error: AgentSession.SendError | E | Errors.UndoIncomplete | Errors.UndoSuperseded | Errors.SessionStoreError) => string
+  /** Send an SSE comment when the turn has sent nothing for this long (default: none), so a proxy keeps a long tool run open. */
+  readonly keepAlive?: Duration.DurationInput
   /** A discarded round's text: kept and marked (default) or removed from the message (`ChatStream.Options`). */
   readonly discardedText?: "mark" | "remove"
   /** What each send asks for besides the text (tool choice, directives, …), from the request. */
@@ -58,7 +60,11 @@ export interface Options<E extends ChatStream.Reportable> {
 
 const Settings = Schema.Struct({
   maxBodyBytes: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, 1024 * 1024 * 1024)), { exact: true, default: () => 1024 * 1024 }),
-  bodyTimeout: Schema.optionalWith(Decode.PositiveDuration, { exact: true, default: () => Duration.seconds(10) })
+  bodyTimeout: Schema.optionalWith(Decode.PositiveDuration, { exact: true, default: () => Duration.seconds(10) }),
+  keepAlive: Schema.optionalWith(
+    Decode.PositiveDuration.pipe(Schema.filter((d) => Duration.toMillis(d) <= 2_147_483_647, { message: () => "at most 2,147,483,647 ms (a timer's limit)" })),
+    { exact: true }
+  )
 })
 
 const decodeSettings = Decode.options("ChatHandler", Settings)
@@ -155,6 +161,11 @@ export const make = <E extends ChatStream.Reportable>(options: Options<E>): Effe
   Effect.map(decodeSettings(options), (settings) =>
     Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
       readRequest(request, settings).pipe(
-        Effect.flatMap((chat) => ChatStream.toResponse(stream(chat, { ...options, messageId: crypto.randomUUID() }))),
+        Effect.flatMap((chat) =>
+          ChatStream.toResponse(
+            stream(chat, { ...options, messageId: crypto.randomUUID() }),
+            settings.keepAlive === undefined ? {} : { keepAliveMs: Math.max(1, Math.round(Duration.toMillis(settings.keepAlive))) }
+          )
+        ),
         Effect.catchTag("ChatRejected", (e) => Effect.succeed(rejection(e)))
       )))

@@ -104,11 +104,24 @@ export const turn = (
   options: Options<AgentSession.SendError> & { readonly send?: AgentSession.SendOptions } = {}
 ): Stream.Stream<UiChunk> => fromEvents(session.stream(text, options.send), options)
 
+/** How the response is sent. */
+export interface ResponseInit {
+  readonly status?: number
+  readonly headers?: Record<string, string>
+  /** Send an SSE comment when nothing was sent for this long (milliseconds, 1 to 2,147,483,647), so a proxy keeps a long tool run open. */
+  readonly keepAliveMs?: number
+}
+
 /**
  * The chunks as the HTTP response `DefaultChatTransport` reads: the AI SDK's own `createUIMessageStreamResponse`
  * (server-sent events with `UI_MESSAGE_STREAM_HEADERS`, ending `data: [DONE]`) as a platform response. The
  * body is pulled as the client reads it; a client that goes away cancels the stream, which interrupts the turn.
  */
-export const toResponse = (chunks: Stream.Stream<UiChunk>, init: { readonly status?: number; readonly headers?: Record<string, string> } = {}): Effect.Effect<HttpServerResponse.HttpServerResponse> =>
+export const toResponse = (chunks: Stream.Stream<UiChunk>, init: ResponseInit = {}): Effect.Effect<HttpServerResponse.HttpServerResponse> =>
   Effect.map(Stream.toReadableStreamEffect(chunks), (stream) =>
-    HttpServerResponse.fromWeb(createUIMessageStreamResponse({ stream, ...(init.status === undefined ? {} : { status: init.status }), ...(init.headers === undefined ? {} : { headers: init.headers }) })))
+    HttpServerResponse.fromWeb(createUIMessageStreamResponse({
+      stream,
+      ...(init.status === undefined ? {} : { status: init.status }),
+      ...(init.headers === undefined ? {} : { headers: init.headers }),
+      ...(init.keepAliveMs === undefined ? {} : { keepAliveMs: init.keepAliveMs })
+    })))

@@ -68,6 +68,7 @@ describe("ChatHandler against hostile clients", () => {
         assert.match(answer.body.error.message, message, what)
       }
       const plain = yield* post(body("c"), "text/plain")
+      assert.strictEqual(plain.type, "application/json")
       assert.strictEqual(plain.status, 415)
       assert.strictEqual(yield* Ref.get(lookups), 0)
       // a good request after all of them still works

@@ -138,5 +138,20 @@ describe("ChatHandler over a loopback socket, read by the AI SDK's client", () =
       const handler = yield* Effect.flip(ChatHandler.make({ session: () => Effect.never, maxBodyBytes: 0 }))
       assert.strictEqual(handler._tag, "InvalidOptions")
       assert.match(handler.message, /maxBodyBytes/)
+      const keepAlive = yield* Effect.flip(ChatHandler.make({ session: () => Effect.never, keepAlive: "30 days" }))
+      assert.match(keepAlive.message, /keepAlive/)
     }).pipe(Effect.scoped))
+
+  it.scopedLive("with keepAlive the stream opens with an SSE comment (the AI SDK's), which the AI SDK's client reads past", () =>
+    Effect.gen(function*() {
+      const log: Log = { ran: [], undone: [] }
+      const lookup = yield* keyed((id) => session(id, scripts.twice, weatherToolkit(log)))
+      const api = yield* serveChat({ session: lookup, keepAlive: "5 seconds" })
+      const raw = yield* Effect.promise(() =>
+        fetch(api, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ id: "twice-1", messages: [userMessage("one")], trigger: "submit-message" }) }).then((r) => r.text())
+      )
+      assert.isTrue(raw.startsWith(": stream-open\n\n"))
+      assert.isTrue(raw.endsWith("data: [DONE]\n\n"))
+      assert.deepStrictEqual(texts((yield* converse(api, "twice-1", "two")).message), ["second"])
+    }))
 })
