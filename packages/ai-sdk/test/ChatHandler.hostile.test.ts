@@ -67,6 +67,20 @@ describe("ChatHandler against hostile clients", () => {
         assert.strictEqual(answer.body.error.type, "invalid_request_error", what)
         assert.match(answer.body.error.message, message, what)
       }
+      // a body without a length that grows past the limit: refused (413, or the connection closed), never read whole
+      const chunked = yield* Effect.async<string>((resume) => {
+        const url = new URL(api)
+        const socket = net.connect(Number(url.port), url.hostname)
+        let received = ""
+        socket.on("data", (data) => (received += data.toString()))
+        socket.on("close", () => resume(Effect.succeed(received)))
+        socket.on("error", () => undefined)
+        const piece = "x".repeat(1000)
+        socket.write(`POST ${url.pathname} HTTP/1.1\r\nhost: ${url.host}\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n`)
+        for (let i = 0; i < 64; i++) socket.write(`${piece.length.toString(16)}\r\n${piece}\r\n`, () => undefined)
+        return Effect.sync(() => socket.destroy())
+      })
+      assert.isTrue(chunked === "" || chunked.startsWith("HTTP/1.1 413"), chunked.slice(0, 100))
       const plain = yield* post(body("c"), "text/plain")
       assert.strictEqual(plain.type, "application/json")
       assert.strictEqual(plain.status, 415)
