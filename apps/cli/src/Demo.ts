@@ -123,9 +123,7 @@ const collecting = (sink: DemoRun.WarningSink) =>
 const watcher = (json: boolean, scenario: string, Render: typeof DemoRender) => {
   if (json) return { onEvent: (event: AgentSession.TurnEvent) => Console.log(Render.eventJson(scenario, event)), done: Effect.void }
   if (process.stdout.isTTY !== true) return { onEvent: () => Effect.void, done: Effect.void }
-  // a terminal that reports no width (0) is taken as 80 columns
-  const columns = process.stdout.columns
-  const line = Render.live(typeof columns === "number" && columns > 0 ? columns : 80)
+  const line = Render.live(Render.terminalWidth(process.stdout.columns))
   const write = (text: string | undefined) => Effect.sync(() => void (text === undefined || text === "" ? undefined : process.stdout.write(text)))
   return { onEvent: (event: AgentSession.TurnEvent) => write(line.push(event)), done: Effect.suspend(() => write(line.clear())) }
 }

@@ -49,6 +49,12 @@ describe("the demo while a turn runs", () => {
     assert.strictEqual(line.clear(), "")
   })
 
+  it("a terminal that reports no width gets a live line of 80 columns", () => {
+    assert.deepStrictEqual([0, undefined, Number.NaN, 120].map(DemoRender.terminalWidth), [80, 80, 80, 120])
+    const text = "Let me check the weather for you. "
+    assert.strictEqual(DemoRender.live(DemoRender.terminalWidth(0)).push(delta(text)), `\r\u001b[2K  streaming ${text}`)
+  })
+
   it("the live line writes no control character the model sent", () => {
     const line = DemoRender.live(80)
     const out = line.push(delta("a\u001b[2Jb\u0007c\r\nd"))!

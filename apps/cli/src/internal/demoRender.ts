@@ -145,6 +145,10 @@ export const eventJson = (scenario: string, event: AgentSession.TurnEvent): stri
     event: event._tag === "TurnFinished" ? { _tag: "TurnFinished", turn: event.turn.turn, text: event.turn.text, usage: event.turn.usage } : event
   })
 
+/** The width of the terminal's live line: its columns, or 80 when it reports none (0 under some terminals). */
+export const terminalWidth = (columns: number | undefined): number =>
+  typeof columns === "number" && Number.isFinite(columns) && columns > 0 ? columns : 80
+
 /** Erases the terminal's current line (carriage return, then clear the line). */
 const eraseLine = "\r\u001b[2K"
 
