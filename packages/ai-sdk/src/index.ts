@@ -1,5 +1,6 @@
 /**
- * @toolgate/ai-sdk: toolgate argument preparation for the Vercel AI SDK. Every module is a namespace.
+ * @toolgate/ai-sdk: toolgate for the Vercel AI SDK: argument preparation for its tools, and a session behind
+ * `useChat` (the UI message stream and its HTTP endpoint). Every module is a namespace.
  *
  * @since 0.1.0
  */
