@@ -27,6 +27,7 @@ const suites: Record<string, () => Promise<{ readonly run: () => Promise<Outcome
   subschema: () => import("./subschema.js"),
   driftGate: () => import("./driftGate.js"),
   eventContract: () => import("./eventContract.js"),
+  stream: () => import("./stream.js"),
   turn: () => import("./turn.js"),
   relay: () => import("./relay.js"),
   store: () => import("./store.js")

@@ -190,4 +190,35 @@ describe("AgentSession compensation (a failed turn takes back what it ran)", () 
       assert.notStrictEqual(one.keys[0], two.keys[0])
       assert.notStrictEqual(s1.id, s2.id)
     }))
+
+  it.live("a send interrupted while its failed turn is being compensated still finishes the compensation", () =>
+    Effect.gen(function*() {
+      const live = new Set<string>()
+      const undoing = yield* Deferred.make<void>()
+      const resume = yield* Deferred.make<void>()
+      const put = Tool.make("put", {
+        description: "An effect whose undo takes a while.",
+        parameters: { type: "object" },
+        execute: (_, ctx) => Effect.sync(() => void live.add(ctx.idempotencyKey)),
+        undo: (_, ctx) =>
+          Effect.zipRight(
+            Effect.zipRight(Deferred.succeed(undoing, undefined), Deferred.await(resume)),
+            Effect.sync(() => void live.delete(ctx.idempotencyKey))
+          )
+      })
+      const provider = make([[call("p1", "put", {}), call("p2", "put", {}), done], { fail: { reason: "503", retryable: true } }])
+      const s = yield* session(provider, Either.getOrThrow(Toolkit.make(put)))
+      const events = yield* s.subscribe
+      const send = yield* Effect.fork(s.send("put twice"))
+      yield* Deferred.await(undoing)
+      // the turn failed by itself and is compensating; the caller gives up now
+      const interrupted = yield* Effect.fork(Fiber.interrupt(send))
+      yield* Effect.sleep("20 millis")
+      yield* Deferred.succeed(resume, undefined)
+      yield* Fiber.join(interrupted)
+      assert.deepStrictEqual([...live], [])
+      assert.deepStrictEqual(yield* s.outstanding, [])
+      const tags = Chunk.toReadonlyArray(yield* Queue.takeAll(events)).map((e) => e._tag)
+      assert.deepStrictEqual(tags.slice(-2), ["TurnCompensated", "TurnRolledBack"])
+    }).pipe(Effect.scoped))
 })

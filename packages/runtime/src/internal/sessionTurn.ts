@@ -88,11 +88,16 @@ export const run = <A, X extends { readonly _tag: string; readonly message: stri
       Effect.catchIf((e) => e instanceof TurnDeadlineExceeded && current.committed, () => Effect.succeed(current.done as readonly [AgentSession.Turn, A])),
       // the registry of a registry-aware provider runs no call for a turn that has ended
       Effect.ensuring(Effect.sync(() => void (env.live.current === current && (env.live.current = undefined)))),
-      // an onExit finalizer is uninterruptible: an interrupted send is compensated before the interruption completes
+      // an onExit finalizer is uninterruptible: an interrupted send is compensated before the interruption completes;
+      // the rollback runs disconnected, because an interruption that arrives meanwhile is passed on to the fibers
+      // the turn's fiber started (the undos' deadlines among them) even while the finalizer itself cannot be stopped
       Effect.onExit((exit) =>
         Exit.isFailure(exit) && !current.committed
-          ? Effect.zipRight(discard(env, current, lostBecause(exit.cause)), Effect.flatMap(usageOf(current), (usage) =>
-            Effect.map(rollBack(env, current, { usage: current.rounds === 0 ? undefined : usage, cause: exit.cause, millis: limitMillis }), (c) => void (compensated = c))))
+          ? Effect.disconnect(Effect.zipRight(
+            discard(env, current, lostBecause(exit.cause)),
+            Effect.flatMap(usageOf(current), (usage) =>
+              Effect.map(rollBack(env, current, { usage: current.rounds === 0 ? undefined : usage, cause: exit.cause, millis: limitMillis }), (c) => void (compensated = c)))
+          ))
           : Effect.void
       ),
       Effect.mapError((e) => reported(current.number, compensated, e)),
