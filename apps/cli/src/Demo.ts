@@ -2,7 +2,10 @@
  * `toolgate demo [--relay URL] [--json]`: the main job. Walks through every contract with a real
  * `AgentSession` over `CloudRelay` (one scenario over `Gemini`, on Gemini's wire) against a real relay on loopback (started in-process unless `--relay`
  * names one started by `toolgate serve`), one scenario per contract, each with a short trace, then a
- * summary table. It is also a self-test: exit 0 only when every scenario ended as expected.
+ * summary table. It is also a self-test: exit 0 only when every scenario ended as expected. Each turn is
+ * streamed (`AgentSession.stream`): on a terminal the model's text shows on a live line while it is written;
+ * with `--json` every event of the turn is a JSON line (`{ "type": "event", "scenario", "event" }`) as it
+ * happens, before the scenario's step lines.
  *
  * @since 0.1.0
  */
@@ -11,6 +14,7 @@ import * as Options from "@effect/cli/Options"
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as JsonValue from "@toolgate/json-schema/JsonValue"
 import * as Demo from "@toolgate/relay/Demo"
+import type { AgentSession } from "@toolgate/runtime"
 import * as Console from "effect/Console"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
@@ -21,6 +25,7 @@ import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import { CliExit } from "./CliExit.js"
 import { BadInput } from "./internal/input.js"
+import type * as DemoRender from "./internal/demoRender.js"
 import type * as DemoRun from "./internal/demoRun.js"
 import * as Lazy from "./internal/lazy.js"
 import { badInput, failureJson } from "./internal/output.js"
@@ -110,7 +115,20 @@ const collecting = (sink: DemoRun.WarningSink) =>
     sink.current.push(parts.map((p) => typeof p === "string" ? p : JsonValue.stringify(p) ?? String(p)).join(" "))
   })
 
-/** Runs every scenario in order, printing each trace as it ends, then the summary. */
+/**
+ * What the demo shows while a scenario's turn runs: with `--json` each event as a JSON line as it happens; on a
+ * terminal the text the model is writing, on one live line erased before the trace; in a pipe nothing (the
+ * output stays the traces and the summary, line by line).
+ */
+const watcher = (json: boolean, scenario: string, Render: typeof DemoRender) => {
+  if (json) return { onEvent: (event: AgentSession.TurnEvent) => Console.log(Render.eventJson(scenario, event)), done: Effect.void }
+  if (process.stdout.isTTY !== true) return { onEvent: () => Effect.void, done: Effect.void }
+  const line = Render.live(Render.terminalWidth(process.stdout.columns))
+  const write = (text: string | undefined) => Effect.sync(() => void (text === undefined || text === "" ? undefined : process.stdout.write(text)))
+  return { onEvent: (event: AgentSession.TurnEvent) => write(line.push(event)), done: Effect.suspend(() => write(line.clear())) }
+}
+
+/** Runs every scenario in order, printing each trace as it ends (and what its turn does as it happens), then the summary. */
 const runAll = (options: { readonly relay: Option.Option<string>; readonly json: boolean }) =>
   Effect.gen(function*() {
     const relay = yield* relayUrl(options.relay)
@@ -125,10 +143,11 @@ const runAll = (options: { readonly relay: Option.Option<string>; readonly json:
     const sink: DemoRun.WarningSink = { current: [] }
     const results: Array<DemoRun.Result> = []
     for (const [i, scenario] of Demo.scenarios.entries()) {
+      const watching = watcher(options.json, scenario.name, Render)
       const result = yield* withProgress(
         `${scenario.name}: waiting for the relay`,
-        Run.run(scenario, i + 1, `${relay.url}${Relay.scenarioPath(scenario.name)}`, sink)
-      ).pipe(Effect.locally(FiberRef.currentLoggers, HashSet.make(collecting(sink))))
+        Run.run(scenario, i + 1, `${relay.url}${Relay.scenarioPath(scenario.name)}`, sink, watching.onEvent)
+      ).pipe(Effect.locally(FiberRef.currentLoggers, HashSet.make(collecting(sink))), Effect.ensuring(watching.done))
       results.push(result)
       yield* Console.log(options.json ? Render.scenarioJson(result).join("\n") : Render.scenarioText(result, total))
     }

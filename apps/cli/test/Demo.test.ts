@@ -1,8 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Normalize } from "@toolgate/json-schema"
 import { Demo, Relay } from "@toolgate/relay"
-import type { Message } from "@toolgate/runtime"
-import { Effect, Logger, LogLevel } from "effect"
+import { type Message, SessionEvent } from "@toolgate/runtime"
+import { Effect, Either, Logger, LogLevel, Schema } from "effect"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import * as DemoChecks from "../src/internal/demoChecks.js"
@@ -93,6 +93,21 @@ describe("toolgate demo (the process)", () => {
       steps.filter((s) => s["scenario"] === "exhausted" && s["step"] === "ran"),
       []
     )
+    // each event of every turn is a line as it happens, before its scenario's steps: a session event, or the turn's end
+    const decode = Schema.decodeUnknownEither(SessionEvent.SessionEvent)
+    for (const scenario of Demo.scenarios) {
+      const mine = lines.flatMap((l, i) => l["scenario"] === scenario.name ? [{ line: l, at: i }] : [])
+      const events = mine.filter((l) => l.line["type"] === "event").map((l) => ({ event: l.line["event"] as { _tag: string }, at: l.at }))
+      const firstStep = mine.find((l) => l.line["type"] === "step")!.at
+      assert.isTrue(events.length > 0 && events.every((e) => e.at < firstStep), scenario.name)
+      assert.strictEqual(events[0]!.event._tag, "TurnStarted", scenario.name)
+      const last = events.at(-1)!.event
+      if (scenario.expect === "committed") assert.strictEqual(last._tag, "TurnFinished", scenario.name)
+      else assert.strictEqual(last._tag, "TurnRolledBack", scenario.name)
+      for (const { event } of events) if (event._tag !== "TurnFinished") assert.isTrue(Either.isRight(decode(event)), `${scenario.name}: ${JSON.stringify(event)}`)
+    }
+    const matches = lines.filter((l) => l["type"] === "event" && l["scenario"] === "matches").map((l) => l["event"] as { _tag: string; text?: string })
+    assert.include(matches.filter((e) => e._tag === "TextDelta").map((e) => e.text).join(""), "It is 18 °C and sunny in Paris.")
   })
 
   it.scopedLive("--relay runs against a relay started elsewhere (here, in the test process)", () =>

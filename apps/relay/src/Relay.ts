@@ -13,6 +13,7 @@
  * | `POST /v1beta/models/{model}:streamGenerateContent` | the Gemini API (`Gemini.make({ baseUrl: url + "/v1beta" })`, `@google/genai`): `GenerateContentResponse` chunks, as `data:` events with `?alt=sse`, else one JSON array |
  * | `POST /v1beta/models/{model}:generateContent` | the round as one `GenerateContentResponse` |
  * | `POST /v1beta/models/{model}:countTokens` | `{ totalTokens }`: an approximate count (characters / 4, rounded up), not a tokenizer's |
+ * | `POST /chat` | the Vercel AI SDK's chat endpoint (`DefaultChatTransport`): a session over the script (one per chat id), its turn as the UI message stream |
  *
  * Named scenarios (`Config.scenarios`) are served the same way under `/scenarios/<name>` (so
  * `/scenarios/drift/v1/agent/turns`), each with its own profile, script and profile faults; a client picks

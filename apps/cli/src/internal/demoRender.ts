@@ -1,10 +1,12 @@
 /**
  * How the demo reads: a short trace per scenario and a summary table for a person, or JSON lines (one per
- * step, one per scenario result, one summary) for a machine.
+ * step, one per scenario result, one summary) for a machine; while a turn runs, its text on one live line
+ * of a terminal, or each of its events as a JSON line.
  *
  * @internal
  */
 import { JsonValue, Text } from "@toolgate/json-schema"
+import type { AgentSession } from "@toolgate/runtime"
 import type { Result } from "./demoRun.js"
 import type { Step } from "./demoTrace.js"
 
@@ -134,3 +136,59 @@ export const summaryJson = (results: ReadonlyArray<Result>, relay: string): stri
     passed: results.filter((r) => r.passed).length,
     failed: results.filter((r) => !r.passed).map((r) => r.scenario)
   })
+
+/** One event of a running turn as a JSON line (`--json`, printed as it happens); `TurnFinished` carries the turn's number, text and usage. */
+export const eventJson = (scenario: string, event: AgentSession.TurnEvent): string =>
+  line({
+    type: "event",
+    scenario,
+    event: event._tag === "TurnFinished" ? { _tag: "TurnFinished", turn: event.turn.turn, text: event.turn.text, usage: event.turn.usage } : event
+  })
+
+/** The width of the terminal's live line: its columns, or 80 when it reports none (0 under some terminals). */
+export const terminalWidth = (columns: number | undefined): number =>
+  typeof columns === "number" && Number.isFinite(columns) && columns > 0 ? columns : 80
+
+/** Erases the terminal's current line (carriage return, then clear the line). */
+const eraseLine = "\r\u001b[2K"
+
+/** What a terminal's live line shows before the text. */
+const livePrefix = `  ${label("streaming")}`
+
+/**
+ * The live line of a terminal while a turn runs: the text the model is writing in the current round, on one
+ * line rewritten as each delta arrives (its end kept when it is wider than the terminal; line breaks as spaces),
+ * emptied when the round's text is taken back or a new round starts. `push` gives what to write for an event
+ * (nothing when the line does not change), `clear` what erases it before the trace is printed.
+ */
+export const live = (width: number) => {
+  let text = ""
+  let shown = false
+  const room = Math.max(10, width - livePrefix.length - 1)
+  return {
+    push: (event: AgentSession.TurnEvent): string | undefined => {
+      switch (event._tag) {
+        case "TextDelta":
+          text += event.text
+          break
+        case "RoundStarted":
+        case "RoundDiscarded":
+          if (text === "") return undefined
+          text = ""
+          break
+        default:
+          return undefined
+      }
+      const flat = Array.from(text.replace(/[\u0000-\u001f\u007f]+/g, " "))
+      const tail = flat.length > room ? `…${flat.slice(flat.length - room + 1).join("")}` : flat.join("")
+      shown = tail !== ""
+      return shown ? `${eraseLine}${livePrefix}${tail}` : eraseLine
+    },
+    clear: (): string => {
+      const out = shown ? eraseLine : ""
+      text = ""
+      shown = false
+      return out
+    }
+  }
+}

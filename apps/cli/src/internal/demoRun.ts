@@ -8,16 +8,15 @@
  */
 import type * as HttpClient from "@effect/platform/HttpClient"
 import { CloudRelay, Gemini } from "@toolgate/providers"
-import { AgentSession, ArgumentValidator, DriftGate, type Message, Provider } from "@toolgate/runtime"
+import { AgentSession, ArgumentValidator, DriftGate, type Message, Provider, type SessionEvent } from "@toolgate/runtime"
 import * as Cause from "effect/Cause"
-import * as Chunk from "effect/Chunk"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as Queue from "effect/Queue"
+import * as Stream from "effect/Stream"
 import type { Demo } from "@toolgate/relay"
 import { checks, type Check, type Outcome } from "./demoChecks.js"
 import * as DemoRequests from "./demoRequests.js"
@@ -112,18 +111,28 @@ const prepare = (scenario: Demo.Scenario) =>
     return { ran, offered: recorded.offered, options }
   })
 
-/** Sends the scenario's prompt on the session and collects everything the trace shows. */
-const converse = (scenario: Demo.Scenario, sink: WarningSink, made: AgentSession.AgentSession, prepared: Effect.Effect.Success<ReturnType<typeof prepare>>) =>
+/** What a run reports as it goes: each event of the turn as it happens (the demo's live output). */
+export type OnEvent = (event: AgentSession.TurnEvent) => Effect.Effect<void>
+
+const ignore: OnEvent = () => Effect.void
+
+/** Streams the scenario's prompt on the session (each event to `onEvent` as it happens) and collects everything the trace shows. */
+const converse = (scenario: Demo.Scenario, sink: WarningSink, made: AgentSession.AgentSession, prepared: Effect.Effect.Success<ReturnType<typeof prepare>>, onEvent: OnEvent) =>
   Effect.gen(function*() {
     const { offered, ran } = prepared
-    const events = yield* made.subscribe
+    const events: Array<SessionEvent.SessionEvent> = []
+    let turn: AgentSession.Turn | undefined
     const warnings: Array<string> = []
     sink.current = warnings
-    const exit = yield* Effect.exit(made.send(scenario.prompt))
+    const streamed = yield* Effect.exit(Stream.runForEach(made.stream(scenario.prompt), (event) => {
+      if (event._tag === "TurnFinished") turn = event.turn
+      else events.push(event)
+      return onEvent(event)
+    }))
     sink.current = []
-    const outcome = outcomeOf(exit)
+    const outcome = outcomeOf(Exit.flatMap(streamed, () => turn === undefined ? Exit.die("the turn's stream ended without TurnFinished") : Exit.succeed(turn)))
     const gateError = outcome._tag === "Failed" && gateErrors.has(outcome.error) ? gateDetail(outcome) : undefined
-    const built = DemoTrace.build(scenario.prompt, Chunk.toReadonlyArray(yield* Queue.takeAll(events)), ran, warnings, gateError)
+    const built = DemoTrace.build(scenario.prompt, events, ran, warnings, gateError)
     // Only the scenarios whose point is what a request offers show it (the others' traces stay as documented).
     const history = yield* made.history
     const declared = scenario.client?.gemini === undefined ? [] : DemoRequests.declared(history)
@@ -132,13 +141,13 @@ const converse = (scenario: Demo.Scenario, sink: WarningSink, made: AgentSession
   })
 
 /** A session over `CloudRelay` at the scenario's base URL (cloud-profile ones behind `DriftGate` over the relay's profile, `RelayProfileClient`). */
-const relaySession = (scenario: Demo.Scenario, baseUrl: string, sink: WarningSink) =>
+const relaySession = (scenario: Demo.Scenario, baseUrl: string, sink: WarningSink, onEvent: OnEvent) =>
   Effect.gen(function*() {
     const prepared = yield* prepare(scenario)
     const made = scenario.mode === "cloudProfile"
       ? yield* AgentSession.make({ ...prepared.options, mode: "cloudProfile" })
       : yield* AgentSession.make({ ...prepared.options, mode: "local" })
-    return yield* converse(scenario, sink, made, prepared)
+    return yield* converse(scenario, sink, made, prepared, onEvent)
   }).pipe(
     Effect.scoped,
     Effect.provide(Layer.mergeAll(
@@ -156,11 +165,11 @@ const geminiOptions = (baseUrl: string, model: string): Gemini.Options => ({
 })
 
 /** A local-mode session over toolgate's `Gemini` provider, speaking Gemini's wire to the scenario's relay (Gemini serves no capabilities profile: no gate). */
-const geminiSession = (scenario: Demo.Scenario, model: string, baseUrl: string, sink: WarningSink) =>
+const geminiSession = (scenario: Demo.Scenario, model: string, baseUrl: string, sink: WarningSink, onEvent: OnEvent) =>
   Effect.gen(function*() {
     const prepared = yield* prepare(scenario)
     const made = yield* AgentSession.make({ ...prepared.options, mode: "local" })
-    return yield* converse(scenario, sink, made, prepared)
+    return yield* converse(scenario, sink, made, prepared, onEvent)
   }).pipe(
     Effect.scoped,
     Effect.provide(Layer.mergeAll(
@@ -170,21 +179,22 @@ const geminiSession = (scenario: Demo.Scenario, model: string, baseUrl: string, 
   )
 
 /** Makes the session the scenario asks for, sends its prompt, and collects everything the trace shows. */
-const session = (scenario: Demo.Scenario, baseUrl: string, sink: WarningSink) =>
+const session = (scenario: Demo.Scenario, baseUrl: string, sink: WarningSink, onEvent: OnEvent) =>
   scenario.client?.gemini === undefined
-    ? relaySession(scenario, baseUrl, sink)
-    : geminiSession(scenario, scenario.client.gemini.model, baseUrl, sink)
+    ? relaySession(scenario, baseUrl, sink, onEvent)
+    : geminiSession(scenario, scenario.client.gemini.model, baseUrl, sink, onEvent)
 
-/** Runs scenario number `index` (1-based) against the relay at `baseUrl` (the scenario's own base URL). */
+/** Runs scenario number `index` (1-based) against the relay at `baseUrl` (the scenario's own base URL), each event of its turn to `onEvent` as it happens. */
 export const run = (
   scenario: Demo.Scenario,
   index: number,
   baseUrl: string,
-  sink: WarningSink
+  sink: WarningSink,
+  onEvent: OnEvent = ignore
 ): Effect.Effect<Result, never, HttpClient.HttpClient> =>
   Effect.gen(function*() {
     const started = yield* Clock.currentTimeMillis
-    const attempt = yield* Effect.exit(session(scenario, baseUrl, sink))
+    const attempt = yield* Effect.exit(session(scenario, baseUrl, sink, onEvent))
     const ms = (yield* Clock.currentTimeMillis) - started
     const base = { index, scenario: scenario.name, title: scenario.title, expected: scenario.expect, ms }
     if (Exit.isFailure(attempt)) {

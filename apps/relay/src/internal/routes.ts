@@ -14,6 +14,7 @@ import * as Either from "effect/Either"
 import * as Faults from "../Faults.js"
 import * as Profile from "../Profile.js"
 import * as Chat from "./chat.js"
+import { chat, chatPath } from "./chatRoute.js"
 import { attempt, endpoint, type Resolved } from "./endpoint.js"
 import * as Gemini from "./gemini.js"
 import * as Http from "./http.js"
@@ -40,7 +41,8 @@ const allowed: Readonly<Record<string, string>> = {
   [RelayWire.turnsPath]: "POST",
   [chatCompletionsPath]: "POST",
   [responsesPath]: "POST",
-  [modelsPath]: "GET, HEAD"
+  [modelsPath]: "GET, HEAD",
+  [chatPath]: "POST"
 }
 
 /** The error shape of a path: Google's on Gemini's model paths (at the root or under a scenario), else OpenAI's. */
@@ -91,6 +93,7 @@ export const served = (relay: Resolved, base: string): HttpRouter.HttpRouter => 
     HttpRouter.post(RelayWire.turnsPath, endpoint(relay, true, (_, body) => Turns.answer(relay, body))),
     HttpRouter.post(chatCompletionsPath, endpoint(relay, true, (_, body) => Chat.answer(relay, body, next))),
     HttpRouter.post(responsesPath, endpoint(relay, true, (_, body) => Responses.answer(relay, body, next))),
+    HttpRouter.post(chatPath, chat(relay)),
     HttpRouter.get(modelsPath, models),
     HttpRouter.head(modelsPath, models),
     HttpRouter.post(`${Gemini.modelsPrefix}*` as HttpRouter.PathInput, gemini(relay, next)),
