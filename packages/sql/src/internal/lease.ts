@@ -39,16 +39,24 @@ export const all = (sql: SqlClient.SqlClient) =>
     return new Map(leases.map((l) => [l.session, l]))
   })
 
+/** How often a take on Postgres starts again when the lease row it inserted against was deleted before it was read. */
+const maxTakeAttempts = 5
+
 /** Taking and giving up leases over `sql`, each in a transaction of `tx`. */
 export const make = (sql: SqlClient.SqlClient, tx: Tx) => {
   /** Postgres: insert if absent, lock the row, take it when ours or expired (guarded by its version). */
-  const takePg = (session: string, owner: string, now: number, expiresAt: number) =>
+  const takePg = (session: string, owner: string, now: number, expiresAt: number, attempts = 1): Effect.Effect<Row, Errors.SessionStoreError | SqlError> =>
     Effect.gen(function*() {
       yield* sql`INSERT INTO toolgate_leases (session, owner, expires_at, version) VALUES (${k(session)}, ${k(owner)}, ${expiresAt}, 0) ON CONFLICT (session) DO NOTHING`
       const [row] = yield* sql<Row>`SELECT owner, expires_at, version FROM toolgate_leases WHERE session = ${k(session)} FOR UPDATE`
-      if (row!.owner !== k(owner) && Number(row!.expires_at) > now) return row!
-      yield* sql`UPDATE toolgate_leases SET owner = ${k(owner)}, expires_at = ${expiresAt}, version = version + 1 WHERE session = ${k(session)} AND version = ${Number(row!.version)}`
-      return { owner: k(owner), expires_at: expiresAt, version: Number(row!.version) + 1 }
+      if (row === undefined) {
+        // the holder released the lease between the two statements: it is free, so take it from the top
+        if (attempts < maxTakeAttempts) return yield* takePg(session, owner, now, expiresAt, attempts + 1)
+        return yield* new Errors.SessionStoreError({ session, operation: "lease", detail: `the lease row kept disappearing (${attempts} attempts)` })
+      }
+      if (row.owner !== k(owner) && Number(row.expires_at) > now) return row
+      yield* sql`UPDATE toolgate_leases SET owner = ${k(owner)}, expires_at = ${expiresAt}, version = version + 1 WHERE session = ${k(session)} AND version = ${Number(row.version)}`
+      return { owner: k(owner), expires_at: expiresAt, version: Number(row.version) + 1 }
     })
 
   /** SQLite (and others): one upsert that changes the row only when it is ours or expired; answers the row it wrote (none when it wrote none). */
