@@ -95,6 +95,9 @@ describe("McpTools", () => {
         yield* provider.complete({ messages: [], tools: [], toolChoice: "auto" })
       }).pipe(Effect.provide(McpTools.layer({ server: fixture([narrowed]), lock }))))
       assert.strictEqual(error._tag, "SchemaDriftError")
+      // the message names the tool and the sides of an MCP lock, never a relay
+      assert.include(error.message, "Tool `get_weather` drifted")
+      assert.notInclude(error.message, "relay")
       assert.deepStrictEqual(yield* provider.requests, [])
       const missing = yield* Effect.flip(McpTools.make({ server: fixture([weather]), lock, scope: "admin" }))
       assert.strictEqual(missing._tag, "InvalidLock")

@@ -64,7 +64,10 @@ export {
 /** The errors of a session store: an operation that failed (`SessionStoreError`), a session another owner holds (`SessionBusy`). */
 export { SessionBusy, SessionStoreError } from "./internal/storeErrors.js"
 
-/** The relay's schema for `tool` accepts a value (the `witness`) that the local schema rejects, or the app cannot execute a cloud tool. */
+/**
+ * A schema that must accept every value of another does not: the `witness` is one it rejects (the local schema against
+ * the relay's, or an MCP server's live schema against its lock), or the app cannot execute a cloud tool.
+ */
 export class SchemaDriftError extends Schema.TaggedError<SchemaDriftError>()("SchemaDriftError", {
   tool: Schema.String,
   reasons: Schema.Array(DriftReason),
@@ -77,8 +80,8 @@ export class SchemaDriftError extends Schema.TaggedError<SchemaDriftError>()("Sc
   override get message(): string {
     const why = listed(this.reasons.map(Subschema.explain))
     const others = this.drifted.length > 1 ? ` Drifted tools: ${this.drifted.join(", ")}.` : ""
-    return `Tool \`${this.tool}\` drifted from its local schema${why === "" ? "" : `: ${why}`}. ` +
-      `The relay would send ${preview(this.witness)}, which the local schema rejects.${others}`
+    return `Tool \`${this.tool}\` drifted${why === "" ? "" : `: ${why}`}. ` +
+      `A value that must be accepted and is not: ${preview(this.witness)}.${others}`
   }
 }
 
