@@ -176,7 +176,7 @@ describe("McpTools", () => {
     }))
 
   for (const ttlMs of ["-1", "\"60000\"", "null", "{}", "1e308"]) {
-    it.scoped(`a ttlMs of ${ttlMs} is no expiry, never a failure`, () =>
+    it.scoped(`a ttlMs of ${ttlMs} (not a non-negative finite number, or past any timer) never expires and never fails`, () =>
       Effect.gen(function*() {
         const narrowed = { ...weather, inputSchema: { ...weather.inputSchema, required: ["city", "days"] } }
         const mcp = yield* McpTools.make({ server: fixture([weather], "quiet-next", [narrowed], ttlMs) })
