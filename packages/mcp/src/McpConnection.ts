@@ -94,6 +94,8 @@ export type ListingProblem = Listing.Problem
 export interface ToolListing {
   readonly tools: ReadonlyArray<McpTool>
   readonly problems: ReadonlyArray<ListingProblem>
+  /** How long the listing may be cached, in milliseconds (the shortest page `ttlMs`); `undefined`: no expiry. */
+  readonly ttlMs: number | undefined
 }
 
 /** What a `tools/call` answered (decoded): content blocks kept as sent, structured content, the error flag. */

@@ -4,13 +4,15 @@
  * `Toolkit` whose executors are `tools/call`: arguments pass layers 2–3 in a session like any tool's, and
  * each call carries its idempotency key in `_meta`. When the server says its tool list changed, the list is
  * read again and proved again against what the tools were built from, at most once per `relistInterval`;
- * a tool that drifted answers `unavailable` from then on. Names outside `[A-Za-z0-9_.-]{1,128}` and entries
+ * a tool that drifted answers `unavailable` from then on. A listing whose `ttlMs` has passed is read and proved
+ * again the same way, within the same bound. Names outside `[A-Za-z0-9_.-]{1,128}` and entries
  * that are not tools are reported in `problems`; annotations are hints and change nothing.
  *
  * @since 0.1.0
  */
 import { Validator } from "@toolgate/json-schema"
 import { Decode, DriftGate, type Errors, type Tool, Toolkit } from "@toolgate/runtime"
+import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -125,6 +127,10 @@ export const make = Effect.fn("McpTools.make")(function*(options: Options) {
   yield* McpLock.gate(proof)
   const live = new Map(listing.tools.map((t) => [t.name, t] as const))
   const status = yield* Ref.make<Status>({ listings: 1, failed: 0, drift: Option.none() })
+  // when the last listing read goes stale (its `ttlMs` from when it was read); `undefined`: never
+  const expiresAt = (ttlMs: number | undefined) =>
+    Effect.map(Clock.currentTimeMillis, (now) => ttlMs === undefined ? undefined : now + ttlMs)
+  const staleAt = yield* Ref.make(yield* expiresAt(listing.ttlMs))
   const blocked = (tool: string) =>
     Effect.map(Ref.get(status), (s) =>
       Option.match(s.drift, {
@@ -147,7 +153,9 @@ export const make = Effect.fn("McpTools.make")(function*(options: Options) {
   // the names are a lock entry's keys, so none repeats, and every value is a tool `Tool.make` built
   const toolkit = yield* Effect.orDie(Toolkit.make(...tools))
   // a listing that fails (the server busy, a timeout) leaves the tools as they were: only a proof blocks them
+  // a listing that fails keeps the stale time it had: it is tried again after the interval
   const relist = connection.listTools.pipe(
+    Effect.tap((again) => Effect.flatMap(expiresAt(again.ttlMs), (at) => Ref.set(staleAt, at))),
     Effect.map((again): Option.Option<Drift> =>
       Either.match(McpLock.gate(McpLock.prove(baseline, again.tools)), { onLeft: (e) => Option.some<Drift>(e), onRight: () => Option.none() })
     ),
@@ -160,9 +168,16 @@ export const make = Effect.fn("McpTools.make")(function*(options: Options) {
     ),
     Effect.withSpan("McpTools.relist")
   )
-  // one re-listing per signal at most, and none sooner than `relistInterval` after the last: a server that
-  // sends list_changed in a loop costs one listing per interval (signals in between coalesce)
-  yield* Queue.take(changes).pipe(
+  // a list_changed signal, or the listing going stale, whichever comes first
+  const wake = Effect.gen(function*() {
+    const at = yield* Ref.get(staleAt)
+    if (at === undefined) return yield* Queue.take(changes)
+    const now = yield* Clock.currentTimeMillis
+    return yield* Effect.raceFirst(Queue.take(changes), Effect.sleep(Duration.millis(Math.max(0, at - now))))
+  })
+  // one re-listing per wake at most, and none sooner than `relistInterval` after the last: a server that
+  // sends list_changed in a loop, or a `ttlMs` of 0, costs one listing per interval (signals in between coalesce)
+  yield* wake.pipe(
     Effect.zipRight(relist),
     Effect.zipRight(Effect.sleep(settings.relistInterval)),
     Effect.forever,

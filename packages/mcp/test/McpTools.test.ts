@@ -13,6 +13,9 @@ const run = (mcp: McpTools.Service, tool: string, args: Record<string, unknown>,
     _tag: "Prepared", tool, callId, raw: args, value: args as never, coercions: [], args: args as never
   }, { idempotencyKey: `session:1-abc:${callId}` })
 
+/** Waits `ms` of real time (the tests' clock is a `TestClock`): room for a fiber woken by mistake to act. */
+const realSleep = (ms: number) => Effect.promise(() => new Promise((resolve) => setTimeout(resolve, ms)))
+
 const lockOf = (tools: ReadonlyArray<FixtureTool>) =>
   Effect.gen(function*() {
     const connection = yield* McpConnection.make({ server: fixture(tools) })
@@ -144,4 +147,44 @@ describe("McpTools", () => {
       while (status.listings < 3) status = yield* Effect.zipRight(Effect.promise(() => new Promise((r) => setTimeout(r, 20))), mcp.status)
       assert.strictEqual(status.listings, 3)
     }))
+
+  it.scoped("a listing past its ttlMs is read and proved again: a drift answers unavailable; before it, nothing is read", () =>
+    Effect.gen(function*() {
+      const narrowed = { ...weather, inputSchema: { ...weather.inputSchema, required: ["city", "days"] } }
+      const mcp = yield* McpTools.make({ server: fixture([weather], "quiet-next", [narrowed], "60000") })
+      yield* TestClock.adjust("59 seconds")
+      yield* realSleep(200)
+      assert.deepStrictEqual(yield* mcp.status, { listings: 1, failed: 0, drift: Option.none() })
+      assert.deepInclude(yield* run(mcp, "get_weather", { city: "Oslo" }), { ok: true })
+      yield* TestClock.adjust("1 second")
+      let status = yield* mcp.status
+      while (status.listings < 2) status = yield* Effect.zipRight(realSleep(20), mcp.status)
+      assert.strictEqual(Option.getOrThrow(status.drift)._tag, "SchemaDriftError")
+      assert.deepInclude(yield* run(mcp, "get_weather", { city: "Oslo" }), { ok: false, kind: "unavailable", retryable: false })
+    }))
+
+  it.scoped("a ttlMs of 0 is stale at once: one listing per interval", () =>
+    Effect.gen(function*() {
+      const mcp = yield* McpTools.make({ server: fixture([weather], undefined, undefined, "0"), relistInterval: "1 hour" })
+      let status = yield* mcp.status
+      while (status.listings < 2) status = yield* Effect.zipRight(realSleep(20), mcp.status)
+      yield* realSleep(200)
+      assert.strictEqual((yield* mcp.status).listings, 2)
+      yield* TestClock.adjust("1 hour")
+      while (status.listings < 3) status = yield* Effect.zipRight(realSleep(20), mcp.status)
+      assert.strictEqual(status.listings, 3)
+    }))
+
+  for (const ttlMs of ["-1", "\"60000\"", "null", "{}", "1e308"]) {
+    it.scoped(`a ttlMs of ${ttlMs} (not a non-negative finite number, or past any timer) never expires and never fails`, () =>
+      Effect.gen(function*() {
+        const narrowed = { ...weather, inputSchema: { ...weather.inputSchema, required: ["city", "days"] } }
+        const mcp = yield* McpTools.make({ server: fixture([weather], "quiet-next", [narrowed], ttlMs) })
+        assert.strictEqual((yield* mcp.connection.listTools).ttlMs, ttlMs === "1e308" ? 1e308 : undefined)
+        yield* TestClock.adjust("1000 days")
+        yield* realSleep(200)
+        assert.deepStrictEqual(yield* mcp.status, { listings: 1, failed: 0, drift: Option.none() })
+        assert.deepInclude(yield* run(mcp, "get_weather", { city: "Oslo" }), { ok: true })
+      }))
+  }
 })

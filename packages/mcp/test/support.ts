@@ -25,8 +25,11 @@ export interface FixtureTool {
   readonly answer?: "echo" | "error" | "text" | "hang" | "die" | "bad-output"
 }
 
-/** The fixture server with `tools`, hostile in `mode` when given, its tools `next` after the first listing when given. */
-export const fixture = (tools: ReadonlyArray<FixtureTool>, mode?: string, next?: ReadonlyArray<FixtureTool>) => ({
+/**
+ * The fixture server with `tools`, hostile in `mode` when given, its tools `next` after the first listing when given,
+ * `ttlMs` (JSON text, any value) on its `tools/list` results when given.
+ */
+export const fixture = (tools: ReadonlyArray<FixtureTool>, mode?: string, next?: ReadonlyArray<FixtureTool>, ttlMs?: string) => ({
   _tag: "Stdio" as const,
   command: process.execPath,
   args: ["--import", tsx, fixtureFile],
@@ -34,7 +37,8 @@ export const fixture = (tools: ReadonlyArray<FixtureTool>, mode?: string, next?:
     PATH: process.env.PATH ?? "",
     TOOLGATE_FIXTURE_TOOLS: JSON.stringify(tools),
     ...(mode === undefined ? {} : { TOOLGATE_FIXTURE_MODE: mode }),
-    ...(next === undefined ? {} : { TOOLGATE_FIXTURE_TOOLS_NEXT: JSON.stringify(next) })
+    ...(next === undefined ? {} : { TOOLGATE_FIXTURE_TOOLS_NEXT: JSON.stringify(next) }),
+    ...(ttlMs === undefined ? {} : { TOOLGATE_FIXTURE_TTL_MS: ttlMs })
   },
   cwd: here
 })

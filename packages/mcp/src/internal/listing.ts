@@ -28,8 +28,14 @@ export type McpTool = typeof McpTool.Type
 /** A `tools/list` page: its entries still undecoded (one bad entry is a problem, not a failed listing). */
 export const Page = Schema.Struct({
   tools: Schema.Array(Schema.Unknown),
-  nextCursor: Schema.optional(Schema.String)
+  nextCursor: Schema.optional(Schema.String),
+  /** How long the page may be cached, in milliseconds; read by `ttlOf`, anything else is no expiry. */
+  ttlMs: Schema.optional(Schema.Unknown)
 })
+
+/** A page's `ttlMs` when it is a non-negative finite number; anything else (absent, negative, not a number) is no expiry. */
+export const ttlOf = (ttlMs: unknown): number | undefined =>
+  typeof ttlMs === "number" && Number.isFinite(ttlMs) && ttlMs >= 0 ? ttlMs : undefined
 
 /** A listed entry that is not a tool. */
 export interface Problem {
@@ -93,6 +99,8 @@ export const all = <E>(
     let cursor: string | undefined = undefined
     let bytes = 0
     let index = 0
+    // the listing is as fresh as its stalest page: the shortest TTL of any page wins
+    let ttlMs: number | undefined = undefined
     for (let pages = 0;; pages++) {
       if (pages === limits.maxPages) {
         return yield* new McpErrors.McpLimitExceeded({ server, operation, limit: "pages", max: limits.maxPages })
@@ -112,7 +120,9 @@ export const all = <E>(
         })
         index++
       }
-      if (answer.nextCursor === undefined) return { tools, problems }
+      const pageTtl = ttlOf(answer.ttlMs)
+      if (pageTtl !== undefined) ttlMs = ttlMs === undefined ? pageTtl : Math.min(ttlMs, pageTtl)
+      if (answer.nextCursor === undefined) return { tools, problems, ttlMs }
       cursor = answer.nextCursor
     }
   })
