@@ -193,25 +193,35 @@ export const serve = async (example: Example, dir: string, serving: Serving): Pr
 
 /**
  * A package's README test when its examples need nothing but the package (no server of the test's own): the
- * README must hold an example stating at least `minOutputs` outputs, and every example runs as written;
- * those `serving` names (a server that runs until Ctrl-C) state no output and are asked over loopback.
+ * README must hold an example stating at least `minOutputs` outputs, and every example of the README and of
+ * `docs/reference.md` (when there is one) runs as written; those `serving` names (a server that runs until
+ * Ctrl-C, numbered across both files) state no output and are asked over loopback.
  */
 export const describeReadme = (packageDir: string, options: { readonly minOutputs: number; readonly serving?: ReadonlyArray<Serving> }): void => {
-  const all = examples(fs.readFileSync(path.join(packageDir, "README.md"), "utf8"))
+  const readme = examples(fs.readFileSync(path.join(packageDir, "README.md"), "utf8"))
+  const referencePath = path.join(packageDir, "docs", "reference.md")
+  // numbered after the README's, so no two examples share a file name
+  const reference = fs.existsSync(referencePath)
+    ? examples(fs.readFileSync(referencePath, "utf8")).map((e) => ({ ...e, index: e.index + readme.length }))
+    : []
   const serving = new Map((options.serving ?? []).map((s) => [s.index, s]))
   describe("README.md examples", () => {
     it("the README has a runnable example with stated outputs", () => {
-      assert.isTrue(all.some((e) => e.expectations.length >= options.minOutputs))
-      for (const i of serving.keys()) assert.strictEqual(all[i]?.expectations.length, 0, `example ${i + 1} serves, so it states no output`)
+      assert.isTrue(readme.some((e) => e.expectations.length >= options.minOutputs))
+      for (const i of serving.keys()) {
+        assert.strictEqual([...readme, ...reference][i]?.expectations.length, 0, `example ${i + 1} serves, so it states no output`)
+      }
     })
-    for (const example of all) {
-      const s = serving.get(example.index)
-      if (s === undefined) {
-        it(`example ${example.index + 1} (${example.firstLine}) runs and prints what its comments say`, () =>
-          check(example, packageDir, process.env), 90_000)
-      } else {
-        it(`example ${example.index + 1} (${example.firstLine}) serves what the README says over loopback`, () =>
-          serve(example, packageDir, s), 90_000)
+    for (const [file, found] of [["README.md", readme], ["docs/reference.md", reference]] as const) {
+      for (const example of found) {
+        const s = serving.get(example.index)
+        if (s === undefined) {
+          it(`${file} example ${example.index + 1} (${example.firstLine}) runs and prints what its comments say`, () =>
+            check(example, packageDir, process.env), 90_000)
+        } else {
+          it(`${file} example ${example.index + 1} (${example.firstLine}) serves what it says over loopback`, () =>
+            serve(example, packageDir, s), 90_000)
+        }
       }
     }
   })
