@@ -97,12 +97,12 @@ const decodeSettings = Decode.options("McpTools", Settings)
 
 /** The baseline: the lock's entry for the server, or the live listing when there is no lock. */
 const baselineOf = (options: Options, settings: typeof Settings.Type, connection: McpConnection.Service, listing: McpConnection.ToolListing) => {
-  const live = McpLock.fromListing(connection.serverInfo, listing.tools)
+  const live = McpLock.fromListing(connection.serverInfo, listing.tools, listing.cacheScope)
   if (options.lock === undefined) return Either.right(live)
   const key = settings.name ?? connection.serverInfo.name
   return Either.fromOption(
     McpLock.get(options.lock, key, settings.scope),
-    () => new McpLock.InvalidLock({ path: "lock", detail: `it has no entry for the server ${JSON.stringify(key)} under the scope ${JSON.stringify(settings.scope)}` })
+    () => new McpLock.InvalidLock({ path: "lock", detail: `it has no entry for the server ${JSON.stringify(key)} under the scope ${JSON.stringify(settings.scope)}, nor a "public" one under another scope` })
   )
 }
 
