@@ -94,7 +94,7 @@ export type ListingProblem = Listing.Problem
 export interface ToolListing {
   readonly tools: ReadonlyArray<McpTool>
   readonly problems: ReadonlyArray<ListingProblem>
-  /** How long the listing may be cached, in milliseconds (the shortest page `ttlMs`); `undefined`: no expiry. */
+  /** How long the listing may be cached, in milliseconds (the shortest page `ttlMs`, a negative one `0`); `undefined`: no expiry. */
   readonly ttlMs: number | undefined
   /**
    * Who may reuse the listing: `"public"` when every page said so (the same for every caller), else

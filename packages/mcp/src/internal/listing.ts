@@ -30,7 +30,7 @@ export type McpTool = typeof McpTool.Type
 export const Page = Schema.Struct({
   tools: Schema.Array(Schema.Unknown),
   nextCursor: Schema.optional(Schema.String),
-  /** How long the page may be cached, in milliseconds; read by `ttlOf`, anything else is no expiry. */
+  /** How long the page may be cached, in milliseconds; read by `ttlOf`. */
   ttlMs: Schema.optional(Schema.Unknown),
   /** Who may reuse the page: read by `scopeOf`, anything but `"public"` or `"private"` is `"private"`. */
   cacheScope: Schema.optional(Schema.Unknown)
@@ -53,9 +53,12 @@ const decodeScope = Schema.decodeUnknownOption(CacheScope)
  */
 export const scopeOf = (cacheScope: unknown): CacheScope => Option.getOrElse(decodeScope(cacheScope), () => "private" as const)
 
-/** A page's `ttlMs` when it is a non-negative finite number; anything else (absent, negative, not a number) is no expiry. */
+/**
+ * A page's `ttlMs`: a finite number, a negative one read as `0` (stale at once) as the spec says; anything else
+ * (absent, not a number) is no expiry, the listing then kept fresh by `list_changed` alone.
+ */
 export const ttlOf = (ttlMs: unknown): number | undefined =>
-  typeof ttlMs === "number" && Number.isFinite(ttlMs) && ttlMs >= 0 ? ttlMs : undefined
+  typeof ttlMs === "number" && Number.isFinite(ttlMs) ? Math.max(0, ttlMs) : undefined
 
 /** A listed entry that is not a tool. */
 export interface Problem {
