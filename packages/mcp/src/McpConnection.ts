@@ -94,9 +94,20 @@ export type ListingProblem = Listing.Problem
 export interface ToolListing {
   readonly tools: ReadonlyArray<McpTool>
   readonly problems: ReadonlyArray<ListingProblem>
-  /** How long the listing may be cached, in milliseconds (the shortest page `ttlMs`); `undefined`: no expiry. */
+  /** How long the listing may be cached, in milliseconds (the shortest page `ttlMs`, a negative one `0`); `undefined`: no expiry. */
   readonly ttlMs: number | undefined
+  /**
+   * Who may reuse the listing: `"public"` when every page said so (the same for every caller), else
+   * `"private"` (only within this authorization context; a missing or invalid `cacheScope` is `"private"`).
+   */
+  readonly cacheScope: CacheScope
 }
+
+/** Who may reuse a listing: `"public"` (any authorization context) or `"private"` (only the one it was read in). */
+export const CacheScope = Listing.CacheScope
+
+/** Who may reuse a listing. */
+export type CacheScope = Listing.CacheScope
 
 /** What a `tools/call` answered (decoded): content blocks kept as sent, structured content, the error flag. */
 export type CallResult = Listing.CallResult

@@ -34,9 +34,14 @@ export const LockedTool = Schema.Struct({
 /** One tool as locked. */
 export type LockedTool = typeof LockedTool.Type
 
-/** One server under one auth scope: what it said it is when locked, and its tools by name. */
+/**
+ * One server under one auth scope: what it said it is when locked, its tools by name, and the listing's
+ * `cacheScope` (absent: `"private"`). A `"public"` entry is the same for every caller, so it serves any
+ * auth scope the lock has no entry of its own for.
+ */
 export const LockedServer = Schema.Struct({
   serverInfo: Schema.Struct({ name: Schema.String, version: Schema.String }),
+  cacheScope: Schema.optional(Schema.Literal("public", "private")),
   tools: Schema.Record({ key: Schema.String, value: LockedTool })
 })
 
@@ -73,12 +78,17 @@ export class InvalidLock extends Schema.TaggedError<InvalidLock>()("InvalidLock"
 export const hashDescription = (description: string | undefined): string =>
   `sha256:${createHash("sha256").update(description ?? "", "utf8").digest("hex")}`
 
-/** A server's entry from a live listing (tools whose names MCP does not allow are left out, as everywhere). */
+/**
+ * A server's entry from a live listing (tools whose names MCP does not allow are left out, as everywhere),
+ * with the listing's `cacheScope` when given.
+ */
 export const fromListing = (
   serverInfo: { readonly name: string; readonly version: string },
-  tools: ReadonlyArray<McpConnection.McpTool>
+  tools: ReadonlyArray<McpConnection.McpTool>,
+  cacheScope?: McpConnection.CacheScope
 ): LockedServer => ({
   serverInfo: { name: serverInfo.name, version: serverInfo.version },
+  ...(cacheScope === undefined ? {} : { cacheScope }),
   tools: Object.fromEntries(
     tools.filter((t) => Names.isValid(t.name)).map((t) => [t.name, {
       descriptionHash: hashDescription(t.description),
@@ -94,9 +104,18 @@ export const put = (lock: LockFile | undefined, server: string, scope: string, e
   servers: { ...lock?.servers, [server]: { ...lock?.servers[server], [scope]: entry } }
 })
 
-/** The entry for `server` under `scope`, if the lock has one. */
-export const get = (lock: LockFile, server: string, scope: string): Option.Option<LockedServer> =>
-  Option.fromNullable(Object.hasOwn(lock.servers, server) && Object.hasOwn(lock.servers[server]!, scope) ? lock.servers[server]![scope] : undefined)
+/**
+ * The entry for `server` under `scope`; without one, the server's `"public"` entry under another scope (the
+ * default scope first, then by name): a public listing is the same for every caller. A private entry (or one
+ * that does not say) is never used for another scope.
+ */
+export const get = (lock: LockFile, server: string, scope: string): Option.Option<LockedServer> => {
+  if (!Object.hasOwn(lock.servers, server)) return Option.none()
+  const scopes = lock.servers[server]!
+  if (Object.hasOwn(scopes, scope)) return Option.some(scopes[scope]!)
+  const others = Object.keys(scopes).sort((a, b) => a === defaultScope ? -1 : b === defaultScope ? 1 : a < b ? -1 : a > b ? 1 : 0)
+  return Option.fromNullable(others.map((other) => scopes[other]!).find((entry) => entry.cacheScope === "public"))
+}
 
 const decodeLock = Schema.decodeUnknownEither(LockFile, { errors: "all" })
 

@@ -4,9 +4,10 @@
  * `Toolkit` whose executors are `tools/call`: arguments pass layers 2–3 in a session like any tool's, and
  * each call carries its idempotency key in `_meta`. When the server says its tool list changed, the list is
  * read again and proved again against what the tools were built from, at most once per `relistInterval`;
- * a tool that drifted answers `unavailable` from then on. A listing whose `ttlMs` has passed is read and proved
- * again the same way, within the same bound. Names outside `[A-Za-z0-9_.-]{1,128}` and entries
- * that are not tools are reported in `problems`; annotations are hints and change nothing.
+ * a tool that drifted answers `unavailable` from then on. A call that finds the listing past its `ttlMs` has it
+ * read and proved again first, the same way, within the same bound (never polled on a timer). Names outside
+ * `[A-Za-z0-9_.-]{1,128}` and entries that are not tools are reported in `problems`; annotations are hints and
+ * change nothing.
  *
  * @since 0.1.0
  */
@@ -97,12 +98,12 @@ const decodeSettings = Decode.options("McpTools", Settings)
 
 /** The baseline: the lock's entry for the server, or the live listing when there is no lock. */
 const baselineOf = (options: Options, settings: typeof Settings.Type, connection: McpConnection.Service, listing: McpConnection.ToolListing) => {
-  const live = McpLock.fromListing(connection.serverInfo, listing.tools)
+  const live = McpLock.fromListing(connection.serverInfo, listing.tools, listing.cacheScope)
   if (options.lock === undefined) return Either.right(live)
   const key = settings.name ?? connection.serverInfo.name
   return Either.fromOption(
     McpLock.get(options.lock, key, settings.scope),
-    () => new McpLock.InvalidLock({ path: "lock", detail: `it has no entry for the server ${JSON.stringify(key)} under the scope ${JSON.stringify(settings.scope)}` })
+    () => new McpLock.InvalidLock({ path: "lock", detail: `it has no entry for the server ${JSON.stringify(key)} under the scope ${JSON.stringify(settings.scope)}, nor a "public" one under another scope` })
   )
 }
 
@@ -131,12 +132,40 @@ export const make = Effect.fn("McpTools.make")(function*(options: Options) {
   const expiresAt = (ttlMs: number | undefined) =>
     Effect.map(Clock.currentTimeMillis, (now) => ttlMs === undefined ? undefined : now + ttlMs)
   const staleAt = yield* Ref.make(yield* expiresAt(listing.ttlMs))
+  // when a listing was last asked for after the first: none sooner than `relistInterval` after it
+  const askedAt = yield* Ref.make(Number.NEGATIVE_INFINITY)
+  const intervalMs = Duration.toMillis(settings.relistInterval)
+  // a listing that fails (the server busy, a timeout) leaves the tools as they were: only a proof blocks them;
+  // it keeps the stale time it had, so it is asked for again after the interval
+  const relist = Effect.flatMap(Clock.currentTimeMillis, (now) => Ref.set(askedAt, now)).pipe(
+    Effect.zipRight(connection.listTools),
+    Effect.tap((again) => Effect.flatMap(expiresAt(again.ttlMs), (at) => Ref.set(staleAt, at))),
+    Effect.map((again): Option.Option<Drift> =>
+      Either.match(McpLock.gate(McpLock.prove(baseline, again.tools)), { onLeft: (e) => Option.some<Drift>(e), onRight: () => Option.none() })
+    ),
+    Effect.flatMap((drift) => Ref.update(status, (s) => ({ ...s, listings: s.listings + 1, drift }))),
+    Effect.catchAll((e) =>
+      Effect.zipRight(
+        Effect.logWarning(`The MCP server's tools could not be listed again: ${e.message}`),
+        Ref.update(status, (s) => ({ ...s, failed: s.failed + 1 }))
+      )
+    ),
+    Effect.withSpan("McpTools.relist")
+  )
+  // one listing at a time, whoever asks: a call that finds the listing stale, or a list_changed signal
+  const one = yield* Effect.makeSemaphore(1)
+  // MCP's freshness model: a listing is checked when it is needed (a call) and read again only if it is stale,
+  // never polled on its TTL; at most once per interval (a `ttlMs` of 0 costs one listing per interval of calls)
+  const fresh = one.withPermits(1)(Effect.gen(function*() {
+    const [at, asked, now] = [yield* Ref.get(staleAt), yield* Ref.get(askedAt), yield* Clock.currentTimeMillis]
+    if (at !== undefined && now >= at && now >= asked + intervalMs) yield* relist
+  }))
   const blocked = (tool: string) =>
-    Effect.map(Ref.get(status), (s) =>
+    Effect.zipRight(fresh, Effect.map(Ref.get(status), (s) =>
       Option.match(s.drift, {
         onNone: () => undefined,
         onSome: (e) => e._tag === "SchemaDriftError" && !e.drifted.includes(tool) ? undefined : `The MCP server's tools changed: ${e.message}`
-      }))
+      })))
   const problems = problemsOf(listing, proof)
   const tools = Object.entries(baseline.tools).map(([name, locked]) =>
     ToolOf.make({
@@ -152,37 +181,15 @@ export const make = Effect.fn("McpTools.make")(function*(options: Options) {
   }
   // the names are a lock entry's keys, so none repeats, and every value is a tool `Tool.make` built
   const toolkit = yield* Effect.orDie(Toolkit.make(...tools))
-  // a listing that fails (the server busy, a timeout) leaves the tools as they were: only a proof blocks them
-  // a listing that fails keeps the stale time it had: it is tried again after the interval
-  const relist = connection.listTools.pipe(
-    Effect.tap((again) => Effect.flatMap(expiresAt(again.ttlMs), (at) => Ref.set(staleAt, at))),
-    Effect.map((again): Option.Option<Drift> =>
-      Either.match(McpLock.gate(McpLock.prove(baseline, again.tools)), { onLeft: (e) => Option.some<Drift>(e), onRight: () => Option.none() })
-    ),
-    Effect.flatMap((drift) => Ref.update(status, (s) => ({ ...s, listings: s.listings + 1, drift }))),
-    Effect.catchAll((e) =>
-      Effect.zipRight(
-        Effect.logWarning(`The MCP server's tools could not be listed again: ${e.message}`),
-        Ref.update(status, (s) => ({ ...s, failed: s.failed + 1 }))
-      )
-    ),
-    Effect.withSpan("McpTools.relist")
-  )
-  // a list_changed signal, or the listing going stale, whichever comes first
-  const wake = Effect.gen(function*() {
-    const at = yield* Ref.get(staleAt)
-    if (at === undefined) return yield* Queue.take(changes)
-    const now = yield* Clock.currentTimeMillis
-    return yield* Effect.raceFirst(Queue.take(changes), Effect.sleep(Duration.millis(Math.max(0, at - now))))
+  // a list_changed signal invalidates the listing at once; none is read sooner than `relistInterval` after the
+  // last, so a server that sends list_changed in a loop costs one listing per interval (signals coalesce)
+  const onSignal = Effect.gen(function*() {
+    yield* Queue.take(changes)
+    const [asked, now] = [yield* Ref.get(askedAt), yield* Clock.currentTimeMillis]
+    yield* Effect.sleep(Duration.millis(Math.max(0, asked + intervalMs - now)))
+    yield* one.withPermits(1)(relist)
   })
-  // one re-listing per wake at most, and none sooner than `relistInterval` after the last: a server that
-  // sends list_changed in a loop, or a `ttlMs` of 0, costs one listing per interval (signals in between coalesce)
-  yield* wake.pipe(
-    Effect.zipRight(relist),
-    Effect.zipRight(Effect.sleep(settings.relistInterval)),
-    Effect.forever,
-    Effect.forkScoped
-  )
+  yield* onSignal.pipe(Effect.forever, Effect.forkScoped)
   return McpTools.of({ connection, toolkit, problems, proof, status: Ref.get(status) })
 })
 

@@ -148,7 +148,7 @@ describe("McpTools", () => {
       assert.strictEqual(status.listings, 3)
     }))
 
-  it.scoped("a listing past its ttlMs is read and proved again: a drift answers unavailable; before it, nothing is read", () =>
+  it.scoped("a call that finds the listing past its ttlMs has it read and proved first: a drift answers unavailable; before it, nothing is read", () =>
     Effect.gen(function*() {
       const narrowed = { ...weather, inputSchema: { ...weather.inputSchema, required: ["city", "days"] } }
       const mcp = yield* McpTools.make({ server: fixture([weather], "quiet-next", [narrowed], "60000") })
@@ -156,27 +156,48 @@ describe("McpTools", () => {
       yield* realSleep(200)
       assert.deepStrictEqual(yield* mcp.status, { listings: 1, failed: 0, drift: Option.none() })
       assert.deepInclude(yield* run(mcp, "get_weather", { city: "Oslo" }), { ok: true })
+      assert.strictEqual((yield* mcp.status).listings, 1)
+      // stale now, but the TTL is a freshness hint, not a polling interval: nothing is read until a call needs it
       yield* TestClock.adjust("1 second")
-      let status = yield* mcp.status
-      while (status.listings < 2) status = yield* Effect.zipRight(realSleep(20), mcp.status)
-      assert.strictEqual(Option.getOrThrow(status.drift)._tag, "SchemaDriftError")
-      assert.deepInclude(yield* run(mcp, "get_weather", { city: "Oslo" }), { ok: false, kind: "unavailable", retryable: false })
-    }))
-
-  it.scoped("a ttlMs of 0 is stale at once: one listing per interval", () =>
-    Effect.gen(function*() {
-      const mcp = yield* McpTools.make({ server: fixture([weather], undefined, undefined, "0"), relistInterval: "1 hour" })
-      let status = yield* mcp.status
-      while (status.listings < 2) status = yield* Effect.zipRight(realSleep(20), mcp.status)
       yield* realSleep(200)
-      assert.strictEqual((yield* mcp.status).listings, 2)
-      yield* TestClock.adjust("1 hour")
-      while (status.listings < 3) status = yield* Effect.zipRight(realSleep(20), mcp.status)
-      assert.strictEqual(status.listings, 3)
+      assert.strictEqual((yield* mcp.status).listings, 1)
+      assert.deepInclude(yield* run(mcp, "get_weather", { city: "Oslo" }), { ok: false, kind: "unavailable", retryable: false })
+      const status = yield* mcp.status
+      assert.strictEqual(status.listings, 2)
+      assert.strictEqual(Option.getOrThrow(status.drift)._tag, "SchemaDriftError")
     }))
 
-  for (const ttlMs of ["-1", "\"60000\"", "null", "{}", "1e308"]) {
-    it.scoped(`a ttlMs of ${ttlMs} (not a non-negative finite number, or past any timer) never expires and never fails`, () =>
+  for (const ttlMs of ["0", "-1"]) {
+    it.scoped(`a ttlMs of ${ttlMs} is stale at once: calls cost one listing per interval`, () =>
+      Effect.gen(function*() {
+        const mcp = yield* McpTools.make({ server: fixture([weather], undefined, undefined, ttlMs), relistInterval: "1 hour" })
+        assert.strictEqual((yield* mcp.connection.listTools).ttlMs, 0)
+        yield* realSleep(200)
+        assert.strictEqual((yield* mcp.status).listings, 1)
+        for (let i = 0; i < 3; i++) assert.deepInclude(yield* run(mcp, "get_weather", { city: "Oslo" }), { ok: true })
+        assert.strictEqual((yield* mcp.status).listings, 2)
+        yield* TestClock.adjust("1 hour")
+        for (let i = 0; i < 3; i++) assert.deepInclude(yield* run(mcp, "get_weather", { city: "Oslo" }), { ok: true })
+        assert.strictEqual((yield* mcp.status).listings, 3)
+      }))
+  }
+
+  it.scoped("a listing that cannot be read again when stale leaves the tools as they were", () =>
+    Effect.gen(function*() {
+      const mcp = yield* McpTools.make({ server: fixture([weather], "fail-after-first", undefined, "0"), relistInterval: "1 hour" })
+      // the fixture's list_changed after the first listing and the stale listing each ask once at most per interval
+      let status = yield* mcp.status
+      while (status.failed < 1) status = yield* Effect.zipRight(realSleep(20), mcp.status)
+      assert.deepInclude(yield* run(mcp, "get_weather", { city: "Oslo" }), { ok: true })
+      yield* TestClock.adjust("1 hour")
+      assert.deepInclude(yield* run(mcp, "get_weather", { city: "Oslo" }), { ok: true })
+      status = yield* mcp.status
+      assert.deepStrictEqual([status.listings, Option.isNone(status.drift)], [1, true])
+      assert.isAtLeast(status.failed, 2)
+    }))
+
+  for (const ttlMs of ["\"60000\"", "null", "{}", "1e308"]) {
+    it.scoped(`a ttlMs of ${ttlMs} (not a number, or past any clock) never expires and never fails`, () =>
       Effect.gen(function*() {
         const narrowed = { ...weather, inputSchema: { ...weather.inputSchema, required: ["city", "days"] } }
         const mcp = yield* McpTools.make({ server: fixture([weather], "quiet-next", [narrowed], ttlMs) })

@@ -27,9 +27,9 @@ export interface FixtureTool {
 
 /**
  * The fixture server with `tools`, hostile in `mode` when given, its tools `next` after the first listing when given,
- * `ttlMs` (JSON text, any value) on its `tools/list` results when given.
+ * `ttlMs` (JSON text, any value) on its `tools/list` results when given, `cacheScope` (JSON text) likewise.
  */
-export const fixture = (tools: ReadonlyArray<FixtureTool>, mode?: string, next?: ReadonlyArray<FixtureTool>, ttlMs?: string) => ({
+export const fixture = (tools: ReadonlyArray<FixtureTool>, mode?: string, next?: ReadonlyArray<FixtureTool>, ttlMs?: string, cacheScope?: string) => ({
   _tag: "Stdio" as const,
   command: process.execPath,
   args: ["--import", tsx, fixtureFile],
@@ -38,7 +38,8 @@ export const fixture = (tools: ReadonlyArray<FixtureTool>, mode?: string, next?:
     TOOLGATE_FIXTURE_TOOLS: JSON.stringify(tools),
     ...(mode === undefined ? {} : { TOOLGATE_FIXTURE_MODE: mode }),
     ...(next === undefined ? {} : { TOOLGATE_FIXTURE_TOOLS_NEXT: JSON.stringify(next) }),
-    ...(ttlMs === undefined ? {} : { TOOLGATE_FIXTURE_TTL_MS: ttlMs })
+    ...(ttlMs === undefined ? {} : { TOOLGATE_FIXTURE_TTL_MS: ttlMs }),
+    ...(cacheScope === undefined ? {} : { TOOLGATE_FIXTURE_CACHE_SCOPE: cacheScope })
   },
   cwd: here
 })

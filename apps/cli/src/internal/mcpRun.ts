@@ -67,7 +67,7 @@ export const lock = (target: Target) =>
     const { info, listed } = answer.right
     const server = Option.getOrElse(target.name, () => info.name)
     if (server === "") return yield* new BadInput({ message: "The server gives no name at initialize: name its lock entry with --name." })
-    const entry = McpLock.fromListing(info, listed.tools)
+    const entry = McpLock.fromListing(info, listed.tools, listed.cacheScope)
     yield* McpLock.write(target.lock, McpLock.put(Option.getOrUndefined(before), server, target.scope, entry)).pipe(
       Effect.mapError((e) => new BadInput({ message: e.message }))
     )

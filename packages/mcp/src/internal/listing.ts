@@ -5,6 +5,7 @@
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as McpErrors from "../McpErrors.js"
@@ -29,13 +30,35 @@ export type McpTool = typeof McpTool.Type
 export const Page = Schema.Struct({
   tools: Schema.Array(Schema.Unknown),
   nextCursor: Schema.optional(Schema.String),
-  /** How long the page may be cached, in milliseconds; read by `ttlOf`, anything else is no expiry. */
-  ttlMs: Schema.optional(Schema.Unknown)
+  /** How long the page may be cached, in milliseconds; read by `ttlOf`. */
+  ttlMs: Schema.optional(Schema.Unknown),
+  /** Who may reuse the page: read by `scopeOf`, anything but `"public"` or `"private"` is `"private"`. */
+  cacheScope: Schema.optional(Schema.Unknown)
 })
 
-/** A page's `ttlMs` when it is a non-negative finite number; anything else (absent, negative, not a number) is no expiry. */
+/**
+ * Who may reuse a listing (MCP's caching hints): `"public"`, the same for every caller, so reusable across
+ * authorization contexts; `"private"`, only within the one it was read in.
+ */
+export const CacheScope = Schema.Literal("public", "private")
+
+/** Who may reuse a listing. */
+export type CacheScope = typeof CacheScope.Type
+
+const decodeScope = Schema.decodeUnknownOption(CacheScope)
+
+/**
+ * A page's `cacheScope`. The spec makes the field required and gives no default ("no safe default for older
+ * servers"), so a page without a valid one is `"private"`: never reused across authorization contexts.
+ */
+export const scopeOf = (cacheScope: unknown): CacheScope => Option.getOrElse(decodeScope(cacheScope), () => "private" as const)
+
+/**
+ * A page's `ttlMs`: a finite number, a negative one read as `0` (stale at once) as the spec says; anything else
+ * (absent, not a number) is no expiry, the listing then kept fresh by `list_changed` alone.
+ */
 export const ttlOf = (ttlMs: unknown): number | undefined =>
-  typeof ttlMs === "number" && Number.isFinite(ttlMs) && ttlMs >= 0 ? ttlMs : undefined
+  typeof ttlMs === "number" && Number.isFinite(ttlMs) ? Math.max(0, ttlMs) : undefined
 
 /** A listed entry that is not a tool. */
 export interface Problem {
@@ -101,6 +124,8 @@ export const all = <E>(
     let index = 0
     // the listing is as fresh as its stalest page: the shortest TTL of any page wins
     let ttlMs: number | undefined = undefined
+    // every page must say public for the listing to be: one private (or unreadable) page makes it private
+    let cacheScope: CacheScope = "public"
     for (let pages = 0;; pages++) {
       if (pages === limits.maxPages) {
         return yield* new McpErrors.McpLimitExceeded({ server, operation, limit: "pages", max: limits.maxPages })
@@ -122,7 +147,8 @@ export const all = <E>(
       }
       const pageTtl = ttlOf(answer.ttlMs)
       if (pageTtl !== undefined) ttlMs = ttlMs === undefined ? pageTtl : Math.min(ttlMs, pageTtl)
-      if (answer.nextCursor === undefined) return { tools, problems, ttlMs }
+      if (scopeOf(answer.cacheScope) === "private") cacheScope = "private"
+      if (answer.nextCursor === undefined) return { tools, problems, ttlMs, cacheScope }
       cursor = answer.nextCursor
     }
   })
