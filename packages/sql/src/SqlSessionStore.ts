@@ -48,12 +48,12 @@ const describe = (e: unknown): string => {
 const failure = (operation: string, e: unknown) => new Errors.SessionStoreError({ session: "", operation, detail: describe(e) })
 
 /**
- * Brings the tables up to date. Two processes opening a new database together may race on the first
- * migration; the loser retries (the winner's tables are there by then).
+ * Brings the tables up to date. Two processes opening a new database together race on the first migration:
+ * the loser retries until the winner's migration has committed (about 5 seconds at most).
  */
-const migrate = Migrations.run.pipe(
+const migrate = Effect.zipRight(Migrations.run, Migrations.ready).pipe(
   Effect.catchAllDefect((defect) => Effect.fail(defect)),
-  Effect.retry(Schedule.intersect(Schedule.recurs(4), Schedule.exponential("20 millis"))),
+  Effect.retry(Schedule.intersect(Schedule.recurs(8), Schedule.exponential("20 millis"))),
   Effect.mapError((e) => failure("migrate", e)),
   Effect.asVoid
 )
