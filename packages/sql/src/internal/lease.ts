@@ -13,11 +13,8 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { Errors, SessionStore } from "@toolgate/runtime"
-
-/** A key column's text (see `store.ts`). */
-const k = (key: string): string => JSON.stringify(key)
-
-type Tx = <A, E>(site: { readonly session: string; readonly operation: string }, effect: Effect.Effect<A, E>, transaction?: boolean) => Effect.Effect<A, Exclude<E, SqlError> | Errors.SessionStoreError>
+import { k } from "./columns.js"
+import type { Tx } from "./transaction.js"
 
 /** A lease row as read. */
 export interface Row {
@@ -116,3 +113,6 @@ export const make = (sql: SqlClient.SqlClient, tx: Tx) => {
 
   return { take, release, fence, check }
 }
+
+/** Taking, giving up and checking leases. */
+export type Lease = ReturnType<typeof make>

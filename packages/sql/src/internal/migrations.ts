@@ -65,8 +65,25 @@ const v1 = Effect.gen(function*() {
   )`
 })
 
+/** Every migration, by `<id>_<name>`. */
+const migrations = { "1_sessions": v1 }
+
+/** The id of the last migration. */
+const latest = Math.max(...Object.keys(migrations).map((key) => Number.parseInt(key, 10)))
+
 /** Brings the tables up to the current version (a no-op when they are). */
 export const run = Migrator.make({})({
-  loader: Migrator.fromRecord({ "1_sessions": v1 }),
+  loader: Migrator.fromRecord(migrations),
   table: "toolgate_migrations"
+})
+
+/**
+ * Fails while the last migration is not committed. On SQLite the migrator answers at once, as if done, when
+ * another connection holds the migration's transaction open ("already running"): the tables are there only
+ * once that transaction commits.
+ */
+export const ready = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const [row] = yield* sql<{ id: unknown }>`SELECT MAX(migration_id) AS id FROM toolgate_migrations`
+  if (Number(row?.id ?? 0) < latest) return yield* Effect.fail(new Error(`the tables are at version ${Number(row?.id ?? 0)} of ${latest}: another connection is migrating them`))
 })

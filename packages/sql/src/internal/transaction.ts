@@ -1,0 +1,48 @@
+/**
+ * What every part of the store is made with: the client, the limit on stored values, and `tx`, which runs a
+ * change in one transaction with the database's failures as `SessionStoreError`.
+ *
+ * @internal
+ */
+import { SqlError } from "@effect/sql/SqlError"
+import type * as SqlClient from "@effect/sql/SqlClient"
+import * as Effect from "effect/Effect"
+import type * as Schema from "effect/Schema"
+import { Errors, SessionStore } from "@toolgate/runtime"
+
+/** Where a statement runs, for its error. */
+export interface Site {
+  readonly session: string
+  readonly operation: string
+}
+
+/** Runs `effect` in one transaction (unless it is a single statement), the database's failures mapped to `SessionStoreError`. */
+export type Tx = <A, E>(site: Site, effect: Effect.Effect<A, E>, transaction?: boolean) => Effect.Effect<A, Exclude<E, SqlError> | Errors.SessionStoreError>
+
+/** The client, the value limit and the transaction runner. */
+export interface Db {
+  readonly sql: SqlClient.SqlClient
+  /** Bounds every stored value (characters of JSON). */
+  readonly limit: number
+  readonly tx: Tx
+}
+
+/** The store's context over `sql`; `limit` bounds every stored value. */
+export const make = (sql: SqlClient.SqlClient, limit: number): Db => ({
+  sql,
+  limit,
+  tx: <A, E>(site: Site, effect: Effect.Effect<A, E>, transaction = true): Effect.Effect<A, Exclude<E, SqlError> | Errors.SessionStoreError> =>
+    (transaction ? sql.withTransaction(effect) : effect).pipe(
+      Effect.mapError((e): Exclude<E, SqlError> | Errors.SessionStoreError =>
+        e instanceof SqlError
+          ? new Errors.SessionStoreError({ ...site, detail: `the database failed: ${e.message}${e.cause instanceof Error ? ` (${e.cause.message})` : ""}` })
+          : e as Exclude<E, SqlError>
+      )
+    )
+})
+
+/** `value` as JSON text within the store's limit. */
+export const enc = <A, I>(db: Db, schema: Schema.Schema<A, I>, value: A, site: Site) => SessionStore.encodeValue(schema, value, db.limit, site.session, site.operation)
+
+/** Every value of `values` as JSON text within the store's limit. */
+export const encAll = <A, I>(db: Db, schema: Schema.Schema<A, I>, values: ReadonlyArray<A>, site: Site) => Effect.forEach(values, (v) => enc(db, schema, v, site))
