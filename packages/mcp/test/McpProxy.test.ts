@@ -157,6 +157,20 @@ layer(Layer.merge(proxied({ dialect: "openai-strict" }), fixtureDirect), { timeo
     }))
 })
 
+describe("McpProxy and a listing's caching hints", () => {
+  const caching = { ...fixture, args: [...fixture.args, "--ttl"] }
+  for (const dialect of ["none", "openai-strict"] as const) {
+    it.scopedLive(`forwards a tools/list result's ttlMs and cacheScope unchanged (dialect ${dialect})`, () =>
+      Effect.gen(function*() {
+        const client = yield* stdioProxy({ server: caching, dialect })
+        const listed = yield* Effect.promise(() => client.listTools())
+        assert.strictEqual(listed.ttlMs, 60_000)
+        assert.strictEqual(listed.cacheScope, "user")
+        assert.isTrue(listed.tools.some((t) => t.name === "add"))
+      }), { timeout: 60_000 })
+  }
+})
+
 describe("McpProxy options and start", () => {
   it.effect("refuses bad options as InvalidOptions", () =>
     Effect.gen(function*() {
