@@ -1,13 +1,11 @@
 /**
  * One downstream session of the proxy: JSON-RPC messages relayed between a downstream transport and one upstream.
  * The proxy acts on few of them: it answers `initialize` and `ping` itself, rewrites `tools/list` answers per
- * dialect (and remembers the tools), and checks every `tools/call` (`proxyCall`). Every other request the
+ * dialect (and remembers the tools, `proxyTools`), and checks every `tools/call` (`proxyCall`). Every other request the
  * upstream declared is relayed as it came, under an id of the proxy's (the proxy sends requests of its own
  * upstream, so ids are mapped back on the answer); notifications and the upstream's requests to its client flow
  * back as they came. Each message was decoded as a JSON-RPC message by the SDK transport that read it.
  */
-import { Normalize } from "@toolgate/json-schema"
-import type { JsonSchema } from "@toolgate/json-schema"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import {
   ErrorCode,
@@ -22,31 +20,14 @@ import {
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import * as ProxyCall from "./proxyCall.js"
+import * as ProxyTools from "./proxyTools.js"
 import type { Upstream } from "./proxyUpstream.js"
-
-/** The schema dialects `tools/list` may be answered in. */
-export type Dialect = "openai-strict" | "google" | "cca" | "mcp" | "none"
 
 /** What a session needs from the proxy. */
 export interface Settings extends ProxyCall.Settings {
-  readonly dialect: Dialect
+  readonly dialect: ProxyTools.Dialect
   /** At most this many tools are read from the upstream's listing (pages followed until then). */
   readonly maxTools: number
-}
-
-const inDialect = (dialect: Dialect, schema: JsonSchema.JsonSchema): JsonSchema.JsonSchema => {
-  switch (dialect) {
-    case "openai-strict":
-      return Normalize.openAiStrict(schema).schema
-    case "google":
-      return Normalize.google(schema).schema
-    case "cca":
-      return Normalize.cca(schema).schema
-    case "mcp":
-      return Normalize.mcp(schema).schema
-    case "none":
-      return schema
-  }
 }
 
 const capabilitiesOf = (declared: ServerCapabilities): ServerCapabilities => {
@@ -79,14 +60,6 @@ const JsonObject = Schema.Record({ key: Schema.String, value: Schema.Unknown })
 const InitializeParams = Schema.Struct({ protocolVersion: Schema.String, capabilities: JsonObject, clientInfo: JsonObject })
 const decodeInitialize = Schema.decodeUnknownEither(InitializeParams)
 
-/** A listed tool, as the proxy remembers it for checking calls. */
-const ListedTool = Schema.Struct({ name: Schema.String, inputSchema: JsonObject })
-const decodeTool = Schema.decodeUnknownEither(ListedTool)
-
-/** A `tools/list` result, as the proxy reads it (everything else in it is forwarded as sent). */
-const ListResult = Schema.Struct({ tools: Schema.Array(Schema.Unknown), nextCursor: Schema.optional(Schema.String) })
-const decodeList = Schema.decodeUnknownEither(ListResult)
-
 const progressTokenOf = (params: unknown): string | number | undefined => {
   const meta = (params as { _meta?: { progressToken?: unknown } } | undefined)?._meta
   const token = typeof meta === "object" && meta !== null ? meta.progressToken : undefined
@@ -115,7 +88,7 @@ export const make = (upstream: Upstream, settings: Settings): Session => {
   const capabilities = capabilitiesOf(upstream.capabilities)
   const relayed = relayedMethods(capabilities)
   const timeout = settings.callTimeoutMillis
-  const tools = new Map<string, ProxyCall.Listed>()
+  const tools = ProxyTools.make(settings.dialect, settings.maxTools)
   const pending = new Map<number, { readonly reply: (reply: ProxyCall.Reply) => void; readonly timer: ReturnType<typeof setTimeout> }>()
   const flights = new Map<RequestId, Flight>()
   const routes = new Map<string | number, RequestId>()
@@ -162,14 +135,6 @@ export const make = (upstream: Upstream, settings: Settings): Session => {
     return { state, answer }
   }
 
-  const remember = (listed: ReadonlyArray<unknown>) => {
-    for (const entry of listed) {
-      const tool = decodeTool(entry)
-      if (Either.isLeft(tool)) continue
-      if (tools.size < settings.maxTools || tools.has(tool.right.name)) tools.set(tool.right.name, tool.right)
-    }
-  }
-
   /** The upstream's listing read page by page until `name` is found (or the pages or `maxTools` end). */
   const lookUp = async (name: string): Promise<ProxyCall.Listed | undefined> => {
     let cursor: string | undefined
@@ -177,11 +142,10 @@ export const make = (upstream: Upstream, settings: Settings): Session => {
       const page = await new Promise<ProxyCall.Reply>((resolve) => request("tools/list", cursor === undefined ? {} : { cursor }, resolve))
       if (typeof page === "string") throw new Error(page === "timeout" ? `tools/list timed out after ${timeout} ms` : "Connection closed")
       if ("error" in page) throw new Error(page.error.message)
-      const listed = decodeList(page.result)
-      if (Either.isLeft(listed)) throw new Error("the upstream's tools/list result is not a listing")
-      remember(listed.right.tools)
-      cursor = listed.right.nextCursor
-    } while (cursor !== undefined && tools.size < settings.maxTools && !tools.has(name))
+      const read = tools.read(page.result)
+      if (Either.isLeft(read)) throw new Error(read.left)
+      cursor = read.right
+    } while (cursor !== undefined && tools.size() < settings.maxTools && !tools.has(name))
     return tools.get(name)
   }
 
@@ -204,21 +168,6 @@ export const make = (upstream: Upstream, settings: Settings): Session => {
       if (typeof result === "string") return answer(rpcError(message.id, ErrorCode.InternalError, result))
       answer({ jsonrpc: "2.0", id: message.id, result })
     })
-  }
-
-  const listed = (result: Record<string, unknown>): Record<string, unknown> | string => {
-    const decoded = decodeList(result)
-    if (Either.isLeft(decoded)) return "The upstream's tools/list result is not a listing"
-    remember(decoded.right.tools)
-    if (settings.dialect === "none") return result
-    return {
-      ...result,
-      tools: decoded.right.tools.map((entry) => {
-        const tool = decodeTool(entry)
-        if (Either.isLeft(tool)) return entry
-        return { ...(entry as object), inputSchema: inDialect(settings.dialect, tool.right.inputSchema as JsonSchema.JsonSchema) }
-      })
-    }
   }
 
   const toolsCall = (message: JSONRPCRequest) => {
@@ -258,7 +207,7 @@ export const make = (upstream: Upstream, settings: Settings): Session => {
       case "tools/call":
         return toolsCall(message)
       case "tools/list":
-        return relay(message, listed)
+        return relay(message, tools.answer)
       case "ping":
         return toClient({ jsonrpc: "2.0", id: message.id, result: {} })
       case "initialize":
