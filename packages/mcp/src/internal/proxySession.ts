@@ -276,8 +276,7 @@ export const make = (upstream: Upstream, settings: Settings): Session => {
       }
       transport.onmessage = fromClient
       transport.onerror = () => undefined
-      upstream.onmessage = fromServer
-      upstream.onclose = ended
+      upstream.listen(fromServer, ended)
       await transport.start()
     }
   }

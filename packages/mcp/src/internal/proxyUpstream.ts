@@ -21,10 +21,11 @@ export interface Upstream {
   readonly instructions: string | undefined
   /** Sends a message to the server; a failed send is reported through `ended`. */
   readonly send: (message: JSONRPCMessage) => void
-  /** Where the server's messages go, once the handshake is done. */
-  onmessage: (message: JSONRPCMessage) => void
-  /** Called once when the connection ends. */
-  onclose: () => void
+  /**
+   * Where the server's messages go from now on (those that came since the handshake first, in order), and what
+   * to do once the connection ends.
+   */
+  readonly listen: (onmessage: (message: JSONRPCMessage) => void, onclose: () => void) => void
   /** Why the connection ended, once it has; `undefined` while it is open. */
   readonly ended: () => string | undefined
   readonly close: () => Promise<void>
@@ -38,6 +39,9 @@ export interface Limits {
   readonly connectTimeoutMillis: number
   readonly maxMessageBytes: number
 }
+
+/** How many messages the server may send between the handshake and the proxy listening. */
+const maxEarly = 1024
 
 /** Connects (initialize handshake included) within the limit; rejects with one of `McpErrors`. */
 export const connect = async (server: McpConnection.Server, limits: Limits): Promise<Upstream> => {
@@ -54,6 +58,12 @@ export const connect = async (server: McpConnection.Server, limits: Limits): Pro
     throw error
   }
   let ended: string | undefined
+  // what the server sends before the proxy listens is kept for it (a server that floods meanwhile loses the rest)
+  const early: Array<JSONRPCMessage> = []
+  let onmessage = (message: JSONRPCMessage) => {
+    if (early.length < maxEarly) early.push(message)
+  }
+  let onclose: () => void = () => undefined
   const upstream: Upstream = {
     name,
     capabilities: client.getServerCapabilities() ?? {},
@@ -64,13 +74,16 @@ export const connect = async (server: McpConnection.Server, limits: Limits): Pro
         last.message = e instanceof Error ? e.message : String(e)
       })
     },
-    onmessage: () => undefined,
-    onclose: () => undefined,
+    listen: (handler, closed) => {
+      onmessage = handler
+      onclose = closed
+      for (const message of early.splice(0)) handler(message)
+    },
     ended: () => ended,
     close: () => transport.close()
   }
   // the client is done: from here on the transport's messages are the proxy's
-  transport.onmessage = (message) => upstream.onmessage(message)
+  transport.onmessage = (message) => onmessage(message)
   transport.onerror = (error) => {
     last.message = error.message
     last.pastLimit ||= Thrown.pastLimit(error.message)
@@ -82,7 +95,7 @@ export const connect = async (server: McpConnection.Server, limits: Limits): Pro
       : last.message === undefined
       ? "the connection closed"
       : `the connection closed (${last.message})`
-    upstream.onclose()
+    onclose()
   }
   return upstream
 }
