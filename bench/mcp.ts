@@ -3,9 +3,12 @@
  *
  * Overhead: one `tools/call` (`add`, two integers, validated by the proxy) from the SDK's client over stdio,
  * through `McpProxy.serveStdio` (a process running `@toolgate/mcp` as built) to a small SDK server, against the
- * same client calling the same server directly; both pairs of processes run side by side, timed in interleaved
- * rounds, fastest round kept. Sequential calls (one in flight: the latency a caller waits, two more process hops
- * through the proxy) carry the target ≤ 1.2×; 16 calls in flight (throughput) is printed beside it.
+ * same client calling the same server directly, and for context the floor: the same call through a process that
+ * only relays the bytes both ways (no parsing at all), so the gap between the floor and direct is the extra
+ * process and its pipes, and the gap between the proxy and the floor is toolgate's work. The three run side by
+ * side, timed in interleaved rounds, fastest round kept. Sequential calls (one in flight: the latency a caller
+ * waits, two more process hops through the proxy) carry the target ≤ 1.2×; 16 calls in flight (throughput) is
+ * printed beside it.
  *
  * Check: wall time from spawning a 100-tool server to the lock's verdict, twice: in this process
  * (`McpConnection.make`, `listTools`, `McpLock.prove`, `McpLock.gate`) and as the whole `toolgate check --mcp`
@@ -51,6 +54,17 @@ const proxySource = `
 import { Effect } from "effect"
 import { McpProxy } from "@toolgate/mcp"
 await Effect.runPromise(McpProxy.serveStdio(JSON.parse(process.argv[1])))
+`
+
+/** The floor: a process that spawns the server and relays the bytes both ways, parsing nothing. */
+const relaySource = `
+import { spawn } from "node:child_process"
+const [command, ...args] = JSON.parse(process.argv[1])
+const child = spawn(command, args, { stdio: ["pipe", "pipe", "ignore"] })
+process.stdin.pipe(child.stdin)
+child.stdout.pipe(process.stdout)
+process.stdin.on("end", () => child.kill())
+child.on("exit", () => process.exit(0))
 `
 
 const connect = async (command: string, args: Array<string>): Promise<Client> => {
@@ -130,24 +144,30 @@ export const run = async (): Promise<{ readonly results: ReadonlyArray<Result>; 
   const direct = await connect(server.command, server.args)
   const options = JSON.stringify({ server: { _tag: "Stdio", ...server } })
   const proxied = await connect(process.execPath, ["--input-type=module", "-e", proxySource, options])
-  const best = { direct1: Infinity, proxied1: Infinity, direct16: Infinity, proxied16: Infinity }
+  const relayed = await connect(process.execPath, ["--input-type=module", "-e", relaySource, JSON.stringify([server.command, ...server.args])])
+  const best = { direct1: Infinity, relayed1: Infinity, proxied1: Infinity, direct16: Infinity, relayed16: Infinity, proxied16: Infinity }
   try {
-    await timeCalls(direct, 4)
-    await timeCalls(proxied, 4)
+    for (const client of [direct, relayed, proxied]) await timeCalls(client, 4)
     for (let round = 0; round < rounds; round++) {
       best.direct1 = Math.min(best.direct1, await timeCalls(direct, 1))
+      best.relayed1 = Math.min(best.relayed1, await timeCalls(relayed, 1))
       best.proxied1 = Math.min(best.proxied1, await timeCalls(proxied, 1))
       best.direct16 = Math.min(best.direct16, await timeCalls(direct, 16))
+      best.relayed16 = Math.min(best.relayed16, await timeCalls(relayed, 16))
       best.proxied16 = Math.min(best.proxied16, await timeCalls(proxied, 16))
     }
   } finally {
-    await Promise.allSettled([direct.close(), proxied.close()])
+    await Promise.allSettled([direct.close(), relayed.close(), proxied.close()])
   }
   const sequential = best.proxied1 / best.direct1
   const pipelined = best.proxied16 / best.direct16
+  const floor1 = best.relayed1 / best.direct1
+  const floor16 = best.relayed16 / best.direct16
   console.log(`  direct, 1 in flight          ${best.direct1.toFixed(0).padStart(7)} µs/call`)
+  console.log(`  byte relay, 1 in flight      ${best.relayed1.toFixed(0).padStart(7)} µs/call  ${floor1.toFixed(2)}× direct (+${(best.relayed1 - best.direct1).toFixed(0)} µs): the floor`)
   console.log(`  McpProxy, 1 in flight        ${best.proxied1.toFixed(0).padStart(7)} µs/call  ${sequential.toFixed(2)}× direct (+${(best.proxied1 - best.direct1).toFixed(0)} µs)`)
   console.log(`  direct, 16 in flight         ${best.direct16.toFixed(0).padStart(7)} µs/call`)
+  console.log(`  byte relay, 16 in flight     ${best.relayed16.toFixed(0).padStart(7)} µs/call  ${floor16.toFixed(2)}× direct`)
   console.log(`  McpProxy, 16 in flight       ${best.proxied16.toFixed(0).padStart(7)} µs/call  ${pipelined.toFixed(2)}× direct`)
   const lock = await Effect.runPromise(lockOf100)
   const walls: Array<number> = []
@@ -165,8 +185,10 @@ export const run = async (): Promise<{ readonly results: ReadonlyArray<Result>; 
   console.log(`  ${checkMet ? "✔" : "✘"} ${cliWall === undefined ? "lock check" : "toolgate check --mcp"} of a 100-tool server: ${checked.toFixed(0)} ms (target ≤ 1000 ms)`)
   const results: Array<Result> = [
     { suite: "mcp", name: "tools/call direct, 1 in flight", nsPerOp: best.direct1 * 1e3, baseline: "tools/call direct, 1 in flight", ratio: 1 },
+    { suite: "mcp", name: "tools/call via a byte relay, 1 in flight", nsPerOp: best.relayed1 * 1e3, baseline: "tools/call direct, 1 in flight", ratio: floor1 },
     { suite: "mcp", name: "tools/call via McpProxy, 1 in flight", nsPerOp: best.proxied1 * 1e3, baseline: "tools/call direct, 1 in flight", ratio: sequential },
     { suite: "mcp", name: "tools/call direct, 16 in flight", nsPerOp: best.direct16 * 1e3, baseline: "tools/call direct, 16 in flight", ratio: 1 },
+    { suite: "mcp", name: "tools/call via a byte relay, 16 in flight", nsPerOp: best.relayed16 * 1e3, baseline: "tools/call direct, 16 in flight", ratio: floor16 },
     { suite: "mcp", name: "tools/call via McpProxy, 16 in flight", nsPerOp: best.proxied16 * 1e3, baseline: "tools/call direct, 16 in flight", ratio: pipelined },
     { suite: "mcp", name: "lock check of a 100-tool server, spawn to verdict", nsPerOp: wall * 1e6, baseline: "lock check of a 100-tool server, spawn to verdict", ratio: 1 },
     ...(cliWall === undefined ? [] : [{

@@ -85,14 +85,7 @@ const mcpOptions = { ...Mcp.serverOptions("mcp", "mcp-url"), lock: Mcp.lockOptio
 
 /** `check --mcp`: the live server proved against its lock entry; the same report, exit codes and `--json`. */
 const checkMcp = (options: {
-  readonly mcp: {
-    readonly command: Option.Option<string>
-    readonly url: Option.Option<string>
-    readonly header: ReadonlyArray<string>
-    readonly lock: string
-    readonly name: Option.Option<string>
-    readonly scope: string
-  }
+  readonly mcp: Omit<Mcp.TargetOptions, "timeout">
   readonly tools: Given
   readonly relay: Option.Option<string>
   readonly capabilities: Given

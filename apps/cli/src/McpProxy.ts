@@ -1,5 +1,5 @@
 /**
- * `toolgate mcp proxy (--server "<command>" | --url URL) [--port N] [--dialect D] [--lock FILE [--name KEY]
+ * `toolgate mcp proxy (--server "<command>" | --url URL [--header "Name: value"]…) [--port N] [--dialect D] [--lock FILE [--name KEY]
  * [--scope SCOPE]] [--timeout SECONDS] [--call-timeout SECONDS]`: a validating MCP proxy in front of one server.
  * Without `--port` it speaks MCP on stdin/stdout (so an MCP client spawns it in place of the server) and
  * writes nothing else there; with `--port` it serves Streamable HTTP on 127.0.0.1 and prints where. Every
@@ -16,12 +16,10 @@ import * as Options from "@effect/cli/Options"
 import type * as McpProxyModule from "@toolgate/mcp/McpProxy"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import { CliExit } from "./CliExit.js"
-import * as Argv from "./internal/argv.js"
 import { BadInput } from "./internal/input.js"
-import * as Lazy from "./internal/lazy.js"
+import { checkTimeout, lockOptions, serverOf, serverOptions } from "./internal/mcpTarget.js"
 import { badInput } from "./internal/output.js"
 
 /** The exit code for bad input: 4, as the other `mcp` commands'. */
@@ -34,14 +32,7 @@ const lockModule = Effect.promise(() => import("@toolgate/mcp/McpLock"))
 const dialects = ["none", "openai-strict", "google", "cca", "mcp"] as const
 
 const options = {
-  server: Options.text("server").pipe(
-    Options.optional,
-    Options.withDescription("the server's command line, spawned without a shell and spoken to over stdio, such as \"node server.js\". Not together with --url.")
-  ),
-  url: Options.text("url").pipe(
-    Options.optional,
-    Options.withDescription("the server's Streamable HTTP endpoint, such as http://127.0.0.1:3000/mcp. Not together with --server.")
-  ),
+  ...serverOptions("server", "url"),
   port: Options.integer("port").pipe(
     Options.optional,
     Options.withDescription("serve Streamable HTTP on this 127.0.0.1 port (0: any free port, printed at start). Default: stdio.")
@@ -50,22 +41,14 @@ const options = {
     Options.withDefault("none" as const),
     Options.withDescription("the schema dialect tools/list answers in (none forwards the schemas as published). Default: none.")
   ),
+  // unlike `mcp lock`'s, the proxy's lock is optional: without one nothing is proved at start
   lock: Options.text("lock").pipe(
     Options.optional,
     Options.withDescription("a lock file (toolgate mcp lock) the server's tools are proved against at start; drift is refused. Default: none.")
   ),
-  name: Options.text("name").pipe(
-    Options.optional,
-    Options.withDescription("the server's key in the lock. Default: the name the server gives at initialize.")
-  ),
-  scope: Options.text("scope").pipe(
-    Options.withDefault("default"),
-    Options.withDescription("the auth scope of the lock entry. Default: default.")
-  ),
-  timeout: Options.integer("timeout").pipe(
-    Options.withDefault(30),
-    Options.withDescription("seconds (1 to 3600) to start or reach the server (and list its tools, with --lock). Default: 30.")
-  ),
+  name: lockOptions.name,
+  scope: lockOptions.scope,
+  timeout: lockOptions.timeout,
   callTimeout: Options.integer("call-timeout").pipe(
     Options.withDefault(60),
     Options.withDescription("seconds (1 to 3600) one request to the server may take before the call is answered as a timeout. Default: 60.")
@@ -90,23 +73,6 @@ export const exitCode = (error: McpProxyModule.StartError | McpProxyModule.McpPr
   }
 }
 
-/** The server the options name: a command line split into argv without a shell, or a Streamable HTTP URL. */
-const serverOf = (server: Option.Option<string>, url: Option.Option<string>) =>
-  Effect.gen(function*() {
-    if (Option.isSome(server) && Option.isSome(url)) {
-      return yield* new BadInput({ message: "Give the server either as a command (--server) or a URL (--url), not both." })
-    }
-    if (Option.isSome(url)) {
-      if (!(yield* Lazy.decode).isHttpUrl(url.value)) return yield* new BadInput({ message: `--url must be an http(s) URL, got ${JSON.stringify(url.value)}.` })
-      return { server: { _tag: "StreamableHttp" as const, url: url.value }, label: url.value }
-    }
-    if (Option.isNone(server)) return yield* new BadInput({ message: "Give the server: --server \"<command>\" or --url URL." })
-    const words = Argv.split(server.value)
-    if (Either.isLeft(words)) return yield* new BadInput({ message: `--server cannot be read: ${words.left}.` })
-    const [command, ...args] = words.right
-    return { server: { _tag: "Stdio" as const, command: command!, args }, label: words.right.join(" ") }
-  })
-
 /** `mcp proxy`. */
 export const command = Command.make("proxy", options, (options) =>
   Effect.gen(function*() {
@@ -116,8 +82,8 @@ export const command = Command.make("proxy", options, (options) =>
     if (Option.isSome(options.port) && !(Number.isSafeInteger(options.port.value) && options.port.value >= 0 && options.port.value <= 65_535)) {
       return yield* new BadInput({ message: `--port must be 0 to 65535, got ${options.port.value}.` })
     }
-    if (!(options.timeout >= 1 && options.timeout <= 3600)) return yield* new BadInput({ message: `--timeout must be 1 to 3600 seconds, got ${options.timeout}.` })
-    const target = yield* serverOf(options.server, options.url)
+    yield* checkTimeout(options.timeout)
+    const target = yield* serverOf({ command: "server", url: "url" }, options)
     const lockFile = options.lock
     const lock = Option.isNone(lockFile)
       ? undefined

@@ -58,7 +58,7 @@ export const Options = Schema.Struct({
   connectTimeout: Schema.optionalWith(Decode.PositiveDuration, { default: () => Duration.seconds(30) }),
   /** How long one upstream request may take before a call is answered `timeout` (default 60 seconds). */
   callTimeout: Schema.optionalWith(Decode.PositiveDuration, { default: () => Duration.seconds(60) }),
-  /** Bytes of one message read from the upstream (default 16 MiB); past it the connection ends. */
+  /** Bytes of one message read from the upstream, or over stdio from the client (default 16 MiB); past it that connection ends. */
   maxMessageBytes: Schema.optionalWith(PositiveInt, { default: () => 16 * 1024 * 1024 }),
   /** A result larger than this (as JSON) is answered `isError` instead of forwarded (default 4 MiB). */
   maxResultBytes: Schema.optionalWith(PositiveInt, { default: () => 4 * 1024 * 1024 }),
@@ -171,14 +171,13 @@ export const serveStdio: (options: Options, stdio?: Stdio) => Effect.Effect<void
   yield* gate(proxy)
   yield* Effect.scoped(Effect.gen(function*() {
     const upstream = yield* connect(proxy)
-    const server = Session.make(upstream, proxy.settings)
-    const transport = new StdioServerTransport(stdio.stdin, stdio.stdout)
+    const transport = new StdioServerTransport(stdio.stdin, stdio.stdout, { maxBufferSize: proxy.options.maxMessageBytes })
     yield* Effect.async<void>((resume) => {
       const input = stdio.stdin ?? process.stdin
-      server.onclose = () => resume(Effect.void)
+      transport.onclose = () => resume(Effect.void)
       input.once("end", () => resume(Effect.void))
-      server.connect(transport).catch(() => resume(Effect.void))
-      return Effect.promise(() => server.close().catch(() => undefined))
+      Session.make(upstream, proxy.settings).connect(transport).catch(() => resume(Effect.void))
+      return Effect.promise(() => transport.close().catch(() => undefined))
     })
   }))
 })
@@ -214,9 +213,10 @@ export const serveHttp: (
   const port = listen.port ?? 0
   const open: ProxyHttp.Open = async (transport) => {
     const upstream = await Upstream.connect(proxy.options.server, proxy.limits)
-    const server = Session.make(upstream, proxy.settings)
-    await server.connect(transport)
-    return { close: () => Promise.allSettled([server.close(), upstream.close()]).then(() => undefined) }
+    await Session.make(upstream, proxy.settings).connect(transport)
+    let closing: Promise<void> | undefined
+    // closing the transport calls its onclose, which closes the session again: once is enough
+    return { close: () => closing ??= Promise.allSettled([transport.close(), upstream.close()]).then(() => undefined) }
   }
   const listener = yield* Effect.acquireRelease(
     Effect.tryPromise({

@@ -157,6 +157,42 @@ layer(Layer.merge(proxied({ dialect: "openai-strict" }), fixtureDirect), { timeo
     }))
 })
 
+describe("McpProxy and a client's cancellation", () => {
+  // the default call timeout (60 s): the upstream sees no cancellation but the client's within the test's time
+  it.scopedLive("passes a client's cancellation on to the upstream, under the proxy's id for the call", () =>
+    Effect.gen(function*() {
+      const client = yield* stdioProxy({ server: fixture })
+      const before = Number(textOf(yield* call(client, "cancelled")))
+      const abort = new AbortController()
+      const waiting = Effect.tryPromise(() => client.callTool({ name: "wait", arguments: {} }, undefined, { signal: abort.signal }))
+      const fiber = yield* Effect.fork(Effect.either(waiting))
+      yield* Effect.sleep("500 millis")
+      abort.abort("enough")
+      yield* fiber.await
+      // the upstream sees the cancellation once it has read it: ask until it has (or the test times out)
+      const after = yield* call(client, "cancelled").pipe(
+        Effect.map((r) => Number(textOf(r))),
+        Effect.delay("100 millis"),
+        Effect.repeat({ until: (n) => n > before })
+      )
+      assert.strictEqual(after, before + 1)
+    }), { timeout: 60_000 })
+})
+
+describe("McpProxy and a listing's caching hints", () => {
+  const caching = { ...fixture, args: [...fixture.args, "--ttl"] }
+  for (const dialect of ["none", "openai-strict"] as const) {
+    it.scopedLive(`forwards a tools/list result's ttlMs and cacheScope unchanged (dialect ${dialect})`, () =>
+      Effect.gen(function*() {
+        const client = yield* stdioProxy({ server: caching, dialect })
+        const listed = yield* Effect.promise(() => client.listTools())
+        assert.strictEqual(listed.ttlMs, 60_000)
+        assert.strictEqual(listed.cacheScope, "user")
+        assert.isTrue(listed.tools.some((t) => t.name === "add"))
+      }), { timeout: 60_000 })
+  }
+})
+
 describe("McpProxy options and start", () => {
   it.effect("refuses bad options as InvalidOptions", () =>
     Effect.gen(function*() {

@@ -3,7 +3,7 @@
  */
 import type { Validator } from "@toolgate/json-schema"
 import * as ToolEnvelope from "@toolgate/runtime/ToolEnvelope"
-import { type CallToolResult, McpError } from "@modelcontextprotocol/sdk/types.js"
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
 
 /** The `_meta` key carrying every issue of a refused call. */
 export const issuesKey = "dev.toolgate/issues"
@@ -31,14 +31,3 @@ export const invalid = (tool: string, issues: ReadonlyArray<Validator.Issue>): C
 /** A failure of `kind` for `tool`. */
 export const of = (kind: ToolEnvelope.Kind, tool: string, message: string): CallToolResult =>
   failure(ToolEnvelope.failure(kind, message, { tool }))
-
-/**
- * The upstream's JSON-RPC error as this server answers it: the same code, message and data. The SDK's
- * `McpError` prefixes its message with `MCP error <code>: `, which would repeat at every hop.
- */
-export const passThrough = (error: unknown): unknown => {
-  if (!(error instanceof McpError)) return error
-  const prefix = `MCP error ${error.code}: `
-  const message = error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message
-  return Object.assign(new Error(message), { code: error.code, ...(error.data === undefined ? {} : { data: error.data }) })
-}

@@ -1,23 +1,16 @@
 /**
- * One `tools/call` through the proxy: the arguments prepared against the tool's schema (near-misses coerced,
- * invalid ones answered without calling upstream), a repeated idempotency key answered from the journal, the
- * upstream called under a timeout, and its answer bounded.
+ * One `tools/call` through the proxy: its params decoded once, the arguments prepared against the tool's schema
+ * (near-misses coerced, invalid ones answered without calling upstream), a repeated idempotency key answered from
+ * the journal, the upstream called under a timeout, and its answer bounded.
  */
 import { Arguments, JsonSchema } from "@toolgate/json-schema"
-import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js"
-import {
-  type CallToolRequest,
-  type CallToolResult,
-  CallToolResultSchema,
-  ErrorCode,
-  McpError,
-  type ServerNotification,
-  type ServerRequest,
-  type Tool
-} from "@modelcontextprotocol/sdk/types.js"
+import type { JSONRPCErrorResponse, JSONRPCResultResponse } from "@modelcontextprotocol/sdk/types.js"
+import { type CallToolResult, ErrorCode } from "@modelcontextprotocol/sdk/types.js"
+import * as Either from "effect/Either"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
 import * as Answer from "./proxyAnswer.js"
 import type { Journal } from "./proxyJournal.js"
-import type { Upstream } from "./proxyUpstream.js"
 
 /** What a call needs from the proxy's settings. */
 export interface Settings {
@@ -30,52 +23,54 @@ export interface Settings {
 /** How long an idempotency key may be. */
 export const maxKeyLength = 256
 
-type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>
+const JsonObject = Schema.Record({ key: Schema.String, value: Schema.Unknown })
 
-const keyOf = (params: CallToolRequest["params"]): string | undefined => {
-  const key = params._meta?.[Answer.idempotencyKey]
-  if (key === undefined) return undefined
-  if (typeof key !== "string" || key.length === 0 || key.length > maxKeyLength) {
-    throw new McpError(ErrorCode.InvalidParams, `_meta["${Answer.idempotencyKey}"] must be a string of 1 to ${maxKeyLength} characters`)
-  }
-  return key
+/** A `tools/call` request's params, as the proxy reads them (what it does not read is forwarded as sent). */
+export const Params = Schema.Struct({
+  name: Schema.String,
+  arguments: Schema.optional(JsonObject),
+  _meta: Schema.optional(Schema.Struct({
+    [Answer.idempotencyKey]: Schema.optional(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(maxKeyLength)).annotations({
+      message: () => `_meta["${Answer.idempotencyKey}"] must be a string of 1 to ${maxKeyLength} characters`
+    }))
+  }, JsonObject))
+})
+
+const decodeParams = Schema.decodeUnknownEither(Params, { errors: "all" })
+
+/** A JSON-RPC error as the proxy answers it. */
+export interface RpcError {
+  readonly code: number
+  readonly message: string
+  readonly data?: unknown
 }
 
-/**
- * Where the upstream's progress notifications go, by progress token: the downstream request that gave the token.
- * The proxy reads them itself rather than through the SDK's `onprogress`, which drops a notification the server
- * sent just before its result (the result is handled first).
- */
-export type ProgressRoutes = Map<string | number, (params: Record<string, unknown>) => void>
+/** What a call is answered with: a result, or a JSON-RPC error (the upstream's, or the proxy's own). */
+export type Outcome = { readonly result: CallToolResult } | { readonly error: RpcError }
 
-/** The upstream's result, or the proxy's `isError` answer for a call that timed out, died or grew too large. */
-const callUpstream = async (
-  upstream: Upstream,
-  params: CallToolRequest["params"],
-  extra: Extra,
-  settings: Settings,
-  keyed: boolean,
-  routes: ProgressRoutes
-): Promise<CallToolResult> => {
-  const token = params._meta?.progressToken
-  if (token !== undefined) {
-    routes.set(token, (progress) => {
-      extra.sendNotification({ method: "notifications/progress", params: { ...progress, progressToken: token } } as ServerNotification)
-        .catch(() => undefined)
-    })
-  }
-  try {
-    const result = await upstream.client.request({ method: "tools/call", params }, CallToolResultSchema, {
-      timeout: settings.callTimeoutMillis,
-      // a keyed call runs to its end even if this client gives up on it: its answer is journaled for the repeat
-      ...(keyed ? {} : { signal: extra.signal })
-    })
-    return bounded(params.name, result as CallToolResult, settings.maxResultBytes)
-  } catch (error) {
-    return failed(upstream, params.name, error, settings)
-  } finally {
-    if (token !== undefined) routes.delete(token)
-  }
+/** What the upstream gave back for a request: its response, or nothing in time, or nothing at all (it ended). */
+export type Reply = JSONRPCResultResponse | JSONRPCErrorResponse | "timeout" | "closed"
+
+/** A listed tool as a call needs it. */
+export interface Listed {
+  readonly name: string
+  readonly inputSchema: Record<string, unknown>
+}
+
+/** What a call needs from its session. */
+export interface Hop {
+  readonly settings: Settings
+  /** The upstream in words, for messages. */
+  readonly server: string
+  /** Why the upstream ended, once it has. */
+  readonly ended: () => string | undefined
+  /** The tool listed under `name`, reading the upstream's listing when it is not known yet. */
+  readonly tool: (name: string) => Listed | undefined | Promise<Listed | undefined>
+  /**
+   * Sends `tools/call` upstream with `params`; `reply` is called once. A `detached` call runs to its end even if
+   * the client cancels it (its answer is journaled for the repeat).
+   */
+  readonly forward: (params: unknown, reply: (reply: Reply) => void, detached: boolean) => void
 }
 
 const bounded = (tool: string, result: CallToolResult, maxBytes: number): CallToolResult => {
@@ -84,47 +79,69 @@ const bounded = (tool: string, result: CallToolResult, maxBytes: number): CallTo
   return Answer.of("execution_error", tool, `The result of \`${tool}\` is ${bytes} bytes, over the proxy's limit of ${maxBytes} bytes; it was not forwarded.`)
 }
 
-const failed = (upstream: Upstream, tool: string, error: unknown, settings: Settings): CallToolResult => {
-  const ended = upstream.ended()
-  if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
-    return Answer.of("timeout", tool, `The MCP server \`${upstream.name}\` did not answer \`${tool}\` within ${settings.callTimeoutMillis} ms; it may still run.`)
+/** The upstream's reply as the call's outcome: its result bounded, its error as sent, a timeout or its end as `isError` results. */
+const outcomeOf = (hop: Hop, tool: string, reply: Reply): Outcome => {
+  if (reply === "timeout") {
+    return { result: Answer.of("timeout", tool, `The MCP server \`${hop.server}\` did not answer \`${tool}\` within ${hop.settings.callTimeoutMillis} ms; it may still run.`) }
   }
-  if (ended !== undefined || (error instanceof McpError && error.code === ErrorCode.ConnectionClosed)) {
-    return Answer.of("unavailable", tool, `The MCP server \`${upstream.name}\` ended during \`${tool}\`: ${ended ?? "the connection closed"}. Whether the call ran is unknown.`)
+  if (reply === "closed") {
+    const ended = hop.ended() ?? "the connection closed"
+    return { result: Answer.of("unavailable", tool, `The MCP server \`${hop.server}\` ended during \`${tool}\`: ${ended}. Whether the call ran is unknown.`) }
   }
-  // a JSON-RPC error the upstream answered (an unknown tool, bad params): the client sees it as the upstream sent it
-  throw Answer.passThrough(error)
+  if ("error" in reply) return { error: reply.error }
+  return { result: bounded(tool, reply.result as CallToolResult, hop.settings.maxResultBytes) }
 }
 
-/** The answer to one `tools/call`, given the tool the upstream listed under that name. */
-export const call = async (
-  upstream: Upstream,
-  tool: Tool,
-  params: CallToolRequest["params"],
-  extra: Extra,
-  settings: Settings,
-  routes: ProgressRoutes
-): Promise<CallToolResult> => {
-  const key = keyOf(params)
-  const prepared = Arguments.prepare(tool.inputSchema as JsonSchema.JsonSchema, params.arguments, {
-    fromStrictProvider: settings.fromStrictProvider
-  })
-  if (prepared._tag === "SchemaError") {
-    return Answer.of("rejected", tool.name, `The input schema of \`${tool.name}\` cannot be used to check arguments (${prepared.message}); the call was not forwarded.`)
-  }
-  if (prepared._tag === "Invalid") return Answer.invalid(tool.name, prepared.issues)
-  const forwarded = { ...params, arguments: prepared.value as Record<string, unknown> }
-  if (key === undefined) return callUpstream(upstream, forwarded, extra, settings, false, routes)
-  const args = JsonSchema.stableKey(prepared.value) ?? JSON.stringify(prepared.value)
-  const claim = settings.journal.claim(key, tool.name, args)
+const upstreamCall = (hop: Hop, tool: string, params: unknown): Promise<Outcome> =>
+  new Promise((resolve) => hop.forward(params, (reply) => resolve(outcomeOf(hop, tool, reply)), true))
+
+const replayed = (answer: CallToolResult): CallToolResult => {
+  const meta = answer._meta
+  return { ...answer, _meta: { ...(typeof meta === "object" && meta !== null ? meta : {}), [Answer.replayedKey]: true } }
+}
+
+/** A call with an idempotency key: answered from the journal when it is a repeat, journaled when it is new. */
+const journaled = (hop: Hop, tool: string, key: string, value: unknown, params: unknown, answer: (outcome: Outcome) => void) => {
+  const args = JsonSchema.stableKey(value) ?? JSON.stringify(value)
+  const claim = hop.settings.journal.claim(key, tool, args)
   if (claim._tag === "Conflict") {
-    return Answer.of("rejected", tool.name, `The idempotency key "${key}" was already used for another call (of \`${claim.tool}\`, or with other arguments).`)
+    return answer({ result: Answer.of("rejected", tool, `The idempotency key "${key}" was already used for another call (of \`${claim.tool}\`, or with other arguments).`) })
   }
-  if (claim._tag === "Repeat") {
-    const answer = await claim.answer
-    return { ...answer, _meta: { ...answer._meta, [Answer.replayedKey]: true } }
+  const journal = claim._tag === "Repeat" ? claim.answer.then(replayed) : upstreamCall(hop, tool, params).then((outcome) => {
+    // a JSON-RPC error is not journaled: the repeat is sent again
+    if ("error" in outcome) throw outcome.error
+    return outcome.result
+  })
+  if (claim._tag === "New") hop.settings.journal.record(key, tool, args, journal)
+  journal.then((result) => answer({ result }), (error: RpcError) => answer({ error }))
+}
+
+/** Prepares the call's arguments against `tool`'s schema and forwards it, or answers it without the upstream. */
+const prepared = (hop: Hop, tool: Listed, params: typeof Params.Type, raw: object, answer: (outcome: Outcome) => void) => {
+  const name = tool.name
+  const ready = Arguments.prepare(tool.inputSchema as JsonSchema.JsonSchema, params.arguments, { fromStrictProvider: hop.settings.fromStrictProvider })
+  if (ready._tag === "SchemaError") {
+    return answer({ result: Answer.of("rejected", name, `The input schema of \`${name}\` cannot be used to check arguments (${ready.message}); the call was not forwarded.`) })
   }
-  const answer = callUpstream(upstream, forwarded, extra, settings, true, routes)
-  settings.journal.record(key, tool.name, args, answer)
-  return answer
+  if (ready._tag === "Invalid") return answer({ result: Answer.invalid(name, ready.issues) })
+  const forwarded = { ...raw, arguments: ready.value }
+  const key = params._meta?.[Answer.idempotencyKey]
+  if (key !== undefined) return journaled(hop, name, key, ready.value, forwarded, answer)
+  hop.forward(forwarded, (reply) => answer(outcomeOf(hop, name, reply)), false)
+}
+
+/** Answers one `tools/call` whose params are `raw` (as the client sent them); `answer` is called once. */
+export const call = (hop: Hop, raw: unknown, answer: (outcome: Outcome) => void): void => {
+  const decoded = decodeParams(raw)
+  if (Either.isLeft(decoded)) {
+    return answer({ error: { code: ErrorCode.InvalidParams, message: `Invalid params of tools/call: ${ParseResult.TreeFormatter.formatErrorSync(decoded.left)}` } })
+  }
+  const params = decoded.right
+  const found = hop.tool(params.name)
+  const go = (tool: Listed | undefined) => {
+    if (tool === undefined) return answer({ error: { code: ErrorCode.InvalidParams, message: `Unknown tool: ${params.name}` } })
+    prepared(hop, tool, params, raw as object, answer)
+  }
+  if (found instanceof Promise) found.then(go, (e: unknown) => answer({ error: { code: ErrorCode.InternalError, message: e instanceof Error ? e.message : String(e) } }))
+  else go(found)
 }

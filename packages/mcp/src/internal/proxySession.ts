@@ -1,76 +1,36 @@
 /**
- * One downstream session of the proxy: an MCP `Server` whose requests go to one upstream client. `tools/list`
- * is forwarded (normalized per dialect when asked), `tools/call` goes through `proxyCall`, every other request
- * the upstream declared is forwarded as it is, and notifications and server-to-client requests flow back.
+ * One downstream session of the proxy: JSON-RPC messages relayed between a downstream transport and one upstream.
+ * The proxy acts on few of them: it answers `initialize` and `ping` itself, rewrites `tools/list` answers per
+ * dialect (and remembers the tools, `proxyTools`), and checks every `tools/call` (`proxyCall`). Every other request the
+ * upstream declared is relayed as it came, under an id of the proxy's (the proxy sends requests of its own
+ * upstream, so ids are mapped back on the answer); notifications and the upstream's requests to its client flow
+ * back as they came. Each message was decoded as a JSON-RPC message by the SDK transport that read it.
  */
-import { Normalize } from "@toolgate/json-schema"
-import type { JsonSchema } from "@toolgate/json-schema"
-import { Server } from "@modelcontextprotocol/sdk/server/index.js"
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import {
-  CallToolRequestSchema,
-  CompleteRequestSchema,
-  CompleteResultSchema,
-  CreateMessageRequestSchema,
-  CreateMessageResultSchema,
-  ElicitRequestSchema,
-  ElicitResultSchema,
-  EmptyResultSchema,
   ErrorCode,
-  GetPromptRequestSchema,
-  GetPromptResultSchema,
-  ListPromptsRequestSchema,
-  ListPromptsResultSchema,
-  ListResourcesRequestSchema,
-  ListResourcesResultSchema,
-  ListResourceTemplatesRequestSchema,
-  ListResourceTemplatesResultSchema,
-  ListRootsRequestSchema,
-  ListRootsResultSchema,
-  ListToolsRequestSchema,
-  type ListToolsResult,
-  ListToolsResultSchema,
-  McpError,
-  ProgressNotificationSchema,
-  ReadResourceRequestSchema,
-  RootsListChangedNotificationSchema,
-  ReadResourceResultSchema,
+  type JSONRPCMessage,
+  type JSONRPCNotification,
+  type JSONRPCRequest,
+  LATEST_PROTOCOL_VERSION,
+  type RequestId,
   type ServerCapabilities,
-  SetLevelRequestSchema,
-  SubscribeRequestSchema,
-  type Tool,
-  UnsubscribeRequestSchema
+  SUPPORTED_PROTOCOL_VERSIONS
 } from "@modelcontextprotocol/sdk/types.js"
-import * as Answer from "./proxyAnswer.js"
+import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
 import * as ProxyCall from "./proxyCall.js"
+import * as ProxyTools from "./proxyTools.js"
 import type { Upstream } from "./proxyUpstream.js"
-
-/** The schema dialects `tools/list` may be answered in. */
-export type Dialect = "openai-strict" | "google" | "cca" | "mcp" | "none"
 
 /** What a session needs from the proxy. */
 export interface Settings extends ProxyCall.Settings {
-  readonly dialect: Dialect
+  readonly dialect: ProxyTools.Dialect
   /** At most this many tools are read from the upstream's listing (pages followed until then). */
   readonly maxTools: number
 }
 
-const inDialect = (dialect: Dialect, schema: JsonSchema.JsonSchema): JsonSchema.JsonSchema => {
-  switch (dialect) {
-    case "openai-strict":
-      return Normalize.openAiStrict(schema).schema
-    case "google":
-      return Normalize.google(schema).schema
-    case "cca":
-      return Normalize.cca(schema).schema
-    case "mcp":
-      return Normalize.mcp(schema).schema
-    case "none":
-      return schema
-  }
-}
-
-const capabilitiesOf = (upstream: Upstream): ServerCapabilities => {
-  const declared = upstream.client.getServerCapabilities() ?? {}
+const capabilitiesOf = (declared: ServerCapabilities): ServerCapabilities => {
   const { completions, logging, prompts, resources } = declared
   return {
     tools: { listChanged: true },
@@ -81,102 +41,243 @@ const capabilitiesOf = (upstream: Upstream): ServerCapabilities => {
   }
 }
 
-/** A server for one downstream client over `upstream`; connect it to a transport. */
-export const make = (upstream: Upstream, settings: Settings): Server => {
-  const capabilities = capabilitiesOf(upstream)
-  const instructions = upstream.client.getInstructions()
-  const server = new Server(
-    { name: "toolgate-mcp-proxy", version: "0.1.0" },
-    { capabilities, ...(instructions === undefined ? {} : { instructions }) }
-  )
-  const client = upstream.client
-  const tools = new Map<string, Tool>()
-  const routes: ProxyCall.ProgressRoutes = new Map()
-  const timeout = settings.callTimeoutMillis
+/** The requests relayed to the upstream as they are: those of the capabilities it declared. */
+const relayedMethods = (capabilities: ServerCapabilities): ReadonlySet<string> =>
+  new Set([
+    ...(capabilities.resources === undefined ? [] : ["resources/list", "resources/templates/list", "resources/read"]),
+    ...(capabilities.resources?.subscribe === true ? ["resources/subscribe", "resources/unsubscribe"] : []),
+    ...(capabilities.prompts === undefined ? [] : ["prompts/list", "prompts/get"]),
+    ...(capabilities.completions === undefined ? [] : ["completion/complete"]),
+    ...(capabilities.logging === undefined ? [] : ["logging/setLevel"])
+  ])
 
-  const remember = (listed: ListToolsResult) => {
-    for (const tool of listed.tools) if (tools.size < settings.maxTools || tools.has(tool.name)) tools.set(tool.name, tool)
+/** The client capability each of the upstream's requests to the client needs. */
+const needs: Record<string, string> = { "sampling/createMessage": "sampling", "elicitation/create": "elicitation", "roots/list": "roots" }
+
+const JsonObject = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+
+/** An `initialize` request's params, as the proxy reads them. */
+const InitializeParams = Schema.Struct({ protocolVersion: Schema.String, capabilities: JsonObject, clientInfo: JsonObject })
+const decodeInitialize = Schema.decodeUnknownEither(InitializeParams)
+
+const progressTokenOf = (params: unknown): string | number | undefined => {
+  const meta = (params as { _meta?: { progressToken?: unknown } } | undefined)?._meta
+  const token = typeof meta === "object" && meta !== null ? meta.progressToken : undefined
+  return typeof token === "string" || typeof token === "number" ? token : undefined
+}
+
+const rpcError = (id: RequestId, code: number, message: string, data?: unknown): JSONRPCMessage => ({
+  jsonrpc: "2.0",
+  id,
+  error: { code, message, ...(data === undefined ? {} : { data }) }
+})
+
+/** A downstream request the proxy is answering: cancelled by the client, it is answered no more. */
+interface Flight {
+  silenced: boolean
+  cancel: (() => void) | undefined
+}
+
+/** A session: `connect` it to a downstream transport (started here; its `onclose` is kept and called first). */
+export interface Session {
+  readonly connect: (downstream: Transport) => Promise<void>
+}
+
+/** A session for one downstream client over `upstream`. */
+export const make = (upstream: Upstream, settings: Settings): Session => {
+  const capabilities = capabilitiesOf(upstream.capabilities)
+  const relayed = relayedMethods(capabilities)
+  const timeout = settings.callTimeoutMillis
+  const tools = ProxyTools.make(settings.dialect, settings.maxTools)
+  const pending = new Map<number, { readonly reply: (reply: ProxyCall.Reply) => void; readonly timer: ReturnType<typeof setTimeout> }>()
+  const flights = new Map<RequestId, Flight>()
+  const routes = new Map<string | number, RequestId>()
+  let clientCapabilities: Record<string, unknown> = {}
+  let nextId = 0
+  let downstream: Transport | undefined
+
+  const toClient = (message: JSONRPCMessage, relatedRequestId?: RequestId) => {
+    downstream?.send(message, relatedRequestId === undefined ? undefined : { relatedRequestId }).catch(() => undefined)
   }
-  const toolNamed = async (name: string): Promise<Tool | undefined> => {
-    const known = tools.get(name)
-    if (known !== undefined) return known
+
+  /** Sends a request upstream under an id of the proxy's; `reply` is called once. Returns its cancel. */
+  const request = (method: string, params: unknown, reply: (reply: ProxyCall.Reply) => void): () => void => {
+    if (upstream.ended() !== undefined) {
+      reply("closed")
+      return () => undefined
+    }
+    const id = ++nextId
+    const timer = setTimeout(() => {
+      if (!pending.delete(id)) return
+      upstream.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason: "timeout" } })
+      reply("timeout")
+    }, timeout)
+    pending.set(id, { reply, timer })
+    upstream.send({ jsonrpc: "2.0", id, method, ...(params === undefined ? {} : { params: params as Record<string, unknown> }) })
+    return () => {
+      if (!pending.delete(id)) return
+      clearTimeout(timer)
+      upstream.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason: "the client cancelled the request" } })
+    }
+  }
+
+  /** Answers the downstream request `message` once, unless the client cancelled it. */
+  const flight = (message: JSONRPCRequest) => {
+    const state: Flight = { silenced: false, cancel: undefined }
+    flights.set(message.id, state)
+    const token = progressTokenOf(message.params)
+    if (token !== undefined) routes.set(token, message.id)
+    const answer = (response: JSONRPCMessage) => {
+      if (flights.get(message.id) === state) flights.delete(message.id)
+      if (token !== undefined && routes.get(token) === message.id) routes.delete(token)
+      if (!state.silenced) toClient(response)
+    }
+    return { state, answer }
+  }
+
+  /** The upstream's listing read page by page until `name` is found (or the pages or `maxTools` end). */
+  const lookUp = async (name: string): Promise<ProxyCall.Listed | undefined> => {
     let cursor: string | undefined
     do {
-      const page = await client.listTools(cursor === undefined ? {} : { cursor }, { timeout })
-      remember(page)
-      cursor = page.nextCursor
-    } while (cursor !== undefined && tools.size < settings.maxTools && !tools.has(name))
+      const page = await new Promise<ProxyCall.Reply>((resolve) => request("tools/list", cursor === undefined ? {} : { cursor }, resolve))
+      if (typeof page === "string") throw new Error(page === "timeout" ? `tools/list timed out after ${timeout} ms` : "Connection closed")
+      if ("error" in page) throw new Error(page.error.message)
+      const read = tools.read(page.result)
+      if (Either.isLeft(read)) throw new Error(read.left)
+      cursor = read.right
+    } while (cursor !== undefined && tools.size() < settings.maxTools && !tools.has(name))
     return tools.get(name)
   }
 
-  server.setRequestHandler(ListToolsRequestSchema, async (request, extra) => {
-    const listed = await client.request({ method: "tools/list", params: request.params }, ListToolsResultSchema, {
-      timeout,
-      signal: extra.signal
-    }).catch((e) => {
-      throw Answer.passThrough(e)
-    })
-    remember(listed)
-    if (settings.dialect === "none") return listed
-    return {
-      ...listed,
-      tools: listed.tools.map((tool) => ({
-        ...tool,
-        inputSchema: inDialect(settings.dialect, tool.inputSchema as JsonSchema.JsonSchema) as Tool["inputSchema"]
-      }))
-    }
-  })
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    const tool = await toolNamed(request.params.name)
-    if (tool === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`)
-    return ProxyCall.call(upstream, tool, request.params, extra, settings, routes)
-  })
+  const hop: ProxyCall.Hop = {
+    settings,
+    server: upstream.name,
+    ended: upstream.ended,
+    tool: (name) => tools.get(name) ?? lookUp(name),
+    forward: () => undefined
+  }
 
-  const forward = <S extends Parameters<typeof server.setRequestHandler>[0]>(
-    schema: S,
-    result: Parameters<typeof client.request>[1]
-  ) =>
-    server.setRequestHandler(schema, (request, extra) =>
-      client.request(request as never, result, { timeout, signal: extra.signal }).catch((e) => {
-        throw Answer.passThrough(e)
-      }) as never
-    )
-  if (capabilities.resources !== undefined) {
-    forward(ListResourcesRequestSchema, ListResourcesResultSchema)
-    forward(ListResourceTemplatesRequestSchema, ListResourceTemplatesResultSchema)
-    forward(ReadResourceRequestSchema, ReadResourceResultSchema)
-    if (capabilities.resources.subscribe === true) {
-      forward(SubscribeRequestSchema, EmptyResultSchema)
-      forward(UnsubscribeRequestSchema, EmptyResultSchema)
+  /** A request relayed as it came; `rewrite` changes a result before it goes back. */
+  const relay = (message: JSONRPCRequest, rewrite?: (result: Record<string, unknown>) => Record<string, unknown> | string) => {
+    const { answer, state } = flight(message)
+    state.cancel = request(message.method, message.params, (reply) => {
+      if (reply === "timeout") return answer(rpcError(message.id, ErrorCode.RequestTimeout, "Request timed out", { timeout }))
+      if (reply === "closed") return answer(rpcError(message.id, ErrorCode.ConnectionClosed, "Connection closed"))
+      if ("error" in reply) return answer({ ...reply, id: message.id })
+      const result = rewrite === undefined ? reply.result : rewrite(reply.result)
+      if (typeof result === "string") return answer(rpcError(message.id, ErrorCode.InternalError, result))
+      answer({ jsonrpc: "2.0", id: message.id, result })
+    })
+  }
+
+  const toolsCall = (message: JSONRPCRequest) => {
+    const { answer, state } = flight(message)
+    const session: ProxyCall.Hop = {
+      ...hop,
+      forward: (params, reply, detached) => {
+        const cancel = request("tools/call", params, reply)
+        if (!detached) state.cancel = cancel
+      }
+    }
+    ProxyCall.call(session, message.params, (outcome) =>
+      answer("error" in outcome ? { jsonrpc: "2.0", id: message.id, error: outcome.error } : { jsonrpc: "2.0", id: message.id, result: outcome.result }))
+  }
+
+  const initialize = (message: JSONRPCRequest) => {
+    const params = decodeInitialize(message.params)
+    if (Either.isLeft(params)) return toClient(rpcError(message.id, ErrorCode.InvalidParams, "Invalid params of initialize"))
+    clientCapabilities = params.right.capabilities
+    const requested = params.right.protocolVersion
+    toClient({
+      jsonrpc: "2.0",
+      id: message.id,
+      result: {
+        protocolVersion: SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION,
+        capabilities,
+        serverInfo: { name: "toolgate-mcp-proxy", version: "0.1.0" },
+        ...(upstream.instructions === undefined ? {} : { instructions: upstream.instructions })
+      }
+    })
+  }
+
+  const fromClient = (message: JSONRPCMessage) => {
+    if (!("method" in message)) return upstream.send(message) // an answer to one of the upstream's requests
+    if (!("id" in message)) return clientNotification(message)
+    switch (message.method) {
+      case "tools/call":
+        return toolsCall(message)
+      case "tools/list":
+        return relay(message, tools.answer)
+      case "ping":
+        return toClient({ jsonrpc: "2.0", id: message.id, result: {} })
+      case "initialize":
+        return initialize(message)
+      default:
+        if (relayed.has(message.method)) return relay(message)
+        toClient(rpcError(message.id, ErrorCode.MethodNotFound, "Method not found"))
     }
   }
-  if (capabilities.prompts !== undefined) {
-    forward(ListPromptsRequestSchema, ListPromptsResultSchema)
-    forward(GetPromptRequestSchema, GetPromptResultSchema)
-  }
-  if (capabilities.completions !== undefined) forward(CompleteRequestSchema, CompleteResultSchema)
-  if (capabilities.logging !== undefined) forward(SetLevelRequestSchema, EmptyResultSchema)
 
-  // the upstream's notifications and requests to its client go to this session's client
-  client.fallbackNotificationHandler = async (notification) => {
-    if (notification.method === "notifications/tools/list_changed") tools.clear()
-    await server.notification(notification as never).catch(() => undefined)
+  const clientNotification = (message: JSONRPCNotification) => {
+    if (message.method === "notifications/initialized") return
+    if (message.method === "notifications/cancelled") {
+      const id = (message.params as { requestId?: RequestId } | undefined)?.requestId
+      const state = id === undefined ? undefined : flights.get(id)
+      if (state === undefined || id === undefined) return
+      flights.delete(id)
+      state.silenced = true
+      return state.cancel?.()
+    }
+    upstream.send(message)
   }
-  // progress of a call goes to the request that asked for it; any other progress to the client as it is
-  client.setNotificationHandler(ProgressNotificationSchema, async (notification) => {
-    const route = routes.get(notification.params.progressToken)
-    if (route !== undefined) return route(notification.params)
-    await server.notification(notification).catch(() => undefined)
-  })
-  const back = <R>(answer: Promise<R>) =>
-    answer.catch((e) => {
-      throw Answer.passThrough(e)
-    })
-  client.setRequestHandler(CreateMessageRequestSchema, (request, extra) =>
-    back(server.request(request, CreateMessageResultSchema, { signal: extra.signal })))
-  client.setRequestHandler(ElicitRequestSchema, (request, extra) => back(server.request(request, ElicitResultSchema, { signal: extra.signal })))
-  client.setRequestHandler(ListRootsRequestSchema, (request, extra) =>
-    back(server.request(request, ListRootsResultSchema, { signal: extra.signal })))
-  server.setNotificationHandler(RootsListChangedNotificationSchema, () => client.sendRootsListChanged())
-  return server
+
+  const fromServer = (message: JSONRPCMessage) => {
+    if (!("method" in message)) {
+      const id = message.id
+      const entry = typeof id === "number" ? pending.get(id) : undefined
+      if (entry === undefined) return
+      pending.delete(id as number)
+      clearTimeout(entry.timer)
+      return entry.reply(message)
+    }
+    if ("id" in message) return serverRequest(message)
+    if (message.method === "notifications/progress") {
+      const token = progressTokenOf({ _meta: message.params })
+      return toClient(message, token === undefined ? undefined : routes.get(token))
+    }
+    if (message.method === "notifications/tools/list_changed") tools.clear()
+    toClient(message)
+  }
+
+  const serverRequest = (message: JSONRPCRequest) => {
+    if (message.method === "ping") return upstream.send({ jsonrpc: "2.0", id: message.id, result: {} })
+    const capability = needs[message.method]
+    if (capability !== undefined && clientCapabilities[capability] === undefined) {
+      return upstream.send(rpcError(message.id, ErrorCode.InvalidRequest, `The client does not support ${capability} (required for ${message.method})`))
+    }
+    toClient(message)
+  }
+
+  const ended = () => {
+    for (const [id, entry] of pending) {
+      pending.delete(id)
+      clearTimeout(entry.timer)
+      entry.reply("closed")
+    }
+  }
+
+  return {
+    connect: async (transport) => {
+      downstream = transport
+      const onclose = transport.onclose
+      transport.onclose = () => {
+        downstream = undefined
+        onclose?.()
+      }
+      transport.onmessage = fromClient
+      transport.onerror = () => undefined
+      upstream.listen(fromServer, ended)
+      await transport.start()
+    }
+  }
 }

@@ -1,25 +1,33 @@
 /**
- * The proxy's upstream: one MCP client on the server it fronts, over the connection module's bounded
- * transports. It is the SDK's client itself, not `McpConnection`, because the proxy forwards every request,
- * notification and server-to-client request as it comes; the capabilities a downstream client may need
- * (sampling, elicitation, roots) are declared so their requests can be passed through.
+ * The proxy's upstream: the SDK transport to the server it fronts (the connection module's bounded transports),
+ * after the initialize handshake. The SDK's client makes the handshake (version negotiation, the result checked);
+ * then the proxy takes the transport over and relays messages on it itself, so a call is not decoded, validated
+ * and encoded again by a client of its own. The capabilities a downstream client may need (sampling,
+ * elicitation, roots) are declared, so their requests can be passed through.
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import type { ClientCapabilities } from "@modelcontextprotocol/sdk/types.js"
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
+import type { ClientCapabilities, JSONRPCMessage, ServerCapabilities } from "@modelcontextprotocol/sdk/types.js"
 import type * as McpConnection from "../McpConnection.js"
 import type * as McpErrors from "../McpErrors.js"
 import * as Thrown from "./thrown.js"
-import * as Transport from "./transport.js"
+import * as Transports from "./transport.js"
 
-/** A connected upstream. */
+/** A connected upstream: its transport is the proxy's to read (`onmessage`) and write (`send`). */
 export interface Upstream {
-  readonly client: Client
   /** The server in words, for messages: its argv or its URL. */
   readonly name: string
+  readonly capabilities: ServerCapabilities
+  readonly instructions: string | undefined
+  /** Sends a message to the server; a failed send is reported through `ended`. */
+  readonly send: (message: JSONRPCMessage) => void
+  /**
+   * Where the server's messages go from now on (those that came since the handshake first, in order), and what
+   * to do once the connection ends.
+   */
+  readonly listen: (onmessage: (message: JSONRPCMessage) => void, onclose: () => void) => void
   /** Why the connection ended, once it has; `undefined` while it is open. */
   readonly ended: () => string | undefined
-  /** The SDK's error for `operation` as one of `McpErrors`. */
-  readonly typed: (operation: string, millis: number) => (thrown: unknown) => McpErrors.McpError
   readonly close: () => Promise<void>
 }
 
@@ -32,29 +40,62 @@ export interface Limits {
   readonly maxMessageBytes: number
 }
 
+/** How many messages the server may send between the handshake and the proxy listening. */
+const maxEarly = 1024
+
 /** Connects (initialize handshake included) within the limit; rejects with one of `McpErrors`. */
 export const connect = async (server: McpConnection.Server, limits: Limits): Promise<Upstream> => {
-  const name = Transport.label(server)
+  const name = Transports.label(server)
   const client = new Client({ name: "toolgate-mcp-proxy", version: "0.1.0" }, { capabilities })
   const last = { message: undefined as string | undefined, pastLimit: false }
+  const transport: Transport = Transports.make(server, limits.maxMessageBytes)
+  const typed = Thrown.mapper(name, limits.maxMessageBytes, () => last)
+  try {
+    await client.connect(transport, { timeout: limits.connectTimeoutMillis })
+  } catch (e) {
+    const error: McpErrors.McpError = typed("initialize", limits.connectTimeoutMillis)(e)
+    await client.close().catch(() => undefined)
+    throw error
+  }
   let ended: string | undefined
-  client.onerror = (error) => {
+  // what the server sends before the proxy listens is kept for it (a server that floods meanwhile loses the rest)
+  const early: Array<JSONRPCMessage> = []
+  let onmessage = (message: JSONRPCMessage) => {
+    if (early.length < maxEarly) early.push(message)
+  }
+  let onclose: () => void = () => undefined
+  const upstream: Upstream = {
+    name,
+    capabilities: client.getServerCapabilities() ?? {},
+    instructions: client.getInstructions(),
+    send: (message) => {
+      if (ended !== undefined) return
+      transport.send(message).catch((e: unknown) => {
+        last.message = e instanceof Error ? e.message : String(e)
+      })
+    },
+    listen: (handler, closed) => {
+      onmessage = handler
+      onclose = closed
+      for (const message of early.splice(0)) handler(message)
+    },
+    ended: () => ended,
+    close: () => transport.close()
+  }
+  // the client is done: from here on the transport's messages are the proxy's
+  transport.onmessage = (message) => onmessage(message)
+  transport.onerror = (error) => {
     last.message = error.message
     last.pastLimit ||= Thrown.pastLimit(error.message)
   }
-  client.onclose = () => {
+  transport.onclose = () => {
+    if (ended !== undefined) return
     ended = last.pastLimit
       ? `a message went past the limit of ${limits.maxMessageBytes} bytes`
       : last.message === undefined
       ? "the connection closed"
       : `the connection closed (${last.message})`
+    onclose()
   }
-  const typed = Thrown.mapper(name, limits.maxMessageBytes, () => last)
-  try {
-    await client.connect(Transport.make(server, limits.maxMessageBytes), { timeout: limits.connectTimeoutMillis })
-  } catch (e) {
-    await client.close().catch(() => undefined)
-    throw typed("initialize", limits.connectTimeoutMillis)(e)
-  }
-  return { client, name, ended: () => ended, typed, close: () => client.close() }
+  return upstream
 }
