@@ -17,6 +17,17 @@ describe("McpProxy against a hostile upstream", () => {
       assert.strictEqual(textOf(yield* call(client, "add", { a: 1, b: 1 })), "2")
     }), { timeout: 60_000 })
 
+  it.scopedLive("answers a result that is not a tool result as an execution error, not forwarded, and goes on", () =>
+    Effect.gen(function*() {
+      const client = yield* stdioProxy({ server: fixture })
+      const bad = yield* call(client, "malformed")
+      assert.isTrue(bad.isError)
+      assert.strictEqual(kindOf(bad), "execution_error")
+      assert.include(textOf(bad), "not a tool result (wrong at `content`)")
+      assert.notInclude(JSON.stringify(bad), "not a list")
+      assert.strictEqual(textOf(yield* call(client, "add", { a: 3, b: 4 })), "7")
+    }), { timeout: 60_000 })
+
   it.scopedLive("answers a call that never returns as a timeout, and goes on", () =>
     Effect.gen(function*() {
       const client = yield* stdioProxy({ server: fixture, callTimeout: "1 second" })

@@ -38,6 +38,16 @@ export const Params = Schema.Struct({
 
 const decodeParams = Schema.decodeUnknownEither(Params, { errors: "all" })
 
+/** A `tools/call` result as the proxy reads it from the upstream (what it does not read is forwarded as sent). */
+export const Result = Schema.Struct({
+  content: Schema.optional(Schema.Array(Schema.Struct({ type: Schema.String }, JsonObject))),
+  structuredContent: Schema.optional(JsonObject),
+  isError: Schema.optional(Schema.Boolean),
+  _meta: Schema.optional(JsonObject)
+}, JsonObject)
+
+const decodeResult = Schema.decodeUnknownEither(Result)
+
 /** A JSON-RPC error as the proxy answers it. */
 export interface RpcError {
   readonly code: number
@@ -89,7 +99,13 @@ const outcomeOf = (hop: Hop, tool: string, reply: Reply): Outcome => {
     return { result: Answer.of("unavailable", tool, `The MCP server \`${hop.server}\` ended during \`${tool}\`: ${ended}. Whether the call ran is unknown.`) }
   }
   if ("error" in reply) return { error: reply.error }
-  return { result: bounded(tool, reply.result as CallToolResult, hop.settings.maxResultBytes) }
+  const result = decodeResult(reply.result)
+  if (Either.isLeft(result)) {
+    // where, not what: the value may be anything the upstream sent
+    const where = ParseResult.ArrayFormatter.formatErrorSync(result.left).map((issue) => `\`${issue.path.join(".") || "result"}\``)
+    return { result: Answer.of("execution_error", tool, `The MCP server \`${hop.server}\` answered \`${tool}\` with a result that is not a tool result (wrong at ${[...new Set(where)].join(", ")}); it was not forwarded.`) }
+  }
+  return { result: bounded(tool, result.right as CallToolResult, hop.settings.maxResultBytes) }
 }
 
 const upstreamCall = (hop: Hop, tool: string, params: unknown): Promise<Outcome> =>
