@@ -63,9 +63,9 @@ describe("McpConnection and servers of the stateless revision", () => {
     Effect.gen(function*() {
       const { url } = yield* serve("reject")
       const error = yield* Effect.flip(McpConnection.make({ server: { _tag: "StreamableHttp", url }, limits: { connectTimeout: "10 seconds" } }))
-      assert.strictEqual(error._tag, "McpUnavailable")
-      assert.strictEqual(error._tag === "McpUnavailable" ? error.operation : "", "initialize")
-      assert.include(error.message, "-32022")
+      assert.strictEqual(error._tag, "McpServerError")
+      assert.strictEqual(error._tag === "McpServerError" ? error.operation : "", "initialize")
+      assert.strictEqual(error._tag === "McpServerError" ? error.code : 0, -32022)
       assert.include(error.message, "2026-07-28")
     }).pipe(Effect.scoped))
 })
