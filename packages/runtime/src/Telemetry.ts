@@ -61,7 +61,8 @@ const entry = <V extends Value>(key: string, value: V | undefined): Readonly<Rec
 const sanitize = (attributes: Readonly<Record<string, unknown>> | undefined): Attributes => {
   const out: Record<string, Value> = {}
   if (attributes == null) return out
-  for (const [key, value] of Object.entries(attributes)) {
+  for (const key of Object.keys(attributes)) {
+    const value = attributes[key]
     const kept = typeof value === "boolean"
       ? value
       : typeof value === "number"
@@ -69,7 +70,11 @@ const sanitize = (attributes: Readonly<Record<string, unknown>> | undefined): At
       : Array.isArray(value)
       ? value.flatMap((v) => text(v) ?? []).slice(0, 64)
       : text(value)
-    if (kept !== undefined) Object.defineProperty(out, text(key, 256) ?? "", { value: kept, enumerable: true, writable: true, configurable: true })
+    if (kept === undefined) continue
+    const name = text(key, 256) ?? ""
+    // `__proto__` is an own key like any other, never the attributes' prototype
+    if (name === "__proto__") Object.defineProperty(out, name, { value: kept, enumerable: true, writable: true, configurable: true })
+    else out[name] = kept
   }
   return out
 }
