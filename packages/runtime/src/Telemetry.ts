@@ -54,8 +54,10 @@ const count = (u: unknown): number | undefined => {
   return n !== undefined && n >= 0 ? n : undefined
 }
 
-/** `key: value` when the value is there, for spreading into attributes. */
-const entry = <V extends Value>(key: string, value: V | undefined): Readonly<Record<string, V>> => value === undefined ? {} : { [key]: value }
+/** Sets `key` (one of toolgate's own attribute names) to `value` when the value is there. */
+const put = <V extends Value>(out: Record<string, V>, key: string, value: V | undefined): void => {
+  if (value !== undefined) out[key] = value
+}
 
 /** Attributes with every value sanitized: strings cut, non-finite numbers and other kinds left out. */
 const sanitize = (attributes: Readonly<Record<string, unknown>> | undefined): Attributes => {
@@ -80,19 +82,21 @@ const sanitize = (attributes: Readonly<Record<string, unknown>> | undefined): At
 }
 
 /** One call of a tool: operation `execute_tool`, the tool's name, the call id and the tool type `function`. */
-export const toolCall = (name: string, callId: string): Readonly<Record<string, string>> => ({
-  "gen_ai.operation.name": "execute_tool",
-  ...entry("gen_ai.tool.name", text(name)),
-  ...entry("gen_ai.tool.call.id", text(callId)),
-  "gen_ai.tool.type": "function"
-})
+export const toolCall = (name: string, callId: string): Readonly<Record<string, string>> => {
+  const out: Record<string, string> = { "gen_ai.operation.name": "execute_tool" }
+  put(out, "gen_ai.tool.name", text(name))
+  put(out, "gen_ai.tool.call.id", text(callId))
+  out["gen_ai.tool.type"] = "function"
+  return out
+}
 
-/** What the request asks of the model: the sampling's temperature, top_p and max tokens, each when set. */
-const requested = (sampling: Provider.Sampling | undefined): Attributes => ({
-  ...entry("gen_ai.request.temperature", finite(sampling?.temperature)),
-  ...entry("gen_ai.request.top_p", finite(sampling?.topP)),
-  ...entry("gen_ai.request.max_tokens", finite(sampling?.maxTokens))
-})
+/** Adds what the request asks of the model to `out`: the sampling's temperature, top_p and max tokens, each when set. */
+const requested = (out: Record<string, Value>, sampling: Provider.Sampling | undefined): Record<string, Value> => {
+  put(out, "gen_ai.request.temperature", finite(sampling?.temperature))
+  put(out, "gen_ai.request.top_p", finite(sampling?.topP))
+  put(out, "gen_ai.request.max_tokens", finite(sampling?.maxTokens))
+  return out
+}
 
 /**
  * One round trip to a model: operation `chat`, the provider, and the model, URL and sampling when known.
@@ -100,38 +104,49 @@ const requested = (sampling: Provider.Sampling | undefined): Attributes => ({
 export const chat = (
   provider: string,
   options: { readonly model?: string | undefined; readonly url?: string | undefined; readonly sampling?: Provider.Sampling | undefined } = {}
-): Attributes => ({
-  "gen_ai.operation.name": "chat",
-  ...endpoint(provider, options),
-  ...requested(options.sampling)
-})
+): Attributes => requested(endpointOf({ "gen_ai.operation.name": "chat" }, provider, options), options.sampling)
+
+/** Adds where a provider's transport sends a round trip to `out`: the provider, the model and the URL when known. */
+const endpointOf = (
+  out: Record<string, Value>,
+  provider: string,
+  options: { readonly model?: string | undefined; readonly url?: string | undefined }
+): Record<string, Value> => {
+  put(out, "gen_ai.provider.name", text(provider))
+  put(out, "gen_ai.request.model", text(options.model))
+  put(out, "url.full", text(options.url))
+  return out
+}
 
 /** Where a provider's transport sends a round trip: the provider, the model and the URL when known (no operation). */
-export const endpoint = (provider: string, options: { readonly model?: string | undefined; readonly url?: string | undefined } = {}): Attributes => ({
-  ...entry("gen_ai.provider.name", text(provider)),
-  ...entry("gen_ai.request.model", text(options.model)),
-  ...entry("url.full", text(options.url))
-})
+export const endpoint = (provider: string, options: { readonly model?: string | undefined; readonly url?: string | undefined } = {}): Attributes =>
+  endpointOf({}, provider, options)
 
 /** One turn of a session: operation `invoke_agent`, the agent's name when it has one, the provider and the session id (the conversation). */
-export const invokeAgent = (provider: string, sessionId: string, name?: string): Readonly<Record<string, string>> => ({
-  "gen_ai.operation.name": "invoke_agent",
-  ...entry("gen_ai.agent.name", text(name)),
-  ...entry("gen_ai.provider.name", text(provider)),
-  ...entry("gen_ai.conversation.id", text(sessionId))
-})
+export const invokeAgent = (provider: string, sessionId: string, name?: string): Readonly<Record<string, string>> => {
+  const out: Record<string, string> = { "gen_ai.operation.name": "invoke_agent" }
+  put(out, "gen_ai.agent.name", text(name))
+  put(out, "gen_ai.provider.name", text(provider))
+  put(out, "gen_ai.conversation.id", text(sessionId))
+  return out
+}
+
+/** Adds the token counts to `out`, each only when reported (an unreported count is left out, not 0). */
+const tokensOf = (out: Record<string, Value>, inputTokens: number | undefined, outputTokens: number | undefined): Record<string, Value> => {
+  put(out, "gen_ai.usage.input_tokens", count(inputTokens))
+  put(out, "gen_ai.usage.output_tokens", count(outputTokens))
+  return out
+}
 
 /** Token counts, each only when reported (an unreported count is left out, not 0). */
-export const tokens = (inputTokens: number | undefined, outputTokens: number | undefined): Attributes => ({
-  ...entry("gen_ai.usage.input_tokens", count(inputTokens)),
-  ...entry("gen_ai.usage.output_tokens", count(outputTokens))
-})
+export const tokens = (inputTokens: number | undefined, outputTokens: number | undefined): Attributes => tokensOf({}, inputTokens, outputTokens)
 
 /** What a finished turn cost: its tokens (when reported) and its number. */
-export const usage = (turn: number, inputTokens: number | undefined, outputTokens: number | undefined): Attributes => ({
-  ...entry("toolgate.turn", finite(turn)),
-  ...tokens(inputTokens, outputTokens)
-})
+export const usage = (turn: number, inputTokens: number | undefined, outputTokens: number | undefined): Attributes => {
+  const out: Record<string, Value> = {}
+  put(out, "toolgate.turn", finite(turn))
+  return tokensOf(out, inputTokens, outputTokens)
+}
 
 /** The tokens a round reported: the sum of its `Usage` events, or none when it had none. */
 const reported = (events: ReadonlyArray<StreamEvent.StreamEvent>): { input: number; output: number } | undefined => {
@@ -152,10 +167,8 @@ const reported = (events: ReadonlyArray<StreamEvent.StreamEvent>): { input: numb
  */
 export const roundOutcome = (events: ReadonlyArray<StreamEvent.StreamEvent>): Attributes => {
   const used = reported(events)
-  return {
-    "gen_ai.response.finish_reasons": [events.some((e) => e?._tag === "ToolCallComplete") ? "tool_calls" : "stop"],
-    ...(used === undefined ? {} : tokens(used.input, used.output))
-  }
+  const out: Record<string, Value> = { "gen_ai.response.finish_reasons": [events.some((e) => e?._tag === "ToolCallComplete") ? "tool_calls" : "stop"] }
+  return used === undefined ? out : tokensOf(out, used.input, used.output)
 }
 
 /** `error.type` for a failed effect: the error's `_tag`, a thrown `Error`'s name, else `_OTHER`; none for an interruption. */
