@@ -26,10 +26,9 @@
 import { Text } from "@toolgate/json-schema"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
-import * as FiberRef from "effect/FiberRef"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
-import type * as Tracer from "effect/Tracer"
+import * as Tracer from "effect/Tracer"
 import type * as Provider from "./Provider.js"
 import type * as StreamEvent from "./StreamEvent.js"
 
@@ -219,30 +218,42 @@ const named = (operation: string, name: unknown): string => {
 export const executeTool = (name: string, callId: string, extra?: Readonly<Record<string, unknown>>) =>
   span(named("execute_tool", name), { ...toolCall(name, callId), ...extra })
 
-/** The tokens the round trips of the current turn reported, summed (a turn's own, set by `invokeAgentSpan`). */
-interface TurnTokens {
-  input: number
-  output: number
-  reported: boolean
+/** The nearest span above `span` whose operation is `invoke_agent`: the turn a round trip's tokens count toward. */
+const enclosingAgent = (span: Tracer.Span): Tracer.Span | undefined => {
+  let parent = span.parent
+  while (Option.isSome(parent)) {
+    const above = parent.value
+    if (above._tag !== "Span") return undefined
+    if (above.attributes.get("gen_ai.operation.name") === "invoke_agent") return above
+    parent = above.parent
+  }
+  return undefined
 }
 
-const currentTurnTokens = FiberRef.unsafeMake<TurnTokens | undefined>(undefined)
+/** Adds `n` to the count `key` of `span`. */
+const addTo = (span: Tracer.Span, key: string, n: number): void => {
+  const before = span.attributes.get(key)
+  span.attribute(key, (typeof before === "number" ? before : 0) + n)
+}
 
 /**
  * One round trip in a `chat {model}` span (client): `chat` attributes with the request's sampling, and at
- * the end `roundOutcome` of the events it read. The tokens also count toward the enclosing `invoke_agent` span.
+ * the end `roundOutcome` of the events it read. The tokens also count toward the enclosing `invoke_agent`
+ * span: added to its counts as the round trip ends.
  */
 export const chatSpan = (capabilities: Provider.ProviderCapabilities, request: Provider.CompletionRequest) =>
 <E, R>(self: Effect.Effect<ReadonlyArray<StreamEvent.StreamEvent>, E, R>): Effect.Effect<ReadonlyArray<StreamEvent.StreamEvent>, E, R> =>
   Effect.tap(self, (events) =>
-    Effect.flatMap(FiberRef.get(currentTurnTokens), (turn) => {
+    Effect.map(Effect.serviceOption(Tracer.ParentSpan), (current) => {
+      if (Option.isNone(current) || current.value._tag !== "Span") return
+      const round = current.value
+      const outcome = roundOutcome(events)
+      for (const key of Object.keys(outcome)) round.attribute(key, outcome[key])
       const used = reported(events)
-      if (turn !== undefined && used !== undefined) {
-        turn.input += used.input
-        turn.output += used.output
-        turn.reported = true
-      }
-      return Effect.annotateCurrentSpan(roundOutcome(events))
+      const agent = used === undefined ? undefined : enclosingAgent(round)
+      if (used === undefined || agent === undefined) return
+      addTo(agent, "gen_ai.usage.input_tokens", used.input)
+      addTo(agent, "gen_ai.usage.output_tokens", used.output)
     })).pipe(span(
       named("chat", request.model ?? capabilities.model),
       chat(capabilities.name, { model: request.model ?? capabilities.model, sampling: request.sampling }),
@@ -250,15 +261,9 @@ export const chatSpan = (capabilities: Provider.ProviderCapabilities, request: P
     ))
 
 /**
- * A session's turn in an `invoke_agent` span (internal) with `attributes` (`invokeAgent`'s); at the end,
- * succeeded or not, the tokens its `chatSpan`s reported (left out when none did).
+ * A session's turn in an `invoke_agent` span (internal) with `attributes` (`invokeAgent`'s; the operation is
+ * always `invoke_agent`): the tokens its `chatSpan`s report are added to it as each ends (left out when none
+ * reported any).
  */
-export const invokeAgentSpan = (attributes: Readonly<Record<string, unknown>>) => {
-  const inSpan = span(named("invoke_agent", attributes["gen_ai.agent.name"]), attributes)
-  return <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-    Effect.suspend(() => {
-      const turn: TurnTokens = { input: 0, output: 0, reported: false }
-      const annotate = Effect.suspend(() => turn.reported ? Effect.annotateCurrentSpan(tokens(turn.input, turn.output)) : Effect.void)
-      return self.pipe(Effect.ensuring(annotate), Effect.locally(currentTurnTokens, turn), inSpan)
-    })
-}
+export const invokeAgentSpan = (attributes: Readonly<Record<string, unknown>>) =>
+  span(named("invoke_agent", attributes["gen_ai.agent.name"]), { ...attributes, "gen_ai.operation.name": "invoke_agent" })
