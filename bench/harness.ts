@@ -100,3 +100,49 @@ export const gcOf = (): { readonly gc: (() => void) | undefined; readonly how: s
   }
   return { gc: undefined, how: "heap difference without gc (noisy: garbage included)" }
 }
+
+const median = (xs: ReadonlyArray<number>): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+
+/**
+ * Like `time` (round-robin rounds, the median of each candidate's per-round averages), but on this
+ * process's CPU time (`process.cpuUsage`: every thread, GC helpers included) as well as wall time. The
+ * machine is shared by several agents: wall time per op swings with their load, CPU time much less, so the
+ * ratios are taken on CPU time and the wall figures printed beside them. Each round collects garbage
+ * first (as mitata does before a measurement, so no candidate pays for the previous one's heap), then runs
+ * a candidate until it has used `minCpuMs` of CPU (and at least 5 calls). `collect: false` skips that
+ * collection: for operations of a few microseconds the forced full collection itself doubles the time of
+ * the calls that follow it (measured on `AgentSession.make` and `Chat.empty` alike), so they are timed as
+ * a server making one per request runs them, the heap left to the collector.
+ */
+export const timeCpu = async (candidates: ReadonlyArray<Candidate>, rounds: number, minCpuMs = 200, collect = true) => {
+  const cpu = new Map<string, Array<number>>(candidates.map((c) => [c.name, []]))
+  const wall = new Map<string, Array<number>>(candidates.map((c) => [c.name, []]))
+  const { gc } = gcOf()
+  for (let round = 0; round < rounds; round++) {
+    for (const c of candidates) {
+      if (collect) gc?.()
+      const c0 = process.cpuUsage()
+      const w0 = performance.now()
+      let ops = 0
+      let used = 0
+      while (used < minCpuMs * 1000 || ops < 5 * c.ops) {
+        await c.run()
+        ops += c.ops
+        const u = process.cpuUsage(c0)
+        used = u.user + u.system
+      }
+      cpu.get(c.name)!.push((used * 1000) / ops)
+      wall.get(c.name)!.push(((performance.now() - w0) * 1e6) / ops)
+    }
+  }
+  const medians = (m: Map<string, Array<number>>) => new Map([...m].map(([name, xs]) => [name, median(xs)]))
+  return { cpu: medians(cpu), wall: medians(wall) }
+}
+
+/** The wall-clock figures of the same rounds, with their ratios to `baseline`. */
+export const printWall = (wall: Map<string, number>, baseline: string) => {
+  const base = wall.get(baseline)!
+  for (const [name, ns] of wall) {
+    console.log(`  ${`${name} (wall)`.padEnd(44)} ${ns.toFixed(0).padStart(9)} ns/op  ${(ns / base).toFixed(2).padStart(6)}× ${baseline}`)
+  }
+}

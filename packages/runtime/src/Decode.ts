@@ -14,19 +14,50 @@ import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { InvalidOptions } from "./Errors.js"
 
+/** Whether a decoding stopped because the Schema needs an effect to decode (`Forbidden` in the synchronous decoder). */
+const needsEffect = (issue: ParseResult.ParseIssue): boolean => {
+  switch (issue._tag) {
+    case "Forbidden":
+      return true
+    case "Composite":
+      return Array.isArray(issue.issues) ? issue.issues.some(needsEffect) : needsEffect(issue.issues as ParseResult.ParseIssue)
+    case "Pointer":
+    case "Refinement":
+    case "Transformation":
+      return needsEffect(issue.issue)
+    default:
+      return false
+  }
+}
+
 /**
  * Decodes options with `schema`; what fails is an `InvalidOptions` naming `of` (what was being made), options
- * that cannot even be read (a throwing getter or proxy trap) included.
+ * that cannot even be read (a throwing getter or proxy trap) included. Options Schemas decode synchronously:
+ * each value is decoded in one call, with no effect built for it; a Schema that needs an effect to decode
+ * is decoded as an effect.
  */
 export const options = <A, I>(of: string, schema: Schema.Schema<A, I>) => {
-  const decode = Schema.decodeUnknown(schema, { errors: "all", onExcessProperty: "ignore" })
+  const parse = { errors: "all", onExcessProperty: "ignore" } as const
+  const decodeNow = Schema.decodeUnknownEither(schema, parse)
+  const decode = Schema.decodeUnknown(schema, parse)
+  const invalid = (e: ParseResult.ParseError) => new InvalidOptions({ of, detail: ParseResult.TreeFormatter.formatErrorSync(e) })
+  const unreadable = (defect: unknown) =>
+    new InvalidOptions({ of, detail: `the options could not be read: ${defect instanceof Error ? defect.message : String(defect)}` })
   return (options: unknown): Effect.Effect<A, InvalidOptions> =>
-    Effect.suspend(() => decode(options)).pipe(
-      Effect.mapError((e) => new InvalidOptions({ of, detail: ParseResult.TreeFormatter.formatErrorSync(e) })),
-      Effect.catchAllDefect((defect) =>
-        Effect.fail(new InvalidOptions({ of, detail: `the options could not be read: ${defect instanceof Error ? defect.message : String(defect)}` }))
+    Effect.suspend(() => {
+      try {
+        // reading the options and describing what is wrong with them both read the caller's value
+        const decoded = decodeNow(options)
+        if (Either.isRight(decoded)) return Effect.succeed(decoded.right)
+        if (!needsEffect(decoded.left.issue)) return Effect.fail(invalid(decoded.left))
+      } catch (defect) {
+        return Effect.fail(unreadable(defect))
+      }
+      return Effect.suspend(() => decode(options)).pipe(
+        Effect.mapError(invalid),
+        Effect.catchAllDefect((defect) => Effect.fail(unreadable(defect)))
       )
-    )
+    })
 }
 
 /** Whether `u` parses as an absolute http: or https: URL (the one check every client and the CLI use). */

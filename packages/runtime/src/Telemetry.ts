@@ -26,10 +26,9 @@
 import { Text } from "@toolgate/json-schema"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
-import * as FiberRef from "effect/FiberRef"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
-import type * as Tracer from "effect/Tracer"
+import * as Tracer from "effect/Tracer"
 import type * as Provider from "./Provider.js"
 import type * as StreamEvent from "./StreamEvent.js"
 
@@ -54,14 +53,17 @@ const count = (u: unknown): number | undefined => {
   return n !== undefined && n >= 0 ? n : undefined
 }
 
-/** `key: value` when the value is there, for spreading into attributes. */
-const entry = <V extends Value>(key: string, value: V | undefined): Readonly<Record<string, V>> => value === undefined ? {} : { [key]: value }
+/** Sets `key` (one of toolgate's own attribute names) to `value` when the value is there. */
+const put = <V extends Value>(out: Record<string, V>, key: string, value: V | undefined): void => {
+  if (value !== undefined) out[key] = value
+}
 
 /** Attributes with every value sanitized: strings cut, non-finite numbers and other kinds left out. */
 const sanitize = (attributes: Readonly<Record<string, unknown>> | undefined): Attributes => {
   const out: Record<string, Value> = {}
   if (attributes == null) return out
-  for (const [key, value] of Object.entries(attributes)) {
+  for (const key of Object.keys(attributes)) {
+    const value = attributes[key]
     const kept = typeof value === "boolean"
       ? value
       : typeof value === "number"
@@ -69,25 +71,31 @@ const sanitize = (attributes: Readonly<Record<string, unknown>> | undefined): At
       : Array.isArray(value)
       ? value.flatMap((v) => text(v) ?? []).slice(0, 64)
       : text(value)
-    if (kept !== undefined) Object.defineProperty(out, text(key, 256) ?? "", { value: kept, enumerable: true, writable: true, configurable: true })
+    if (kept === undefined) continue
+    const name = text(key, 256) ?? ""
+    // `__proto__` is an own key like any other, never the attributes' prototype
+    if (name === "__proto__") Object.defineProperty(out, name, { value: kept, enumerable: true, writable: true, configurable: true })
+    else out[name] = kept
   }
   return out
 }
 
 /** One call of a tool: operation `execute_tool`, the tool's name, the call id and the tool type `function`. */
-export const toolCall = (name: string, callId: string): Readonly<Record<string, string>> => ({
-  "gen_ai.operation.name": "execute_tool",
-  ...entry("gen_ai.tool.name", text(name)),
-  ...entry("gen_ai.tool.call.id", text(callId)),
-  "gen_ai.tool.type": "function"
-})
+export const toolCall = (name: string, callId: string): Readonly<Record<string, string>> => {
+  const out: Record<string, string> = { "gen_ai.operation.name": "execute_tool" }
+  put(out, "gen_ai.tool.name", text(name))
+  put(out, "gen_ai.tool.call.id", text(callId))
+  out["gen_ai.tool.type"] = "function"
+  return out
+}
 
-/** What the request asks of the model: the sampling's temperature, top_p and max tokens, each when set. */
-const requested = (sampling: Provider.Sampling | undefined): Attributes => ({
-  ...entry("gen_ai.request.temperature", finite(sampling?.temperature)),
-  ...entry("gen_ai.request.top_p", finite(sampling?.topP)),
-  ...entry("gen_ai.request.max_tokens", finite(sampling?.maxTokens))
-})
+/** Adds what the request asks of the model to `out`: the sampling's temperature, top_p and max tokens, each when set. */
+const requested = (out: Record<string, Value>, sampling: Provider.Sampling | undefined): Record<string, Value> => {
+  put(out, "gen_ai.request.temperature", finite(sampling?.temperature))
+  put(out, "gen_ai.request.top_p", finite(sampling?.topP))
+  put(out, "gen_ai.request.max_tokens", finite(sampling?.maxTokens))
+  return out
+}
 
 /**
  * One round trip to a model: operation `chat`, the provider, and the model, URL and sampling when known.
@@ -95,38 +103,49 @@ const requested = (sampling: Provider.Sampling | undefined): Attributes => ({
 export const chat = (
   provider: string,
   options: { readonly model?: string | undefined; readonly url?: string | undefined; readonly sampling?: Provider.Sampling | undefined } = {}
-): Attributes => ({
-  "gen_ai.operation.name": "chat",
-  ...endpoint(provider, options),
-  ...requested(options.sampling)
-})
+): Attributes => requested(endpointOf({ "gen_ai.operation.name": "chat" }, provider, options), options.sampling)
+
+/** Adds where a provider's transport sends a round trip to `out`: the provider, the model and the URL when known. */
+const endpointOf = (
+  out: Record<string, Value>,
+  provider: string,
+  options: { readonly model?: string | undefined; readonly url?: string | undefined }
+): Record<string, Value> => {
+  put(out, "gen_ai.provider.name", text(provider))
+  put(out, "gen_ai.request.model", text(options.model))
+  put(out, "url.full", text(options.url))
+  return out
+}
 
 /** Where a provider's transport sends a round trip: the provider, the model and the URL when known (no operation). */
-export const endpoint = (provider: string, options: { readonly model?: string | undefined; readonly url?: string | undefined } = {}): Attributes => ({
-  ...entry("gen_ai.provider.name", text(provider)),
-  ...entry("gen_ai.request.model", text(options.model)),
-  ...entry("url.full", text(options.url))
-})
+export const endpoint = (provider: string, options: { readonly model?: string | undefined; readonly url?: string | undefined } = {}): Attributes =>
+  endpointOf({}, provider, options)
 
 /** One turn of a session: operation `invoke_agent`, the agent's name when it has one, the provider and the session id (the conversation). */
-export const invokeAgent = (provider: string, sessionId: string, name?: string): Readonly<Record<string, string>> => ({
-  "gen_ai.operation.name": "invoke_agent",
-  ...entry("gen_ai.agent.name", text(name)),
-  ...entry("gen_ai.provider.name", text(provider)),
-  ...entry("gen_ai.conversation.id", text(sessionId))
-})
+export const invokeAgent = (provider: string, sessionId: string, name?: string): Readonly<Record<string, string>> => {
+  const out: Record<string, string> = { "gen_ai.operation.name": "invoke_agent" }
+  put(out, "gen_ai.agent.name", text(name))
+  put(out, "gen_ai.provider.name", text(provider))
+  put(out, "gen_ai.conversation.id", text(sessionId))
+  return out
+}
+
+/** Adds the token counts to `out`, each only when reported (an unreported count is left out, not 0). */
+const tokensOf = (out: Record<string, Value>, inputTokens: number | undefined, outputTokens: number | undefined): Record<string, Value> => {
+  put(out, "gen_ai.usage.input_tokens", count(inputTokens))
+  put(out, "gen_ai.usage.output_tokens", count(outputTokens))
+  return out
+}
 
 /** Token counts, each only when reported (an unreported count is left out, not 0). */
-export const tokens = (inputTokens: number | undefined, outputTokens: number | undefined): Attributes => ({
-  ...entry("gen_ai.usage.input_tokens", count(inputTokens)),
-  ...entry("gen_ai.usage.output_tokens", count(outputTokens))
-})
+export const tokens = (inputTokens: number | undefined, outputTokens: number | undefined): Attributes => tokensOf({}, inputTokens, outputTokens)
 
 /** What a finished turn cost: its tokens (when reported) and its number. */
-export const usage = (turn: number, inputTokens: number | undefined, outputTokens: number | undefined): Attributes => ({
-  ...entry("toolgate.turn", finite(turn)),
-  ...tokens(inputTokens, outputTokens)
-})
+export const usage = (turn: number, inputTokens: number | undefined, outputTokens: number | undefined): Attributes => {
+  const out: Record<string, Value> = {}
+  put(out, "toolgate.turn", finite(turn))
+  return tokensOf(out, inputTokens, outputTokens)
+}
 
 /** The tokens a round reported: the sum of its `Usage` events, or none when it had none. */
 const reported = (events: ReadonlyArray<StreamEvent.StreamEvent>): { input: number; output: number } | undefined => {
@@ -147,10 +166,8 @@ const reported = (events: ReadonlyArray<StreamEvent.StreamEvent>): { input: numb
  */
 export const roundOutcome = (events: ReadonlyArray<StreamEvent.StreamEvent>): Attributes => {
   const used = reported(events)
-  return {
-    "gen_ai.response.finish_reasons": [events.some((e) => e?._tag === "ToolCallComplete") ? "tool_calls" : "stop"],
-    ...(used === undefined ? {} : tokens(used.input, used.output))
-  }
+  const out: Record<string, Value> = { "gen_ai.response.finish_reasons": [events.some((e) => e?._tag === "ToolCallComplete") ? "tool_calls" : "stop"] }
+  return used === undefined ? out : tokensOf(out, used.input, used.output)
 }
 
 /** `error.type` for a failed effect: the error's `_tag`, a thrown `Error`'s name, else `_OTHER`; none for an interruption. */
@@ -201,30 +218,42 @@ const named = (operation: string, name: unknown): string => {
 export const executeTool = (name: string, callId: string, extra?: Readonly<Record<string, unknown>>) =>
   span(named("execute_tool", name), { ...toolCall(name, callId), ...extra })
 
-/** The tokens the round trips of the current turn reported, summed (a turn's own, set by `invokeAgentSpan`). */
-interface TurnTokens {
-  input: number
-  output: number
-  reported: boolean
+/** The nearest span above `span` whose operation is `invoke_agent`: the turn a round trip's tokens count toward. */
+const enclosingAgent = (span: Tracer.Span): Tracer.Span | undefined => {
+  let parent = span.parent
+  while (Option.isSome(parent)) {
+    const above = parent.value
+    if (above._tag !== "Span") return undefined
+    if (above.attributes.get("gen_ai.operation.name") === "invoke_agent") return above
+    parent = above.parent
+  }
+  return undefined
 }
 
-const currentTurnTokens = FiberRef.unsafeMake<TurnTokens | undefined>(undefined)
+/** Adds `n` to the count `key` of `span`. */
+const addTo = (span: Tracer.Span, key: string, n: number): void => {
+  const before = span.attributes.get(key)
+  span.attribute(key, (typeof before === "number" ? before : 0) + n)
+}
 
 /**
  * One round trip in a `chat {model}` span (client): `chat` attributes with the request's sampling, and at
- * the end `roundOutcome` of the events it read. The tokens also count toward the enclosing `invoke_agent` span.
+ * the end `roundOutcome` of the events it read. The tokens also count toward the enclosing `invoke_agent`
+ * span: added to its counts as the round trip ends.
  */
 export const chatSpan = (capabilities: Provider.ProviderCapabilities, request: Provider.CompletionRequest) =>
 <E, R>(self: Effect.Effect<ReadonlyArray<StreamEvent.StreamEvent>, E, R>): Effect.Effect<ReadonlyArray<StreamEvent.StreamEvent>, E, R> =>
   Effect.tap(self, (events) =>
-    Effect.flatMap(FiberRef.get(currentTurnTokens), (turn) => {
+    Effect.map(Effect.serviceOption(Tracer.ParentSpan), (current) => {
+      if (Option.isNone(current) || current.value._tag !== "Span") return
+      const round = current.value
+      const outcome = roundOutcome(events)
+      for (const key of Object.keys(outcome)) round.attribute(key, outcome[key])
       const used = reported(events)
-      if (turn !== undefined && used !== undefined) {
-        turn.input += used.input
-        turn.output += used.output
-        turn.reported = true
-      }
-      return Effect.annotateCurrentSpan(roundOutcome(events))
+      const agent = used === undefined ? undefined : enclosingAgent(round)
+      if (used === undefined || agent === undefined) return
+      addTo(agent, "gen_ai.usage.input_tokens", used.input)
+      addTo(agent, "gen_ai.usage.output_tokens", used.output)
     })).pipe(span(
       named("chat", request.model ?? capabilities.model),
       chat(capabilities.name, { model: request.model ?? capabilities.model, sampling: request.sampling }),
@@ -232,15 +261,9 @@ export const chatSpan = (capabilities: Provider.ProviderCapabilities, request: P
     ))
 
 /**
- * A session's turn in an `invoke_agent` span (internal) with `attributes` (`invokeAgent`'s); at the end,
- * succeeded or not, the tokens its `chatSpan`s reported (left out when none did).
+ * A session's turn in an `invoke_agent` span (internal) with `attributes` (`invokeAgent`'s; the operation is
+ * always `invoke_agent`): the tokens its `chatSpan`s report are added to it as each ends (left out when none
+ * reported any).
  */
-export const invokeAgentSpan = (attributes: Readonly<Record<string, unknown>>) => {
-  const inSpan = span(named("invoke_agent", attributes["gen_ai.agent.name"]), attributes)
-  return <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-    Effect.suspend(() => {
-      const turn: TurnTokens = { input: 0, output: 0, reported: false }
-      const annotate = Effect.suspend(() => turn.reported ? Effect.annotateCurrentSpan(tokens(turn.input, turn.output)) : Effect.void)
-      return self.pipe(Effect.ensuring(annotate), Effect.locally(currentTurnTokens, turn), inSpan)
-    })
-}
+export const invokeAgentSpan = (attributes: Readonly<Record<string, unknown>>) =>
+  span(named("invoke_agent", attributes["gen_ai.agent.name"]), { ...attributes, "gen_ai.operation.name": "invoke_agent" })

@@ -133,10 +133,13 @@ describe("AgentSession (observability)", () => {
       })
       const s = yield* session(make([[call("c1", "spy", {}), done], [text("done"), done]]), Either.getOrThrow(Toolkit.make(spy)))
       yield* s.send("go").pipe(Effect.withSpan("app.request"))
+      // a session made inside a span of its own: its executors still run under the call's span, not that one
+      const made = yield* session(make([[call("c0", "spy", {}), done], [text("done"), done]]), Either.getOrThrow(Toolkit.make(spy))).pipe(Effect.withSpan("app.setup"))
+      yield* made.send("go").pipe(Effect.withSpan("app.request"))
       const { spans, tracer } = RecordingTracer.make()
       const traced = yield* session(make([[call("c2", "spy", {}), done], [text("done"), done]]), Either.getOrThrow(Toolkit.make(spy)))
       yield* traced.send("go").pipe(Effect.withSpan("app.request"), Effect.withTracer(tracer))
-      assert.deepStrictEqual(seen, ["execute_tool spy < invoke_agent < app.request", "execute_tool spy < invoke_agent < app.request"])
+      assert.deepStrictEqual(seen, Array.from({ length: 3 }, () => "execute_tool spy < invoke_agent < app.request"))
       assert.deepStrictEqual(spans.map((span) => `${span.name} < ${span.parent}`), [
         "app.request < undefined",
         "invoke_agent < app.request",

@@ -3,7 +3,7 @@
  * was being made, URLs and durations of any type are refused by their own Schema, and `__proto__` keys stay data.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Duration, Effect, Either, Schema } from "effect"
+import { Duration, Effect, Either, ParseResult, Schema } from "effect"
 import { Decode, Errors } from "@toolgate/runtime"
 
 const Thing = Schema.Struct({ url: Decode.HttpUrl, timeout: Decode.PositiveDuration })
@@ -22,6 +22,23 @@ const notDurations: ReadonlyArray<unknown> = [
 ]
 
 describe("Decode", () => {
+  it.live("options: a Schema that needs an effect to decode is decoded as an effect: its value, or InvalidOptions naming what was being made", () =>
+    Effect.gen(function*() {
+      const Slow = Schema.Struct({
+        name: Schema.transformOrFail(Schema.String, Schema.String, {
+          strict: true,
+          decode: (s, _, ast) => Effect.as(Effect.sleep("1 millis"), s === "" ? ParseResult.fail(new ParseResult.Type(ast, s, "a name")) : ParseResult.succeed(s.toUpperCase())).pipe(Effect.flatten),
+          encode: ParseResult.succeed
+        })
+      })
+      const decodeSlow = Decode.options("Slow", Slow)
+      assert.deepStrictEqual(yield* decodeSlow({ name: "ada", extra: 1 }), { name: "ADA" })
+      const error = yield* Effect.flip(decodeSlow({ name: "" }))
+      assert.instanceOf(error, Errors.InvalidOptions)
+      assert.strictEqual(error.of, "Slow")
+      assert.include(error.detail, "a name")
+    }))
+
   it.effect("options: wrong types, a __proto__ key and a huge wrong value are InvalidOptions naming what was being made", () =>
     Effect.gen(function*() {
       const hostile: ReadonlyArray<unknown> = [

@@ -6,7 +6,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Cause, Chunk, Data, Effect, Exit, FiberId, Stream } from "effect"
 import * as fc from "fast-check"
-import { Telemetry } from "@toolgate/runtime"
+import { type StreamEvent, Telemetry } from "@toolgate/runtime"
 import * as RecordingTracer from "@toolgate/test-support/recordingTracer"
 
 const hostile = ["__proto__", "constructor", "", "x".repeat(1_000_000), "\uD800", "a\u0000b"] as const
@@ -212,6 +212,26 @@ describe("Telemetry", () => {
       assert.deepStrictEqual([agent!.attributes.get("gen_ai.usage.input_tokens"), agent!.attributes.get("gen_ai.usage.output_tokens")], [2, 3])
       assert.strictEqual((agent!.attributes.get("gen_ai.conversation.id") as string).length, Telemetry.maxValueLength)
       assert.isFalse(agent!.attributes.has("gen_ai.agent.name"))
+    }))
+
+  it.effect("a round trip's tokens count toward the nearest invoke_agent span above it, through spans between, and only there", () =>
+    Effect.gen(function*() {
+      const { spans, tracer } = RecordingTracer.make()
+      const request = { messages: [], tools: [], toolChoice: "auto" } as const
+      const capabilities = { name: "p" } as unknown as Parameters<typeof Telemetry.chatSpan>[0]
+      const round = (input: number, output: number) =>
+        Effect.succeed([{ _tag: "Usage", inputTokens: input, outputTokens: output }] as ReadonlyArray<StreamEvent.StreamEvent>).pipe(Telemetry.chatSpan(capabilities, request))
+      const inner = Effect.zipRight(round(5, 6), round(1, 1)).pipe(Telemetry.invokeAgentSpan({ "gen_ai.agent.name": "inner" }))
+      yield* Effect.all([round(2, 3).pipe(Telemetry.span("between")), inner, Effect.succeed([]).pipe(Telemetry.chatSpan(capabilities, request))]).pipe(
+        Telemetry.invokeAgentSpan(Telemetry.invokeAgent("p", "s", "outer")),
+        Effect.withTracer(tracer)
+      )
+      const tokens = (name: string) => {
+        const agent = spans.find((s) => s.name === name)!
+        return [agent.attributes.get("gen_ai.operation.name"), agent.attributes.get("gen_ai.usage.input_tokens"), agent.attributes.get("gen_ai.usage.output_tokens")]
+      }
+      assert.deepStrictEqual(tokens("invoke_agent outer"), ["invoke_agent", 2, 3])
+      assert.deepStrictEqual(tokens("invoke_agent inner"), ["invoke_agent", 6, 7])
     }))
 
   it.effect("executeTool and invokeAgentSpan name their spans after the tool and the agent; an empty name leaves the operation alone", () =>

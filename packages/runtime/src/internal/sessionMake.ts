@@ -4,10 +4,12 @@
  *
  * @internal
  */
+import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
+import * as Tracer from "effect/Tracer"
 import { ArgumentValidator } from "../ArgumentValidator.js"
 import { DriftGate } from "../DriftGate.js"
 import * as Errors from "../Errors.js"
@@ -47,8 +49,9 @@ const providerOf = Effect.fnUntraced(function*(given: Parts["provider"], build: 
 
 /** The session over decoded options and checked parts; the services it needs come from context. */
 export const makeWith = Effect.fnUntraced(function*(settings: typeof Settings.Type, parts: Parts) {
-  // the toolkit's requirements are captured here and given to each executor when it runs (no per-tool copies)
-  const context = yield* Effect.context<never>()
+  // the toolkit's requirements are captured here and given to each executor when it runs (no per-tool copies);
+  // the span the session was made in is not among them: an executor's spans nest under its call's span
+  const context = Context.omit(Tracer.ParentSpan)(yield* Effect.context<never>())
   const validator = yield* ArgumentValidator
   const gate = settings.mode === "cloudProfile" ? yield* DriftGate : undefined
   const limits = settings.limits ?? Option.getOrElse(yield* Effect.serviceOption(RunLimits.RunLimits), () => RunLimits.defaults)

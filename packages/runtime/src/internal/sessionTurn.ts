@@ -83,28 +83,36 @@ export const run = <A, X extends { readonly _tag: string; readonly message: stri
     const unguarded = body(env, current, options, { tools: warnings, request: [...requestWarnings, ...asked.warnings] })
     const turn = env.durable === undefined ? unguarded : SessionJournal.renewing(env.durable, unguarded)
     // past the deadline the turn is interrupted where it is (a running executor included), then compensated
+    // after the turn, however it ended: the registry of a registry-aware provider runs no call for a turn that
+    // has ended; a managed conversation cannot have seen more than history now holds; the usage of a turn that
+    // made a request is the last one
+    const after = Effect.suspend(() => {
+      if (env.live.current === current) env.live.current = undefined
+      const seen = Effect.flatMap(Ref.get(env.history), (h) => Ref.update(env.seen, (s) => Math.min(s, h.length)))
+      return current.rounds === 0 ? seen : Effect.zipRight(seen, Effect.flatMap(usageOf(current), (u) => Ref.set(env.lastUsage, Option.some(u))))
+    })
+    // past the deadline the turn is interrupted where it is (a running executor included), then compensated
     return yield* Deadline.within(turn, Duration.millis(limitMillis), () => Effect.fail(new TurnDeadlineExceeded({ limitMillis }))).pipe(
       // the deadline struck between the commit and the answer: the turn is committed, so it is the answer
       Effect.catchIf((e) => e instanceof TurnDeadlineExceeded && current.committed, () => Effect.succeed(current.done as readonly [AgentSession.Turn, A])),
-      // the registry of a registry-aware provider runs no call for a turn that has ended
-      Effect.ensuring(Effect.sync(() => void (env.live.current === current && (env.live.current = undefined)))),
       // an onExit finalizer is uninterruptible: an interrupted send is compensated before the interruption completes;
       // the rollback runs disconnected, because an interruption that arrives meanwhile is passed on to the fibers
       // the turn's fiber started (the undos' deadlines among them) even while the finalizer itself cannot be stopped
       Effect.onExit((exit) =>
         Exit.isFailure(exit) && !current.committed
-          ? Effect.disconnect(Effect.zipRight(
-            discard(env, current, lostBecause(exit.cause)),
-            Effect.flatMap(usageOf(current), (usage) =>
-              Effect.map(rollBack(env, current, { usage: current.rounds === 0 ? undefined : usage, cause: exit.cause, millis: limitMillis }), (c) => void (compensated = c)))
-          ))
-          : Effect.void
+          ? Effect.ensuring(
+            Effect.zipRight(
+              Effect.sync(() => void (env.live.current === current && (env.live.current = undefined))),
+              Effect.disconnect(Effect.zipRight(
+                discard(env, current, lostBecause(exit.cause)),
+                Effect.flatMap(usageOf(current), (usage) =>
+                  Effect.map(rollBack(env, current, { usage: current.rounds === 0 ? undefined : usage, cause: exit.cause, millis: limitMillis }), (c) => void (compensated = c)))
+              ))
+            ),
+            after
+          )
+          : after
       ),
-      Effect.mapError((e) => reported(current.number, compensated, e)),
-      Effect.ensuring(Effect.all([
-        // A managed conversation cannot have seen more than history now holds.
-        Effect.flatMap(Ref.get(env.history), (h) => Ref.update(env.seen, (s) => Math.min(s, h.length))),
-        Effect.suspend(() => current.rounds === 0 ? Effect.void : Effect.flatMap(usageOf(current), (u) => Ref.set(env.lastUsage, Option.some(u))))
-      ], { discard: true }))
+      Effect.mapError((e) => reported(current.number, compensated, e))
     )
   })
