@@ -168,6 +168,8 @@ export const make = Effect.fn("McpConnection.make")(function*(options: OptionsIn
   client.onerror = (error) => {
     lastError.message = error.message
     lastError.pastLimit ||= Thrown.pastLimit(error.message)
+    // a message past the limit ends the connection, so a request waiting on the stream it was cut from fails now
+    if (lastError.pastLimit) void client.close()
   }
   client.onclose = () => Deferred.unsafeDone(closedSignal, Effect.void)
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
