@@ -8,8 +8,8 @@
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js"
-import { Decode } from "@toolgate/runtime"
-import type { Errors } from "@toolgate/runtime"
+import * as Decode from "@toolgate/runtime/Decode"
+import type * as Errors from "@toolgate/runtime/Errors"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
