@@ -35,7 +35,7 @@ const CR = 0x0d
  * event being read has passed `max`; the count starts again after each event's blank line (LF, CR or CRLF line
  * ends), so a long-lived stream of small events is never cut.
  */
-const perEvent = (max: number) => {
+export const perEvent = (max: number) => {
   let seen = 0
   let lineStart = true
   let afterCr = false
