@@ -97,8 +97,8 @@ const checkMcp = (options: {
     if (others.some(Boolean)) return yield* new BadInput({ message: "--mcp and --mcp-url check against the lock: not together with --tools, --relay or --capabilities." })
     const target = yield* Mcp.targetOf({ command: "mcp", url: "mcp-url" }, { ...options.mcp, timeout: options.timeout })
     const run = yield* Lazy.mcp
-    const { CheckReport } = yield* Lazy.checking
     const result = yield* run.check(target)
+    const CheckReport = yield* run.report
     const code = CheckReport.exitCode(result)
     yield* Console.log(options.json ? CheckReport.json(result, target.label) : CheckReport.text(result, target.label))
     if (code !== 0) return yield* new CliExit({ code })

@@ -7,9 +7,9 @@
  * @since 0.1.0
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { ResultSchema, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js"
-import { Decode } from "@toolgate/runtime"
-import type { Errors } from "@toolgate/runtime"
+import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js"
+import * as Decode from "@toolgate/runtime/Decode"
+import type * as Errors from "@toolgate/runtime/Errors"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
@@ -168,6 +168,8 @@ export const make = Effect.fn("McpConnection.make")(function*(options: OptionsIn
   client.onerror = (error) => {
     lastError.message = error.message
     lastError.pastLimit ||= Thrown.pastLimit(error.message)
+    // a message past the limit ends the connection, so a request waiting on the stream it was cut from fails now
+    if (lastError.pastLimit) void client.close()
   }
   client.onclose = () => Deferred.unsafeDone(closedSignal, Effect.void)
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
@@ -183,17 +185,7 @@ export const make = Effect.fn("McpConnection.make")(function*(options: OptionsIn
     duration: limits.connectTimeout,
     onTimeout: () => new McpErrors.McpTimeout({ server: label, operation: "initialize", millis: connectMs })
   }))
-  const request = <A, I>(method: string, params: Record<string, unknown>, schema: Schema.Schema<A, I>, timeoutMs: number) =>
-    Effect.tryPromise({
-      try: (signal) => client.request({ method, params } as never, ResultSchema, { timeout: timeoutMs, signal }),
-      catch: thrown(method, timeoutMs)
-    }).pipe(
-      Effect.flatMap((answer) => Listing.decode(label, method, schema, answer)),
-      Effect.timeoutFail({
-        duration: Duration.millis(timeoutMs),
-        onTimeout: () => new McpErrors.McpTimeout({ server: label, operation: method, millis: timeoutMs })
-      })
-    )
+  const request = Listing.request(client, label, thrown)
   const capabilities = client.getServerCapabilities()
   const version = client.getServerVersion()
   return McpConnection.of({
@@ -202,8 +194,7 @@ export const make = Effect.fn("McpConnection.make")(function*(options: OptionsIn
     instructions: client.getInstructions(),
     announcesListChanged: capabilities?.tools?.listChanged === true,
     limits,
-    listTools: Listing.all(label, limits, (cursor, timeoutMs) =>
-      request("tools/list", cursor === undefined ? {} : { cursor }, Listing.Page, timeoutMs)),
+    listTools: Listing.listAll(client, label, limits, thrown),
     callTool: (name, args, callOptions) => {
       const timeout = callOptions?.timeout === undefined ? limits.callTimeout : Duration.decode(callOptions.timeout)
       const params = { name, arguments: args, ...(callOptions?.meta === undefined ? {} : { _meta: callOptions.meta }) }

@@ -21,6 +21,7 @@ import * as McpConnection from "./McpConnection.js"
 import type * as McpErrors from "./McpErrors.js"
 import * as McpLock from "./McpLock.js"
 import * as ProxyHttp from "./internal/proxyHttp.js"
+import * as Listing from "./internal/listing.js"
 import * as Journal from "./internal/proxyJournal.js"
 import * as Session from "./internal/proxySession.js"
 import * as Upstream from "./internal/proxyUpstream.js"
@@ -129,31 +130,32 @@ const made = (input: Options): Effect.Effect<Made, InvalidOptions> =>
     }
   }))
 
-/** The lock's gate on the upstream's listing, through a connection of its own that closes after it. */
-const gate = (proxy: Made) =>
+/** With a lock, the upstream's listing (read through the handshake's client) proved against it. */
+const prove = (proxy: Made, upstream: Upstream.Handshaken) =>
   Effect.gen(function*() {
     const lock = proxy.options.lock
     if (lock === undefined) return
-    const { key, listing } = yield* Effect.scoped(Effect.gen(function*() {
-      const connection = yield* McpConnection.make({
-        server: Schema.encodeSync(McpConnection.Server)(proxy.options.server),
-        limits: { maxTools: proxy.options.maxTools, maxMessageBytes: proxy.options.maxMessageBytes, connectTimeout: proxy.options.connectTimeout }
-      })
-      return { key: lock.server ?? connection.serverInfo.name, listing: yield* connection.listTools }
-    }))
+    const limits = McpConnection.Limits.make({ maxTools: proxy.options.maxTools })
+    const listing = yield* Listing.listAll(upstream.client, upstream.name, limits, upstream.typed)
+    const key = lock.server ?? upstream.client.getServerVersion()?.name ?? ""
     const locked = McpLock.get(lock.file, key, lock.scope)
     if (Option.isNone(locked)) return yield* new McpProxyNotLocked({ server: key, scope: lock.scope })
     yield* McpLock.gate(McpLock.prove(locked.value, listing.tools))
   })
 
-const connect = (proxy: Made): Effect.Effect<Upstream.Upstream, McpErrors.McpError, Scope.Scope> =>
-  Effect.acquireRelease(
-    Effect.tryPromise({
-      try: () => Upstream.connect(proxy.options.server, proxy.limits),
-      catch: (e) => e as McpErrors.McpError
-    }),
-    (upstream) => Effect.promise(() => upstream.close().catch(() => undefined))
-  )
+/** The upstream, connected (and with a lock proved) on one connection that closes with the scope. */
+const connect = (proxy: Made): Effect.Effect<Upstream.Upstream, StartError, Scope.Scope> =>
+  Effect.gen(function*() {
+    const handshaken = yield* Effect.acquireRelease(
+      Effect.tryPromise({
+        try: () => Upstream.handshake(proxy.options.server, proxy.limits),
+        catch: (e) => e as McpErrors.McpError
+      }),
+      (upstream) => Effect.promise(() => upstream.transport.close().catch(() => undefined))
+    )
+    yield* prove(proxy, handshaken)
+    return Upstream.takeOver(handshaken)
+  })
 
 /** Where the stdio proxy reads requests and writes answers (default: the process's stdin and stdout). */
 export interface Stdio {
@@ -164,11 +166,10 @@ export interface Stdio {
 /**
  * Serves the proxy over stdio until its client closes the input; the upstream is connected first (a server
  * that cannot be reached fails with one of `McpErrors` before anything is served, and with a lock a drifted one
- * fails `SchemaDriftError`) and closed at the end.
+ * fails `SchemaDriftError`: its listing is proved on the connection that then serves) and closed at the end.
  */
 export const serveStdio: (options: Options, stdio?: Stdio) => Effect.Effect<void, StartError> = Effect.fn("McpProxy.serveStdio")(function*(options: Options, stdio: Stdio = {}) {
   const proxy = yield* made(options)
-  yield* gate(proxy)
   yield* Effect.scoped(Effect.gen(function*() {
     const upstream = yield* connect(proxy)
     const transport = new StdioServerTransport(stdio.stdin, stdio.stdout, { maxBufferSize: proxy.options.maxMessageBytes })
@@ -207,8 +208,8 @@ export const serveHttp: (
   listen?: Listen
 ) => Effect.Effect<Listening, StartError | McpProxyListenError, Scope.Scope> = Effect.fn("McpProxy.serveHttp")(function*(options: Options, listen: Listen = {}) {
   const proxy = yield* made(options)
-  yield* gate(proxy)
-  if (proxy.options.lock === undefined) yield* Effect.scoped(connect(proxy))
+  // each session connects at its initialize, so this connection only tries (and with a lock proves) the upstream
+  yield* Effect.scoped(connect(proxy))
   const host = listen.host ?? "127.0.0.1"
   const port = listen.port ?? 0
   const open: ProxyHttp.Open = async (transport) => {

@@ -156,4 +156,31 @@ describe("McpLock", () => {
     const lock = McpLock.put(McpLock.put(undefined, "a", "default", McpLock.fromListing({ name: "a", version: "1" }, tools)), "a", "admin", McpLock.fromListing({ name: "a", version: "2" }, []))
     assert.deepStrictEqual(Either.getOrThrow(McpLock.parse(McpLock.stringify(lock), "lock")), lock)
   })
+
+  it("a live schema the same as the locked one (keys in any order) is proven by identity, even past what the prover reads", () => {
+    // nested deeper than the prover's canonical text goes (it would answer Unsupported): identity still proves it
+    const deep = (order: "ab" | "ba") => {
+      let schema: Record<string, unknown> = { type: "string" }
+      for (let i = 0; i < 2_100; i++) schema = order === "ab" ? { type: "object", properties: { a: schema } } : { properties: { a: schema }, type: "object" }
+      return schema
+    }
+    const output = { type: "object", properties: { n: { type: "integer" } } }
+    const entry = McpLock.fromListing({ name: "s", version: "1" }, [{ name: "deep", inputSchema: deep("ab"), outputSchema: output }])
+    const live = [{ name: "deep", inputSchema: deep("ba"), outputSchema: { properties: { n: { type: "integer" } }, type: "object" } }]
+    assert.deepStrictEqual(McpLock.prove(entry, live).rows, [{ _tag: "Subtype", tool: "deep" }])
+    // one change deep down is no longer the same: the prover decides (here it cannot, so the gate refuses)
+    const changed = deep("ab")
+    let inner = changed
+    for (let i = 0; i < 2_000; i++) inner = (inner["properties"] as { a: Record<string, unknown> }).a
+    inner["required"] = ["a"]
+    const verdict = McpLock.prove(entry, [{ name: "deep", inputSchema: changed, outputSchema: output }]).rows[0]!
+    assert.notStrictEqual(verdict._tag, "Subtype")
+  })
+
+  it.prop("a listing proves against its own lock, whatever order its keys come in", [fc.jsonValue({ maxDepth: 4 })], ([value]) => {
+    const inputSchema = { type: "object", properties: { v: { const: value } } }
+    const reordered = JSON.parse(JSON.stringify({ properties: { v: { const: value } }, type: "object" }))
+    const entry = McpLock.fromListing({ name: "s", version: "1" }, [{ name: "t", inputSchema }])
+    assert.deepStrictEqual(McpLock.prove(entry, [{ name: "t", inputSchema: reordered }]).rows, [{ _tag: "Subtype", tool: "t" }])
+  })
 })

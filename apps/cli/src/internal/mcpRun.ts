@@ -1,14 +1,17 @@
 /**
  * What `mcp lock` and `check --mcp` do once they run (loaded only by them): connect to the server, list its
- * tools, and write its lock entry or prove the listing against it.
+ * tools, and write its lock entry or prove the listing against it. The server is started first: the lock and its
+ * prover (the largest modules the commands use) load while it starts.
  *
  * @internal
  */
 import * as FileSystem from "@effect/platform/FileSystem"
-import { McpConnection, McpLock } from "@toolgate/mcp"
-import type { McpErrors } from "@toolgate/mcp"
+import type * as McpErrors from "@toolgate/mcp/McpErrors"
+import * as McpConnection from "@toolgate/mcp/McpConnection"
+import type * as McpLock from "@toolgate/mcp/McpLock"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import { BadInput } from "./input.js"
 import type * as CheckReport from "./checkReport.js"
@@ -39,8 +42,23 @@ const listing = (target: Target) =>
     Effect.catchAll((e) => e._tag === "InvalidOptions" ? new BadInput({ message: e.message }) : Effect.succeed(Either.left(e)))
   )
 
+/** The lock and its prover, loaded once the server is starting. */
+const lockModule = Effect.promise(() => import("@toolgate/mcp/McpLock"))
+
+/** `check --mcp`'s report (its renderings and exit code), loaded while the server starts. */
+export const report = Effect.promise(() => import("./checkReport.js"))
+
+/** The server's listing, started now (the server spawned or reached first) and joined when needed. */
+const started = (target: Target) =>
+  Effect.gen(function*() {
+    const fiber = yield* Effect.fork(listing(target))
+    // let the fiber reach the spawn before the modules the proof needs are compiled
+    yield* Effect.yieldNow()
+    return fiber
+  })
+
 /** The lock file, if there is one at `path`. */
-const existing = (path: string) =>
+const existing = (McpLock: typeof import("@toolgate/mcp/McpLock"), path: string) =>
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
     if (!(yield* fs.exists(path).pipe(Effect.orElseSucceed(() => false)))) return Option.none<McpLock.LockFile>()
@@ -58,8 +76,10 @@ export type LockOutcome =
 /** Lists the server and writes its entry into the lock (other entries kept). */
 export const lock = (target: Target) =>
   Effect.gen(function*() {
-    const before = yield* existing(target.lock)
-    const answer = yield* listing(target)
+    const pending = yield* started(target)
+    const McpLock = yield* lockModule
+    const before = yield* existing(McpLock, target.lock)
+    const answer = yield* Fiber.join(pending)
     if (Either.isLeft(answer)) {
       const e = answer.left
       return { _tag: unreachable(e) ? "Unreachable" : "ContractError", detail: e.message } satisfies LockOutcome
@@ -85,9 +105,12 @@ export const lock = (target: Target) =>
 /** Lists the server and proves it against its lock entry, as `check`'s report. */
 export const check = (target: Target) =>
   Effect.gen(function*() {
-    const file = yield* existing(target.lock)
+    const pending = yield* started(target)
+    const McpLock = yield* lockModule
+    const file = yield* existing(McpLock, target.lock)
     if (Option.isNone(file)) return yield* new BadInput({ message: `No lock at ${target.lock}: write one with toolgate mcp lock.` })
-    const answer = yield* listing(target)
+    yield* report
+    const answer = yield* Fiber.join(pending)
     if (Either.isLeft(answer)) {
       const e = answer.left
       return { _tag: unreachable(e) ? "Unreachable" : "ContractError", detail: e.message } satisfies CheckReport.Report

@@ -2,6 +2,8 @@
  * The MCP results a connection reads, as Schemas (a `tools/list` page, a tool, a `tools/call` result), and
  * the paging loop that follows `nextCursor` within the connection's limits.
  */
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { ResultSchema } from "@modelcontextprotocol/sdk/types.js"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -155,4 +157,27 @@ export const all = <E>(
   return loop.pipe(
     Effect.timeoutFail({ duration: limits.listTimeout, onTimeout: () => new McpErrors.McpTimeout({ server, operation, millis: timeoutMs }) })
   )
+}
+
+/** How a connection turns what the SDK threw during `operation` (given `millis`) into one of `McpErrors`. */
+type Thrown = (operation: string, millis: number) => (thrown: unknown) => McpErrors.McpError
+
+/** A request through the SDK client of `server`, its answer decoded with `schema`, within `timeoutMs`. */
+export const request = (client: Client, server: string, thrown: Thrown) =>
+<A, I>(method: string, params: Record<string, unknown>, schema: Schema.Schema<A, I>, timeoutMs: number) =>
+  Effect.tryPromise({
+    try: (signal) => client.request({ method, params } as never, ResultSchema, { timeout: timeoutMs, signal }),
+    catch: thrown(method, timeoutMs)
+  }).pipe(
+    Effect.flatMap((answer) => decode(server, method, schema, answer)),
+    Effect.timeoutFail({
+      duration: Duration.millis(timeoutMs),
+      onTimeout: () => new McpErrors.McpTimeout({ server, operation: method, millis: timeoutMs })
+    })
+  )
+
+/** Every tool the SDK client's server lists, following `nextCursor` within `limits`. */
+export const listAll = (client: Client, server: string, limits: PagingLimits, thrown: Thrown) => {
+  const send = request(client, server, thrown)
+  return all(server, limits, (cursor, timeoutMs) => send("tools/list", cursor === undefined ? {} : { cursor }, Page, timeoutMs))
 }

@@ -43,11 +43,28 @@ export interface Limits {
 /** How many messages the server may send between the handshake and the proxy listening. */
 const maxEarly = 1024
 
-/** Connects (initialize handshake included) within the limit; rejects with one of `McpErrors`. */
-export const connect = async (server: McpConnection.Server, limits: Limits): Promise<Upstream> => {
+/**
+ * An upstream after the handshake, its SDK client still owning the transport (so the proxy may list through it,
+ * to prove a lock, before taking it over).
+ */
+export interface Handshaken {
+  readonly name: string
+  readonly client: Client
+  readonly typed: Thrown.Mapper
+  readonly limits: Limits
+  readonly transport: Transport
+  readonly last: { message: string | undefined; pastLimit: boolean }
+}
+
+/** The initialize handshake within the limit; rejects with one of `McpErrors`. */
+export const handshake = async (server: McpConnection.Server, limits: Limits): Promise<Handshaken> => {
   const name = Transports.label(server)
   const client = new Client({ name: "toolgate-mcp-proxy", version: "0.1.0" }, { capabilities })
   const last = { message: undefined as string | undefined, pastLimit: false }
+  client.onerror = (error) => {
+    last.message = error.message
+    last.pastLimit ||= Thrown.pastLimit(error.message)
+  }
   const transport: Transport = Transports.make(server, limits.maxMessageBytes)
   const typed = Thrown.mapper(name, limits.maxMessageBytes, () => last)
   try {
@@ -57,6 +74,15 @@ export const connect = async (server: McpConnection.Server, limits: Limits): Pro
     await client.close().catch(() => undefined)
     throw error
   }
+  return { name, client, typed, limits, transport, last }
+}
+
+/** Connects (initialize handshake included) within the limit; rejects with one of `McpErrors`. */
+export const connect = async (server: McpConnection.Server, limits: Limits): Promise<Upstream> =>
+  takeOver(await handshake(server, limits))
+
+/** The proxy takes the transport over from the SDK client: from here on its messages are the proxy's. */
+export const takeOver = ({ client, last, limits, name, transport }: Handshaken): Upstream => {
   let ended: string | undefined
   // what the server sends before the proxy listens is kept for it (a server that floods meanwhile loses the rest)
   const early: Array<JSONRPCMessage> = []
@@ -82,7 +108,6 @@ export const connect = async (server: McpConnection.Server, limits: Limits): Pro
     ended: () => ended,
     close: () => transport.close()
   }
-  // the client is done: from here on the transport's messages are the proxy's
   transport.onmessage = (message) => onmessage(message)
   transport.onerror = (error) => {
     last.message = error.message

@@ -38,8 +38,11 @@ const refusalOf = (thrown: unknown): { readonly code: number; readonly reason: s
 export const pastLimit = (message: string | undefined): boolean =>
   message !== undefined && (message.includes(tooLarge) || message.includes("exceeded maximum size"))
 
+/** What a mapper makes of what the SDK threw during `operation` (given `millis`). */
+export type Mapper = (operation: string, millis: number) => (thrown: unknown) => McpErrors.McpError
+
 /** A mapper for `server` (whose messages are bounded by `maxMessageBytes`), reading the transport's last error (and whether a message went past the limit) for the cause of a closed connection. */
-export const mapper = (server: string, maxMessageBytes: number, lastError: () => { readonly message: string | undefined; readonly pastLimit: boolean }) =>
+export const mapper = (server: string, maxMessageBytes: number, lastError: () => { readonly message: string | undefined; readonly pastLimit: boolean }): Mapper =>
 (operation: string, millis: number) =>
 (thrown: unknown): McpErrors.McpError => {
   const { message: last, pastLimit: overLimit } = lastError()

@@ -1,6 +1,7 @@
 /**
  * The SDK transport for a server spec, every message bounded in bytes: stdio through the SDK's read buffer
- * limit, Streamable HTTP through a `fetch` whose response bodies stop at the limit.
+ * limit, Streamable HTTP through a `fetch` whose response bodies fail at the first message past the limit (each
+ * server-sent event counted on its own, so a long-lived event stream is never cut for its total).
  */
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
@@ -26,14 +27,56 @@ export interface HttpSpec {
 /** The message a too-large read fails with, so the connection can tell a limit from a lost peer. */
 export const tooLarge = "toolgate: message exceeded the byte limit"
 
-/** A response whose body fails once more than `max` bytes have been read. */
+const LF = 0x0a
+const CR = 0x0d
+
+/**
+ * A counter of the bytes of one server-sent event: `add` takes a chunk of the stream and answers whether the
+ * event being read has passed `max`; the count starts again after each event's blank line (LF, CR or CRLF line
+ * ends), so a long-lived stream of small events is never cut.
+ */
+export const perEvent = (max: number) => {
+  let seen = 0
+  let lineStart = true
+  let afterCr = false
+  return (chunk: Uint8Array): boolean => {
+    for (let i = 0; i < chunk.length; i++) {
+      const byte = chunk[i]!
+      if (byte === LF && afterCr) {
+        afterCr = false
+        continue
+      }
+      afterCr = byte === CR
+      if (byte !== LF && byte !== CR) {
+        lineStart = false
+        if (++seen > max) return true
+      } else if (lineStart) {
+        seen = 0
+      } else {
+        lineStart = true
+      }
+    }
+    return false
+  }
+}
+
+/** A counter of a whole body's bytes (a JSON body is one message or one batch). */
+const perBody = (max: number) => {
+  let seen = 0
+  return (chunk: Uint8Array): boolean => (seen += chunk.byteLength) > max
+}
+
+/**
+ * A response whose body fails once one message passes `max` bytes: an event stream counts each event (its
+ * field lines, line ends left out), any other body counts as one message.
+ */
 const bounded = (response: Response, max: number): Response => {
   if (response.body === null) return response
-  let seen = 0
+  const eventStream = response.headers.get("content-type")?.toLowerCase().includes("text/event-stream") === true
+  const past = eventStream ? perEvent(max) : perBody(max)
   const limit = new TransformStream<Uint8Array, Uint8Array>({
     transform(chunk, controller) {
-      seen += chunk.byteLength
-      if (seen > max) controller.error(new Error(tooLarge))
+      if (past(chunk)) controller.error(new Error(tooLarge))
       else controller.enqueue(chunk)
     }
   })
