@@ -91,7 +91,8 @@ const ToolDiscoverySchema = Schema.Union(
 )
 
 const flag = Schema.optionalWith(Schema.Boolean, { exact: true })
-const limit = Schema.optionalWith(Schema.UndefinedOr(Schema.NonNegativeInt), { exact: true })
+// `undefined` (no limit, the common value) first: a union tries its members in order, and a failed try allocates its issue
+const limit = Schema.optionalWith(Schema.Union(Schema.Undefined, Schema.NonNegativeInt), { exact: true })
 
 /**
  * Every capability, each optional, as a Schema: what an override (a provider's option `capabilities:

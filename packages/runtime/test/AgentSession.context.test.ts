@@ -1,7 +1,11 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as ConfigProvider from "effect/ConfigProvider"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as HashMap from "effect/HashMap"
 import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { AgentSession, ArgumentValidator, Provider, RunLimits, Tool, Toolkit } from "../src/index.js"
 import { answer, call, done, make } from "./support/scriptedProvider.js"
@@ -63,4 +67,36 @@ describe("AgentSession wiring from context", () => {
       const invalid = yield* Effect.flip(AgentSession.make({ toolkit, mode: "local", provider: make([]), strictTools: "no" as never }))
       assert.strictEqual(invalid._tag, "InvalidOptions")
     }).pipe(Effect.provide(ArgumentValidator.layer)))
+
+  it.effect("an executor runs with the session's services and the sender's, its logs annotated with the call beside the sender's annotations", () => {
+    const logs: Array<Record<string, unknown>> = []
+    const logger = Logger.make(({ annotations, message }) => void logs.push({ message: Array.isArray(message) ? message[0] : message, ...Object.fromEntries(HashMap.toEntries(annotations)) }))
+    return Effect.gen(function*() {
+      class Greeting extends Context.Tag("test/Greeting")<Greeting, string>() {}
+      class Caller extends Context.Tag("test/Caller")<Caller, string>() {}
+      const greet = Tool.make("greet", {
+        description: "Greets.",
+        parameters: Schema.Struct({}),
+        execute: () =>
+          Effect.gen(function*() {
+            const greeting = yield* Greeting
+            const caller = yield* Effect.serviceOption(Caller)
+            yield* Effect.log("greeting")
+            return `${greeting} ${Option.getOrElse(caller, () => "nobody")}`
+          })
+      })
+      const kit = yield* Toolkit.make(greet)
+      const provider = make([[call("c1", "greet", {}), done], answer("done")])
+      const session = yield* AgentSession.make({ toolkit: kit, mode: "local", provider }).pipe(Effect.provideService(Greeting, "hello"))
+      const turn = yield* session.send("hi").pipe(Effect.provideService(Caller, "ada"), Effect.annotateLogs("request", "r1"))
+      assert.strictEqual(turn.text, "done")
+      assert.deepStrictEqual(provider.requests[1]!.messages.flatMap((m) => m._tag === "ToolResult" ? [m.envelope] : []).map((e) => e.ok && e.result), ["hello ada"])
+      yield* Effect.log("after")
+      assert.isTrue(Option.isNone(yield* Effect.serviceOption(Greeting)))
+      assert.deepStrictEqual(logs.filter((l) => l["message"] === "greeting" || l["message"] === "after"), [
+        { message: "greeting", request: "r1", tool: "greet", callId: "c1" },
+        { message: "after" }
+      ])
+    }).pipe(Effect.provide([ArgumentValidator.layer, Logger.replace(Logger.defaultLogger, logger)]))
+  })
 })

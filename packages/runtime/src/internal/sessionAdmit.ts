@@ -13,7 +13,6 @@ import { safeString } from "./json.js"
 import * as SessionRequest from "./sessionRequest.js"
 import type { TurnOptions } from "./sessionCurrent.js"
 import type { Env } from "./sessionState.js"
-import * as ToolDiscovery from "./toolDiscovery.js"
 
 const isToolChoice = Schema.is(Provider.ToolChoice)
 
@@ -32,7 +31,7 @@ export const admit = Effect.fnUntraced(function*<A, X>(env: Env, toolChoice: Pro
   const definitions = env.definitions
   const warnings = env.provider.validateTools === undefined ? [] : yield* env.provider.validateTools(definitions.tools)
   yield* Ref.set(env.lastSchemaWarnings, warnings)
-  const { leftOut } = ToolDiscovery.requestTools(env.toolkit, capabilities, yield* Ref.get(env.discovery))
+  const { leftOut } = (yield* Ref.get(env.discovery)).request
   const requestWarnings = leftOut === 0
     ? []
     : [`${capabilities.name} takes at most ${capabilities.maxTools} tools: ${leftOut} of the toolkit's tools were left out of the requests`]

@@ -196,11 +196,12 @@ export const journaled = Effect.fnUntraced(function*(
   if (env.durable !== undefined) yield* SessionJournal.started(env.durable, execution, journal.turn)
   journal.executions.push(execution)
   const ctx = Tool.contextOf(tool, prepared, { idempotencyKey: key, onArtifact: (name, value) => execution.artifacts.set(name, value) })
-  const body = Effect.provide(Effect.suspend(() => tool.execute(prepared.args, ctx)), env.context)
+  const body = Effect.suspend(() => tool.execute(prepared.args, ctx))
   // a call interrupted while it waits for its breath never ran: it leaves the journal
   const forget = Effect.sync(() => void journal.executions.splice(journal.executions.indexOf(execution), 1))
   const run = breath === undefined ? body : Effect.zipRight(Effect.onInterrupt(breathe(breath), () => forget), body)
-  const { envelope, timedOut } = yield* timed(tool, prepared.callId, run)
+  // the session's context is provided by `timed`, in the same step that annotates the call's logs
+  const { envelope, timedOut } = yield* timed(tool, prepared.callId, run, env.context)
   execution.envelope = envelope
   execution.timedOut = timedOut
   execution.undo = undoOf(env, tool, prepared, envelope, key)

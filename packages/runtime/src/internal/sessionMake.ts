@@ -23,7 +23,7 @@ import * as SessionAdmit from "./sessionAdmit.js"
 import { methods } from "./sessionMethods.js"
 import type { Parts } from "./sessionParts.js"
 import * as SessionResume from "./sessionResume.js"
-import { decodeFlags, type Settings } from "./sessionSettings.js"
+import { decodeFlags, type Settings, withDefaults } from "./sessionSettings.js"
 import { type Live, makeEnv } from "./sessionState.js"
 import * as ToolDiscovery from "./toolDiscovery.js"
 
@@ -48,7 +48,8 @@ const providerOf = Effect.fnUntraced(function*(given: Parts["provider"], build: 
 })
 
 /** The session over decoded options and checked parts; the services it needs come from context. */
-export const makeWith = Effect.fnUntraced(function*(settings: typeof Settings.Type, parts: Parts) {
+export const makeWith = Effect.fnUntraced(function*(given: typeof Settings.Type, parts: Parts) {
+  const settings = withDefaults(given)
   // the toolkit's requirements are captured here and given to each executor when it runs (no per-tool copies);
   // the span the session was made in is not among them: an executor's spans nest under its call's span
   const context = Context.omit(Tracer.ParentSpan)(yield* Effect.context<never>())

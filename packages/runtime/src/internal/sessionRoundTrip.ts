@@ -18,7 +18,6 @@ import * as SessionRequest from "./sessionRequest.js"
 import * as SessionRound from "./sessionRound.js"
 import { type Env, publish } from "./sessionState.js"
 import * as TextTools from "./textTools.js"
-import * as ToolDiscovery from "./toolDiscovery.js"
 
 /** One round trip: the request (cut, filtered), the provider's events through the contract stage, collected. */
 const roundTrip = Effect.fnUntraced(function*<A, X>(env: Env, current: Current, options: TurnOptions<A, X>) {
@@ -29,7 +28,7 @@ const roundTrip = Effect.fnUntraced(function*<A, X>(env: Env, current: Current, 
   yield* publish(env, { _tag: "RoundStarted", turn: current.number, round })
   const capabilities = env.provider.capabilities
   const all = [...(yield* Ref.get(env.history)), ...current.progress.messages]
-  const active = ToolDiscovery.requestTools(env.toolkit, capabilities, yield* Ref.get(env.discovery)).names
+  const active = (yield* Ref.get(env.discovery)).request.names
   const maxToolCalls = capabilities.executionModel === "providerDriven" ? env.limits.maxToolCallsPerTurn : undefined
   let request = SessionRequest.build({
     capabilities,

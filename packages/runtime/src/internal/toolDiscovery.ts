@@ -26,6 +26,14 @@ export interface State {
   readonly active: ReadonlyArray<string>
   /** Activations that re-primed the tool list (`SessionRebuild`). */
   readonly rebuilds: number
+  /** The tools a request carries in this state (see `requestTools`), worked out once when the state is made. */
+  readonly request: RequestTools
+}
+
+/** The tools one request carries, and how many eager discovery left out past `maxTools`. */
+export interface RequestTools {
+  readonly names: ReadonlySet<string>
+  readonly leftOut: number
 }
 
 const modeOf = (capabilities: Provider.ProviderCapabilities): Provider.ToolDiscovery =>
@@ -48,26 +56,29 @@ const sizeOf = (toolkit: Toolkit.Toolkit<any>, domains: ReadonlyArray<string>): 
 export const initial = (toolkit: Toolkit.Toolkit<any>, capabilities: Provider.ProviderCapabilities): State => {
   const mode = modeOf(capabilities)
   const domains = [...toolkit.domains.keys()]
-  if (mode._tag !== "SessionRebuild") return { active: mode._tag === "EagerSessionTools" ? domains : [], rebuilds: 0 }
+  if (mode._tag !== "SessionRebuild") return stateOf(toolkit, capabilities, mode._tag === "EagerSessionTools" ? domains : [], 0)
   const room = capOf(capabilities) - discoveryTools(mode).length
   const active: Array<string> = []
   for (const d of domains) {
     if (sizeOf(toolkit, [...active, d]) > room) break
     active.push(d)
   }
-  return { active, rebuilds: 0 }
+  return stateOf(toolkit, capabilities, active, 0)
 }
 
-/** The tools one request carries (the discovery tools first), and how many eager discovery left out past `maxTools`. */
-export const requestTools = (
-  toolkit: Toolkit.Toolkit<any>,
-  capabilities: Provider.ProviderCapabilities,
-  state: State
-): { readonly names: ReadonlySet<string>; readonly leftOut: number } => {
-  const all = [...discoveryTools(modeOf(capabilities)), ...state.active.flatMap((d) => toolkit.domains.get(d) ?? [])]
+/** The tools one request carries with `active` domains (the discovery tools first), and how many eager discovery left out past `maxTools`. */
+const requestTools = (toolkit: Toolkit.Toolkit<any>, capabilities: Provider.ProviderCapabilities, active: ReadonlyArray<string>): RequestTools => {
+  const all = [...discoveryTools(modeOf(capabilities)), ...active.flatMap((d) => toolkit.domains.get(d) ?? [])]
   const cap = capOf(capabilities)
   return { names: new Set(all.slice(0, cap)), leftOut: Math.max(0, all.length - cap) }
 }
+
+/** A state with `active` domains: the toolkit's domains and the provider's capabilities are the session's for good, so its request's tools are too. */
+const stateOf = (toolkit: Toolkit.Toolkit<any>, capabilities: Provider.ProviderCapabilities, active: ReadonlyArray<string>, rebuilds: number): State => ({
+  active,
+  rebuilds,
+  request: requestTools(toolkit, capabilities, active)
+})
 
 /** The domain `tool` belongs to, for a message. */
 export const domainOf = (toolkit: Toolkit.Toolkit<any>, tool: string): string | undefined => {
@@ -97,7 +108,7 @@ const activation = (
     return Either.left(new Errors.ToolFailure({ kind: "not_found", message: `There is no domain \`${domain}\`. The domains are: ${names}.`, field: "domain" }))
   }
   const others = state.active.filter((d) => d !== domain)
-  if (others.length < state.active.length) return Either.right([{ activated: domain, tools, deactivated: [] }, { ...state, active: [...others, domain] }])
+  if (others.length < state.active.length) return Either.right([{ activated: domain, tools, deactivated: [] }, stateOf(toolkit, capabilities, [...others, domain], state.rebuilds)])
   const room = capOf(capabilities) - discoveryTools(mode).length
   if (tools.length > room) {
     return Either.left(new Errors.ToolFailure({
@@ -118,7 +129,7 @@ const activation = (
   while (sizeOf(toolkit, active) + tools.length > room) deactivated.push(active.shift()!)
   return Either.right([
     { activated: domain, tools, deactivated },
-    { active: [...active, domain], rebuilds: state.rebuilds + (mode._tag === "SessionRebuild" ? 1 : 0) }
+    stateOf(toolkit, capabilities, [...active, domain], state.rebuilds + (mode._tag === "SessionRebuild" ? 1 : 0))
   ])
 }
 

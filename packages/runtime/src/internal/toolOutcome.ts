@@ -4,9 +4,12 @@
  * @internal
  */
 import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as FiberRef from "effect/FiberRef"
+import * as HashMap from "effect/HashMap"
 import * as Option from "effect/Option"
 import { JsonValue as J } from "@toolgate/json-schema"
 import * as ToolEnvelope from "../ToolEnvelope.js"
@@ -113,14 +116,40 @@ const fromResult = (tool: string, result: unknown): Either.Either<ToolEnvelope.E
   })
 }
 
-/** The envelope of an executor's outcome; interruption is passed on, a defect is logged with its cause. */
+/** What a call's run replaces for its duration, restored after it. */
+interface Saved {
+  readonly context: Context.Context<never>
+  readonly annotations: HashMap.HashMap<string, unknown>
+}
+
+/**
+ * `self` with its logs annotated with the call (`tool`, `callId`) and, when `context` is given, that context
+ * over the fiber's (as `Effect.provide` does): both set, and restored after, in one step, as one
+ * `Effect.locally` would for one of them.
+ */
+const inCall = <A, E, R>(self: Effect.Effect<A, E, R>, tool: string, callId: string, context: Context.Context<never> | undefined) =>
+  Effect.acquireUseRelease(
+    Effect.withFiberRuntime<Saved>((fiber) => {
+      const saved: Saved = { context: fiber.getFiberRef(FiberRef.currentContext), annotations: fiber.getFiberRef(FiberRef.currentLogAnnotations) }
+      const annotate = FiberRef.set(FiberRef.currentLogAnnotations, HashMap.set(HashMap.set(saved.annotations, "tool", tool), "callId", callId))
+      return Effect.as(context === undefined ? annotate : Effect.zipRight(FiberRef.set(FiberRef.currentContext, Context.merge(saved.context, context)), annotate), saved)
+    }),
+    () => self,
+    (saved) => Effect.zipRight(FiberRef.set(FiberRef.currentContext, saved.context), FiberRef.set(FiberRef.currentLogAnnotations, saved.annotations))
+  )
+
+/**
+ * The envelope of an executor's outcome; interruption is passed on, a defect is logged with its cause. Logs
+ * are annotated with the call; `context` (the session's), when given, is provided to the whole run.
+ */
 export const outcome = <R>(
   tool: string,
   callId: string,
-  execution: Effect.Effect<unknown, unknown, R>
+  execution: Effect.Effect<unknown, unknown, R>,
+  context?: Context.Context<never>
 ): Effect.Effect<ToolEnvelope.Envelope, never, R> =>
-  execution.pipe(
-    Effect.matchCauseEffect({
+  inCall(
+    Effect.matchCauseEffect(execution, {
       onSuccess: (result) =>
         Either.match(fromResult(tool, result), {
           onRight: Effect.succeed,
@@ -140,7 +169,9 @@ export const outcome = <R>(
         )
       }
     }),
-    Effect.annotateLogs({ tool, callId })
+    tool,
+    callId,
+    context
   )
 
 /** What a timed run gives: the envelope, and whether the tool's time budget ended it (its effect is then unknown). */
@@ -162,15 +193,17 @@ export const timeoutEnvelope = (tool: string, budget: Duration.Duration): ToolEn
 
 /**
  * Runs `execution` within the tool's time budget and answers with its envelope: past the budget its fiber is
- * interrupted (the timeout waits until it stopped) and the answer is a `timeout` envelope.
+ * interrupted (the timeout waits until it stopped) and the answer is a `timeout` envelope. `context`, when
+ * given, is provided to the run (see `outcome`).
  */
 export const timed = <R>(
   tool: { readonly name: string; readonly timeout?: Duration.Duration | "none" },
   callId: string,
-  execution: Effect.Effect<unknown, unknown, R>
+  execution: Effect.Effect<unknown, unknown, R>,
+  context?: Context.Context<never>
 ): Effect.Effect<Timed, never, R> => {
   const budget = budgetOf(tool)
-  const run = Effect.map(outcome(tool.name, callId, execution), (envelope): Timed => ({ envelope, timedOut: false }))
+  const run = Effect.map(outcome(tool.name, callId, execution, context), (envelope): Timed => ({ envelope, timedOut: false }))
   if (budget === undefined) return run
   return Deadline.within(run, budget, () => Effect.succeed<Timed>({ envelope: timeoutEnvelope(tool.name, budget), timedOut: true }))
 }
