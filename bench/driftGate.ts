@@ -13,6 +13,7 @@ import { readFileSync } from "node:fs"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import { join, resolve } from "node:path"
+import { median } from "./harness.js"
 
 const corpus = resolve(import.meta.dirname, "../corpus")
 
@@ -73,8 +74,6 @@ const toolkitOf = (tools: ReadonlyArray<Tool>): DriftGate.Checkable => ({
 
 const check = (toolkit: DriftGate.Checkable) =>
   Effect.flatMap(DriftGate.DriftGate, (gate) => gate.check(toolkit))
-
-const median = (xs: ReadonlyArray<number>): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 
 const line = (name: string, ns: number, target: number): boolean => {
   const ok = ns <= target

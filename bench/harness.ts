@@ -101,7 +101,8 @@ export const gcOf = (): { readonly gc: (() => void) | undefined; readonly how: s
   return { gc: undefined, how: "heap difference without gc (noisy: garbage included)" }
 }
 
-const median = (xs: ReadonlyArray<number>): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+/** The median of `xs` (the upper one of an even count). */
+export const median = (xs: ReadonlyArray<number>): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 
 /**
  * Like `time` (round-robin rounds, the median of each candidate's per-round averages), but on this

@@ -23,7 +23,7 @@ import { spawnSync } from "node:child_process"
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
-import type { Result } from "./harness.js"
+import { median, type Result } from "./harness.js"
 
 const root = resolve(import.meta.dirname, "..")
 const rounds = Number(process.env["BENCH_ROUNDS"] ?? 5)
@@ -129,8 +129,6 @@ const cliWalls = (lock: McpLock.LockFile, runs: number): Array<number> | undefin
     rmSync(dir, { recursive: true, force: true })
   }
 }
-
-const median = (xs: ReadonlyArray<number>): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 
 const lockOf100 = Effect.scoped(Effect.gen(function*() {
   const connection = yield* McpConnection.make({ server: { _tag: "Stdio", ...upstream(100) } })

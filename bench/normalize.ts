@@ -8,7 +8,7 @@ import { JsonSchema, Normalize, RefAware } from "@toolgate/json-schema"
 import { readFileSync } from "node:fs"
 import { resolve } from "node:path"
 import { do_not_optimize } from "mitata"
-import { report } from "./harness.js"
+import { median, report } from "./harness.js"
 
 const corpus = resolve(import.meta.dirname, "../corpus/tools.jsonl")
 
@@ -18,11 +18,6 @@ const load = (): ReadonlyArray<JsonSchema.JsonSchema> =>
     .split("\n")
     .filter((line) => line.trim() !== "")
     .map((line) => JsonSchema.upgrade((JSON.parse(line) as { parameters: unknown }).parameters).schema)
-
-const median = (xs: ReadonlyArray<number>): number => {
-  const sorted = [...xs].sort((a, b) => a - b)
-  return sorted[Math.floor(sorted.length / 2)]!
-}
 
 const percentile = (xs: ReadonlyArray<number>, p: number): number => {
   const sorted = [...xs].sort((a, b) => a - b)

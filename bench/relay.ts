@@ -13,8 +13,7 @@ import { Relay } from "@toolgate/relay"
 import { Effect, Exit, Logger, LogLevel, Scope } from "effect"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
-import { report, type Result } from "./harness.js"
-import { printWall, timeCpu } from "./turn.js"
+import { printWall, report, type Result, timeCpu } from "./harness.js"
 
 const rounds = Number(process.env["BENCH_ROUNDS"] ?? 5)
 const inFlight = 8

@@ -7,7 +7,7 @@
 import { spawnSync } from "node:child_process"
 import { existsSync } from "node:fs"
 import { resolve } from "node:path"
-import type { Result } from "./harness.js"
+import { median, type Result } from "./harness.js"
 
 const bin = resolve(import.meta.dirname, "../apps/cli/bin/toolgate.js")
 const bundle = resolve(import.meta.dirname, "../apps/cli/dist/toolgate.mjs")
@@ -20,8 +20,6 @@ const wallMs = (args: ReadonlyArray<string>): number => {
   if (result.status !== 0) throw new Error(`node ${args.join(" ")} exited ${result.status}`)
   return Number(process.hrtime.bigint() - started) / 1e6
 }
-
-const median = (xs: ReadonlyArray<number>): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 
 export const run = async (): Promise<{ readonly results: ReadonlyArray<Result>; readonly met: boolean }> => {
   console.log("\nstart-up: toolgate --version vs node -e 0, whole processes, interleaved")

@@ -31,9 +31,6 @@ import { getHeapStatistics } from "node:v8"
 import { z } from "zod"
 import { gcOf, printWall, report, type Result, timeCpu } from "./harness.js"
 
-/** The relay suite times its requests the same way. */
-export { printWall, timeCpu }
-
 /** Interleaved rounds (`BENCH_ROUNDS` to change): many short ones, so the median shrugs off bursts of the other agents' load. */
 const rounds = Number(process.env["BENCH_ROUNDS"] ?? 9)
 

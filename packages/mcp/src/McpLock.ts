@@ -9,7 +9,7 @@
  * @since 0.1.0
  */
 import * as FileSystem from "@effect/platform/FileSystem"
-import { JsonSchema } from "@toolgate/json-schema"
+import { JsonSchema, JsonValue } from "@toolgate/json-schema"
 import { DriftGate, Errors } from "@toolgate/runtime"
 import { Subschema } from "@toolgate/subschema"
 import * as Effect from "effect/Effect"
@@ -21,8 +21,7 @@ import { createHash } from "node:crypto"
 import type * as McpConnection from "./McpConnection.js"
 import * as Names from "./internal/names.js"
 import { sortKeys } from "./internal/sortKeys.js"
-
-const JsonObject = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+import { JsonObject } from "./internal/jsonObject.js"
 
 /** One tool as locked: the hash of its description and its schemas as the server listed them. */
 export const LockedTool = Schema.Struct({
@@ -170,39 +169,26 @@ const reworded = (reasons: ReadonlyArray<Subschema.Reason>, cloud: string, local
   reasons.map((r) => ({ ...r, message: r.message.replace(/\b(the|The) (cloud|local)\b/g, (_, the: string, side: string) => `${the} ${side === "cloud" ? cloud : local}`) }))
 
 /**
- * Whether two JSON values are the same, object keys in any order. A live schema the same as the locked one
- * accepts exactly what it accepts, so containment holds without the prover (which would only reach the same
- * answer after upgrading both and writing their canonical text). Iterative: nesting costs no stack.
+ * Whether a live schema is the same JSON as the locked one (object keys in any order). The same schema accepts
+ * exactly what it accepts, so containment holds without the prover (which would only reach that answer after
+ * upgrading both and writing their canonical text). Both were read from JSON text, so both are JSON.
  */
-const sameJson = (a: unknown, b: unknown): boolean => {
-  const pending: Array<readonly [unknown, unknown]> = [[a, b]]
-  while (pending.length > 0) {
-    const [x, y] = pending.pop()!
-    if (x === y) continue
-    if (typeof x !== "object" || typeof y !== "object" || x === null || y === null || Array.isArray(x) !== Array.isArray(y)) return false
-    const keys = Object.keys(x)
-    if (keys.length !== Object.keys(y).length) return false
-    for (const key of keys) {
-      if (!Object.hasOwn(y, key)) return false
-      pending.push([(x as Record<string, unknown>)[key], (y as Record<string, unknown>)[key]])
-    }
-  }
-  return true
-}
+const same = (locked: unknown, live: unknown): boolean =>
+  locked !== undefined && live !== undefined && JsonValue.equals(locked as JsonValue.JsonValue, live as JsonValue.JsonValue)
 
 /** The verdict for one locked tool against its live listing. */
 const verdict = (name: string, locked: LockedTool, live: McpConnection.McpTool | undefined): DriftGate.ToolVerdict => {
   if (live === undefined) {
     return { _tag: "Drift", tool: name, witness: {}, reasons: [{ cloudPath: "", localPath: "", message: `removed: the lock has \`${name}\`, the server no longer lists it` }] }
   }
-  const input = sameJson(locked.inputSchema, live.inputSchema)
+  const input = same(locked.inputSchema, live.inputSchema)
     ? { _tag: "Subtype" as const }
     : Subschema.check(upgraded(locked.inputSchema), upgraded(live.inputSchema))
   if (input._tag === "Drift") return { ...input, tool: name, reasons: reworded(input.reasons, "locked", "live") }
   if (input._tag === "Unsupported") return { ...input, tool: name }
   if (locked.outputSchema === undefined) return { _tag: "Subtype", tool: name }
   // results flow the other way: what the live server may return, the locked output schema must allow
-  if (sameJson(live.outputSchema, locked.outputSchema)) return { _tag: "Subtype", tool: name }
+  if (same(locked.outputSchema, live.outputSchema)) return { _tag: "Subtype", tool: name }
   const output = Subschema.check(live.outputSchema === undefined ? true : upgraded(live.outputSchema), upgraded(locked.outputSchema))
   if (output._tag === "Drift") {
     const reasons = reworded(output.reasons, "live", "locked").map((r) => ({ ...r, message: `output: ${r.message}` }))

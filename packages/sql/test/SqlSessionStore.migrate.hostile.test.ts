@@ -8,21 +8,15 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import { SqliteClient } from "@effect/sql-sqlite-node"
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Deferred, Effect, Fiber, Layer, Option } from "effect"
-import * as fs from "node:fs"
-import * as os from "node:os"
-import * as path from "node:path"
 import { SessionStore } from "@toolgate/runtime"
 import { SqlSessionStore } from "@toolgate/sql"
 import * as Migrations from "../src/internal/migrations.js"
+import { tempSqliteFile } from "./support/backends.js"
 
 describe("SqlSessionStore.layerSqlite on a file another process is migrating", () => {
   it.scopedLive("waits for the other's migration to commit, then works", () =>
     Effect.gen(function*() {
-      const dir = yield* Effect.acquireRelease(
-        Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-migrate-"))),
-        (d) => Effect.sync(() => fs.rmSync(d, { recursive: true, force: true }))
-      )
-      const filename = path.join(dir, "sessions.sqlite")
+      const filename = yield* tempSqliteFile
       const other = yield* Layer.build(SqliteClient.layer({ filename }))
       // the other process: the migrations table made (and committed), then the migration run in a transaction it holds open
       yield* Migrator.make({})({ loader: Migrator.fromRecord({}), table: "toolgate_migrations" }).pipe(Effect.provide(other))

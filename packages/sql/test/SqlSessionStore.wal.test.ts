@@ -7,19 +7,12 @@ import { assert, describe, it } from "@effect/vitest"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { SqliteClient } from "@effect/sql-sqlite-node"
 import { Effect } from "effect"
-import * as fs from "node:fs"
-import * as os from "node:os"
-import * as path from "node:path"
-import { openSqlite } from "./support/backends.js"
+import { openSqlite, tempSqliteFile } from "./support/backends.js"
 
 describe("SqlSessionStore.layerSqlite's write-ahead log", () => {
   it.scoped("is not checkpointed at SQLite's default of 1,000 pages", () =>
     Effect.gen(function*() {
-      const dir = yield* Effect.acquireRelease(
-        Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-wal-"))),
-        (d) => Effect.sync(() => fs.rmSync(d, { recursive: true, force: true }))
-      )
-      const filename = path.join(dir, "sessions.sqlite")
+      const filename = yield* tempSqliteFile
       const store = yield* openSqlite(filename, { synchronous: "NORMAL" })
       // 30 turns of 400 KB each: about 3,000 pages of 4 KB written to the log
       for (let turn = 1; turn <= 30; turn++) {

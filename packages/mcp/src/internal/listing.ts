@@ -11,8 +11,7 @@ import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as McpErrors from "../McpErrors.js"
-
-const JsonObject = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+import { JsonObject } from "./jsonObject.js"
 
 /** One tool as listed: its schemas are the JSON objects the server sent; annotations are hints only. */
 export const McpTool = Schema.Struct({

@@ -11,6 +11,7 @@ import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as Answer from "./proxyAnswer.js"
 import type { Journal } from "./proxyJournal.js"
+import { JsonObject } from "./jsonObject.js"
 
 /** What a call needs from the proxy's settings. */
 export interface Settings {
@@ -22,8 +23,6 @@ export interface Settings {
 
 /** How long an idempotency key may be. */
 export const maxKeyLength = 256
-
-const JsonObject = Schema.Record({ key: Schema.String, value: Schema.Unknown })
 
 /** A `tools/call` request's params, as the proxy reads them (what it does not read is forwarded as sent). */
 export const Params = Schema.Struct({

@@ -22,6 +22,7 @@ import * as Schema from "effect/Schema"
 import * as ProxyCall from "./proxyCall.js"
 import * as ProxyTools from "./proxyTools.js"
 import type { Upstream } from "./proxyUpstream.js"
+import { JsonObject } from "./jsonObject.js"
 
 /** What a session needs from the proxy. */
 export interface Settings extends ProxyCall.Settings {
@@ -53,8 +54,6 @@ const relayedMethods = (capabilities: ServerCapabilities): ReadonlySet<string> =
 
 /** The client capability each of the upstream's requests to the client needs. */
 const needs: Record<string, string> = { "sampling/createMessage": "sampling", "elicitation/create": "elicitation", "roots/list": "roots" }
-
-const JsonObject = Schema.Record({ key: Schema.String, value: Schema.Unknown })
 
 /** An `initialize` request's params, as the proxy reads them. */
 const InitializeParams = Schema.Struct({ protocolVersion: Schema.String, capabilities: JsonObject, clientInfo: JsonObject })

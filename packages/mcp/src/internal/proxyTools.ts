@@ -8,6 +8,7 @@ import type { JsonSchema } from "@toolgate/json-schema"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import type * as ProxyCall from "./proxyCall.js"
+import { JsonObject } from "./jsonObject.js"
 
 /** The schema dialects `tools/list` may be answered in. */
 export type Dialect = "openai-strict" | "google" | "cca" | "mcp" | "none"
@@ -26,8 +27,6 @@ const inDialect = (dialect: Dialect, schema: JsonSchema.JsonSchema): JsonSchema.
       return schema
   }
 }
-
-const JsonObject = Schema.Record({ key: Schema.String, value: Schema.Unknown })
 
 /** A listed tool, as the proxy remembers it for checking calls. */
 const ListedTool = Schema.Struct({ name: Schema.String, inputSchema: JsonObject })

@@ -41,13 +41,18 @@ export const memory: Effect.Effect<Backend> = Effect.gen(function*() {
 export const openSqlite = (filename: string, options?: Omit<SqlSessionStore.SqliteOptions, "filename">) =>
   build(SqlSessionStore.layerSqlite({ filename, ...options }))
 
-/** A fresh SQLite file in a temporary directory (removed with the scope). */
-export const sqlite: Effect.Effect<Backend & { readonly filename: string }, never, Scope.Scope> = Effect.gen(function*() {
-  const dir = yield* Effect.acquireRelease(
+/** The name of a SQLite file (not yet created) in a fresh temporary directory, removed with the scope. */
+export const tempSqliteFile: Effect.Effect<string, never, Scope.Scope> = Effect.map(
+  Effect.acquireRelease(
     Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), "toolgate-sqlite-"))),
     (d) => Effect.sync(() => fs.rmSync(d, { recursive: true, force: true }))
-  )
-  const filename = path.join(dir, "sessions.sqlite")
+  ),
+  (dir) => path.join(dir, "sessions.sqlite")
+)
+
+/** A fresh SQLite file in a temporary directory (removed with the scope). */
+export const sqlite: Effect.Effect<Backend & { readonly filename: string }, never, Scope.Scope> = Effect.gen(function*() {
+  const filename = yield* tempSqliteFile
   return {
     name: "sqlite",
     filename,
