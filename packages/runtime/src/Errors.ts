@@ -6,8 +6,8 @@
  *
  * @since 0.1.0
  */
-import { Subschema } from "@toolgate/subschema"
-import { Text } from "@toolgate/json-schema"
+import * as Reason from "@toolgate/subschema/Reason"
+import * as Text from "@toolgate/json-schema/Text"
 import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
 import * as Base from "./internal/errorBase.js"
@@ -78,7 +78,7 @@ export class SchemaDriftError extends Schema.TaggedError<SchemaDriftError>()("Sc
   readonly [TypeId]: TypeId = TypeId
   /** A readable summary: the tool, why it drifted, the witness and every drifted tool. */
   override get message(): string {
-    const why = listed(this.reasons.map(Subschema.explain))
+    const why = listed(this.reasons.map(Reason.explain))
     const others = this.drifted.length > 1 ? ` Drifted tools: ${this.drifted.join(", ")}.` : ""
     return `Tool \`${this.tool}\` drifted${why === "" ? "" : `: ${why}`}. ` +
       `A value that must be accepted and is not: ${preview(this.witness)}.${others}`

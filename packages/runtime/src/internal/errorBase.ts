@@ -5,7 +5,7 @@
  *
  * @internal
  */
-import { Text } from "@toolgate/json-schema"
+import * as Text from "@toolgate/json-schema/Text"
 import * as Schema from "effect/Schema"
 import { Report } from "./compensationReport.js"
 

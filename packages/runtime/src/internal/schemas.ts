@@ -5,7 +5,7 @@
  * @internal
  */
 import * as Schema from "effect/Schema"
-import { JsonValue as J } from "@toolgate/json-schema"
+import * as J from "@toolgate/json-schema/JsonValue"
 import { Kind } from "./kinds.js"
 
 /**
