@@ -82,7 +82,6 @@ export const run = <A, X extends { readonly _tag: string; readonly message: stri
     const limitMillis = env.limits.turnDeadlineMillis ?? RunLimits.defaultTurnDeadlineMillis
     const unguarded = body(env, current, options, { tools: warnings, request: [...requestWarnings, ...asked.warnings] })
     const turn = env.durable === undefined ? unguarded : SessionJournal.renewing(env.durable, unguarded)
-    // past the deadline the turn is interrupted where it is (a running executor included), then compensated
     // after the turn, however it ended: the registry of a registry-aware provider runs no call for a turn that
     // has ended; a managed conversation cannot have seen more than history now holds; the usage of a turn that
     // made a request is the last one
