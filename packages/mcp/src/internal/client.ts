@@ -10,11 +10,12 @@ import {
   type ClientCapabilities,
   type JsonSchemaValidator,
   type jsonSchemaValidator,
+  SdkError,
+  SdkErrorCode,
   type StandardSchemaV1,
   type Transport,
   type VersionNegotiationOptions
 } from "@modelcontextprotocol/client"
-import { SdkError, SdkErrorCode } from "@modelcontextprotocol/client"
 import * as Schema from "effect/Schema"
 import { SpawnedOnce } from "./transport.js"
 
