@@ -164,6 +164,25 @@ export class McpConnection extends Context.Tag("@toolgate/mcp/McpConnection")<Mc
 
 const decodeOptions = Decode.options("McpConnection", Options)
 
+/**
+ * `client` with its errors recorded in `lastError` (a message past the byte limit ends the connection, so a
+ * request waiting on the stream it was cut from fails at once) and `onListChanged` called at every
+ * `notifications/tools/list_changed`.
+ */
+const wired = (
+  client: Client.EnvelopedClient,
+  lastError: { message: string | undefined; pastLimit: boolean },
+  onListChanged: () => void
+): Client.EnvelopedClient => {
+  client.onerror = (error) => {
+    lastError.message = error.message
+    lastError.pastLimit ||= Thrown.pastLimit(error.message)
+    if (lastError.pastLimit) void client.close()
+  }
+  client.setNotificationHandler("notifications/tools/list_changed", onListChanged)
+  return client
+}
+
 /** Connects to the server `options` name; the connection closes, and a spawned server ends, with the scope. */
 export const make = Effect.fn("McpConnection.make")(function*(options: OptionsInput) {
   const { clientInfo, limits, protocol, server } = yield* decodeOptions(options)
@@ -180,21 +199,13 @@ export const make = Effect.fn("McpConnection.make")(function*(options: OptionsIn
     (held) => Effect.promise(() => held.client?.close() ?? Promise.resolve()).pipe(Effect.timeout("5 seconds"), Effect.ignore)
   )
   const newClient = () => {
-    const client = Client.make(clientInfo, {}, protocol)
-    held.client = client
-    client.onerror = (error) => {
-      lastError.message = error.message
-      lastError.pastLimit ||= Thrown.pastLimit(error.message)
-      // a message past the limit ends the connection, so a request waiting on the stream it was cut from fails now
-      if (lastError.pastLimit) void client.close()
-    }
+    const client = wired(Client.make(clientInfo, {}, protocol), lastError, () => {
+      for (const queue of subscribers) queue.unsafeOffer(undefined)
+    })
     client.onclose = () => {
       if (held.client === client) Deferred.unsafeDone(closedSignal, Effect.void)
     }
-    client.setNotificationHandler("notifications/tools/list_changed", () => {
-      for (const queue of subscribers) queue.unsafeOffer(undefined)
-    })
-    return client
+    return held.client = client
   }
   const ms = (d: Duration.Duration) => Duration.toMillis(d)
   const thrown = Thrown.mapper(label, limits.maxMessageBytes, () => lastError)

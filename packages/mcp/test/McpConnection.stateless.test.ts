@@ -83,6 +83,12 @@ describe("McpConnection and servers of the stateless revision", () => {
       assert.include(error.message, "2026-07-28")
     }))
 
+  it.live("a protocol that is not one of auto, legacy, modern is InvalidOptions", () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.flip(McpConnection.make({ server: stdio("reject"), protocol: "2026-07-28" as never }).pipe(Effect.scoped))
+      assert.strictEqual(error._tag, "InvalidOptions")
+    }))
+
   it.live("the server's list_changed comes on the subscriptions/listen stream", () =>
     Effect.gen(function*() {
       const connection = yield* McpConnection.make({ server: stdio("reject", true) })

@@ -80,10 +80,14 @@ export const connect = async <C extends Client>(
   } catch (e) {
     const endedOnProbe = protocol === "auto" && pipe instanceof SpawnedOnce && e instanceof SdkError &&
       e.code === SdkErrorCode.EraNegotiationFailed
-    await first.close().catch(() => undefined)
-    if (!endedOnProbe) throw e
+    if (!endedOnProbe) {
+      await first.close().catch(() => undefined)
+      throw e
+    }
   }
+  // the second client is made before the first is closed, so what closing the first reports is the first's
   const second = client()
+  await first.close().catch(() => undefined)
   try {
     await second.connect(transport(), { ...options, prior: { kind: "legacy" } })
     return second
