@@ -1,4 +1,5 @@
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import { createMcpHandler, Server as ModernServer } from "@modelcontextprotocol/server"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
 import { ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js"
@@ -95,6 +96,41 @@ describe("toolgate mcp lock and check --mcp (the process)", () => {
       assert.strictEqual(removed.code, 1)
       assert.include(JSON.parse(removed.stdout).rows[0].reasons[0].message, "removed")
     } finally {
+      await new Promise((done) => httpServer.close(done))
+    }
+  })
+
+  it("locks and checks a server that speaks only the stateless revision (2026-07-28) over Streamable HTTP", async () => {
+    let tools: ReadonlyArray<typeof weather> = [weather, { ...weather, name: "other" }]
+    const handler = createMcpHandler(() => {
+      const mcp = new ModernServer({ name: "modern-fixture", version: "3.0.0" }, { capabilities: { tools: {} } })
+      mcp.setRequestHandler("tools/list", () => ({ tools: tools.map((tool) => ({ ...tool, inputSchema: { ...tool.inputSchema, type: "object" as const } })) }))
+      return mcp
+    }, { legacy: "reject" })
+    const httpServer = http.createServer(async (req, res) => {
+      const chunks: Array<Buffer> = []
+      for await (const chunk of req) chunks.push(chunk as Buffer)
+      const headers = new Headers()
+      for (const [key, value] of Object.entries(req.headers)) if (typeof value === "string") headers.set(key, value)
+      const body = req.method === "POST" ? { body: Buffer.concat(chunks) } : {}
+      const response = await handler.fetch(new Request(`http://127.0.0.1${req.url}`, { method: req.method!, headers, ...body }))
+      res.writeHead(response.status, Object.fromEntries(response.headers))
+      res.end(Buffer.from(await response.arrayBuffer()))
+    })
+    await new Promise<void>((done) => httpServer.listen(0, "127.0.0.1", done))
+    try {
+      const url = `http://127.0.0.1:${(httpServer.address() as AddressInfo).port}/mcp`
+      const lock = join(dir, "modern.lock.json")
+      const locked = await toolgate("mcp", "lock", "--url", url, "--lock", lock, "--json")
+      assert.strictEqual(locked.code, 0, locked.stderr)
+      assert.deepInclude(JSON.parse(locked.stdout), { _tag: "Locked", server: "modern-fixture", tools: ["get_weather", "other"] })
+      const same = await toolgate("check", "--mcp-url", url, "--lock", lock)
+      assert.strictEqual(same.code, 0, same.stderr)
+      tools = [weather]
+      assert.strictEqual((await toolgate("check", "--mcp-url", url, "--lock", lock)).code, 1)
+    } finally {
+      await handler.close()
+      httpServer.closeAllConnections()
       await new Promise((done) => httpServer.close(done))
     }
   })

@@ -1,13 +1,12 @@
 /**
  * A connection to one MCP server as a scoped resource: the server spawned over stdio or reached over
  * Streamable HTTP with the SDK's client transports, closed (and its process ended) when the scope closes.
+ * The client speaks MCP's stateless revision (2026-07-28) and the older ones, as `protocol` says.
  * `listTools` follows `nextCursor` within a page count, a byte count and a time limit; `callTool` answers
  * within a timeout; every message read is bounded in bytes; every failure is one of `McpErrors`.
  *
  * @since 0.1.0
  */
-import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js"
 import * as Decode from "@toolgate/runtime/Decode"
 import type * as Errors from "@toolgate/runtime/Errors"
 import * as Context from "effect/Context"
@@ -19,6 +18,7 @@ import * as Queue from "effect/Queue"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as McpErrors from "./McpErrors.js"
+import * as Client from "./internal/client.js"
 import * as Listing from "./internal/listing.js"
 import * as Thrown from "./internal/thrown.js"
 import * as Transport from "./internal/transport.js"
@@ -71,10 +71,21 @@ export const Limits = Schema.Struct({
 /** The limits, decoded. */
 export type Limits = typeof Limits.Type
 
-/** What `make` takes: the server and, optionally, limits. */
+/**
+ * Which revisions of MCP the client speaks: `auto` (default: it probes with `server/discover` and falls back to
+ * `initialize`, on the one process or connection), `legacy` (`initialize` only, revisions up to 2025-11-25, no
+ * probe), `modern` (the stateless revision 2026-07-28 only).
+ */
+export const Protocol = Client.Protocol
+
+/** Which revisions of MCP the client speaks. */
+export type Protocol = Client.Protocol
+
+/** What `make` takes: the server and, optionally, limits and the protocol. */
 export const Options = Schema.Struct({
   server: Server,
   limits: Schema.optionalWith(Limits, { default: () => Limits.make({}) }),
+  protocol: Schema.optionalWith(Protocol, { default: () => "auto" as const }),
   /** The name and version the client introduces itself with. */
   clientInfo: Schema.optionalWith(Schema.Struct({ name: Schema.String, version: Schema.String }), {
     default: () => ({ name: "toolgate", version: "0.1.0" })
@@ -124,11 +135,13 @@ export interface CallOptions {
 export interface Service {
   /** How the server is named in errors: its argv, or its URL without query. */
   readonly label: string
-  /** The name and version the server gave at initialize. */
+  /** The name and version the server gave (at initialize, or in its `server/discover` answer). */
   readonly serverInfo: { readonly name: string; readonly version: string }
   /** The server's `instructions`, if it gave any. */
   readonly instructions: string | undefined
-  /** Whether the server said it sends `notifications/tools/list_changed`. */
+  /** The revision the connection speaks (`2026-07-28` for the stateless one, else the one `initialize` agreed on). */
+  readonly protocolVersion: string
+  /** Whether the server said it sends `notifications/tools/list_changed` (on the stateless revision, on the `subscriptions/listen` stream opened for it). */
   readonly announcesListChanged: boolean
   /** The limits the connection holds to. */
   readonly limits: Limits
@@ -151,9 +164,28 @@ export class McpConnection extends Context.Tag("@toolgate/mcp/McpConnection")<Mc
 
 const decodeOptions = Decode.options("McpConnection", Options)
 
+/**
+ * `client` with its errors recorded in `lastError` (a message past the byte limit ends the connection, so a
+ * request waiting on the stream it was cut from fails at once) and `onListChanged` called at every
+ * `notifications/tools/list_changed`.
+ */
+const wired = (
+  client: Client.EnvelopedClient,
+  lastError: { message: string | undefined; pastLimit: boolean },
+  onListChanged: () => void
+): Client.EnvelopedClient => {
+  client.onerror = (error) => {
+    lastError.message = error.message
+    lastError.pastLimit ||= Thrown.pastLimit(error.message)
+    if (lastError.pastLimit) void client.close()
+  }
+  client.setNotificationHandler("notifications/tools/list_changed", onListChanged)
+  return client
+}
+
 /** Connects to the server `options` name; the connection closes, and a spawned server ends, with the scope. */
 export const make = Effect.fn("McpConnection.make")(function*(options: OptionsInput) {
-  const { clientInfo, limits, server } = yield* decodeOptions(options)
+  const { clientInfo, limits, protocol, server } = yield* decodeOptions(options)
   const label = Transport.label(server)
   const closedSignal = yield* Deferred.make<void>()
   // one queue of one signal per subscriber: a signal while one is pending changes nothing, and a subscriber
@@ -161,38 +193,45 @@ export const make = Effect.fn("McpConnection.make")(function*(options: OptionsIn
   const subscribers = new Set<Queue.Queue<void>>()
   // a message past the byte limit is remembered for good: the rest of it arrives as garbage lines after it
   const lastError = { message: undefined as string | undefined, pastLimit: false }
-  const client = yield* Effect.acquireRelease(
-    Effect.sync(() => new Client(clientInfo, { capabilities: {} })),
-    (client) => Effect.promise(() => client.close()).pipe(Effect.timeout("5 seconds"), Effect.ignore)
+  // the client the scope closes: the one connecting now (a second one if the first's server ended on the probe)
+  const held = yield* Effect.acquireRelease(
+    Effect.sync(() => ({ client: undefined as Client.EnvelopedClient | undefined })),
+    (held) => Effect.promise(() => held.client?.close() ?? Promise.resolve()).pipe(Effect.timeout("5 seconds"), Effect.ignore)
   )
-  client.onerror = (error) => {
-    lastError.message = error.message
-    lastError.pastLimit ||= Thrown.pastLimit(error.message)
-    // a message past the limit ends the connection, so a request waiting on the stream it was cut from fails now
-    if (lastError.pastLimit) void client.close()
+  const newClient = () => {
+    const client = wired(Client.make(clientInfo, {}, protocol), lastError, () => {
+      for (const queue of subscribers) queue.unsafeOffer(undefined)
+    })
+    client.onclose = () => {
+      if (held.client === client) Deferred.unsafeDone(closedSignal, Effect.void)
+    }
+    return held.client = client
   }
-  client.onclose = () => Deferred.unsafeDone(closedSignal, Effect.void)
-  client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
-    for (const queue of subscribers) queue.unsafeOffer(undefined)
-  })
   const ms = (d: Duration.Duration) => Duration.toMillis(d)
   const thrown = Thrown.mapper(label, limits.maxMessageBytes, () => lastError)
   const connectMs = ms(limits.connectTimeout)
-  yield* Effect.tryPromise({
-    try: (signal) => client.connect(Transport.make(server, limits.maxMessageBytes), { timeout: connectMs, signal }),
-    catch: thrown("initialize", connectMs)
+  const client = yield* Effect.tryPromise({
+    try: (signal) =>
+      Client.connect(newClient, () => Transport.make(server, limits.maxMessageBytes), protocol, { timeout: connectMs, signal }),
+    catch: thrown("connect", connectMs)
   }).pipe(Effect.timeoutFail({
     duration: limits.connectTimeout,
-    onTimeout: () => new McpErrors.McpTimeout({ server: label, operation: "initialize", millis: connectMs })
+    onTimeout: () => new McpErrors.McpTimeout({ server: label, operation: "connect", millis: connectMs })
   }))
+  // a stream of notifications that cannot be opened leaves the tools usable: their listing's TTL still holds
+  const listening = yield* Effect.tryPromise((signal) => Client.listenForToolChanges(client, connectMs, signal)).pipe(
+    Effect.timeout(limits.connectTimeout),
+    Effect.tapError((e) => Effect.logWarning(`${label}: no stream of tool list changes (${thrown("subscriptions/listen", connectMs)(e.cause ?? e).message})`)),
+    Effect.orElseSucceed(() => false)
+  )
   const request = Listing.request(client, label, thrown)
-  const capabilities = client.getServerCapabilities()
   const version = client.getServerVersion()
   return McpConnection.of({
     label,
     serverInfo: { name: version?.name ?? "", version: version?.version ?? "" },
     instructions: client.getInstructions(),
-    announcesListChanged: capabilities?.tools?.listChanged === true,
+    protocolVersion: client.getNegotiatedProtocolVersion() ?? "",
+    announcesListChanged: listening,
     limits,
     listTools: Listing.listAll(client, label, limits, thrown),
     callTool: (name, args, callOptions) => {

@@ -51,6 +51,8 @@ export const Lock = Schema.Struct({
 export const Options = Schema.Struct({
   /** The upstream server: a command spawned over stdio, or a Streamable HTTP URL. */
   server: McpConnection.Server,
+  /** Which revisions of MCP the proxy speaks to the upstream (`auto` by default), as `McpConnection`'s `protocol`. */
+  protocol: Schema.optionalWith(McpConnection.Protocol, { default: () => "auto" as const }),
   /** The dialect `tools/list` answers in: `none` (default) forwards schemas as published. */
   dialect: Schema.optionalWith(Schema.Literal("openai-strict", "google", "cca", "mcp", "none"), { default: () => "none" as const }),
   /** With a lock, an upstream whose listing drifted from it is refused at start. */
@@ -119,7 +121,11 @@ interface Made {
 const made = (input: Options): Effect.Effect<Made, InvalidOptions> =>
   Effect.map(decode(input), (options) => ({
     options,
-    limits: { connectTimeoutMillis: Duration.toMillis(options.connectTimeout), maxMessageBytes: options.maxMessageBytes },
+    limits: {
+      connectTimeoutMillis: Duration.toMillis(options.connectTimeout),
+      maxMessageBytes: options.maxMessageBytes,
+      protocol: options.protocol
+    },
     settings: {
       dialect: options.dialect,
       maxTools: options.maxTools,

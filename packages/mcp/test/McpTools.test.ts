@@ -5,6 +5,7 @@ import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import { Effect, Either, Option, Queue, TestClock } from "effect"
 import { McpConnection, McpLock, McpTools } from "../src/index.js"
+import { stdio } from "./stateless.js"
 import { type FixtureTool, fixture, weather } from "./support.js"
 
 /** Runs `tool` of `mcp` on `args` (already valid) as a session would, returning its envelope. */
@@ -45,6 +46,19 @@ describe("McpTools", () => {
       const liar = yield* run(mcp, "liar", { city: "Oslo" })
       assert(liar.ok === false)
       assert.include(liar.message, "output schema")
+    }))
+
+  it.scopedLive("a draft-07 output schema on a server of the stateless revision is toolgate's to check: a fitting result passes, a lying one fails it", () =>
+    Effect.gen(function*() {
+      const mcp = yield* McpTools.make({ server: stdio("reject") })
+      const ok = yield* run(mcp, "get_forecast", { city: "Oslo" })
+      assert(ok.ok === true, JSON.stringify(ok))
+      assert.deepStrictEqual(ok.result, { city: "Oslo", days: [["mon", 21], ["tue", 19]] })
+      const liar = yield* run(mcp, "liar", { city: "Oslo" })
+      assert(liar.ok === false)
+      assert.strictEqual(liar.kind, "execution_error")
+      // toolgate's check, not the SDK's ("Structured content does not match the tool's output schema")
+      assert.include(liar.message, "The MCP server's result breaks the output schema of `liar`")
     }))
 
   it.scopedLive("a call that never answers is a timeout envelope; a server that dies is unavailable", () =>

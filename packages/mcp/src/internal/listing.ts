@@ -2,8 +2,7 @@
  * The MCP results a connection reads, as Schemas (a `tools/list` page, a tool, a `tools/call` result), and
  * the paging loop that follows `nextCursor` within the connection's limits.
  */
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { ResultSchema } from "@modelcontextprotocol/sdk/types.js"
+import type { Client } from "@modelcontextprotocol/client"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -11,6 +10,7 @@ import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as McpErrors from "../McpErrors.js"
+import { asSent } from "./client.js"
 import { JsonObject } from "./jsonObject.js"
 
 /** One tool as listed: its schemas are the JSON objects the server sent; annotations are hints only. */
@@ -161,11 +161,14 @@ export const all = <E>(
 /** How a connection turns what the SDK threw during `operation` (given `millis`) into one of `McpErrors`. */
 type Thrown = (operation: string, millis: number) => (thrown: unknown) => McpErrors.McpError
 
-/** A request through the SDK client of `server`, its answer decoded with `schema`, within `timeoutMs`. */
+/**
+ * A request through the SDK client of `server` (its raw path: the SDK checks no tool output), its answer decoded
+ * with `schema`, within `timeoutMs`.
+ */
 export const request = (client: Client, server: string, thrown: Thrown) =>
 <A, I>(method: string, params: Record<string, unknown>, schema: Schema.Schema<A, I>, timeoutMs: number) =>
   Effect.tryPromise({
-    try: (signal) => client.request({ method, params } as never, ResultSchema, { timeout: timeoutMs, signal }),
+    try: (signal) => client.request({ method, params }, asSent, { timeout: timeoutMs, signal }),
     catch: thrown(method, timeoutMs)
   }).pipe(
     Effect.flatMap((answer) => decode(server, method, schema, answer)),

@@ -1,15 +1,16 @@
 /**
  * The proxy's upstream: the SDK transport to the server it fronts (the connection module's bounded transports),
- * after the initialize handshake. The SDK's client makes the handshake (version negotiation, the result checked);
- * then the proxy takes the transport over and relays messages on it itself, so a call is not decoded, validated
- * and encoded again by a client of its own. The capabilities a downstream client may need (sampling,
- * elicitation, roots) are declared, so their requests can be passed through.
+ * once connected. The SDK's client connects (the era probed or pinned, the `initialize` or `server/discover`
+ * result checked); then the proxy takes the transport over and relays messages on it itself, so a call is not
+ * decoded, validated and encoded again by a client of its own. On the stateless revision every request and
+ * notification relayed gets the `_meta` envelope the client would put on it. The capabilities a downstream
+ * client may need (sampling, elicitation, roots) are declared, so their requests can be passed through.
  */
-import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
-import type { ClientCapabilities, JSONRPCMessage, ServerCapabilities } from "@modelcontextprotocol/sdk/types.js"
+import type { ClientCapabilities, JSONRPCMessage as WireMessage, Transport } from "@modelcontextprotocol/client"
+import type { JSONRPCMessage, ServerCapabilities } from "@modelcontextprotocol/sdk/types.js"
 import type * as McpConnection from "../McpConnection.js"
 import type * as McpErrors from "../McpErrors.js"
+import * as Client from "./client.js"
 import * as Thrown from "./thrown.js"
 import * as Transports from "./transport.js"
 
@@ -38,6 +39,7 @@ export const capabilities: ClientCapabilities = { sampling: {}, elicitation: { f
 export interface Limits {
   readonly connectTimeoutMillis: number
   readonly maxMessageBytes: number
+  readonly protocol: Client.Protocol
 }
 
 /** How many messages the server may send between the handshake and the proxy listening. */
@@ -49,37 +51,53 @@ const maxEarly = 1024
  */
 export interface Handshaken {
   readonly name: string
-  readonly client: Client
+  readonly client: Client.EnvelopedClient
   readonly typed: Thrown.Mapper
   readonly limits: Limits
   readonly transport: Transport
   readonly last: { message: string | undefined; pastLimit: boolean }
 }
 
-/** The initialize handshake within the limit; rejects with one of `McpErrors`. */
+/** Connects within the limit (the era probed or pinned as `limits.protocol` says); rejects with one of `McpErrors`. */
 export const handshake = async (server: McpConnection.Server, limits: Limits): Promise<Handshaken> => {
   const name = Transports.label(server)
-  const client = new Client({ name: "toolgate-mcp-proxy", version: "0.1.0" }, { capabilities })
   const last = { message: undefined as string | undefined, pastLimit: false }
-  client.onerror = (error) => {
-    last.message = error.message
-    last.pastLimit ||= Thrown.pastLimit(error.message)
+  let current: Client.EnvelopedClient | undefined
+  const newClient = () => {
+    const client = Client.make({ name: "toolgate-mcp-proxy", version: "0.1.0" }, capabilities, limits.protocol)
+    client.onerror = (error) => {
+      last.message = error.message
+      last.pastLimit ||= Thrown.pastLimit(error.message)
+    }
+    return current = client
   }
-  const transport: Transport = Transports.make(server, limits.maxMessageBytes)
   const typed = Thrown.mapper(name, limits.maxMessageBytes, () => last)
   try {
-    await client.connect(transport, { timeout: limits.connectTimeoutMillis })
+    const client = await Client.connect(newClient, () => Transports.make(server, limits.maxMessageBytes), limits.protocol, {
+      timeout: limits.connectTimeoutMillis
+    })
+    return { name, client, typed, limits, transport: client.transport!, last }
   } catch (e) {
-    const error: McpErrors.McpError = typed("initialize", limits.connectTimeoutMillis)(e)
-    await client.close().catch(() => undefined)
+    const error: McpErrors.McpError = typed("connect", limits.connectTimeoutMillis)(e)
+    await current?.close().catch(() => undefined)
     throw error
   }
-  return { name, client, typed, limits, transport, last }
 }
 
-/** Connects (initialize handshake included) within the limit; rejects with one of `McpErrors`. */
+/** Connects within the limit; rejects with one of `McpErrors`. */
 export const connect = async (server: McpConnection.Server, limits: Limits): Promise<Upstream> =>
   takeOver(await handshake(server, limits))
+
+/**
+ * A request or notification with the stateless revision's `_meta` envelope added (its own `_meta` keys kept
+ * over the envelope's, as the SDK's client does); answers, and every message on the older revisions, as they are.
+ */
+const enveloped = (message: JSONRPCMessage, envelope: Readonly<Record<string, unknown>> | undefined): JSONRPCMessage => {
+  if (envelope === undefined || !("method" in message)) return message
+  const params = (message.params ?? {}) as Record<string, unknown>
+  const meta = (params._meta ?? {}) as Record<string, unknown>
+  return { ...message, params: { ...params, _meta: { ...envelope, ...meta } } } as JSONRPCMessage
+}
 
 /** The proxy takes the transport over from the SDK client: from here on its messages are the proxy's. */
 export const takeOver = ({ client, last, limits, name, transport }: Handshaken): Upstream => {
@@ -90,13 +108,14 @@ export const takeOver = ({ client, last, limits, name, transport }: Handshaken):
     if (early.length < maxEarly) early.push(message)
   }
   let onclose: () => void = () => undefined
+  const envelope = client.envelope()
   const upstream: Upstream = {
     name,
-    capabilities: client.getServerCapabilities() ?? {},
+    capabilities: (client.getServerCapabilities() ?? {}) as ServerCapabilities,
     instructions: client.getInstructions(),
     send: (message) => {
       if (ended !== undefined) return
-      transport.send(message).catch((e: unknown) => {
+      transport.send(enveloped(message, envelope) as WireMessage).catch((e: unknown) => {
         last.message = e instanceof Error ? e.message : String(e)
       })
     },
@@ -108,7 +127,7 @@ export const takeOver = ({ client, last, limits, name, transport }: Handshaken):
     ended: () => ended,
     close: () => transport.close()
   }
-  transport.onmessage = (message) => onmessage(message)
+  transport.onmessage = (message) => onmessage(message as JSONRPCMessage)
   transport.onerror = (error) => {
     last.message = error.message
     last.pastLimit ||= Thrown.pastLimit(error.message)

@@ -3,9 +3,8 @@
  * limit, Streamable HTTP through a `fetch` whose response bodies fail at the first message past the limit (each
  * server-sent event counted on its own, so a long-lived event stream is never cut for its total).
  */
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
+import { StreamableHTTPClientTransport, type Transport } from "@modelcontextprotocol/client"
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio"
 
 /** A spawned server: the executable and its argv, no shell. */
 export interface StdioSpec {
@@ -87,10 +86,18 @@ const bounded = (response: Response, max: number): Response => {
   })
 }
 
+/**
+ * The SDK's stdio transport under a name of its own. The SDK's client, negotiating the protocol's era, runs its
+ * `server/discover` probe on a second, short-lived process of the same command when the transport is its base
+ * class exactly, and on the connection itself when it is a subclass: this one, so a server is started once per
+ * connection (a server with side effects at start has them once).
+ */
+export class SpawnedOnce extends StdioClientTransport {}
+
 /** The SDK transport for `spec`. */
 export const make = (spec: StdioSpec | HttpSpec, maxMessageBytes: number): Transport => {
   if (spec._tag === "Stdio") {
-    return new StdioClientTransport({
+    return new SpawnedOnce({
       command: spec.command,
       args: [...spec.args],
       ...(spec.env === undefined ? {} : { env: { ...spec.env } }),
