@@ -81,7 +81,7 @@ const localTools = (tools: Given) =>
     Effect.flatMap((u) => Either.mapLeft(ToolsFile.read(u), (message) => new BadInput({ message: `The tools cannot be used: ${message}.` })))
   )
 
-const mcpOptions = { ...Mcp.serverOptions("mcp", "mcp-url"), lock: Mcp.lockOptions.lock, name: Mcp.lockOptions.name, scope: Mcp.lockOptions.scope }
+const mcpOptions = { ...Mcp.serverOptions("mcp", "mcp-url", "mcp-protocol"), lock: Mcp.lockOptions.lock, name: Mcp.lockOptions.name, scope: Mcp.lockOptions.scope }
 
 /** `check --mcp`: the live server proved against its lock entry; the same report, exit codes and `--json`. */
 const checkMcp = (options: {

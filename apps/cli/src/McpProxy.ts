@@ -93,6 +93,7 @@ export const command = Command.make("proxy", options, (options) =>
     const McpProxy = yield* proxyModule
     const proxyOptions: McpProxyModule.Options = {
       server: target.server,
+      protocol: target.protocol,
       dialect: options.dialect,
       connectTimeout: options.timeout * 1000,
       callTimeout: options.callTimeout * 1000,

@@ -126,6 +126,12 @@ describe("toolgate mcp lock and check --mcp (the process)", () => {
       assert.deepInclude(JSON.parse(locked.stdout), { _tag: "Locked", server: "modern-fixture", tools: ["get_weather", "other"] })
       const same = await toolgate("check", "--mcp-url", url, "--lock", lock)
       assert.strictEqual(same.code, 0, same.stderr)
+      assert.strictEqual((await toolgate("check", "--mcp-url", url, "--lock", lock, "--mcp-protocol", "modern")).code, 0)
+      // asked to speak only the older revisions, the server's -32022 refusal: reached, and it refused (2)
+      const legacy = await toolgate("mcp", "lock", "--url", url, "--lock", lock, "--protocol", "legacy", "--json")
+      assert.strictEqual(legacy.code, 2, legacy.stdout + legacy.stderr)
+      assert.include(legacy.stdout, "-32022")
+      assert.strictEqual((await toolgate("check", "--mcp-url", url, "--lock", lock, "--mcp-protocol", "legacy")).code, 2)
       tools = [weather]
       assert.strictEqual((await toolgate("check", "--mcp-url", url, "--lock", lock)).code, 1)
     } finally {
@@ -149,5 +155,11 @@ describe("toolgate mcp lock and check --mcp (the process)", () => {
     assert.strictEqual((await toolgate("check", "--mcp", "node", "--mcp-url", "http://127.0.0.1:1/mcp", "--lock", lock)).code, 4)
     assert.strictEqual((await toolgate("check", "--mcp", "node", "--lock", join(dir, "none.json"))).code, 4)
     assert.strictEqual((await toolgate("mcp", "lock", "--url", "ftp://x")).code, 4)
+    // a revision the CLI does not know is refused before any server is started
+    const unknown = await toolgate("mcp", "lock", "--server", server("v1", [weather]), "--lock", lock, "--protocol", "2026")
+    assert.notStrictEqual(unknown.code, 0)
+    assert.include(unknown.stdout + unknown.stderr, "auto")
+    // asked for the stateless revision only, a server of the older ones breaks the protocol (2)
+    assert.strictEqual((await toolgate("check", "--mcp", server("v1", [weather]), "--lock", lock, "--name", "weather", "--mcp-protocol", "modern")).code, 2)
   })
 })

@@ -79,6 +79,10 @@ describe("toolgate mcp proxy (the process)", () => {
     assert.strictEqual(drift.stdout, "")
     const other = await toolgate("mcp", "proxy", "--server", server(), "--lock", lock, "--name", "nobody")
     assert.strictEqual(other.code, 4, other.stderr)
+    // told to speak only the stateless revision, a server of the older ones breaks the protocol at start (2)
+    const modern = await toolgate("mcp", "proxy", "--server", server(), "--lock", lock, "--protocol", "modern")
+    assert.strictEqual(modern.code, 2, modern.stderr)
+    assert.strictEqual(modern.stdout, "")
   }, 60_000)
 
   it("exits 3 for a server that cannot be started and 4 for bad input", async () => {

@@ -39,7 +39,7 @@ const PositiveInt = Schema.Int.pipe(Schema.positive())
 
 /**
  * The lock the upstream is proved against at start: the lock file, the server's key in it (default: the name the
- * server gives at initialize, as `toolgate mcp lock` keys it) and the auth scope.
+ * server gives at initialize or in `server/discover`, as `toolgate mcp lock` keys it) and the auth scope.
  */
 export const Lock = Schema.Struct({
   file: McpLock.LockFile,

@@ -34,7 +34,7 @@ export const idempotencyKeyMeta = ToolOf.idempotencyKeyMeta
 
 /** What `make` takes besides the server: the lock and its key, the call timeout, the re-list interval. */
 const Settings = Schema.Struct({
-  /** The server's key in the lock (default: the name it gives at initialize). */
+  /** The server's key in the lock (default: the name it gives at initialize or in `server/discover`). */
   name: Schema.optional(Schema.NonEmptyString),
   /** The auth scope of the lock entry (default `"default"`). */
   scope: Schema.optionalWith(Schema.NonEmptyString, { default: () => McpLock.defaultScope }),

@@ -21,6 +21,7 @@ import { withProgress } from "./progress.js"
 export interface Target {
   readonly server: McpConnection.OptionsInput["server"]
   readonly label: string
+  readonly protocol: McpConnection.Protocol
   readonly lock: string
   readonly name: Option.Option<string>
   readonly scope: string
@@ -33,7 +34,7 @@ const listing = (target: Target) =>
     `waiting for the MCP server ${target.label} (up to ${target.timeout} s)`,
     Effect.scoped(Effect.gen(function*() {
       const seconds = `${target.timeout} seconds`
-      const connection = yield* McpConnection.make({ server: target.server, limits: { connectTimeout: seconds, listTimeout: seconds } })
+      const connection = yield* McpConnection.make({ server: target.server, protocol: target.protocol, limits: { connectTimeout: seconds, listTimeout: seconds } })
       const listed = yield* connection.listTools
       return { info: connection.serverInfo, listed }
     }))
@@ -86,7 +87,7 @@ export const lock = (target: Target) =>
     }
     const { info, listed } = answer.right
     const server = Option.getOrElse(target.name, () => info.name)
-    if (server === "") return yield* new BadInput({ message: "The server gives no name at initialize: name its lock entry with --name." })
+    if (server === "") return yield* new BadInput({ message: "The server gives no name (at initialize or server/discover): name its lock entry with --name." })
     const entry = McpLock.fromListing(info, listed.tools, listed.cacheScope)
     yield* McpLock.write(target.lock, McpLock.put(Option.getOrUndefined(before), server, target.scope, entry)).pipe(
       Effect.mapError((e) => new BadInput({ message: e.message }))

@@ -23,7 +23,7 @@ export const lockOptions = {
   ),
   name: Options.text("name").pipe(
     Options.optional,
-    Options.withDescription("the server's key in the lock. Default: the name the server gives at initialize.")
+    Options.withDescription("the server's key in the lock. Default: the name the server gives (at initialize or server/discover).")
   ),
   scope: Options.text("scope").pipe(
     Options.withDefault("default"),
@@ -35,8 +35,8 @@ export const lockOptions = {
   )
 }
 
-/** The two ways to name a server: a command line to spawn (stdio) or a Streamable HTTP URL. */
-export const serverOptions = (command: string, url: string) => ({
+/** The two ways to name a server (a command line to spawn over stdio, or a Streamable HTTP URL) and which MCP revisions to speak to it. */
+export const serverOptions = (command: string, url: string, protocol = "protocol") => ({
   command: Options.text(command).pipe(
     Options.optional,
     Options.withDescription(`the server's command line, spawned without a shell and spoken to over stdio, such as "node server.js". Default: none (then --${url} is required); not together with --${url}.`)
@@ -48,6 +48,10 @@ export const serverOptions = (command: string, url: string) => ({
   header: Options.text("header").pipe(
     Options.repeated,
     Options.withDescription(`"Name: value", sent on every request to --${url} (repeatable; e.g. an authorization header for the scope being locked). Default: none.`)
+  ),
+  protocol: Options.choice(protocol, ["auto", "legacy", "modern"]).pipe(
+    Options.withDefault("auto" as const),
+    Options.withDescription("which MCP revisions to speak: auto (ask with server/discover, fall back to initialize), legacy (initialize only), modern (2026-07-28 only). Default: auto.")
   )
 })
 
@@ -68,6 +72,7 @@ export interface TargetOptions {
   readonly command: Option.Option<string>
   readonly url: Option.Option<string>
   readonly header: ReadonlyArray<string>
+  readonly protocol: "auto" | "legacy" | "modern"
   readonly lock: string
   readonly name: Option.Option<string>
   readonly scope: string
@@ -77,7 +82,7 @@ export interface TargetOptions {
 /** The server the options name, decoded: a command line split into argv without a shell, or a URL with its headers. */
 export const serverOf = (
   flags: { readonly command: string; readonly url: string },
-  options: Pick<TargetOptions, "command" | "url" | "header">
+  options: Pick<TargetOptions, "command" | "url" | "header" | "protocol">
 ) =>
   Effect.gen(function*() {
     if (Option.isSome(options.command) && Option.isSome(options.url)) {
@@ -88,14 +93,14 @@ export const serverOf = (
     if (Option.isSome(options.url)) {
       const url = options.url.value
       if (!(yield* Lazy.decode).isHttpUrl(url)) return yield* new BadInput({ message: `--${flags.url} must be an http(s) URL, got ${JSON.stringify(url)}.` })
-      return { server: { _tag: "StreamableHttp", url, headers: headers.right }, label: url } satisfies Pick<McpRun.Target, "server" | "label">
+      return { server: { _tag: "StreamableHttp", url, headers: headers.right }, label: url, protocol: options.protocol } satisfies Pick<McpRun.Target, "server" | "label" | "protocol">
     }
     if (options.header.length > 0) return yield* new BadInput({ message: `--header goes with --${flags.url}, not --${flags.command}.` })
     if (Option.isNone(options.command)) return yield* new BadInput({ message: `Give the server: --${flags.command} "<command>" or --${flags.url} URL.` })
     const words = Argv.split(options.command.value)
     if (Either.isLeft(words)) return yield* new BadInput({ message: `--${flags.command} cannot be read: ${words.left}.` })
     const [command, ...args] = words.right
-    return { server: { _tag: "Stdio", command: command!, args }, label: words.right.join(" ") } satisfies Pick<McpRun.Target, "server" | "label">
+    return { server: { _tag: "Stdio", command: command!, args }, label: words.right.join(" "), protocol: options.protocol } satisfies Pick<McpRun.Target, "server" | "label" | "protocol">
   })
 
 /** `--timeout` checked: 1 to 3600 seconds. */
