@@ -61,8 +61,11 @@ export const renderJson = (verdict: Subschema.Verdict): string => {
   return jsonLine({ _tag, exitCode: exitCode(verdict), ...fields })
 }
 
-/** One side's schema: its inline JSON, or else the next file given; upgraded as tools publish schemas. */
-const side = (what: string, inline: Option.Option<string>, file: string | undefined, hint: string) =>
+/**
+ * One side's schema: its inline JSON, or else the next file given; upgraded as tools publish schemas, keywords
+ * beside a draft-07 `$ref` read as `refSiblings` says (the cloud's ignored, the broadest reading; the local's applied).
+ */
+const side = (what: string, inline: Option.Option<string>, file: string | undefined, hint: string, refSiblings: "apply" | "ignore") =>
   Effect.gen(function*() {
     const text = Option.isSome(inline)
       ? inline.value
@@ -71,7 +74,7 @@ const side = (what: string, inline: Option.Option<string>, file: string | undefi
       : yield* readFile(file, what)
     const value = yield* parseJson(text, what)
     if (!JsonSchema.isSchema(value)) return yield* new BadInput({ message: `The ${what} must be a JSON object or a boolean.` })
-    return JsonSchema.upgrade(value).schema
+    return JsonSchema.upgrade(value, { refSiblings }).schema
   })
 
 /** The `subschema` subcommand. */
@@ -80,8 +83,8 @@ export const command = Command.make("subschema", { files, cloudJson, localJson, 
   return Effect.gen(function*() {
     if (args.mistake !== undefined) return yield* args.mistake
     const given = [...args.files]
-    const cloud = yield* side("cloud schema", options.cloudJson, Option.isSome(options.cloudJson) ? undefined : given.shift(), "CLOUD.json (a file) or --cloud-json JSON")
-    const local = yield* side("local schema", options.localJson, Option.isSome(options.localJson) ? undefined : given.shift(), "LOCAL.json (a file) or --local-json JSON")
+    const cloud = yield* side("cloud schema", options.cloudJson, Option.isSome(options.cloudJson) ? undefined : given.shift(), "CLOUD.json (a file) or --cloud-json JSON", "ignore")
+    const local = yield* side("local schema", options.localJson, Option.isSome(options.localJson) ? undefined : given.shift(), "LOCAL.json (a file) or --local-json JSON", "apply")
     if (given.length > 0) return yield* new BadInput({ message: `One file too many: ${given.join(", ")} (the other side is given inline).` })
     const verdict = (yield* Lazy.subschema).check(cloud, local)
     yield* Console.log(options.json ? renderJson(verdict) : render(verdict))

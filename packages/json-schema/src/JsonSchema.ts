@@ -111,12 +111,32 @@ export interface Change {
   readonly change: string
 }
 
+/** How `upgrade` reads keywords beside a `$ref` in a draft-07 schema. */
+export interface UpgradeOptions {
+  /**
+   * `"apply"` (the default): as Ajv applies them, the reading of an executor whose validator toolgate compiles.
+   * `"ignore"`: as draft-07 says (they are ignored), so they are dropped, each reported: the broadest reading,
+   * for a schema another party enforces, such as the cloud side of a proof. Annotations and `definitions`
+   * stay. Another value is read as `"apply"` and reported.
+   */
+  readonly refSiblings?: "apply" | "ignore"
+}
+
 /**
  * Brings a schema as tools publish it (draft-07 tuples, OpenAPI `nullable`, BFCL and Java-ish type names)
  * to draft 2020-12. Pure and total: it never throws and never mutates its input; idempotent.
  */
-export const upgrade = (schema: unknown): { readonly schema: JsonSchema; readonly changes: ReadonlyArray<Change> } =>
-  U.upgrade(schema)
+export const upgrade = (
+  schema: unknown,
+  options?: UpgradeOptions
+): { readonly schema: JsonSchema; readonly changes: ReadonlyArray<Change> } => {
+  const siblings = options?.refSiblings
+  const ignore = siblings === "ignore" && isSchema(schema) && dialect(schema) === "draft-07"
+  const upgraded = U.upgrade(schema, ignore)
+  if (siblings === undefined || siblings === "apply" || siblings === "ignore") return upgraded
+  const note = { path: "", change: `unknown refSiblings option ${JSON.stringify(siblings) ?? String(siblings)}; keywords beside \`$ref\` applied` }
+  return { schema: upgraded.schema, changes: [note, ...upgraded.changes] }
+}
 
 /**
  * The canonical JSON text of a schema (object keys sorted), a cache key by content: equal text, equal

@@ -149,6 +149,69 @@ describe("upgrade: draft-07 forms", () => {
   })
 })
 
+describe("upgrade: keywords beside a draft-07 $ref", () => {
+  const draft07 = {
+    $schema: "http://json-schema.org/draft-07/schema#",
+    type: "object",
+    definitions: { list: { type: "array" } },
+    properties: { x: { $ref: "#/definitions/list", maxItems: 0, description: "kept", items: { type: "string" } } }
+  }
+
+  it("applies them by default, as Ajv does (the reading of a validator toolgate compiles)", () => {
+    const r = upgrade(draft07)
+    const x = (r.schema as any).properties.x
+    assert.strictEqual(x.maxItems, 0)
+    assert.deepStrictEqual(x.items, { type: "string" })
+  })
+
+  it("with refSiblings: ignore, drops them as draft-07 ignores them, keeping annotations and definitions, each reported", () => {
+    const r = upgrade(draft07, { refSiblings: "ignore" })
+    assert.deepStrictEqual((r.schema as any).properties.x, { $ref: "#/$defs/list", description: "kept" })
+    assert.deepStrictEqual((r.schema as any).$defs, { list: { type: "array" } })
+    const dropped = r.changes.filter((c) => c.change.includes("ignored in draft-07")).map((c) => c.path)
+    assert.deepStrictEqual(dropped.sort(), ["/properties/x/items", "/properties/x/maxItems"])
+    const v = Validator.compile(r.schema)
+    assert.isTrue(Either.isRight(v) && v.right.isValid({ x: [1, 2] }))
+  })
+
+  it("keeps the root's own definitions beside a root $ref (the zod-to-json-schema shape)", () => {
+    const root = { $ref: "#/definitions/a", definitions: { a: { type: "object", required: ["p"] } }, $schema: "http://json-schema.org/draft-07/schema#" }
+    const r = upgrade(root, { refSiblings: "ignore" })
+    assert.deepStrictEqual(r.schema, { $ref: "#/$defs/a", $defs: { a: { type: "object", required: ["p"] } }, $schema: "https://json-schema.org/draft/2020-12/schema" })
+  })
+
+  it("drops nothing in a 2020-12 schema, where they apply", () => {
+    const s = { $defs: { list: { type: "array" } }, properties: { x: { $ref: "#/$defs/list", maxItems: 0 } } }
+    assert.deepStrictEqual(upgrade(s, { refSiblings: "ignore" }), upgrade(s))
+    assert.strictEqual((upgrade(s, { refSiblings: "ignore" }).schema as any).properties.x.maxItems, 0)
+  })
+
+  it("reads an unknown option value as apply and says so", () => {
+    const r = upgrade(draft07, { refSiblings: "sometimes" as never })
+    assert.deepStrictEqual(r.schema, upgrade(draft07).schema)
+    assert.match(r.changes[0]!.change, /unknown refSiblings option "sometimes"/)
+  })
+
+  it.prop("ignoring them only widens: every value the draft-07 schema accepts as Ajv reads it, the upgraded one accepts", [
+    FastCheck.record({
+      maxItems: FastCheck.integer({ min: 0, max: 3 }),
+      minItems: FastCheck.integer({ min: 0, max: 3 }),
+      items: FastCheck.constantFrom({ type: "string" }, { type: "integer" }, false),
+      uniqueItems: FastCheck.boolean()
+    }, { requiredKeys: [] }),
+    FastCheck.array(FastCheck.oneof(FastCheck.string({ maxLength: 2 }), FastCheck.integer({ min: -2, max: 2 })), { maxLength: 4 })
+  ], ([siblings, value]) => {
+    const s = { $schema: "http://json-schema.org/draft-07/schema#", definitions: { list: { type: "array" } }, properties: { x: { $ref: "#/definitions/list", ...siblings } } }
+    const asAjv = Validator.compile(s)
+    const ignored = Validator.compile(upgrade(s, { refSiblings: "ignore" }).schema)
+    assert.isTrue(Either.isRight(asAjv) && Either.isRight(ignored))
+    if (Either.isRight(asAjv) && Either.isRight(ignored)) {
+      if (asAjv.right.isValid({ x: value })) assert.isTrue(ignored.right.isValid({ x: value }))
+      assert.isTrue(ignored.right.isValid({ x: value })) // draft-07's reading: any array
+    }
+  })
+})
+
 describe("upgrade: non-schemas", () => {
   it("reads a type name where a schema belongs, and anything else as true", () => {
     assert.deepStrictEqual(upgrade("dict").schema, { type: "object" })
@@ -262,6 +325,7 @@ describe("upgrade: properties", () => {
     const once = upgrade(s)
     assert.strictEqual(JSON.stringify(s), before)
     assert.deepStrictEqual(upgrade(once.schema).changes, [])
+    assert.deepStrictEqual(upgrade(upgrade(s, { refSiblings: "ignore" }).schema, { refSiblings: "ignore" }).changes, [])
     assert.isTrue(JsonSchema.isSchema(once.schema))
     const compiled = Validator.compile(once.schema)
     assert.isTrue(Either.isRight(compiled) || /resolve reference|\$ref/i.test(compiled.left.message), Either.isLeft(compiled) ? compiled.left.message : "")

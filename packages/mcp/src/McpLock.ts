@@ -162,7 +162,13 @@ export interface Proof {
   readonly badNames: ReadonlyArray<string>
 }
 
-const upgraded = (schema: unknown): JsonSchema.JsonSchema => JsonSchema.upgrade(schema as JsonSchema.JsonSchema).schema
+/**
+ * A schema upgraded for one side of a proof: the side whose values arrive (`cloud`) in its broadest reading
+ * (keywords beside a draft-07 `$ref` ignored, as draft-07 says), the side that must accept them (`local`) in its
+ * narrowest (applied, as Ajv does), so that a proof holds whichever way the server reads them.
+ */
+const upgraded = (schema: unknown, side: "cloud" | "local"): JsonSchema.JsonSchema =>
+  JsonSchema.upgrade(schema as JsonSchema.JsonSchema, { refSiblings: side === "cloud" ? "ignore" : "apply" }).schema
 
 /** The prover's reasons in the lock's words: its "cloud" and "local" sides named for what they are here. */
 const reworded = (reasons: ReadonlyArray<Subschema.Reason>, cloud: string, local: string): ReadonlyArray<Subschema.Reason> =>
@@ -183,13 +189,13 @@ const verdict = (name: string, locked: LockedTool, live: McpConnection.McpTool |
   }
   const input = same(locked.inputSchema, live.inputSchema)
     ? { _tag: "Subtype" as const }
-    : Subschema.check(upgraded(locked.inputSchema), upgraded(live.inputSchema))
+    : Subschema.check(upgraded(locked.inputSchema, "cloud"), upgraded(live.inputSchema, "local"))
   if (input._tag === "Drift") return { ...input, tool: name, reasons: reworded(input.reasons, "locked", "live") }
   if (input._tag === "Unsupported") return { ...input, tool: name }
   if (locked.outputSchema === undefined) return { _tag: "Subtype", tool: name }
   // results flow the other way: what the live server may return, the locked output schema must allow
   if (same(locked.outputSchema, live.outputSchema)) return { _tag: "Subtype", tool: name }
-  const output = Subschema.check(live.outputSchema === undefined ? true : upgraded(live.outputSchema), upgraded(locked.outputSchema))
+  const output = Subschema.check(live.outputSchema === undefined ? true : upgraded(live.outputSchema, "cloud"), upgraded(locked.outputSchema, "local"))
   if (output._tag === "Drift") {
     const reasons = reworded(output.reasons, "live", "locked").map((r) => ({ ...r, message: `output: ${r.message}` }))
     return { _tag: "Drift", tool: name, witness: output.witness, reasons }

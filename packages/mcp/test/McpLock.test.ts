@@ -183,4 +183,23 @@ describe("McpLock", () => {
     const entry = McpLock.fromListing({ name: "s", version: "1" }, [{ name: "t", inputSchema }])
     assert.deepStrictEqual(McpLock.prove(entry, [{ name: "t", inputSchema: reordered }]).rows, [{ _tag: "Subtype", tool: "t" }])
   })
+
+  it("keywords beside a locked draft-07 $ref are read as ignored (what the server may accept), a live one's as applied", () => {
+    const draft07 = (siblings: Record<string, unknown>) => ({
+      $schema: "http://json-schema.org/draft-07/schema#",
+      type: "object",
+      definitions: { list: { type: "array" } },
+      properties: { ids: { $ref: "#/definitions/list", ...siblings } }
+    })
+    const plain = { type: "object", properties: { ids: { type: "array", maxItems: 0 } } }
+    const entry = McpLock.fromListing({ name: "s", version: "1" }, [{ name: "t", inputSchema: draft07({ maxItems: 0 }) }])
+    // the lock's maxItems may never have been enforced: a live schema that enforces it is drift, with a witness
+    const row = McpLock.prove(entry, [{ name: "t", inputSchema: plain }]).rows[0]!
+    assert(row._tag === "Drift", JSON.stringify(row))
+    assert.isAbove((row.witness as { ids: Array<unknown> }).ids.length, 0)
+    // a live draft-07 schema with the same sibling is read as its narrowest: the plain locked schema proves
+    const reverse = McpLock.fromListing({ name: "s", version: "1" }, [{ name: "t", inputSchema: plain }])
+    assert.strictEqual(McpLock.prove(reverse, [{ name: "t", inputSchema: draft07({ maxItems: 0, description: "d" }) }]).rows[0]!._tag, "Subtype")
+  })
 })
+

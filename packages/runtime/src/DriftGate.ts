@@ -71,8 +71,11 @@ export type ToolVerdict =
   | { readonly _tag: "Unsupported"; readonly tool: string; readonly construct: string; readonly path: string }
   | { readonly _tag: "UnknownTool"; readonly tool: string }
 
-/** `prove` on the cloud schema as the relay sent it: upgraded first. */
-const upgradedBy = (prove: Prove): Prove => (cloud, local) => prove(JsonSchema.upgrade(cloud).schema, local)
+/**
+ * `prove` on the cloud schema as the relay sent it: upgraded first, reading keywords beside a draft-07 `$ref` as
+ * draft-07 does (ignored), the broadest reading of a schema the relay's side enforces.
+ */
+const upgradedBy = (prove: Prove): Prove => (cloud, local) => prove(JsonSchema.upgrade(cloud, { refSiblings: "ignore" }).schema, local)
 
 /**
  * Every exported tool's verdict, in the relay's order: its cloud schema (as sent) proved against the local

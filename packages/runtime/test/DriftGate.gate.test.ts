@@ -138,4 +138,20 @@ describe("DriftGate.gate (properties over corpus tools)", () => {
     const unreadable = check(withGetter as JsonSchema.JsonSchema, { type: "object" })
     assert.isTrue(Either.isLeft(unreadable) && "tool" in unreadable.left && unreadable.left.tool === "t", JSON.stringify(unreadable))
   })
+
+  it("a cloud's keywords beside a draft-07 $ref are read as draft-07 reads them (ignored): a relay may send what they would forbid", () => {
+    const cloud = {
+      $schema: "http://json-schema.org/draft-07/schema#",
+      type: "object",
+      definitions: { list: { type: "array" } },
+      properties: { ids: { $ref: "#/definitions/list", maxItems: 0 } }
+    } as JsonSchema.JsonSchema
+    const local = { type: "object", properties: { ids: { type: "array", maxItems: 0 } } } as JsonSchema.JsonSchema
+    const [verdict] = DriftGate.verdicts(new Map([["t", cloud]]), new Map([["t", local]]))
+    assert.strictEqual(verdict?._tag, "Drift", JSON.stringify(verdict))
+    if (verdict?._tag === "Drift") assert.isTrue(Array.isArray((verdict.witness as { ids?: unknown }).ids) && ((verdict.witness as { ids: Array<unknown> }).ids).length > 0)
+    // the same keywords in a 2020-12 cloud apply, and the cloud proves
+    const modern = { type: "object", $defs: { list: { type: "array" } }, properties: { ids: { $ref: "#/$defs/list", maxItems: 0 } } } as JsonSchema.JsonSchema
+    assert.strictEqual(DriftGate.verdicts(new Map([["t", modern]]), new Map([["t", local]]))[0]?._tag, "Subtype")
+  })
 })

@@ -5,7 +5,7 @@
  * @internal
  */
 import type { Change, JsonSchema } from "../JsonSchema.js"
-import { schemaArray, schemaMap, singleSchema } from "./keywords.js"
+import { annotations, schemaArray, schemaMap, singleSchema } from "./keywords.js"
 import * as P from "./pointer.js"
 import * as R from "./upgradeRules.js"
 import * as T from "./typeNames.js"
@@ -52,9 +52,9 @@ interface Frame {
 const slotPath = (path: string, s: Slot): string => (s.sub === undefined ? P.append(path, s.key) : P.append(P.append(path, s.key), s.sub))
 
 /** Upgrades a schema; see `JsonSchema.upgrade`. */
-export const upgrade = (input: unknown): { readonly schema: JsonSchema; readonly changes: ReadonlyArray<Change> } => {
+export const upgrade = (input: unknown, ignoreRefSiblings = false): { readonly schema: JsonSchema; readonly changes: ReadonlyArray<Change> } => {
   try {
-    return upgradeUnsafe(input)
+    return upgradeUnsafe(input, ignoreRefSiblings)
   } catch (e) {
     // only a hostile object (a throwing getter or proxy trap) gets here: plain data never throws
     const why = e instanceof Error ? e.message : String(e)
@@ -62,7 +62,7 @@ export const upgrade = (input: unknown): { readonly schema: JsonSchema; readonly
   }
 }
 
-const upgradeUnsafe = (input: unknown): { readonly schema: JsonSchema; readonly changes: ReadonlyArray<Change> } => {
+const upgradeUnsafe = (input: unknown, ignoreRefSiblings: boolean): { readonly schema: JsonSchema; readonly changes: ReadonlyArray<Change> } => {
   const changes: Array<Change> = []
   const leaf = (v: unknown, path: string): unknown => {
     if (typeof v === "boolean") return v
@@ -101,7 +101,7 @@ const upgradeUnsafe = (input: unknown): { readonly schema: JsonSchema; readonly 
     }
     stack.pop()
     onPath.delete(f.node)
-    const done = rewrite(f, changes, rewriteRef)
+    const done = rewrite(f, changes, rewriteRef, ignoreRefSiblings)
     if (stack.length === 0) result = done
     else stack[stack.length - 1]!.results.push(done)
   }
@@ -109,7 +109,7 @@ const upgradeUnsafe = (input: unknown): { readonly schema: JsonSchema; readonly 
 }
 
 /** Applies the rules to one node whose slots are upgraded; returns the input object when nothing changed. */
-const rewrite = (f: Frame, changes: Array<Change>, rewriteRef: (ref: string) => string): unknown => {
+const rewrite = (f: Frame, changes: Array<Change>, rewriteRef: (ref: string) => string, ignoreRefSiblings: boolean): unknown => {
   const m = new Map<string, unknown>()
   for (const k of Object.keys(f.node)) m.set(k, f.node[k])
   let childChanged = false
@@ -143,6 +143,7 @@ const rewrite = (f: Frame, changes: Array<Change>, rewriteRef: (ref: string) => 
   R.definitions(n)
   R.exclusiveBounds(n)
   const ref = m.get("$ref")
+  if (typeof ref === "string" && ignoreRefSiblings) refSiblings(n)
   if (typeof ref === "string") {
     const next = rewriteRef(ref)
     if (next !== ref) {
@@ -154,6 +155,18 @@ const rewrite = (f: Frame, changes: Array<Change>, rewriteRef: (ref: string) => 
   R.nullable(n)
   schemaUri(n)
   return !childChanged && changes.length === before ? f.node : materialize(m)
+}
+
+/** What stays beside a draft-07 `$ref` whose siblings are ignored: annotations and the places other `$ref`s point into. */
+const keptBesideRef: ReadonlySet<string> = new Set([...annotations, "$ref", "$schema", "definitions", "$defs"])
+
+/** Draft-07 ignores every other keyword beside a `$ref`: dropped, each reported (only asked for on draft-07 input). */
+const refSiblings = (n: R.Node): void => {
+  for (const k of [...n.m.keys()]) {
+    if (keptBesideRef.has(k)) continue
+    n.m.delete(k)
+    n.report(k, `\`${k}\` beside \`$ref\` is ignored in draft-07; dropped`)
+  }
 }
 
 /** Removes applicator keywords whose container has the wrong shape (they would make the schema uncompilable). */
