@@ -47,11 +47,13 @@ export const make = (sql: SqlClient.SqlClient, limit: number): Db => ({
  * Runs `statement` on the connection of the transaction it is in, under the transaction's span; outside one,
  * as a statement of its own. A statement run on its own opens a scope and a span of its own, which on SQLite
  * costs about three times what running it does; a transaction's statements share its connection and span.
+ * Either way without the client's name transforms: the store's SQL and the columns it reads are its own, also
+ * on an app's `PgClient` configured with `transformResultNames` or `transformQueryNames`.
  */
 export const run = <A extends object>(statement: Statement.Statement<A>): Effect.Effect<ReadonlyArray<A>, SqlError> =>
   Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (held) => {
-    if (Option.isNone(held)) return statement
-    const [text, params] = statement.compile()
+    if (Option.isNone(held)) return statement.withoutTransform
+    const [text, params] = statement.compile(true)
     return held.value[0].execute(text, params, undefined)
   })
 
