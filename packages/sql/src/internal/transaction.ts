@@ -1,6 +1,7 @@
 /**
- * What every part of the store is made with: the client, the limit on stored values, and `tx`, which runs a
- * change in one transaction with the database's failures as `SessionStoreError`.
+ * What every part of the store is made with: the client, the limit on stored values, `tx`, which runs a
+ * change in one transaction with the database's failures as `SessionStoreError`, and `run`, which runs each
+ * of the store's statements (on the transaction's connection when there is one).
  *
  * @internal
  */
