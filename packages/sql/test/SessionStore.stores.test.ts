@@ -275,6 +275,30 @@ describe.each(backends)("%s", (_name, makeBackend) => {
       assert.match(storeError(yield* Effect.exit(store.export(id))).message, /corrupted/)
     }))
 
+  it.scopedLive("a commit the database refuses halfway writes nothing: the turn stays pending, and commits once the obstacle is gone", () =>
+    Effect.gen(function*() {
+      const backend = yield* makeBackend
+      if (backend.exec === undefined) return
+      const id = sessionId("refused-commit")
+      const key = JSON.stringify(id)
+      const store = yield* backend.open()
+      yield* store.commitTurn(F.oneCallTurn(id, 1))
+      yield* store.callStarted(F.start(id, 2, "call_2", { n: 2 }, [F.user("write 2")]))
+      // a history row where the commit's messages go: its session row and journal are written first, then the
+      // messages' INSERT fails on the key, so everything before it must be taken back with it
+      const blocker = JSON.stringify(F.user("in the way"))
+      yield* backend.exec(`INSERT INTO toolgate_messages (session, seq, turn, pending, body) SELECT id, next_seq, 1, 0, '${blocker}' FROM toolgate_sessions WHERE id = '${key}'`)
+      const refused = storeError(yield* Effect.exit(store.commitTurn({ ...F.oneCallTurn(id, 2), usage: { roundTrips: 9, repairs: 0, invalidRounds: 0, inputTokens: 9, outputTokens: 9 } })))
+      assert.deepStrictEqual([refused.session, refused.operation], [id, "commitTurn"])
+      const after = Option.getOrThrow(yield* (yield* backend.open()).load(id))
+      assert.deepStrictEqual(after.pending.map((p) => [p.turn, p.calls.map((c) => c.callId)]), [[2, ["call_2"]]])
+      assert.deepStrictEqual([after.snapshot.usage?.inputTokens, after.snapshot.history.length], [101, 5])
+      yield* backend.exec(`DELETE FROM toolgate_messages WHERE session = '${key}' AND body = '${blocker}'`)
+      yield* store.commitTurn(F.oneCallTurn(id, 2))
+      const committed = Option.getOrThrow(yield* store.load(id))
+      assert.deepStrictEqual([committed.pending, committed.snapshot.turns, committed.snapshot.history.length], [[], 2, 8])
+    }))
+
   it.scopedLive.prop("random command sequences read as the model says, from the same instance and from another", { commands }, ({ commands }) =>
     Effect.gen(function*() {
       const backend = yield* makeBackend

@@ -5,6 +5,7 @@
  */
 import type * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
+import { run } from "./transaction.js"
 
 /**
  * A key column's text: the key as a JSON string. Keys (session ids, call ids, idempotency keys) come from
@@ -20,6 +21,6 @@ export const num = (u: unknown): number => typeof u === "number" ? u : Number(u)
 export const insertAll = (sql: SqlClient.SqlClient, table: string, rows: ReadonlyArray<Record<string, string | number | null>>) =>
   Effect.forEach(
     Array.from({ length: Math.ceil(rows.length / 500) }, (_, i) => rows.slice(i * 500, i * 500 + 500)),
-    (chunk) => sql`INSERT INTO ${sql(table)} ${sql.insert(chunk as Array<Record<string, string | number | null>>)}`,
+    (chunk) => run(sql`INSERT INTO ${sql(table)} ${sql.insert(chunk as Array<Record<string, string | number | null>>)}`),
     { discard: true }
   )

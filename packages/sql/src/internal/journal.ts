@@ -9,7 +9,7 @@ import * as Effect from "effect/Effect"
 import { Errors, SessionStore, ToolEnvelope } from "@toolgate/runtime"
 import { k } from "./columns.js"
 import type { SessionRow } from "./sessionRow.js"
-import { type Db, enc } from "./transaction.js"
+import { type Db, enc, run } from "./transaction.js"
 
 /** Journaling calls over `db`; the session's row is written through `row`. */
 export const make = (db: Db, row: SessionRow) => {
@@ -22,12 +22,12 @@ export const make = (db: Db, row: SessionRow) => {
    */
   const journalIfOpen = (call: SessionStore.CallStart, body: string, now: number) =>
     Effect.map(
-      sql<{ seq: unknown }>`INSERT INTO toolgate_journal (session, turn, call_id, seq, call, envelope)
+      run(sql<{ seq: unknown }>`INSERT INTO toolgate_journal (session, turn, call_id, seq, call, envelope)
         SELECT ${k(call.session)}, ${call.turn}, ${k(call.callId)}, (SELECT COALESCE(MAX(seq) + 1, 0) FROM toolgate_journal WHERE session = ${k(call.session)}), ${body}, NULL
         WHERE EXISTS (SELECT 1 FROM toolgate_sessions WHERE id = ${k(call.session)})${
         call.owner === undefined ? sql`` : sql` AND NOT EXISTS (SELECT 1 FROM toolgate_leases WHERE session = ${k(call.session)} AND owner <> ${k(call.owner)} AND expires_at > ${now})`
       }
-        RETURNING seq`,
+        RETURNING seq`),
       (rows) => rows.length > 0
     )
 
@@ -35,8 +35,8 @@ export const make = (db: Db, row: SessionRow) => {
   const journalOpening = (call: SessionStore.CallStart, body: string) =>
     Effect.gen(function*() {
       yield* row.reserveFenced(call.session, call.owner, call.turn, 0)
-      yield* sql`INSERT INTO toolgate_journal (session, turn, call_id, seq, call, envelope)
-        SELECT ${k(call.session)}, ${call.turn}, ${k(call.callId)}, (SELECT COALESCE(MAX(seq) + 1, 0) FROM toolgate_journal WHERE session = ${k(call.session)}), ${body}, NULL`
+      yield* run(sql`INSERT INTO toolgate_journal (session, turn, call_id, seq, call, envelope)
+        SELECT ${k(call.session)}, ${call.turn}, ${k(call.callId)}, (SELECT COALESCE(MAX(seq) + 1, 0) FROM toolgate_journal WHERE session = ${k(call.session)}), ${body}, NULL`)
     })
 
   /**
@@ -62,7 +62,7 @@ export const make = (db: Db, row: SessionRow) => {
       const envelope = yield* enc(db, ToolEnvelope.Envelope, call.envelope, site)
       const updated = yield* tx(
         site,
-        sql`UPDATE toolgate_journal SET envelope = ${envelope} WHERE session = ${k(call.session)} AND turn = ${call.turn} AND call_id = ${k(call.callId)} RETURNING call_id`,
+        run(sql`UPDATE toolgate_journal SET envelope = ${envelope} WHERE session = ${k(call.session)} AND turn = ${call.turn} AND call_id = ${k(call.callId)} RETURNING call_id`),
         false // one statement: atomic on its own
       )
       if (updated.length === 0) return yield* new Errors.SessionStoreError({ ...site, detail: `call ${call.callId} of turn ${call.turn} was not journaled` })

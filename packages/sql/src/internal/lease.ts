@@ -14,7 +14,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { Errors, SessionStore } from "@toolgate/runtime"
 import { k } from "./columns.js"
-import type { Tx } from "./transaction.js"
+import { run, type Tx } from "./transaction.js"
 
 /** A lease row as read. */
 export interface Row {
@@ -30,7 +30,7 @@ export const decodeKey = (text: unknown, session: string, operation: string) => 
 export const all = (sql: SqlClient.SqlClient) =>
   Effect.gen(function*() {
     const now = yield* Clock.currentTimeMillis
-    const rows = yield* sql<{ session: string; owner: string; expires_at: unknown }>`SELECT session, owner, expires_at FROM toolgate_leases WHERE expires_at > ${now}`
+    const rows = yield* run(sql<{ session: string; owner: string; expires_at: unknown }>`SELECT session, owner, expires_at FROM toolgate_leases WHERE expires_at > ${now}`)
     const leases = yield* Effect.forEach(rows, (r) =>
       Effect.map(Effect.all([decodeKey(r.session, "", "list"), decodeKey(r.owner, "", "list")]), ([session, owner]) => ({ session, owner, expiresAt: Number(r.expires_at) })))
     return new Map(leases.map((l) => [l.session, l]))
@@ -44,31 +44,31 @@ export const make = (sql: SqlClient.SqlClient, tx: Tx) => {
   /** Postgres: insert if absent, lock the row, take it when ours or expired (guarded by its version). */
   const takePg = (session: string, owner: string, now: number, expiresAt: number, attempts = 1): Effect.Effect<Row, Errors.SessionStoreError | SqlError> =>
     Effect.gen(function*() {
-      yield* sql`INSERT INTO toolgate_leases (session, owner, expires_at, version) VALUES (${k(session)}, ${k(owner)}, ${expiresAt}, 0) ON CONFLICT (session) DO NOTHING`
-      const [row] = yield* sql<Row>`SELECT owner, expires_at, version FROM toolgate_leases WHERE session = ${k(session)} FOR UPDATE`
+      yield* run(sql`INSERT INTO toolgate_leases (session, owner, expires_at, version) VALUES (${k(session)}, ${k(owner)}, ${expiresAt}, 0) ON CONFLICT (session) DO NOTHING`)
+      const [row] = yield* run(sql<Row>`SELECT owner, expires_at, version FROM toolgate_leases WHERE session = ${k(session)} FOR UPDATE`)
       if (row === undefined) {
         // the holder released the lease between the two statements: it is free, so take it from the top
         if (attempts < maxTakeAttempts) return yield* takePg(session, owner, now, expiresAt, attempts + 1)
         return yield* new Errors.SessionStoreError({ session, operation: "lease", detail: `the lease row kept disappearing (${attempts} attempts)` })
       }
       if (row.owner !== k(owner) && Number(row.expires_at) > now) return row
-      yield* sql`UPDATE toolgate_leases SET owner = ${k(owner)}, expires_at = ${expiresAt}, version = version + 1 WHERE session = ${k(session)} AND version = ${Number(row.version)}`
+      yield* run(sql`UPDATE toolgate_leases SET owner = ${k(owner)}, expires_at = ${expiresAt}, version = version + 1 WHERE session = ${k(session)} AND version = ${Number(row.version)}`)
       return { owner: k(owner), expires_at: expiresAt, version: Number(row.version) + 1 }
     })
 
   /** SQLite (and others): one upsert that changes the row only when it is ours or expired; answers the row it wrote (none when it wrote none). */
   const upsertOther = (session: string, owner: string, now: number, expiresAt: number) =>
-    sql<Row>`INSERT INTO toolgate_leases (session, owner, expires_at, version) VALUES (${k(session)}, ${k(owner)}, ${expiresAt}, 0)
+    run(sql<Row>`INSERT INTO toolgate_leases (session, owner, expires_at, version) VALUES (${k(session)}, ${k(owner)}, ${expiresAt}, 0)
       ON CONFLICT (session) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at, version = toolgate_leases.version + 1
       WHERE toolgate_leases.owner = excluded.owner OR toolgate_leases.expires_at <= ${now}
-      RETURNING owner, expires_at, version`
+      RETURNING owner, expires_at, version`)
 
   /** SQLite (and others), in a transaction: the upsert, then who holds the lease. */
   const takeOther = (session: string, owner: string, now: number, expiresAt: number) =>
     Effect.gen(function*() {
       const [taken] = yield* upsertOther(session, owner, now, expiresAt)
       if (taken !== undefined) return taken
-      const [row] = yield* sql<Row>`SELECT owner, expires_at, version FROM toolgate_leases WHERE session = ${k(session)}`
+      const [row] = yield* run(sql<Row>`SELECT owner, expires_at, version FROM toolgate_leases WHERE session = ${k(session)}`)
       return row!
     })
 
@@ -90,7 +90,7 @@ export const make = (sql: SqlClient.SqlClient, tx: Tx) => {
     })
 
   const release = (session: string, owner: string) =>
-    Effect.asVoid(tx({ session, operation: "release" }, sql`DELETE FROM toolgate_leases WHERE session = ${k(session)} AND owner = ${k(owner)}`))
+    Effect.asVoid(tx({ session, operation: "release" }, run(sql`DELETE FROM toolgate_leases WHERE session = ${k(session)} AND owner = ${k(owner)}`)))
 
   /** `SessionBusy` when `row`, the session's lease row read in the writing transaction, is another owner's and unexpired. */
   const check = (session: string, owner: string, row: Pick<Row, "owner" | "expires_at"> | undefined) =>
@@ -107,7 +107,7 @@ export const make = (sql: SqlClient.SqlClient, tx: Tx) => {
    */
   const fence = (session: string, owner: string | undefined) =>
     owner === undefined ? Effect.void : Effect.gen(function*() {
-      const rows = yield* sql<Row>`SELECT owner, expires_at, version FROM toolgate_leases WHERE session = ${k(session)} FOR SHARE`
+      const rows = yield* run(sql<Row>`SELECT owner, expires_at, version FROM toolgate_leases WHERE session = ${k(session)} FOR SHARE`)
       return yield* check(session, owner, rows[0])
     })
 

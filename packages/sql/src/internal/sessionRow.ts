@@ -8,7 +8,7 @@
 import * as Effect from "effect/Effect"
 import { k, num } from "./columns.js"
 import type * as Lease from "./lease.js"
-import type { Db } from "./transaction.js"
+import { type Db, run } from "./transaction.js"
 
 /** Writing the session's row over `db`, fenced by `lease`. */
 export const make = ({ sql }: Db, lease: Lease.Lease) => {
@@ -18,12 +18,12 @@ export const make = ({ sql }: Db, lease: Lease.Lease) => {
    * too (read in the same statement, once the transaction holds the write lock).
    */
   const upsert = (session: string, turn: number, count: number, usage: string | undefined, withLease: boolean) =>
-    sql<{ next_seq: unknown; owner?: string | null; expires_at?: unknown }>`INSERT INTO toolgate_sessions (id, next_turn, next_seq, usage) VALUES (${k(session)}, ${turn + 1}, ${count}, ${usage ?? null})
+    run(sql<{ next_seq: unknown; owner?: string | null; expires_at?: unknown }>`INSERT INTO toolgate_sessions (id, next_turn, next_seq, usage) VALUES (${k(session)}, ${turn + 1}, ${count}, ${usage ?? null})
       ON CONFLICT (id) DO UPDATE SET
         next_turn = CASE WHEN toolgate_sessions.next_turn > excluded.next_turn THEN toolgate_sessions.next_turn ELSE excluded.next_turn END,
         next_seq = toolgate_sessions.next_seq + excluded.next_seq,
         usage = COALESCE(excluded.usage, toolgate_sessions.usage)
-      RETURNING next_seq${withLease ? sql`, (SELECT owner FROM toolgate_leases WHERE session = ${k(session)}) AS owner, (SELECT expires_at FROM toolgate_leases WHERE session = ${k(session)}) AS expires_at` : sql``}`
+      RETURNING next_seq${withLease ? sql`, (SELECT owner FROM toolgate_leases WHERE session = ${k(session)}) AS owner, (SELECT expires_at FROM toolgate_leases WHERE session = ${k(session)}) AS expires_at` : sql``}`)
 
   /** Reserves `count` sequence numbers (answers the first); see `upsert`. */
   const reserve = (session: string, turn: number, count: number, usage?: string) =>
@@ -45,7 +45,7 @@ export const make = ({ sql }: Db, lease: Lease.Lease) => {
     })
 
   /** Locks the session's row (the first write of a read-then-write transaction). */
-  const touch = (session: string) => sql`UPDATE toolgate_sessions SET next_seq = next_seq WHERE id = ${k(session)}`
+  const touch = (session: string) => run(sql`UPDATE toolgate_sessions SET next_seq = next_seq WHERE id = ${k(session)}`)
 
   return { reserve, reserveFenced, touch }
 }

@@ -9,20 +9,20 @@ import * as Option from "effect/Option"
 import { Errors, SessionStore } from "@toolgate/runtime"
 import { insertAll, k, num } from "./columns.js"
 import * as Lease from "./lease.js"
-import type { Db, Site } from "./transaction.js"
+import { type Db, run, type Site } from "./transaction.js"
 
 /** Reading, importing, listing and deleting sessions over `db`. */
 export const make = ({ limit, sql, tx }: Db) => {
   /** The session's rows in order, read in one transaction; `None` when it has no row. */
   const rowsOf = (site: Site) =>
     tx(site, Effect.gen(function*() {
-      const s = yield* sql<{ next_turn: unknown; usage: string | null }>`SELECT next_turn, usage FROM toolgate_sessions WHERE id = ${k(site.session)}`
+      const s = yield* run(sql<{ next_turn: unknown; usage: string | null }>`SELECT next_turn, usage FROM toolgate_sessions WHERE id = ${k(site.session)}`)
       if (s.length === 0) return Option.none<SessionStore.SessionRows>()
-      const messages = yield* sql<{ turn: unknown; pending: unknown; body: string }>`SELECT turn, pending, body FROM toolgate_messages WHERE session = ${k(site.session)} ORDER BY seq`
-      const undo = yield* sql<{ turn: unknown; body: string }>`SELECT turn, body FROM toolgate_undo WHERE session = ${k(site.session)} ORDER BY turn`
-      const results = yield* sql<{ body: string }>`SELECT body FROM toolgate_results WHERE session = ${k(site.session)} ORDER BY seq`
-      const outstanding = yield* sql<{ body: string }>`SELECT body FROM toolgate_outstanding WHERE session = ${k(site.session)} ORDER BY seq`
-      const journal = yield* sql<{ turn: unknown; call: string; envelope: string | null }>`SELECT turn, call, envelope FROM toolgate_journal WHERE session = ${k(site.session)} ORDER BY seq`
+      const messages = yield* run(sql<{ turn: unknown; pending: unknown; body: string }>`SELECT turn, pending, body FROM toolgate_messages WHERE session = ${k(site.session)} ORDER BY seq`)
+      const undo = yield* run(sql<{ turn: unknown; body: string }>`SELECT turn, body FROM toolgate_undo WHERE session = ${k(site.session)} ORDER BY turn`)
+      const results = yield* run(sql<{ body: string }>`SELECT body FROM toolgate_results WHERE session = ${k(site.session)} ORDER BY seq`)
+      const outstanding = yield* run(sql<{ body: string }>`SELECT body FROM toolgate_outstanding WHERE session = ${k(site.session)} ORDER BY seq`)
+      const journal = yield* run(sql<{ turn: unknown; call: string; envelope: string | null }>`SELECT turn, call, envelope FROM toolgate_journal WHERE session = ${k(site.session)} ORDER BY seq`)
       return Option.some<SessionStore.SessionRows>({
         id: site.session,
         nextTurn: num(s[0]!.next_turn),
@@ -47,7 +47,7 @@ export const make = ({ limit, sql, tx }: Db) => {
       const rows = yield* SessionStore.toRows(snapshot, limit)
       const n = rows.messages.length + rows.results.length + rows.outstanding.length
       yield* tx(site, Effect.gen(function*() {
-        const existing = yield* sql`SELECT id FROM toolgate_sessions WHERE id = ${k(snapshot.id)}`
+        const existing = yield* run(sql`SELECT id FROM toolgate_sessions WHERE id = ${k(snapshot.id)}`)
         if (existing.length > 0) return yield* new Errors.SessionStoreError({ ...site, detail: "the session already exists" })
         yield* insertAll(sql, "toolgate_sessions", [{ id: k(snapshot.id), next_turn: rows.nextTurn, next_seq: n, usage: rows.usage ?? null }])
         yield* insertAll(sql, "toolgate_messages", rows.messages.map((m, i) => ({ session: k(snapshot.id), seq: i, turn: m.turn, pending: 0, body: m.body })))
@@ -71,12 +71,12 @@ export const make = ({ limit, sql, tx }: Db) => {
   }
 
   const list = tx({ session: "", operation: "list" }, Effect.gen(function*() {
-    const rows = yield* sql<{ id: string; next_turn: unknown; messages: unknown; outstanding: unknown; pending: unknown; last_pending: unknown }>`SELECT s.id, s.next_turn,
+    const rows = yield* run(sql<{ id: string; next_turn: unknown; messages: unknown; outstanding: unknown; pending: unknown; last_pending: unknown }>`SELECT s.id, s.next_turn,
       (SELECT COUNT(*) FROM toolgate_messages m WHERE m.session = s.id AND m.pending = 0) AS messages,
       (SELECT COUNT(*) FROM toolgate_outstanding o WHERE o.session = s.id) AS outstanding,
       (SELECT COUNT(DISTINCT j.turn) FROM toolgate_journal j WHERE j.session = s.id) AS pending,
       (SELECT MAX(j.turn) FROM toolgate_journal j WHERE j.session = s.id) AS last_pending
-      FROM toolgate_sessions s`
+      FROM toolgate_sessions s`)
     const leases = yield* Lease.all(sql)
     const ids = yield* Effect.forEach(rows, (r) => Lease.decodeKey(r.id, "", "list"))
     return rows
@@ -95,9 +95,9 @@ export const make = ({ limit, sql, tx }: Db) => {
   const remove = (session: string) =>
     tx({ session, operation: "delete" }, Effect.forEach(
       ["toolgate_messages", "toolgate_undo", "toolgate_results", "toolgate_outstanding", "toolgate_journal", "toolgate_leases"],
-      (table) => sql`DELETE FROM ${sql(table)} WHERE session = ${k(session)}`,
+      (table) => run(sql`DELETE FROM ${sql(table)} WHERE session = ${k(session)}`),
       { discard: true }
-    ).pipe(Effect.zipRight(sql`DELETE FROM toolgate_sessions WHERE id = ${k(session)}`)))
+    ).pipe(Effect.zipRight(run(sql`DELETE FROM toolgate_sessions WHERE id = ${k(session)}`))))
 
   return { load, importSnapshot, list, remove }
 }

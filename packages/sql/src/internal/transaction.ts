@@ -1,12 +1,15 @@
 /**
- * What every part of the store is made with: the client, the limit on stored values, and `tx`, which runs a
- * change in one transaction with the database's failures as `SessionStoreError`.
+ * What every part of the store is made with: the client, the limit on stored values, `tx`, which runs a
+ * change in one transaction with the database's failures as `SessionStoreError`, and `run`, which runs each
+ * of the store's statements (on the transaction's connection when there is one).
  *
  * @internal
  */
+import * as SqlClient from "@effect/sql/SqlClient"
 import { SqlError } from "@effect/sql/SqlError"
-import type * as SqlClient from "@effect/sql/SqlClient"
+import type * as Statement from "@effect/sql/Statement"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import type * as Schema from "effect/Schema"
 import { Errors, SessionStore } from "@toolgate/runtime"
 
@@ -40,6 +43,20 @@ export const make = (sql: SqlClient.SqlClient, limit: number): Db => ({
       )
     )
 })
+
+/**
+ * Runs `statement` on the connection of the transaction it is in, under the transaction's span; outside one,
+ * as a statement of its own. A statement run on its own opens a scope and a span of its own, which on SQLite
+ * costs about three times what running it does; a transaction's statements share its connection and span.
+ * Either way without the client's name transforms: the store's SQL and the columns it reads are its own, also
+ * on an app's `PgClient` configured with `transformResultNames` or `transformQueryNames`.
+ */
+export const run = <A extends object>(statement: Statement.Statement<A>): Effect.Effect<ReadonlyArray<A>, SqlError> =>
+  Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (held) => {
+    if (Option.isNone(held)) return statement.withoutTransform
+    const [text, params] = statement.compile(true)
+    return held.value[0].execute(text, params, undefined)
+  })
 
 /** `value` as JSON text within the store's limit. */
 export const enc = <A, I>(db: Db, schema: Schema.Schema<A, I>, value: A, site: Site) => SessionStore.encodeValue(schema, value, db.limit, site.session, site.operation)

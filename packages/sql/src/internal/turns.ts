@@ -8,7 +8,7 @@ import * as Effect from "effect/Effect"
 import { Compensation, Message, SessionStore } from "@toolgate/runtime"
 import { insertAll, k } from "./columns.js"
 import type { SessionRow } from "./sessionRow.js"
-import { type Db, enc, encAll } from "./transaction.js"
+import { type Db, enc, encAll, run } from "./transaction.js"
 
 /** Committing and rolling back turns over `db`; the session's row is written through `row`. */
 export const make = (db: Db, row: SessionRow) => {
@@ -21,8 +21,8 @@ export const make = (db: Db, row: SessionRow) => {
    */
   const close = (session: string, turn: number, seq: number, bodies: ReadonlyArray<string>, pendingRows: boolean) =>
     Effect.gen(function*() {
-      if (pendingRows) yield* sql`DELETE FROM toolgate_messages WHERE session = ${k(session)} AND turn = ${turn} AND pending = 1`
-      yield* sql`DELETE FROM toolgate_journal WHERE session = ${k(session)} AND turn = ${turn}`
+      if (pendingRows) yield* run(sql`DELETE FROM toolgate_messages WHERE session = ${k(session)} AND turn = ${turn} AND pending = 1`)
+      yield* run(sql`DELETE FROM toolgate_journal WHERE session = ${k(session)} AND turn = ${turn}`)
       yield* insertAll(sql, "toolgate_messages", bodies.map((b, i) => ({ session: k(session), seq: seq + i, turn, pending: 0, body: b })))
     })
 
@@ -37,13 +37,13 @@ export const make = (db: Db, row: SessionRow) => {
         const seq = yield* row.reserveFenced(commit.session, commit.owner, commit.turn, bodies.length + results.length, usage)
         yield* close(commit.session, commit.turn, seq, bodies, false)
         if (undo !== undefined) {
-          yield* sql`INSERT INTO toolgate_undo ${sql.insert({ session: k(commit.session), turn: commit.turn, body: undo })}
-            ON CONFLICT (session, turn) DO UPDATE SET body = excluded.body`
+          yield* run(sql`INSERT INTO toolgate_undo ${sql.insert({ session: k(commit.session), turn: commit.turn, body: undo })}
+            ON CONFLICT (session, turn) DO UPDATE SET body = excluded.body`)
         }
         if (results.length > 0) {
           const rows = results.map((body, i) => ({ session: k(commit.session), call_id: k(commit.results[i]!.callId), turn: commit.turn, seq: seq + bodies.length + i, body }))
-          yield* sql`INSERT INTO toolgate_results ${sql.insert(rows)}
-            ON CONFLICT (session, call_id) DO UPDATE SET turn = excluded.turn, seq = excluded.seq, body = excluded.body`
+          yield* run(sql`INSERT INTO toolgate_results ${sql.insert(rows)}
+            ON CONFLICT (session, call_id) DO UPDATE SET turn = excluded.turn, seq = excluded.seq, body = excluded.body`)
         }
       }))
     })

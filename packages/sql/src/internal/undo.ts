@@ -8,7 +8,7 @@ import * as Effect from "effect/Effect"
 import { Compensation, Errors, SessionStore } from "@toolgate/runtime"
 import { insertAll, k } from "./columns.js"
 import type { SessionRow } from "./sessionRow.js"
-import { type Db, enc, encAll, type Site } from "./transaction.js"
+import { type Db, enc, encAll, run, type Site } from "./transaction.js"
 
 /** The undo log and outstanding effects over `db`; the session's row is written through `row`. */
 export const make = (db: Db, row: SessionRow) => {
@@ -17,7 +17,7 @@ export const make = (db: Db, row: SessionRow) => {
   /** The stored undo entry of a turn (read after the session's row is locked). */
   const entryOf = (site: Site, turn: number) =>
     Effect.gen(function*() {
-      const rows = yield* sql<{ body: unknown }>`SELECT body FROM toolgate_undo WHERE session = ${k(site.session)} AND turn = ${turn}`
+      const rows = yield* run(sql<{ body: unknown }>`SELECT body FROM toolgate_undo WHERE session = ${k(site.session)} AND turn = ${turn}`)
       if (rows.length === 0) return yield* new Errors.SessionStoreError({ ...site, detail: `turn ${turn} is not in the undo log` })
       return yield* SessionStore.decodeValue(SessionStore.UndoRecord, rows[0]!.body, site.session, site.operation)
     })
@@ -28,7 +28,7 @@ export const make = (db: Db, row: SessionRow) => {
       yield* row.touch(session)
       const record = yield* entryOf(site, turn)
       const body = yield* enc(db, SessionStore.UndoRecord, { ...record, steps: record.steps.filter((s) => s.callId !== callId) }, site)
-      yield* sql`UPDATE toolgate_undo SET body = ${body} WHERE session = ${k(session)} AND turn = ${turn}`
+      yield* run(sql`UPDATE toolgate_undo SET body = ${body} WHERE session = ${k(session)} AND turn = ${turn}`)
     }))
   }
 
@@ -39,7 +39,7 @@ export const make = (db: Db, row: SessionRow) => {
       const record = yield* entryOf(site, turn)
       const steps = record.steps.map((s) => s.callId !== callId ? s : SessionStore.mark(s, started))
       const body = yield* enc(db, SessionStore.UndoRecord, { ...record, steps }, site)
-      yield* sql`UPDATE toolgate_undo SET body = ${body} WHERE session = ${k(session)} AND turn = ${turn}`
+      yield* run(sql`UPDATE toolgate_undo SET body = ${body} WHERE session = ${k(session)} AND turn = ${turn}`)
     }))
   }
 
@@ -51,7 +51,7 @@ export const make = (db: Db, row: SessionRow) => {
       const body = yield* enc(db, SessionStore.UndoRecord, { ...record, steps: record.steps.filter((s) => s.callId !== callId) }, site)
       const outstanding = yield* enc(db, Compensation.OutstandingEffect, effect, site)
       const seq = yield* row.reserve(session, 0, 1)
-      yield* sql`UPDATE toolgate_undo SET body = ${body} WHERE session = ${k(session)} AND turn = ${turn}`
+      yield* run(sql`UPDATE toolgate_undo SET body = ${body} WHERE session = ${k(session)} AND turn = ${turn}`)
       yield* insertAll(sql, "toolgate_outstanding", [{ session: k(session), seq, idempotency_key: k(effect.idempotencyKey), body: outstanding }])
     }))
   }
@@ -64,9 +64,9 @@ export const make = (db: Db, row: SessionRow) => {
       const kept = yield* encAll(db, Compensation.OutstandingEffect, record.kept, site)
       // the row is locked already: it is written again only to reserve sequence numbers for kept effects
       const seq = kept.length === 0 ? 0 : yield* row.reserve(session, 0, kept.length)
-      yield* sql`DELETE FROM toolgate_undo WHERE session = ${k(session)} AND turn = ${turn}`
-      yield* sql`DELETE FROM toolgate_messages WHERE session = ${k(session)} AND turn = ${turn} AND pending = 0`
-      yield* sql`DELETE FROM toolgate_results WHERE session = ${k(session)} AND turn = ${turn}`
+      yield* run(sql`DELETE FROM toolgate_undo WHERE session = ${k(session)} AND turn = ${turn}`)
+      yield* run(sql`DELETE FROM toolgate_messages WHERE session = ${k(session)} AND turn = ${turn} AND pending = 0`)
+      yield* run(sql`DELETE FROM toolgate_results WHERE session = ${k(session)} AND turn = ${turn}`)
       yield* insertAll(sql, "toolgate_outstanding", kept.map((body, i) => ({ session: k(session), seq: seq + i, idempotency_key: k(record.kept[i]!.idempotencyKey), body })))
     }))
   }
@@ -76,9 +76,9 @@ export const make = (db: Db, row: SessionRow) => {
     if (keys.length === 0) return Effect.succeed([])
     return tx(site, Effect.gen(function*() {
       yield* row.touch(session)
-      const rows = yield* sql<{ body: unknown }>`SELECT body FROM toolgate_outstanding WHERE session = ${k(session)} AND idempotency_key IN ${sql.in(keys.map(k))} ORDER BY seq`
+      const rows = yield* run(sql<{ body: unknown }>`SELECT body FROM toolgate_outstanding WHERE session = ${k(session)} AND idempotency_key IN ${sql.in(keys.map(k))} ORDER BY seq`)
       const removed = yield* Effect.forEach(rows, (r) => SessionStore.decodeValue(Compensation.OutstandingEffect, r.body, session, "reconcile"))
-      yield* sql`DELETE FROM toolgate_outstanding WHERE session = ${k(session)} AND idempotency_key IN ${sql.in(keys.map(k))}`
+      yield* run(sql`DELETE FROM toolgate_outstanding WHERE session = ${k(session)} AND idempotency_key IN ${sql.in(keys.map(k))}`)
       return removed
     }))
   }
