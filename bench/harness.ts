@@ -101,6 +101,19 @@ export const gcOf = (): { readonly gc: (() => void) | undefined; readonly how: s
   return { gc: undefined, how: "heap difference without gc (noisy: garbage included)" }
 }
 
+/**
+ * One full collection that keeps the compiled code (`gc({ type: "major" })`), or nothing when no collector can
+ * be reached. A bare `gc()` is V8's last-resort collection, which also throws compiled code away (bytecode
+ * included): the calls after it run cold for hundreds of milliseconds (a one-call turn 3–5× slower over its
+ * first thousand calls), so a round timed after it measures the JIT warming up again, more so the more code
+ * a candidate runs. Timed rounds collect with this; heap figures with `gcOf`'s.
+ */
+export const collectGarbage = (): void => {
+  collector ??= gcOf().gc ?? null
+  if (collector !== null) (collector as (options: { readonly type: "major" }) => void)({ type: "major" })
+}
+let collector: (() => void) | null | undefined
+
 /** The median of `xs` (the upper one of an even count). */
 export const median = (xs: ReadonlyArray<number>): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 
@@ -109,7 +122,7 @@ export const median = (xs: ReadonlyArray<number>): number => [...xs].sort((a, b)
  * process's CPU time (`process.cpuUsage`: every thread, GC helpers included) as well as wall time. The
  * machine is shared by several agents: wall time per op swings with their load, CPU time much less, so the
  * ratios are taken on CPU time and the wall figures printed beside them. Each round collects garbage
- * first (as mitata does before a measurement, so no candidate pays for the previous one's heap), then runs
+ * first (`collectGarbage`, so no candidate pays for the previous one's heap), then runs
  * a candidate until it has used `minCpuMs` of CPU (and at least 5 calls). `collect: false` skips that
  * collection: for operations of a few microseconds the forced full collection itself doubles the time of
  * the calls that follow it (measured on `AgentSession.make` and `Chat.empty` alike), so they are timed as
@@ -118,10 +131,9 @@ export const median = (xs: ReadonlyArray<number>): number => [...xs].sort((a, b)
 export const timeCpu = async (candidates: ReadonlyArray<Candidate>, rounds: number, minCpuMs = 200, collect = true) => {
   const cpu = new Map<string, Array<number>>(candidates.map((c) => [c.name, []]))
   const wall = new Map<string, Array<number>>(candidates.map((c) => [c.name, []]))
-  const { gc } = gcOf()
   for (let round = 0; round < rounds; round++) {
     for (const c of candidates) {
-      if (collect) gc?.()
+      if (collect) collectGarbage()
       const c0 = process.cpuUsage()
       const w0 = performance.now()
       let ops = 0

@@ -11,7 +11,7 @@ import { Subschema } from "@toolgate/subschema"
 import { Either } from "effect"
 import { readdirSync, readFileSync } from "node:fs"
 import { join, resolve } from "node:path"
-import { gcOf } from "./harness.js"
+import { collectGarbage } from "./harness.js"
 
 const corpus = resolve(import.meta.dirname, "../corpus")
 
@@ -98,7 +98,7 @@ const quantile = (xs: ReadonlyArray<number>, q: number): number => {
  * A full collection, run before each timed part: so that no part pays, in a few of its pairs, for collecting
  * what the part before it left (the p99 is the tenth-slowest of 1,000 pairs: a handful of pauses moves it).
  */
-const collect: () => void = gcOf().gc ?? (() => {})
+const collect: () => void = collectGarbage
 
 /**
  * Each pair proved once (the first call: nothing cached for it), in ns. The pairs are made here and dropped on
