@@ -123,17 +123,14 @@ export const median = (xs: ReadonlyArray<number>): number => [...xs].sort((a, b)
  * machine is shared by several agents: wall time per op swings with their load, CPU time much less, so the
  * ratios are taken on CPU time and the wall figures printed beside them. Each round collects garbage
  * first (`collectGarbage`, so no candidate pays for the previous one's heap), then runs
- * a candidate until it has used `minCpuMs` of CPU (and at least 5 calls). `collect: false` skips that
- * collection: for operations of a few microseconds the forced full collection itself doubles the time of
- * the calls that follow it (measured on `AgentSession.make` and `Chat.empty` alike), so they are timed as
- * a server making one per request runs them, the heap left to the collector.
+ * a candidate until it has used `minCpuMs` of CPU (and at least 5 calls).
  */
-export const timeCpu = async (candidates: ReadonlyArray<Candidate>, rounds: number, minCpuMs = 200, collect = true) => {
+export const timeCpu = async (candidates: ReadonlyArray<Candidate>, rounds: number, minCpuMs = 200) => {
   const cpu = new Map<string, Array<number>>(candidates.map((c) => [c.name, []]))
   const wall = new Map<string, Array<number>>(candidates.map((c) => [c.name, []]))
   for (let round = 0; round < rounds; round++) {
     for (const c of candidates) {
-      if (collect) collectGarbage()
+      collectGarbage()
       const c0 = process.cpuUsage()
       const w0 = performance.now()
       let ops = 0

@@ -344,7 +344,7 @@ export const run = async (): Promise<{ readonly results: ReadonlyArray<Result>; 
     { name: "@effect/ai Chat.empty (context)", ops: 16, run: times(16, () => Effect.runSync(chat)) }
   ]
   await warm(makes.map((m) => m.run))
-  const made = await timeCpu(makes, rounds, 200, false)
+  const made = await timeCpu(makes, rounds)
   const makeOutcome = report("turn: AgentSession.make alone (toolkit prebuilt), CPU time", made.cpu, "AgentSession.make, 1 tool", [
     { name: "AgentSession.make with 50 tools", candidate: "AgentSession.make, 50 tools", baseline: "AgentSession.make, 1 tool", maxNs: 50_000 }
   ])
