@@ -23,6 +23,7 @@ import * as McpLock from "./McpLock.js"
 import * as ProxyHttp from "./internal/proxyHttp.js"
 import * as Listing from "./internal/listing.js"
 import * as Journal from "./internal/proxyJournal.js"
+import * as Modern from "./internal/proxyModern.js"
 import * as Session from "./internal/proxySession.js"
 import * as Upstream from "./internal/proxyUpstream.js"
 
@@ -181,13 +182,53 @@ export const serveStdio: (options: Options, stdio?: Stdio) => Effect.Effect<void
     const transport = new StdioServerTransport(stdio.stdin, stdio.stdout, { maxBufferSize: proxy.options.maxMessageBytes })
     yield* Effect.async<void>((resume) => {
       const input = stdio.stdin ?? process.stdin
+      const session = Session.make(upstream, proxy.settings)
       transport.onclose = () => resume(Effect.void)
       input.once("end", () => resume(Effect.void))
-      Session.make(upstream, proxy.settings).connect(transport).catch(() => resume(Effect.void))
+      // the opening message decides the revision the connection is served in
+      transport.onmessage = (first) => {
+        if (Modern.opensModern(first)) return Modern.serveModernStdio(session, upstream.instructions, transport, first)
+        session.attach(transport)
+        transport.onmessage?.(first)
+      }
+      transport.start().catch(() => resume(Effect.void))
       return Effect.promise(() => transport.close().catch(() => undefined))
     })
   }))
 })
+
+/**
+ * Requests of the stateless revision over HTTP: they carry no session, so they share one upstream connection,
+ * opened at the first of them (again after it ended) and closed with the scope.
+ */
+const modernOverHttp = (proxy: Made): Effect.Effect<ProxyHttp.Modern, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    let shared: Promise<{ readonly upstream: Upstream.Upstream; readonly session: Session.Session }> | undefined
+    let closed = false
+    const open = async () => {
+      const current = await shared?.catch(() => undefined)
+      if (current !== undefined && current.upstream.ended() === undefined) return { session: current.session, instructions: current.upstream.instructions }
+      if (closed) throw new Error("The proxy is closing")
+      const opening = Upstream.connect(proxy.options.server, proxy.limits).then((upstream) => {
+        const session = Session.make(upstream, proxy.settings)
+        session.onToolsChanged(() => handler.notify.toolsChanged())
+        return { upstream, session }
+      })
+      shared = opening
+      const { session, upstream } = await opening
+      return { session, instructions: upstream.instructions }
+    }
+    const handler = yield* Effect.acquireRelease(
+      Effect.sync(() => Modern.httpHandler(open, ProxyHttp.maxBodyBytes)),
+      (handler) =>
+        Effect.promise(async () => {
+          closed = true
+          await handler.close().catch(() => undefined)
+          await (await shared?.catch(() => undefined))?.upstream.close().catch(() => undefined)
+        })
+    )
+    return (request, parsedBody) => handler.fetch(request, { parsedBody })
+  })
 
 /** A proxy listening on Streamable HTTP. */
 export interface Listening {
@@ -225,9 +266,10 @@ export const serveHttp: (
     // closing the transport calls its onclose, which closes the session again: once is enough
     return { close: () => closing ??= Promise.allSettled([transport.close(), upstream.close()]).then(() => undefined) }
   }
+  const modern = yield* modernOverHttp(proxy)
   const listener = yield* Effect.acquireRelease(
     Effect.tryPromise({
-      try: () => ProxyHttp.listen(host, port, proxy.options.maxSessions, open),
+      try: () => ProxyHttp.listen(host, port, proxy.options.maxSessions, open, modern),
       catch: (e) => new McpProxyListenError({ host, port, reason: e instanceof Error ? e.message : String(e) })
     }),
     (listener) => Effect.promise(() => listener.close())

@@ -1,0 +1,90 @@
+/**
+ * The proxy toward clients of MCP's stateless revision (2026-07-28): the SDK's v2 client, pinned to the revision
+ * or in `auto`, lists and calls through it over stdio (a spawned proxy process) and over Streamable HTTP on
+ * loopback, its arguments checked as on the older revisions and its repeats answered from the journal; what is not
+ * the revision is refused as the revision says.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio"
+import { Effect } from "effect"
+import { McpProxy } from "../src/index.js"
+import { fixture, proxyMain, root, tsx } from "./McpProxySupport.js"
+
+const modern = "2026-07-28"
+
+type Mode = "modern" | "auto"
+
+const clientOver = (transport: () => StdioClientTransport | StreamableHTTPClientTransport, mode: Mode) =>
+  Effect.acquireRelease(
+    Effect.promise(async () => {
+      const client = new Client({ name: "stateless-test", version: "1.0.0" }, {
+        versionNegotiation: mode === "modern" ? { mode: { pin: modern } } : { mode: "auto" }
+      })
+      await client.connect(transport())
+      return client
+    }),
+    (client) => Effect.promise(() => client.close())
+  )
+
+const stdioClient = (mode: Mode) =>
+  clientOver(() =>
+    new StdioClientTransport({ command: process.execPath, args: [...tsx(proxyMain), JSON.stringify({ server: fixture })], cwd: root, stderr: "pipe" }), mode)
+
+interface CallResult {
+  readonly content: ReadonlyArray<{ readonly type: string; readonly text?: string }>
+  readonly isError?: boolean
+  readonly _meta?: Record<string, unknown>
+}
+
+const call = (client: Client, name: string, args: Record<string, unknown>, meta?: Record<string, unknown>) =>
+  Effect.promise(() => client.callTool({ name, arguments: args, ...(meta === undefined ? {} : { _meta: meta }) }) as Promise<CallResult>)
+
+const text = (result: CallResult) => result.content[0]?.text ?? ""
+
+const calls = (client: Client) => Effect.map(call(client, "calls", {}), (r) => Number(text(r)))
+
+/** What every transport must do for a client of the stateless revision. */
+const behaves = (client: Client) =>
+  Effect.gen(function*() {
+    assert.strictEqual(client.getProtocolEra(), "modern")
+    assert.strictEqual(client.getNegotiatedProtocolVersion(), modern)
+    assert.strictEqual(client.getServerVersion()?.name, "toolgate-mcp-proxy")
+    const listed = yield* Effect.promise(() => client.listTools())
+    assert.include(listed.tools.map((t) => t.name), "add")
+    // a near-miss is coerced: the upstream sees integers
+    assert.strictEqual(text(yield* call(client, "add", { a: "2", b: 3 })), "5")
+    // an invalid call is answered isError, the upstream not called
+    const before = yield* calls(client)
+    const refused = yield* call(client, "add", { a: "two", b: 3 })
+    assert.strictEqual(refused.isError, true)
+    assert.include(text(refused), "invalid_args")
+    assert.strictEqual(yield* calls(client), before + 1)
+    // a repeated idempotency key is answered from the journal
+    const key = { [McpProxy.idempotencyKey]: `k-${Math.random()}` }
+    const first = yield* call(client, "add", { a: 1, b: 1 }, key)
+    const again = yield* call(client, "add", { a: 1, b: 1 }, key)
+    assert.strictEqual(text(again), text(first))
+    assert.strictEqual(again._meta?.[McpProxy.replayedKey], true)
+    assert.strictEqual(yield* calls(client), before + 3)
+  })
+
+describe("McpProxy for clients of the stateless revision", () => {
+  it.live("over stdio, a pinned client lists and calls", () =>
+    Effect.scoped(Effect.gen(function*() {
+      yield* behaves(yield* stdioClient("modern"))
+    })), 60_000)
+
+  it.live("over stdio, an auto client gets the stateless revision", () =>
+    Effect.scoped(Effect.gen(function*() {
+      yield* behaves(yield* stdioClient("auto"))
+    })), 60_000)
+
+  it.live("over HTTP, pinned and auto clients list and call, without a session", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const proxy = yield* McpProxy.serveHttp({ server: fixture })
+      yield* behaves(yield* clientOver(() => new StreamableHTTPClientTransport(new URL(proxy.url)), "modern"))
+      yield* behaves(yield* clientOver(() => new StreamableHTTPClientTransport(new URL(proxy.url)), "auto"))
+      assert.strictEqual(proxy.sessions(), 0)
+    })), 60_000)
+})
