@@ -10,6 +10,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/client/stdio"
 import { Effect } from "effect"
 import { McpProxy } from "../src/index.js"
 import { fixture, proxyMain, root, tsx } from "./McpProxySupport.js"
+import * as Stateless from "./stateless.js"
 
 const modern = "2026-07-28"
 
@@ -86,5 +87,17 @@ describe("McpProxy for clients of the stateless revision", () => {
       yield* behaves(yield* clientOver(() => new StreamableHTTPClientTransport(new URL(proxy.url)), "modern"))
       yield* behaves(yield* clientOver(() => new StreamableHTTPClientTransport(new URL(proxy.url)), "auto"))
       assert.strictEqual(proxy.sessions(), 0)
+    })), 60_000)
+
+  it.live("in front of a modern-only upstream, the listing's cache hints and a dialect's schemas reach the client", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const proxy = yield* McpProxy.serveHttp({ server: Stateless.stdio("reject"), dialect: "openai-strict" })
+      const client = yield* clientOver(() => new StreamableHTTPClientTransport(new URL(proxy.url)), "modern")
+      const listed = yield* Effect.promise(() => client.listTools()) as Effect.Effect<Record<string, unknown> & { tools: ReadonlyArray<{ name: string; inputSchema: Record<string, unknown> }> }>
+      assert.strictEqual(listed.ttlMs, 60_000)
+      assert.strictEqual(listed.cacheScope, "public")
+      assert.strictEqual(listed.tools.find((t) => t.name === "get_weather")?.inputSchema.additionalProperties, false)
+      const result = yield* call(client, "get_weather", { city: "Oslo" })
+      assert.strictEqual(text(result), "Sunny in Oslo")
     })), 60_000)
 })

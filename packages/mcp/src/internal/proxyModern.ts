@@ -7,10 +7,18 @@
  * decides: one of the stateless revision is served here, any other by the session's relay of the older revisions.
  */
 import type { Transport as WireTransport } from "@modelcontextprotocol/sdk/shared/transport.js"
-import type { JSONRPCMessage as WireMessage } from "@modelcontextprotocol/sdk/types.js"
+import { isJSONRPCRequest, type JSONRPCMessage as WireMessage } from "@modelcontextprotocol/sdk/types.js"
 import type { JSONRPCMessage, JSONRPCRequest, ServerCapabilities, Transport } from "@modelcontextprotocol/server"
-import { createMcpHandler, type McpHttpHandler, PROTOCOL_VERSION_META_KEY, ProtocolError, Server } from "@modelcontextprotocol/server"
+import {
+  createMcpHandler,
+  type McpHttpHandler,
+  PROTOCOL_VERSION_META_KEY,
+  ProtocolError,
+  Server,
+  UnsupportedProtocolVersionError
+} from "@modelcontextprotocol/server"
 import { serveStdio } from "@modelcontextprotocol/server/stdio"
+import * as Client from "./client.js"
 import type * as Session from "./proxySession.js"
 
 /** The proxy's name and version, as `initialize` and `server/discover` give them. */
@@ -57,6 +65,25 @@ export const opensModern = (message: WireMessage): boolean => {
   return typeof meta === "object" && meta !== null && PROTOCOL_VERSION_META_KEY in meta
 }
 
+/** The revisions of the stateless era the proxy serves. */
+export const supported: ReadonlyArray<string> = [Client.modernRevision]
+
+/**
+ * Why a request on a stdio connection in the stateless revision is refused before the SDK's entry sees it: it
+ * lacks the envelope (the entry drops such a request unanswered until the connection is pinned), or claims a
+ * version not served (the entry checks only the opening messages' versions).
+ */
+const refusal = (params: unknown): { readonly code: number; readonly message: string; readonly data?: unknown } | undefined => {
+  const meta = (params as { _meta?: unknown } | undefined)?._meta
+  if (typeof meta !== "object" || meta === null || !(PROTOCOL_VERSION_META_KEY in meta)) {
+    return { code: -32602, message: `Invalid _meta envelope: the per-request envelope (an object with "${PROTOCOL_VERSION_META_KEY}") is required on protocol revision ${Client.modernRevision}` }
+  }
+  const requested = (meta as Record<string, unknown>)[PROTOCOL_VERSION_META_KEY]
+  if (typeof requested === "string" && supported.includes(requested)) return undefined
+  const error = new UnsupportedProtocolVersionError({ supported: [...supported], requested: typeof requested === "string" ? requested : "unknown" })
+  return { code: error.code, message: error.message, data: error.data }
+}
+
 /**
  * Serves the stateless revision on a started stdio transport whose opening message was `first`: the SDK's stdio
  * entry (modern only) reads it and every later message; `onclose` runs when the connection ends.
@@ -75,7 +102,12 @@ export const serveModernStdio = (session: Session.Session, instructions: string 
   let current: Server | undefined
   session.onToolsChanged(() => void current?.sendToolListChanged().catch(() => undefined))
   serveStdio(() => current = server(session, instructions), { legacy: "reject", transport: channel })
-  wire.onmessage = (message) => channel.onmessage?.(message as JSONRPCMessage)
+  wire.onmessage = (message) => {
+    const request = isJSONRPCRequest(message) && message.method !== "initialize" ? message : undefined
+    const refused = request === undefined ? undefined : refusal(request.params)
+    if (request === undefined || refused === undefined) return channel.onmessage?.(message as JSONRPCMessage)
+    wire.send({ jsonrpc: "2.0", id: request.id, error: refused } as WireMessage).catch(() => undefined)
+  }
   channel.onmessage?.(first as JSONRPCMessage)
 }
 
