@@ -3,7 +3,8 @@
  * normalized to a provider dialect); every `tools/call` is prepared against the tool's input schema first, so a
  * near-miss reaches the upstream coerced and an invalid call is answered `isError` with model-readable issues
  * without the upstream seeing it. A call repeated under the same `dev.toolgate/idempotency-key` in `_meta` is
- * answered from the proxy's journal. Served over stdio or Streamable HTTP.
+ * answered from the proxy's journal. Served over stdio or Streamable HTTP, to clients of MCP's stateless revision
+ * (2026-07-28) and of the older ones.
  *
  * @since 0.1.0
  */
@@ -203,20 +204,26 @@ export const serveStdio: (options: Options, stdio?: Stdio) => Effect.Effect<void
  */
 const modernOverHttp = (proxy: Made): Effect.Effect<ProxyHttp.Modern, never, Scope.Scope> =>
   Effect.gen(function*() {
-    let shared: Promise<{ readonly upstream: Upstream.Upstream; readonly session: Session.Session }> | undefined
+    type Shared = { readonly upstream: Upstream.Upstream; readonly session: Session.Session }
+    let shared: Promise<Shared> | undefined
     let closed = false
-    const open = async () => {
-      const current = await shared?.catch(() => undefined)
-      if (current !== undefined && current.upstream.ended() === undefined) return { session: current.session, instructions: current.upstream.instructions }
-      if (closed) throw new Error("The proxy is closing")
-      const opening = Upstream.connect(proxy.options.server, proxy.limits).then((upstream) => {
+    const connectShared = () =>
+      Upstream.connect(proxy.options.server, proxy.limits).then((upstream): Shared => {
         const session = Session.make(upstream, proxy.settings)
         session.onToolsChanged(() => handler.notify.toolsChanged())
         return { upstream, session }
       })
-      shared = opening
-      const { session, upstream } = await opening
-      return { session, instructions: upstream.instructions }
+    // one connection at a time: concurrent first requests wait on the same one; a failed one is tried again
+    const open = async (): Promise<{ readonly session: Session.Session; readonly instructions: string | undefined }> => {
+      if (closed) throw new Error("The proxy is closing")
+      const attempt = shared ??= connectShared()
+      const current = await attempt.catch((e: unknown) => {
+        if (shared === attempt) shared = undefined
+        throw e
+      })
+      if (current.upstream.ended() === undefined) return { session: current.session, instructions: current.upstream.instructions }
+      if (shared === attempt) shared = undefined
+      return open()
     }
     const handler = yield* Effect.acquireRelease(
       Effect.sync(() => Modern.httpHandler(open, ProxyHttp.maxBodyBytes)),

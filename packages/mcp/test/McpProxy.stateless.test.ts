@@ -8,8 +8,11 @@ import { assert, describe, it } from "@effect/vitest"
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio"
 import { Effect } from "effect"
+import { mkdtempSync, readFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { McpProxy } from "../src/index.js"
-import { fixture, proxyMain, root, tsx } from "./McpProxySupport.js"
+import { everything, fixture, proxyMain, root, tsx } from "./McpProxySupport.js"
 import * as Stateless from "./stateless.js"
 
 const modern = "2026-07-28"
@@ -99,5 +102,34 @@ describe("McpProxy for clients of the stateless revision", () => {
       assert.strictEqual(listed.tools.find((t) => t.name === "get_weather")?.inputSchema.additionalProperties, false)
       const result = yield* call(client, "get_weather", { city: "Oslo" })
       assert.strictEqual(text(result), "Sunny in Oslo")
+    })), 60_000)
+
+  it.live("relays the upstream's resources and prompts request by request", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const proxy = yield* McpProxy.serveHttp({ server: everything })
+      const client = yield* clientOver(() => new StreamableHTTPClientTransport(new URL(proxy.url)), "modern")
+      const resources = yield* Effect.promise(() => client.listResources())
+      assert.isAbove(resources.resources.length, 0)
+      const read = yield* Effect.promise(() => client.readResource({ uri: resources.resources[0]!.uri }))
+      assert.isAbove(read.contents.length, 0)
+      const prompts = yield* Effect.promise(() => client.listPrompts())
+      assert.include(prompts.prompts.map((p) => p.name), "simple-prompt")
+      const prompt = yield* Effect.promise(() => client.getPrompt({ name: "simple-prompt" }))
+      assert.isAbove(prompt.messages.length, 0)
+    })), 60_000)
+
+  it.live("over HTTP, concurrent clients share one upstream connection", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const log = join(mkdtempSync(join(tmpdir(), "toolgate-spawns-")), "spawns")
+      const proxy = yield* McpProxy.serveHttp({ server: { ...fixture, args: [...fixture.args, `--spawn-log=${log}`] } })
+      // the upstream is tried once at start
+      assert.strictEqual(readFileSync(log, "utf8").trim().split("\n").length, 1)
+      const clients = yield* Effect.all(
+        Array.from({ length: 4 }, () => clientOver(() => new StreamableHTTPClientTransport(new URL(proxy.url)), "modern")),
+        { concurrency: "unbounded" }
+      )
+      const sums = yield* Effect.all(clients.map((client, i) => call(client, "add", { a: i, b: 1 })), { concurrency: "unbounded" })
+      assert.deepStrictEqual(sums.map(text), ["1", "2", "3", "4"])
+      assert.strictEqual(readFileSync(log, "utf8").trim().split("\n").length, 2)
     })), 60_000)
 })

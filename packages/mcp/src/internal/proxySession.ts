@@ -4,7 +4,8 @@
  * dialect (and remembers the tools, `proxyTools`), and checks every `tools/call` (`proxyCall`). Every other request the
  * upstream declared is relayed as it came, under an id of the proxy's (the proxy sends requests of its own
  * upstream, so ids are mapped back on the answer); notifications and the upstream's requests to its client flow
- * back as they came. Each message was decoded as a JSON-RPC message by the SDK transport that read it.
+ * back as they came. Each message was decoded as a JSON-RPC message by the SDK transport that read it. A session
+ * also answers requests of the stateless revision one by one (`ask`), with no client session behind them.
  */
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import {
@@ -20,6 +21,7 @@ import {
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import * as ProxyCall from "./proxyCall.js"
+import { capabilitiesOf, needs, relayedMethods, sessionOnly } from "./proxyServed.js"
 import * as ProxyTools from "./proxyTools.js"
 import type { Upstream } from "./proxyUpstream.js"
 import { JsonObject } from "./jsonObject.js"
@@ -30,30 +32,6 @@ export interface Settings extends ProxyCall.Settings {
   /** At most this many tools are read from the upstream's listing (pages followed until then). */
   readonly maxTools: number
 }
-
-const capabilitiesOf = (declared: ServerCapabilities): ServerCapabilities => {
-  const { completions, logging, prompts, resources } = declared
-  return {
-    tools: { listChanged: true },
-    ...(completions === undefined ? {} : { completions }),
-    ...(logging === undefined ? {} : { logging }),
-    ...(prompts === undefined ? {} : { prompts }),
-    ...(resources === undefined ? {} : { resources })
-  }
-}
-
-/** The requests relayed to the upstream as they are: those of the capabilities it declared. */
-const relayedMethods = (capabilities: ServerCapabilities): ReadonlySet<string> =>
-  new Set([
-    ...(capabilities.resources === undefined ? [] : ["resources/list", "resources/templates/list", "resources/read"]),
-    ...(capabilities.resources?.subscribe === true ? ["resources/subscribe", "resources/unsubscribe"] : []),
-    ...(capabilities.prompts === undefined ? [] : ["prompts/list", "prompts/get"]),
-    ...(capabilities.completions === undefined ? [] : ["completion/complete"]),
-    ...(capabilities.logging === undefined ? [] : ["logging/setLevel"])
-  ])
-
-/** The client capability each of the upstream's requests to the client needs. */
-const needs: Record<string, string> = { "sampling/createMessage": "sampling", "elicitation/create": "elicitation", "roots/list": "roots" }
 
 /** An `initialize` request's params, as the proxy reads them. */
 const InitializeParams = Schema.Struct({ protocolVersion: Schema.String, capabilities: JsonObject, clientInfo: JsonObject })
@@ -97,9 +75,6 @@ export interface Session {
   /** Called when the upstream says its tool list changed. */
   readonly onToolsChanged: (listener: () => void) => void
 }
-
-/** The methods a client session may send that the stateless revision has no more. */
-const sessionOnly = new Set(["resources/subscribe", "resources/unsubscribe", "logging/setLevel"])
 
 /** A response sent back to whoever asked. */
 type Sink = (response: JSONRPCMessage) => void
