@@ -7,11 +7,11 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio"
-import { Effect } from "effect"
+import { Effect, Queue } from "effect"
 import { mkdtempSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { McpProxy } from "../src/index.js"
+import { McpConnection, McpProxy } from "../src/index.js"
 import { everything, fixture, proxyMain, root, tsx } from "./McpProxySupport.js"
 import * as Stateless from "./stateless.js"
 
@@ -132,4 +132,21 @@ describe("McpProxy for clients of the stateless revision", () => {
       assert.deepStrictEqual(sums.map(text), ["1", "2", "3", "4"])
       assert.strictEqual(readFileSync(log, "utf8").trim().split("\n").length, 2)
     })), 60_000)
+
+  for (const transport of ["HTTP", "stdio"] as const) {
+    it.live(`over ${transport}, the upstream's list_changed reaches the client's subscriptions/listen stream`, () =>
+      Effect.scoped(Effect.gen(function*() {
+        // the upstream speaks the older revision to the proxy, so its list_changed comes unsolicited
+        const options = { server: Stateless.stdio("serve", true), protocol: "legacy" as const }
+        const server: McpProxy.Options["server"] = transport === "HTTP"
+          ? { _tag: "StreamableHttp", url: (yield* McpProxy.serveHttp(options)).url }
+          : { _tag: "Stdio", command: process.execPath, args: [...tsx(proxyMain), JSON.stringify(options)], cwd: root }
+        const connection = yield* McpConnection.make({ server, protocol: "modern" })
+        assert.strictEqual(connection.protocolVersion, modern)
+        assert.isTrue(connection.announcesListChanged)
+        const changes = yield* connection.listChanged
+        yield* connection.listTools
+        yield* Queue.take(changes)
+      })), 60_000)
+  }
 })
