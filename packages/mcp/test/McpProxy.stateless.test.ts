@@ -149,4 +149,25 @@ describe("McpProxy for clients of the stateless revision", () => {
         yield* Queue.take(changes)
       })), 60_000)
   }
+
+  const cancels = (client: Client) =>
+    Effect.gen(function*() {
+      yield* Effect.promise(() => client.listTools())
+      const before = yield* calls(client)
+      const abandon = new AbortController()
+      const waiting = Effect.runPromise(Effect.promise(() => client.callTool({ name: "wait", arguments: {} }, { signal: abandon.signal }).then(() => "answered", () => "abandoned")))
+      // the call has reached the upstream once the upstream counts one call more than the polls
+      let polls = 0
+      while ((yield* calls(client)) < before + ++polls + 1) yield* Effect.sleep("20 millis")
+      abandon.abort()
+      assert.strictEqual(yield* Effect.promise(() => waiting), "abandoned")
+      while (text(yield* call(client, "cancelled", {})) !== "1") yield* Effect.sleep("20 millis")
+    })
+
+  it.live("a call the client abandons is cancelled upstream, over stdio and HTTP", () =>
+    Effect.scoped(Effect.gen(function*() {
+      yield* cancels(yield* stdioClient("modern"))
+      const proxy = yield* McpProxy.serveHttp({ server: fixture })
+      yield* cancels(yield* clientOver(() => new StreamableHTTPClientTransport(new URL(proxy.url)), "modern"))
+    })), 60_000)
 })

@@ -67,14 +67,18 @@ const hostAllowed = (req: Http.IncomingMessage, host: string, port: number): boo
   }
 }
 
-/** The request as a web `Request` with the body already read. */
-const webRequest = (req: Http.IncomingMessage, text: string): Request => {
+/** The request as a web `Request` with the body already read, aborted when the client goes before its answer. */
+const webRequest = (req: Http.IncomingMessage, res: Http.ServerResponse, text: string): Request => {
+  const gone = new AbortController()
+  res.once("close", () => {
+    if (!res.writableFinished) gone.abort()
+  })
   const headers = new Headers()
   for (const [key, value] of Object.entries(req.headers)) {
     if (typeof value === "string") headers.set(key, value)
     else if (Array.isArray(value)) for (const one of value) headers.append(key, one)
   }
-  return new Request(`http://${req.headers.host ?? "localhost"}${req.url ?? "/"}`, { method: "POST", headers, body: text })
+  return new Request(`http://${req.headers.host ?? "localhost"}${req.url ?? "/"}`, { method: "POST", headers, body: text, signal: gone.signal })
 }
 
 /** Writes a web `Response` (a JSON body, or an event stream as it comes) to the node response. */
@@ -143,7 +147,7 @@ export const listen = async (host: string, port: number, maxSessions: number, op
     if (known !== undefined) return post(id as string, known, req, res, body)
     if (id !== undefined) return answer(res, 404, -32001, "Session not found")
     // a request of the stateless revision has no session: the SDK's handler classifies and serves it
-    const request = webRequest(req, text)
+    const request = webRequest(req, res, text)
     if (!(await isLegacyRequest(request, body, { maxRequestBodySize: maxBodyBytes }))) return respond(res, await modern(request, body))
     if (!isInitializeRequest(body)) return answer(res, 400, -32000, "Bad Request: no valid session ID")
     while (sessions.size + opening >= maxSessions) {
