@@ -14,15 +14,14 @@ import {
   type McpHttpHandler,
   PROTOCOL_VERSION_META_KEY,
   ProtocolError,
+  ProtocolErrorCode,
   Server,
   UnsupportedProtocolVersionError
 } from "@modelcontextprotocol/server"
 import { serveStdio } from "@modelcontextprotocol/server/stdio"
 import * as Client from "./client.js"
+import { identity } from "./proxyServed.js"
 import type * as Session from "./proxySession.js"
-
-/** The proxy's name and version, as `initialize` and `server/discover` give them. */
-export const identity = { name: "toolgate-mcp-proxy", version: "0.1.0" }
 
 /** The `_meta` keys of the revision's envelope: the SDK's server has read them; the upstream gets its own. */
 const envelopePrefix = "io.modelcontextprotocol/"
@@ -76,7 +75,7 @@ export const supported: ReadonlyArray<string> = [Client.modernRevision]
 const refusal = (params: unknown): { readonly code: number; readonly message: string; readonly data?: unknown } | undefined => {
   const meta = (params as { _meta?: unknown } | undefined)?._meta
   if (typeof meta !== "object" || meta === null || !(PROTOCOL_VERSION_META_KEY in meta)) {
-    return { code: -32602, message: `Invalid _meta envelope: the per-request envelope (an object with "${PROTOCOL_VERSION_META_KEY}") is required on protocol revision ${Client.modernRevision}` }
+    return { code: ProtocolErrorCode.InvalidParams, message: `Invalid _meta envelope: the per-request envelope (an object with "${PROTOCOL_VERSION_META_KEY}") is required on protocol revision ${Client.modernRevision}` }
   }
   const requested = (meta as Record<string, unknown>)[PROTOCOL_VERSION_META_KEY]
   if (typeof requested === "string" && supported.includes(requested)) return undefined

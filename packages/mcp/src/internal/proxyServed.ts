@@ -4,6 +4,9 @@
  */
 import type { ServerCapabilities } from "@modelcontextprotocol/sdk/types.js"
 
+/** The proxy's name and version: its identity to its clients (`initialize`, `server/discover`) and to the upstream. */
+export const identity = { name: "toolgate-mcp-proxy", version: "0.1.0" }
+
 /** The capabilities a session declares: tools (their list may change) and the upstream's others it relays. */
 export const capabilitiesOf = (declared: ServerCapabilities): ServerCapabilities => {
   const { completions, logging, prompts, resources } = declared

@@ -21,7 +21,7 @@ import {
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import * as ProxyCall from "./proxyCall.js"
-import { capabilitiesOf, needs, relayedMethods, sessionOnly } from "./proxyServed.js"
+import { capabilitiesOf, identity, needs, relayedMethods, sessionOnly } from "./proxyServed.js"
 import * as ProxyTools from "./proxyTools.js"
 import type { Upstream } from "./proxyUpstream.js"
 import { JsonObject } from "./jsonObject.js"
@@ -193,7 +193,7 @@ export const make = (upstream: Upstream, settings: Settings): Session => {
       result: {
         protocolVersion: SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION,
         capabilities,
-        serverInfo: { name: "toolgate-mcp-proxy", version: "0.1.0" },
+        serverInfo: identity,
         ...(upstream.instructions === undefined ? {} : { instructions: upstream.instructions })
       }
     })
