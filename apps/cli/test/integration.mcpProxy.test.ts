@@ -1,3 +1,5 @@
+import { Client as ModernClient } from "@modelcontextprotocol/client"
+import { StdioClientTransport as ModernStdioClientTransport } from "@modelcontextprotocol/client/stdio"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
@@ -38,6 +40,20 @@ describe("toolgate mcp proxy (the process)", () => {
       const refused = (await client.callTool({ name: "add", arguments: { a: "two", b: 3 } })) as CallToolResult
       assert.isTrue(refused.isError)
       assert.strictEqual(JSON.parse(textOf(refused)).field, "a")
+    } finally {
+      await client.close()
+    }
+  }, 60_000)
+
+  it("speaks MCP's stateless revision on stdio to a client pinned to it", async () => {
+    const client = new ModernClient({ name: "cli-test", version: "1.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } })
+    await client.connect(new ModernStdioClientTransport({ command: process.execPath, args: [bin, "mcp", "proxy", "--server", server()], cwd: root }))
+    try {
+      assert.strictEqual(client.getNegotiatedProtocolVersion(), "2026-07-28")
+      const coerced = (await client.callTool({ name: "add", arguments: { a: "2", b: "3" } })) as CallToolResult
+      assert.strictEqual(textOf(coerced), "5")
+      const refused = (await client.callTool({ name: "add", arguments: { a: "two", b: 3 } })) as CallToolResult
+      assert.isTrue(refused.isError)
     } finally {
       await client.close()
     }

@@ -3,7 +3,8 @@
  * normalized to a provider dialect); every `tools/call` is prepared against the tool's input schema first, so a
  * near-miss reaches the upstream coerced and an invalid call is answered `isError` with model-readable issues
  * without the upstream seeing it. A call repeated under the same `dev.toolgate/idempotency-key` in `_meta` is
- * answered from the proxy's journal. Served over stdio or Streamable HTTP.
+ * answered from the proxy's journal. Served over stdio or Streamable HTTP, to clients of MCP's stateless revision
+ * (2026-07-28) and of the older ones.
  *
  * @since 0.1.0
  */
@@ -23,6 +24,7 @@ import * as McpLock from "./McpLock.js"
 import * as ProxyHttp from "./internal/proxyHttp.js"
 import * as Listing from "./internal/listing.js"
 import * as Journal from "./internal/proxyJournal.js"
+import * as Modern from "./internal/proxyModern.js"
 import * as Session from "./internal/proxySession.js"
 import * as Upstream from "./internal/proxyUpstream.js"
 
@@ -181,13 +183,59 @@ export const serveStdio: (options: Options, stdio?: Stdio) => Effect.Effect<void
     const transport = new StdioServerTransport(stdio.stdin, stdio.stdout, { maxBufferSize: proxy.options.maxMessageBytes })
     yield* Effect.async<void>((resume) => {
       const input = stdio.stdin ?? process.stdin
+      const session = Session.make(upstream, proxy.settings)
       transport.onclose = () => resume(Effect.void)
       input.once("end", () => resume(Effect.void))
-      Session.make(upstream, proxy.settings).connect(transport).catch(() => resume(Effect.void))
+      // the opening message decides the revision the connection is served in
+      transport.onmessage = (first) => {
+        if (Modern.opensModern(first)) return Modern.serveModernStdio(session, upstream.instructions, transport, first)
+        session.attach(transport)
+        transport.onmessage?.(first)
+      }
+      transport.start().catch(() => resume(Effect.void))
       return Effect.promise(() => transport.close().catch(() => undefined))
     })
   }))
 })
+
+/**
+ * Requests of the stateless revision over HTTP: they carry no session, so they share one upstream connection,
+ * opened at the first of them (again after it ended) and closed with the scope.
+ */
+const modernOverHttp = (proxy: Made): Effect.Effect<ProxyHttp.Modern, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    type Shared = { readonly upstream: Upstream.Upstream; readonly session: Session.Session }
+    let shared: Promise<Shared> | undefined
+    let closed = false
+    const connectShared = () =>
+      Upstream.connect(proxy.options.server, proxy.limits).then((upstream): Shared => {
+        const session = Session.make(upstream, proxy.settings)
+        session.onToolsChanged(() => handler.notify.toolsChanged())
+        return { upstream, session }
+      })
+    // one connection at a time: concurrent first requests wait on the same one; a failed one is tried again
+    const open = async (): Promise<{ readonly session: Session.Session; readonly instructions: string | undefined }> => {
+      if (closed) throw new Error("The proxy is closing")
+      const attempt = shared ??= connectShared()
+      const current = await attempt.catch((e: unknown) => {
+        if (shared === attempt) shared = undefined
+        throw e
+      })
+      if (current.upstream.ended() === undefined) return { session: current.session, instructions: current.upstream.instructions }
+      if (shared === attempt) shared = undefined
+      return open()
+    }
+    const handler = yield* Effect.acquireRelease(
+      Effect.sync(() => Modern.httpHandler(open, ProxyHttp.maxBodyBytes)),
+      (handler) =>
+        Effect.promise(async () => {
+          closed = true
+          await handler.close().catch(() => undefined)
+          await (await shared?.catch(() => undefined))?.upstream.close().catch(() => undefined)
+        })
+    )
+    return (request, parsedBody) => handler.fetch(request, { parsedBody })
+  })
 
 /** A proxy listening on Streamable HTTP. */
 export interface Listening {
@@ -225,9 +273,10 @@ export const serveHttp: (
     // closing the transport calls its onclose, which closes the session again: once is enough
     return { close: () => closing ??= Promise.allSettled([transport.close(), upstream.close()]).then(() => undefined) }
   }
+  const modern = yield* modernOverHttp(proxy)
   const listener = yield* Effect.acquireRelease(
     Effect.tryPromise({
-      try: () => ProxyHttp.listen(host, port, proxy.options.maxSessions, open),
+      try: () => ProxyHttp.listen(host, port, proxy.options.maxSessions, open, modern),
       catch: (e) => new McpProxyListenError({ host, port, reason: e instanceof Error ? e.message : String(e) })
     }),
     (listener) => Effect.promise(() => listener.close())

@@ -6,11 +6,17 @@
 import { randomUUID } from "node:crypto"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
+import { Readable } from "node:stream"
+import type { ReadableStream } from "node:stream/web"
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js"
+import { isLegacyRequest } from "@modelcontextprotocol/server"
 
 /** How the listener opens a session: a connected server for a fresh transport, or the reason it could not. */
 export type Open = (transport: StreamableHTTPServerTransport) => Promise<{ readonly close: () => Promise<void> }>
+
+/** How a request of the stateless revision (no session) is answered: a web request in, a web response out. */
+export type Modern = (request: Request, parsedBody: unknown) => Promise<Response>
 
 /** A running listener. */
 export interface Listener {
@@ -61,6 +67,30 @@ const hostAllowed = (req: Http.IncomingMessage, host: string, port: number): boo
   }
 }
 
+/** The request as a web `Request` with the body already read, aborted when the client goes before its answer. */
+const webRequest = (req: Http.IncomingMessage, res: Http.ServerResponse, text: string): Request => {
+  const gone = new AbortController()
+  res.once("close", () => {
+    if (!res.writableFinished) gone.abort()
+  })
+  const headers = new Headers()
+  for (const [key, value] of Object.entries(req.headers)) {
+    if (typeof value === "string") headers.set(key, value)
+    else if (Array.isArray(value)) for (const one of value) headers.append(key, one)
+  }
+  return new Request(`http://${req.headers.host ?? "localhost"}${req.url ?? "/"}`, { method: "POST", headers, body: text, signal: gone.signal })
+}
+
+/** Writes a web `Response` (a JSON body, or an event stream as it comes) to the node response. */
+const respond = (res: Http.ServerResponse, response: Response) => {
+  res.writeHead(response.status, Object.fromEntries(response.headers))
+  if (response.body === null) return void res.end()
+  const body = Readable.fromWeb(response.body as ReadableStream)
+  body.on("error", () => res.destroy())
+  res.once("close", () => body.destroy())
+  body.pipe(res)
+}
+
 /** A session: its transport and how many of its POSTs are being answered. */
 interface Session {
   readonly transport: StreamableHTTPServerTransport
@@ -73,7 +103,7 @@ interface Session {
  * session, so at the limit a new `initialize` ends the least recently used session that has no request running;
  * when every one has, it is a 503.
  */
-export const listen = async (host: string, port: number, maxSessions: number, open: Open): Promise<Listener> => {
+export const listen = async (host: string, port: number, maxSessions: number, open: Open, modern: Modern): Promise<Listener> => {
   const sessions = new Map<string, Session>()
   let opening = 0
   /** Ends the least recently used idle session; false when every session is busy. */
@@ -116,6 +146,9 @@ export const listen = async (host: string, port: number, maxSessions: number, op
     }
     if (known !== undefined) return post(id as string, known, req, res, body)
     if (id !== undefined) return answer(res, 404, -32001, "Session not found")
+    // a request of the stateless revision has no session: the SDK's handler classifies and serves it
+    const request = webRequest(req, res, text)
+    if (!(await isLegacyRequest(request, body, { maxRequestBodySize: maxBodyBytes }))) return respond(res, await modern(request, body))
     if (!isInitializeRequest(body)) return answer(res, 400, -32000, "Bad Request: no valid session ID")
     while (sessions.size + opening >= maxSessions) {
       if (!(await evict())) {

@@ -4,7 +4,8 @@
  * dialect (and remembers the tools, `proxyTools`), and checks every `tools/call` (`proxyCall`). Every other request the
  * upstream declared is relayed as it came, under an id of the proxy's (the proxy sends requests of its own
  * upstream, so ids are mapped back on the answer); notifications and the upstream's requests to its client flow
- * back as they came. Each message was decoded as a JSON-RPC message by the SDK transport that read it.
+ * back as they came. Each message was decoded as a JSON-RPC message by the SDK transport that read it. A session
+ * also answers requests of the stateless revision one by one (`ask`), with no client session behind them.
  */
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import {
@@ -20,6 +21,7 @@ import {
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import * as ProxyCall from "./proxyCall.js"
+import { capabilitiesOf, identity, needs, relayedMethods, sessionOnly } from "./proxyServed.js"
 import * as ProxyTools from "./proxyTools.js"
 import type { Upstream } from "./proxyUpstream.js"
 import { JsonObject } from "./jsonObject.js"
@@ -30,30 +32,6 @@ export interface Settings extends ProxyCall.Settings {
   /** At most this many tools are read from the upstream's listing (pages followed until then). */
   readonly maxTools: number
 }
-
-const capabilitiesOf = (declared: ServerCapabilities): ServerCapabilities => {
-  const { completions, logging, prompts, resources } = declared
-  return {
-    tools: { listChanged: true },
-    ...(completions === undefined ? {} : { completions }),
-    ...(logging === undefined ? {} : { logging }),
-    ...(prompts === undefined ? {} : { prompts }),
-    ...(resources === undefined ? {} : { resources })
-  }
-}
-
-/** The requests relayed to the upstream as they are: those of the capabilities it declared. */
-const relayedMethods = (capabilities: ServerCapabilities): ReadonlySet<string> =>
-  new Set([
-    ...(capabilities.resources === undefined ? [] : ["resources/list", "resources/templates/list", "resources/read"]),
-    ...(capabilities.resources?.subscribe === true ? ["resources/subscribe", "resources/unsubscribe"] : []),
-    ...(capabilities.prompts === undefined ? [] : ["prompts/list", "prompts/get"]),
-    ...(capabilities.completions === undefined ? [] : ["completion/complete"]),
-    ...(capabilities.logging === undefined ? [] : ["logging/setLevel"])
-  ])
-
-/** The client capability each of the upstream's requests to the client needs. */
-const needs: Record<string, string> = { "sampling/createMessage": "sampling", "elicitation/create": "elicitation", "roots/list": "roots" }
 
 /** An `initialize` request's params, as the proxy reads them. */
 const InitializeParams = Schema.Struct({ protocolVersion: Schema.String, capabilities: JsonObject, clientInfo: JsonObject })
@@ -77,10 +55,29 @@ interface Flight {
   cancel: (() => void) | undefined
 }
 
-/** A session: `connect` it to a downstream transport (started here; its `onclose` is kept and called first). */
+/** What a request is answered with: its result or a JSON-RPC error. */
+export type Answer = { readonly result: Record<string, unknown> } | { readonly error: ProxyCall.RpcError }
+
+/**
+ * A session: `connect` it to a downstream transport (started here; its `onclose` is kept and called first), or
+ * `attach` it to one already started; or `ask` it requests of the stateless revision, each answered on its own.
+ */
 export interface Session {
   readonly connect: (downstream: Transport) => Promise<void>
+  readonly attach: (downstream: Transport) => void
+  /** The capabilities served: the upstream's resources, prompts, completion and logging, and tools. */
+  readonly capabilities: ServerCapabilities
+  /**
+   * Answers one request with no client session: the methods the session relays but those the stateless revision
+   * dropped (`resources/subscribe`, `resources/unsubscribe`, `logging/setLevel`); `signal` cancels it.
+   */
+  readonly ask: (method: string, params: unknown, signal?: AbortSignal) => Promise<Answer>
+  /** Called when the upstream says its tool list changed. */
+  readonly onToolsChanged: (listener: () => void) => void
 }
+
+/** A response sent back to whoever asked. */
+type Sink = (response: JSONRPCMessage) => void
 
 /** A session for one downstream client over `upstream`. */
 export const make = (upstream: Upstream, settings: Settings): Session => {
@@ -93,7 +90,10 @@ export const make = (upstream: Upstream, settings: Settings): Session => {
   const routes = new Map<string | number, RequestId>()
   let clientCapabilities: Record<string, unknown> = {}
   let nextId = 0
+  let nextAsk = 0
   let downstream: Transport | undefined
+  let listening = false
+  let toolsChanged: () => void = () => undefined
 
   const toClient = (message: JSONRPCMessage, relatedRequestId?: RequestId) => {
     downstream?.send(message, relatedRequestId === undefined ? undefined : { relatedRequestId }).catch(() => undefined)
@@ -121,7 +121,7 @@ export const make = (upstream: Upstream, settings: Settings): Session => {
   }
 
   /** Answers the downstream request `message` once, unless the client cancelled it. */
-  const flight = (message: JSONRPCRequest) => {
+  const flight = (message: JSONRPCRequest, sink: Sink) => {
     const state: Flight = { silenced: false, cancel: undefined }
     flights.set(message.id, state)
     const token = progressTokenOf(message.params)
@@ -129,7 +129,7 @@ export const make = (upstream: Upstream, settings: Settings): Session => {
     const answer = (response: JSONRPCMessage) => {
       if (flights.get(message.id) === state) flights.delete(message.id)
       if (token !== undefined && routes.get(token) === message.id) routes.delete(token)
-      if (!state.silenced) toClient(response)
+      if (!state.silenced) sink(response)
     }
     return { state, answer }
   }
@@ -157,8 +157,8 @@ export const make = (upstream: Upstream, settings: Settings): Session => {
   }
 
   /** A request relayed as it came; `rewrite` changes a result before it goes back. */
-  const relay = (message: JSONRPCRequest, rewrite?: (result: Record<string, unknown>) => Record<string, unknown> | string) => {
-    const { answer, state } = flight(message)
+  const relay = (message: JSONRPCRequest, sink: Sink, rewrite?: (result: Record<string, unknown>) => Record<string, unknown> | string) => {
+    const { answer, state } = flight(message, sink)
     state.cancel = request(message.method, message.params, (reply) => {
       if (reply === "timeout") return answer(rpcError(message.id, ErrorCode.RequestTimeout, "Request timed out", { timeout }))
       if (reply === "closed") return answer(rpcError(message.id, ErrorCode.ConnectionClosed, "Connection closed"))
@@ -169,8 +169,8 @@ export const make = (upstream: Upstream, settings: Settings): Session => {
     })
   }
 
-  const toolsCall = (message: JSONRPCRequest) => {
-    const { answer, state } = flight(message)
+  const toolsCall = (message: JSONRPCRequest, sink: Sink) => {
+    const { answer, state } = flight(message, sink)
     const session: ProxyCall.Hop = {
       ...hop,
       forward: (params, reply, detached) => {
@@ -193,39 +193,48 @@ export const make = (upstream: Upstream, settings: Settings): Session => {
       result: {
         protocolVersion: SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION,
         capabilities,
-        serverInfo: { name: "toolgate-mcp-proxy", version: "0.1.0" },
+        serverInfo: identity,
         ...(upstream.instructions === undefined ? {} : { instructions: upstream.instructions })
       }
     })
   }
 
+  /** Answers a request of a method the proxy serves with or without a client session. */
+  const dispatch = (message: JSONRPCRequest, sink: Sink) => {
+    switch (message.method) {
+      case "tools/call":
+        return toolsCall(message, sink)
+      case "tools/list":
+        return relay(message, sink, tools.answer)
+      case "ping":
+        return sink({ jsonrpc: "2.0", id: message.id, result: {} })
+      default:
+        if (relayed.has(message.method)) return relay(message, sink)
+        sink(rpcError(message.id, ErrorCode.MethodNotFound, "Method not found"))
+    }
+  }
+
   const fromClient = (message: JSONRPCMessage) => {
     if (!("method" in message)) return upstream.send(message) // an answer to one of the upstream's requests
     if (!("id" in message)) return clientNotification(message)
-    switch (message.method) {
-      case "tools/call":
-        return toolsCall(message)
-      case "tools/list":
-        return relay(message, tools.answer)
-      case "ping":
-        return toClient({ jsonrpc: "2.0", id: message.id, result: {} })
-      case "initialize":
-        return initialize(message)
-      default:
-        if (relayed.has(message.method)) return relay(message)
-        toClient(rpcError(message.id, ErrorCode.MethodNotFound, "Method not found"))
-    }
+    if (message.method === "initialize") return initialize(message)
+    dispatch(message, toClient)
+  }
+
+  /** A client's request ended early: it is answered no more, and its upstream request is cancelled. */
+  const cancel = (id: RequestId) => {
+    const state = flights.get(id)
+    if (state === undefined) return
+    flights.delete(id)
+    state.silenced = true
+    state.cancel?.()
   }
 
   const clientNotification = (message: JSONRPCNotification) => {
     if (message.method === "notifications/initialized") return
     if (message.method === "notifications/cancelled") {
       const id = (message.params as { requestId?: RequestId } | undefined)?.requestId
-      const state = id === undefined ? undefined : flights.get(id)
-      if (state === undefined || id === undefined) return
-      flights.delete(id)
-      state.silenced = true
-      return state.cancel?.()
+      return id === undefined ? undefined : cancel(id)
     }
     upstream.send(message)
   }
@@ -244,12 +253,17 @@ export const make = (upstream: Upstream, settings: Settings): Session => {
       const token = progressTokenOf({ _meta: message.params })
       return toClient(message, token === undefined ? undefined : routes.get(token))
     }
-    if (message.method === "notifications/tools/list_changed") tools.clear()
+    if (message.method === "notifications/tools/list_changed") {
+      tools.clear()
+      toolsChanged()
+    }
     toClient(message)
   }
 
   const serverRequest = (message: JSONRPCRequest) => {
     if (message.method === "ping") return upstream.send({ jsonrpc: "2.0", id: message.id, result: {} })
+    // with no client session there is no one to ask
+    if (downstream === undefined) return upstream.send(rpcError(message.id, ErrorCode.MethodNotFound, `No client can answer ${message.method}`))
     const capability = needs[message.method]
     if (capability !== undefined && clientCapabilities[capability] === undefined) {
       return upstream.send(rpcError(message.id, ErrorCode.InvalidRequest, `The client does not support ${capability} (required for ${message.method})`))
@@ -265,18 +279,47 @@ export const make = (upstream: Upstream, settings: Settings): Session => {
     }
   }
 
+  const listen = () => {
+    if (listening) return
+    listening = true
+    upstream.listen(fromServer, ended)
+  }
+
+  const attach = (transport: Transport) => {
+    downstream = transport
+    const onclose = transport.onclose
+    transport.onclose = () => {
+      downstream = undefined
+      onclose?.()
+    }
+    transport.onmessage = fromClient
+    transport.onerror = () => undefined
+    listen()
+  }
+
+  const ask = (method: string, params: unknown, signal?: AbortSignal) =>
+    new Promise<Answer>((resolve) => {
+      listen()
+      const id = `toolgate-ask-${++nextAsk}`
+      const sink: Sink = (response) => resolve("error" in response ? { error: response.error } : { result: (response as { result: Record<string, unknown> }).result })
+      if (sessionOnly.has(method)) return sink(rpcError(id, ErrorCode.MethodNotFound, "Method not found"))
+      signal?.addEventListener("abort", () => {
+        cancel(id)
+        sink(rpcError(id, ErrorCode.ConnectionClosed, "The request was cancelled"))
+      }, { once: true })
+      dispatch({ jsonrpc: "2.0", id, method, ...(params === undefined ? {} : { params: params as Record<string, unknown> }) }, sink)
+    })
+
   return {
     connect: async (transport) => {
-      downstream = transport
-      const onclose = transport.onclose
-      transport.onclose = () => {
-        downstream = undefined
-        onclose?.()
-      }
-      transport.onmessage = fromClient
-      transport.onerror = () => undefined
-      upstream.listen(fromServer, ended)
+      attach(transport)
       await transport.start()
+    },
+    attach,
+    capabilities,
+    ask,
+    onToolsChanged: (listener) => {
+      toolsChanged = listener
     }
   }
 }

@@ -11,6 +11,7 @@ import type { JSONRPCMessage, ServerCapabilities } from "@modelcontextprotocol/s
 import type * as McpConnection from "../McpConnection.js"
 import type * as McpErrors from "../McpErrors.js"
 import * as Client from "./client.js"
+import { identity } from "./proxyServed.js"
 import * as Thrown from "./thrown.js"
 import * as Transports from "./transport.js"
 
@@ -64,7 +65,7 @@ export const handshake = async (server: McpConnection.Server, limits: Limits): P
   const last = { message: undefined as string | undefined, pastLimit: false }
   let current: Client.EnvelopedClient | undefined
   const newClient = () => {
-    const client = Client.make({ name: "toolgate-mcp-proxy", version: "0.1.0" }, capabilities, limits.protocol)
+    const client = Client.make(identity, capabilities, limits.protocol)
     client.onerror = (error) => {
       last.message = error.message
       last.pastLimit ||= Thrown.pastLimit(error.message)
