@@ -122,6 +122,15 @@ export interface UpgradeOptions {
   readonly refSiblings?: "apply" | "ignore"
 }
 
+/** The `refSiblings` option as given, or why it cannot be read (options whose getter throws). */
+const refSiblingsOf = (options: UpgradeOptions | undefined): unknown => {
+  try {
+    return options?.refSiblings
+  } catch (e) {
+    return `unreadable (${e instanceof Error ? e.message : String(e)})`
+  }
+}
+
 /**
  * Brings a schema as tools publish it (draft-07 tuples, OpenAPI `nullable`, BFCL and Java-ish type names)
  * to draft 2020-12. Pure and total: it never throws and never mutates its input; idempotent.
@@ -130,7 +139,7 @@ export const upgrade = (
   schema: unknown,
   options?: UpgradeOptions
 ): { readonly schema: JsonSchema; readonly changes: ReadonlyArray<Change> } => {
-  const siblings = options?.refSiblings
+  const siblings = refSiblingsOf(options)
   const ignore = siblings === "ignore" && isSchema(schema) && dialect(schema) === "draft-07"
   const upgraded = U.upgrade(schema, ignore)
   if (siblings === undefined || siblings === "apply" || siblings === "ignore") return upgraded

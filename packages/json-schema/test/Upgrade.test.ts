@@ -192,6 +192,13 @@ describe("upgrade: keywords beside a draft-07 $ref", () => {
     assert.match(r.changes[0]!.change, /unknown refSiblings option "sometimes"/)
   })
 
+  it("options that throw when read are reported, never thrown", () => {
+    const hostile = Object.defineProperty({}, "refSiblings", { get: () => { throw new Error("boom") } }) as JsonSchema.UpgradeOptions
+    const r = upgrade(draft07, hostile)
+    assert.deepStrictEqual(r.schema, upgrade(draft07).schema)
+    assert.match(r.changes[0]!.change, /refSiblings option "unreadable \(boom\)"/)
+  })
+
   it.prop("ignoring them only widens: every value the draft-07 schema accepts as Ajv reads it, the upgraded one accepts", [
     FastCheck.record({
       maxItems: FastCheck.integer({ min: 0, max: 3 }),
