@@ -1,11 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { spawn } from "node:child_process"
-import { createInterface } from "node:readline"
 import { McpProxy } from "../src/index.js"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
-import { call, clientOver, fixture, proxyMain, root, stdioProxy, textOf, tsx } from "./McpProxySupport.js"
+import { call, clientOver, fixture, rawStdioProxy, stdioProxy, textOf } from "./McpProxySupport.js"
 
 const kindOf = (result: { content: unknown }) => JSON.parse(textOf(result as never)).kind as string
 
@@ -87,20 +85,8 @@ describe("McpProxy against a hostile upstream", () => {
 describe("McpProxy against a hostile client", () => {
   it.live("answers malformed requests over stdio and keeps serving", () =>
     Effect.promise(async () => {
-      const child = spawn(process.execPath, [...tsx(proxyMain), JSON.stringify({ server: fixture })], { cwd: root, stdio: ["pipe", "pipe", "inherit"] })
-      const lines = createInterface({ input: child.stdout })
-      const answers = new Map<number, any>()
-      const waiters = new Map<number, () => void>()
-      lines.on("line", (line) => {
-        const message = JSON.parse(line)
-        if (typeof message.id === "number") {
-          answers.set(message.id, message)
-          waiters.get(message.id)?.()
-        }
-      })
-      const answerTo = (id: number) =>
-        answers.has(id) ? Promise.resolve(answers.get(id)) : new Promise<any>((r) => waiters.set(id, () => r(answers.get(id))))
-      const send = (text: string) => child.stdin.write(text + "\n")
+      const proxy = rawStdioProxy({ server: fixture })
+      const { answerTo, send } = proxy
       try {
         send(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "0" } } }))
         await answerTo(1)
@@ -120,7 +106,7 @@ describe("McpProxy against a hostile client", () => {
         assert.strictEqual((await answerTo(5)).error.code, -32602)
         assert.strictEqual((await answerTo(6)).result.content[0].text, "3")
       } finally {
-        child.kill()
+        proxy.kill()
       }
     }), { timeout: 60_000 })
 

@@ -5,10 +5,8 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { spawn } from "node:child_process"
-import { createInterface } from "node:readline"
 import { McpProxy } from "../src/index.js"
-import { fixture, proxyMain, root, tsx } from "./McpProxySupport.js"
+import { fixture, rawStdioProxy } from "./McpProxySupport.js"
 
 const modern = "2026-07-28"
 
@@ -65,20 +63,9 @@ describe("McpProxy against hostile clients of the stateless revision", () => {
 
   it.live("over stdio: the same, on one connection that keeps serving", () =>
     Effect.promise(async () => {
-      const child = spawn(process.execPath, [...tsx(proxyMain), JSON.stringify({ server: fixture })], { cwd: root, stdio: ["pipe", "pipe", "inherit"] })
-      const lines = createInterface({ input: child.stdout })
-      const answers = new Map<number, Answer>()
-      const waiters = new Map<number, () => void>()
-      lines.on("line", (line) => {
-        const message = JSON.parse(line)
-        if (typeof message.id === "number") {
-          answers.set(message.id, message)
-          waiters.get(message.id)?.()
-        }
-      })
-      const answerTo = (id: number) =>
-        answers.has(id) ? Promise.resolve(answers.get(id)!) : new Promise<Answer>((r) => waiters.set(id, () => r(answers.get(id)!)))
-      const send = (message: unknown) => child.stdin.write(JSON.stringify(message) + "\n")
+      const proxy = rawStdioProxy({ server: fixture })
+      const answerTo = (id: number): Promise<Answer> => proxy.answerTo(id)
+      const send = (message: unknown) => proxy.send(JSON.stringify(message))
       try {
         send(add(1, envelope("2099-01-01")))
         const unserved = await answerTo(1)
@@ -99,9 +86,9 @@ describe("McpProxy against hostile clients of the stateless revision", () => {
         assert.strictEqual((await answerTo(5)).error?.code, -32022)
         send(add(6, envelope(modern)))
         assert.strictEqual((await answerTo(6)).result?.content[0]?.text, "3")
-        assert.isFalse(answers.has(7))
+        assert.isFalse(proxy.answered(7))
       } finally {
-        child.kill()
+        proxy.kill()
       }
     }), 60_000)
 })

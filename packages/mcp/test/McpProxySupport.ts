@@ -7,8 +7,10 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
 import { Effect } from "effect"
+import { spawn } from "node:child_process"
 import { createRequire } from "node:module"
 import { dirname, resolve } from "node:path"
+import { createInterface } from "node:readline"
 import { fileURLToPath } from "node:url"
 import type { McpProxy } from "../src/index.js"
 
@@ -71,3 +73,28 @@ export const textOf = (result: CallToolResult): string => {
 
 /** How many `tools/call` requests the fixture has received (this one included). */
 export const upstreamCalls = (client: Client) => Effect.map(call(client, "calls"), (r) => Number(textOf(r)))
+
+/**
+ * The proxy spawned over stdio and spoken to as raw lines: `send` writes one line, `answerTo(id)` waits for the
+ * JSON-RPC answer with that id, `answered(id)` says whether one came; `kill` ends the process.
+ */
+export const rawStdioProxy = (options: McpProxy.Options) => {
+  const child = spawn(process.execPath, [...tsx(proxyMain), JSON.stringify(options)], { cwd: root, stdio: ["pipe", "pipe", "inherit"] })
+  const answers = new Map<number, any>()
+  const waiters = new Map<number, () => void>()
+  createInterface({ input: child.stdout }).on("line", (line) => {
+    const message = JSON.parse(line)
+    if (typeof message.id === "number") {
+      answers.set(message.id, message)
+      waiters.get(message.id)?.()
+    }
+  })
+  return {
+    send: (line: string) => void child.stdin.write(line + "\n"),
+    answerTo: (id: number): Promise<any> =>
+      answers.has(id) ? Promise.resolve(answers.get(id)) : new Promise((r) => waiters.set(id, () => r(answers.get(id)))),
+    answered: (id: number) => answers.has(id),
+    kill: () => void child.kill()
+  }
+}
+

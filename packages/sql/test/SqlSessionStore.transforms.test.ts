@@ -3,30 +3,23 @@
  * with `PgClient`): the store's SQL and the columns it reads are its own, so a store on such a client, on
  * SQLite and on Postgres, reads back exactly what it wrote.
  */
-import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import { assert, describe, it } from "@effect/vitest"
 import { PgClient } from "@effect/sql-pg"
 import type * as SqlClient from "@effect/sql/SqlClient"
 import { SqliteClient } from "@effect/sql-sqlite-node"
-import { Clock, Context, Effect, Exit, Layer, Option, Scope, String } from "effect"
+import { Clock, Context, Effect, Layer, Option, Scope, String } from "effect"
 import { SessionStore } from "@toolgate/runtime"
 import { SqlSessionStore } from "@toolgate/sql"
-import { sessionId, tempSqliteFile } from "./support/backends.js"
+import { clusterForSuite, sessionId, tempSqliteFile } from "./support/backends.js"
 import * as F from "./support/fixtures.js"
-import * as Pg from "./support/postgres.js"
 
 const transforms = { transformResultNames: String.snakeToCamel, transformQueryNames: String.camelToSnake }
 
-let pgScope: Scope.CloseableScope | undefined
-let pgPort = 0
-beforeAll(async () => {
-  pgScope = Effect.runSync(Scope.make())
-  pgPort = (await Effect.runPromise(Scope.extend(Pg.cluster, pgScope))).port
-}, 180_000)
-afterAll(() => pgScope === undefined ? undefined : Effect.runPromise(Scope.close(pgScope, Exit.void)), 60_000)
+const pgPort = clusterForSuite()
 
 const clients: ReadonlyArray<readonly [string, Effect.Effect<Layer.Layer<SqlClient.SqlClient>, never, Scope.Scope>]> = [
   ["sqlite", Effect.map(tempSqliteFile, (filename) => Layer.orDie(SqliteClient.layer({ filename, ...transforms })))],
-  ["postgres", Effect.sync(() => Layer.orDie(PgClient.layer({ host: "127.0.0.1", port: pgPort, username: "postgres", database: "postgres", ...transforms })))]
+  ["postgres", Effect.sync(() => Layer.orDie(PgClient.layer({ host: "127.0.0.1", port: pgPort(), username: "postgres", database: "postgres", ...transforms })))]
 ]
 
 describe.each(clients)("a store on a %s client that renames columns", (_name, makeClient) => {

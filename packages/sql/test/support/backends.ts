@@ -82,6 +82,18 @@ export const postgres = (port: number): Backend => {
 /** A session id no other test uses. */
 export const sessionId = (label: string): string => `${label}-${crypto.randomUUID()}`
 
+/** A throwaway Postgres cluster for the suite that calls this (started before its tests, stopped after): its port. */
+export const clusterForSuite = (): () => number => {
+  let scope: Scope.CloseableScope | undefined
+  let port = 0
+  beforeAll(async () => {
+    scope = Effect.runSync(Scope.make())
+    port = (await Effect.runPromise(Scope.extend(Pg.cluster, scope))).port
+  }, 180_000)
+  afterAll(() => scope === undefined ? undefined : Effect.runPromise(Scope.close(scope, Exit.void)), 60_000)
+  return () => port
+}
+
 /**
  * The three backends for a test file: memory, SQLite (`sqliteBackend`, a fresh file by default) and Postgres,
  * on a throwaway cluster started before the file's tests and stopped after them (it fails them loudly when
@@ -90,16 +102,10 @@ export const sessionId = (label: string): string => `${label}-${crypto.randomUUI
 export const everyStore = (
   sqliteBackend: Effect.Effect<Backend, never, Scope.Scope> = sqlite
 ): ReadonlyArray<readonly [Backend["name"], Effect.Effect<Backend, never, Scope.Scope>]> => {
-  let pgScope: Scope.CloseableScope | undefined
-  let pgPort = 0
-  beforeAll(async () => {
-    pgScope = Effect.runSync(Scope.make())
-    pgPort = (await Effect.runPromise(Scope.extend(Pg.cluster, pgScope))).port
-  }, 180_000)
-  afterAll(() => pgScope === undefined ? undefined : Effect.runPromise(Scope.close(pgScope, Exit.void)), 60_000)
+  const pgPort = clusterForSuite()
   return [
     ["memory", memory],
     ["sqlite", sqliteBackend],
-    ["postgres", Effect.sync(() => postgres(pgPort))]
+    ["postgres", Effect.sync(() => postgres(pgPort()))]
   ]
 }
