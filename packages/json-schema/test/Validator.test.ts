@@ -241,6 +241,11 @@ describe("Validator results", () => {
     assert.deepStrictEqual(issues(j(`{"$schema":"${"http://json-schema.org/draft-07/schema#"}","dependencies":{"__proto__":["a"]}}`), JSON.parse('{"__proto__":0}')).map((i) => i.message), ["Missing required argument `a`."])
     assert.isFalse(compiled(j('{"dependencies":{"__proto__":{"required":["b"]}}}')).isValid(JSON.parse('{"__proto__":0}')))
     assert.isTrue(compiled(j('{"dependencies":{"__proto__":{"required":["b"]}}}')).isValid(JSON.parse('{"__proto__":0,"b":1}')))
+    // a dependency applies to objects only: a value that is not one passes it (found by the prover's fuzz, seed 20261204)
+    for (const value of [null, "s", 1, [JSON.parse('{"__proto__":0}')]]) {
+      assert.isTrue(compiled(j('{"dependencies":{"__proto__":{"type":"string"}}}')).isValid(value), JSON.stringify(value))
+      assert.isTrue(compiled(j('{"dependencies":{"__proto__":["a"]}}')).isValid(value), JSON.stringify(value))
+    }
     // required, dependentRequired, dependentSchemas naming __proto__, and constructor/prototype names, were checked already
     assert.isFalse(compiled(j('{"required":["__proto__"]}')).isValid({}))
     assert.isFalse(compiled(j('{"dependentRequired":{"__proto__":["a"]}}')).isValid(JSON.parse('{"__proto__":0}')))

@@ -7,7 +7,7 @@
  * - `properties.__proto__: S` → also `patternProperties["^__proto__$"]: S` (a property a pattern matches is
  *   not additional nor unevaluated either, so `additionalProperties`/`unevaluatedProperties` read the same);
  * - `patternProperties.__proto__: S` → also `patternProperties["(?:__proto__)"]: S`, the same regex;
- * - `dependencies.__proto__: X` → also an `allOf` member `{"if": {"required": ["__proto__"]}, "then": X}`
+ * - `dependencies.__proto__: X` → also an `allOf` member `{"if": {"type": "object", "required": ["__proto__"]}, "then": X}`
  *   (`X` a list of names becomes `{"required": X}`).
  *
  * The original entries stay (Ajv still skips them), so every JSON pointer into the schema, `$ref`s
@@ -70,7 +70,7 @@ const restate = (s: Obj): Obj | undefined => {
     const all = own(out, "allOf")
     const then = Array.isArray(dep) ? { required: dep } : dep
     // an `allOf` that is not a list is an invalid schema, left for the meta-schema to refuse
-    if (all === undefined || Array.isArray(all)) put(out, "allOf", [...(all ?? []), { if: { required: [PROTO] }, then }])
+    if (all === undefined || Array.isArray(all)) put(out, "allOf", [...(all ?? []), { if: { type: "object", required: [PROTO] }, then }])
   }
   return out
 }
