@@ -1,13 +1,12 @@
 /**
  * `SessionStore` on SQL, one implementation over `@effect/sql`'s `SqlClient`: SQLite embedded for one
- * process (`layerSqlite`, `@effect/sql-sqlite-node` on better-sqlite3 12, WAL), Postgres for several
+ * process (`layerSqlite`, better-sqlite3 12 in WAL mode behind `@effect/sql`'s client), Postgres for several
  * replicas (`layer` with the app's `PgClient` layer). Tables are created by `@effect/sql`'s migrator on
  * first use, versioned in `toolgate_migrations`.
  *
  * @since 0.1.0
  */
 import * as SqlClient from "@effect/sql/SqlClient"
-import { SqliteClient } from "@effect/sql-sqlite-node"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -15,6 +14,7 @@ import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import { Decode, Errors, SessionStore } from "@toolgate/runtime"
 import * as Migrations from "./internal/migrations.js"
+import * as Sqlite from "./internal/sqlite.js"
 import * as Store from "./internal/store.js"
 
 /** What a SQL store is made with (see `SessionStore.Options`). */
@@ -93,11 +93,8 @@ export const layerSqlite = (options: SqliteOptions): Layer.Layer<SessionStore.Se
       yield* sql.unsafe(`PRAGMA synchronous = ${decoded.synchronous ?? "FULL"}`)
       yield* sql.unsafe(`PRAGMA wal_autocheckpoint = ${walCheckpointPages}`)
     }).pipe(Effect.mapError((e) => failure("open", e))))
-    // better-sqlite3 throws while the client is built (a missing folder, a file that is no database): a defect
-    // there is the same typed failure as an error
-    const client = SqliteClient.layer({ filename: decoded.filename }).pipe(
-      Layer.catchAllCause((cause) => Layer.fail(failure("open", Cause.squash(cause))))
-    )
+    // a missing folder or a file that is no database fails while the connection opens
+    const client = Sqlite.layer(decoded.filename).pipe(Layer.catchAllCause((cause) => Layer.fail(failure("open", Cause.squash(cause)))))
     const { filename: _, synchronous: __, ...storeOptions } = decoded
     return layerWith(storeOptions).pipe(Layer.provideMerge(pragmas), Layer.provide(client))
   }))

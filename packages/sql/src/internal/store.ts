@@ -14,6 +14,7 @@ import * as Journal from "./journal.js"
 import * as Lease from "./lease.js"
 import * as SessionRow from "./sessionRow.js"
 import * as Sessions from "./sessions.js"
+import * as Sqlite from "./sqlite.js"
 import * as Transaction from "./transaction.js"
 import * as Turns from "./turns.js"
 import * as Undo from "./undo.js"
@@ -21,7 +22,7 @@ import * as Undo from "./undo.js"
 /** The store over the `SqlClient` in context; `limit` bounds every stored value. */
 export const make = (limit: number) =>
   Effect.gen(function*() {
-    const db = Transaction.make(yield* SqlClient.SqlClient, limit)
+    const db = Transaction.make(yield* SqlClient.SqlClient, limit, yield* Effect.serviceOption(Sqlite.DirectTag))
     const lease = Lease.make(db.sql, db.tx)
     const row = SessionRow.make(db, lease)
     const journal = Journal.make(db, row)

@@ -8,10 +8,12 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import { SqlError } from "@effect/sql/SqlError"
 import type * as Statement from "@effect/sql/Statement"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type * as Schema from "effect/Schema"
 import { Errors, SessionStore } from "@toolgate/runtime"
+import * as Sqlite from "./sqlite.js"
 
 /** Where a statement runs, for its error. */
 export interface Site {
@@ -30,12 +32,19 @@ export interface Db {
   readonly tx: Tx
 }
 
-/** The store's context over `sql`; `limit` bounds every stored value. */
-export const make = (sql: SqlClient.SqlClient, limit: number): Db => ({
+/**
+ * The store's context over `sql`; `limit` bounds every stored value. With `direct` (the SQLite connection of
+ * `layerSqlite`), transactions and statements on their own take its hot path instead of the client's wrappers.
+ */
+export const make = (sql: SqlClient.SqlClient, limit: number, direct: Option.Option<Sqlite.Direct>): Db => ({
   sql,
   limit,
   tx: <A, E>(site: Site, effect: Effect.Effect<A, E>, transaction = true): Effect.Effect<A, Exclude<E, SqlError> | Errors.SessionStoreError> =>
-    (transaction ? sql.withTransaction(effect) : effect).pipe(
+    (Option.isNone(direct)
+      ? transaction ? sql.withTransaction(effect) : effect
+      : transaction
+      ? direct.value.transaction(effect)
+      : Effect.provideService(effect, Sqlite.LoneConnection, direct.value.lone)).pipe(
       Effect.mapError((e): Exclude<E, SqlError> | Errors.SessionStoreError =>
         e instanceof SqlError
           ? new Errors.SessionStoreError({ ...site, detail: `the database failed: ${e.message}${e.cause instanceof Error ? ` (${e.cause.message})` : ""}` })
@@ -46,16 +55,17 @@ export const make = (sql: SqlClient.SqlClient, limit: number): Db => ({
 
 /**
  * Runs `statement` on the connection of the transaction it is in, under the transaction's span; outside one,
- * as a statement of its own. A statement run on its own opens a scope and a span of its own, which on SQLite
- * costs about three times what running it does; a transaction's statements share its connection and span.
- * Either way without the client's name transforms: the store's SQL and the columns it reads are its own, also
- * on an app's `PgClient` configured with `transformResultNames` or `transformQueryNames`.
+ * on the SQLite hot path's connection when `tx` provided it, else as a statement of its own (which opens a
+ * scope and a span of its own, about three times what running it costs on SQLite). Either way without the
+ * client's name transforms: the store's SQL and the columns it reads are its own, also on an app's `PgClient`
+ * configured with `transformResultNames` or `transformQueryNames`.
  */
 export const run = <A extends object>(statement: Statement.Statement<A>): Effect.Effect<ReadonlyArray<A>, SqlError> =>
-  Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (held) => {
-    if (Option.isNone(held)) return statement.withoutTransform
+  Effect.contextWithEffect((context: Context.Context<never>) => {
+    const connection = Option.orElse(Option.map(Context.getOption(context, SqlClient.TransactionConnection), ([held]) => held), () => Context.getOption(context, Sqlite.LoneConnection))
+    if (Option.isNone(connection)) return statement.withoutTransform
     const [text, params] = statement.compile(true)
-    return held.value[0].execute(text, params, undefined)
+    return connection.value.execute(text, params, undefined)
   })
 
 /** `value` as JSON text within the store's limit. */
