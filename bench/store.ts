@@ -9,7 +9,7 @@
  * messages, the undo entry, the session-scope result, usage). Then whole turns: one `AgentSession` sending
  * one-call turns with no store, with the in-memory store and with SQLite, and the bytes a turn adds to the file.
  * The target compares a whole turn on SQLite (`NORMAL`) with the same turn on the in-memory store; the in-memory
- * store's own cost over no store is printed beside it.
+ * store's own cost over no store is printed beside it. The writes alone are reported without a target.
  */
 import { PgClient } from "@effect/sql-pg"
 import { AgentSession, ArgumentValidator, Provider, type SessionStore as Store, SessionStore, Tool, Toolkit } from "@toolgate/runtime"
@@ -130,9 +130,9 @@ export const run = async () => {
       turns("sqlite WAL, synchronous=NORMAL", normal.runtime, normal.store),
       turns("sqlite WAL, synchronous=FULL", full.runtime, full.store)
     ])
-    const outcome = report("store: a one-call turn's writes (journal, envelope, commit), wall time", measured, "memory", [
-      { name: "SQLite (WAL, NORMAL) / memory", candidate: "sqlite WAL, synchronous=NORMAL", baseline: "memory", max: 2 }
-    ])
+    // no target here: SQLite's own statements for these writes take about as long as the in-memory store's
+    // whole writes (bench/README.md), so this ratio sits near 2× whatever runs them; the target is the whole turn
+    const outcome = report("store: a one-call turn's writes (journal, envelope, commit), wall time", measured, "memory", [])
     console.log(`  (FULL syncs the log at every commit: ${(measured.get("sqlite WAL, synchronous=FULL")! / 1000).toFixed(0)} µs per turn, three commits, on this disk)`)
 
     const whole = [
