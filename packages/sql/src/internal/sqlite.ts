@@ -44,7 +44,7 @@ const Sqlite = createRequire(import.meta.url)("better-sqlite3") as new(filename:
 
 /** The store's hot path on the connection (see the module's comment). */
 export interface Direct {
-  /** Runs `body` in one transaction (`BEGIN` … `COMMIT`, `ROLLBACK` when it fails), its statements on the connection. */
+  /** Runs `body` in one transaction (`BEGIN` … `COMMIT`, `ROLLBACK` when it fails), its statements on the connection; inside one, as a savepoint. */
   readonly transaction: <A, E, R>(body: Effect.Effect<A, E, R>) => Effect.Effect<A, E | SqlError, R>
   /** The connection a statement on its own runs on: at once, or after the open transaction closes. */
   readonly lone: Connection
@@ -178,7 +178,8 @@ const make = (filename: string) =>
       return stuck === undefined ? exit : Effect.failCause(Cause.sequential(exit.cause, Cause.fail(stuck)))
     }
 
-    const transaction = <A, E, R>(body: Effect.Effect<A, E, R>): Effect.Effect<A, E | SqlError, R> =>
+    /** One transaction of its own, holding the lock from `BEGIN` to its close. */
+    const outermost = <A, E, R>(body: Effect.Effect<A, E, R>): Effect.Effect<A, E | SqlError, R> =>
       Effect.uninterruptibleMask((restore) =>
         Effect.zipRight(
           restore(lock.take(1)),
@@ -193,6 +194,12 @@ const make = (filename: string) =>
             release
           )
         )
+      )
+
+    // inside a transaction (its lock is this fiber's), a transaction is the client's savepoint in it
+    const transaction = <A, E, R>(body: Effect.Effect<A, E, R>): Effect.Effect<A, E | SqlError, R> =>
+      Effect.contextWithEffect((context: Context.Context<R>) =>
+        Context.getOption(context, SqlClient.TransactionConnection)._tag === "Some" ? client.withTransaction(body) : outermost(body)
       )
 
     return { client, direct: { transaction, lone } satisfies Direct }

@@ -42,6 +42,17 @@ describe("Sqlite.Direct", () => {
       assert.deepStrictEqual(yield* values, ["a", "b", "d"])
     }))
 
+  it.scoped("a transaction inside a transaction is a savepoint: its failure takes back its own writes only", () =>
+    Effect.gen(function*() {
+      const { direct, insert, values } = yield* connection
+      yield* direct.transaction(Effect.gen(function*() {
+        yield* insert("outer")
+        yield* Effect.ignore(direct.transaction(Effect.zipRight(insert("inner, taken back"), Effect.fail("refused" as const))))
+        yield* direct.transaction(insert("inner, kept"))
+      }))
+      assert.deepStrictEqual(yield* values, ["inner, kept", "outer"])
+    }))
+
   it.scoped("an interrupted transaction rolls back and frees the connection", () =>
     Effect.gen(function*() {
       const { direct, insert, values } = yield* connection
