@@ -96,7 +96,10 @@ const make = (filename: string) =>
     }
     const values = (sql: string, params: ReadonlyArray<unknown>): ReadonlyArray<any> => {
       const statement = prepared(sql)
-      if (!statement.reader) return (statement.run(...params), [])
+      if (!statement.reader) {
+        statement.run(...params)
+        return []
+      }
       try {
         return statement.raw(true).all(...params)
       } finally {
