@@ -116,14 +116,17 @@ const make = (filename: string) =>
     let open = false
 
     /** A connection whose every statement runs through `guard`. */
-    const connection = (guard: <A>(f: () => A) => Effect.Effect<A, SqlError>): Connection => ({
-      execute: (sql, params, transform) => guard(() => transform === undefined ? rows(sql, params) : transform(rows(sql, params))),
-      executeRaw: (sql, params) => guard(() => info(sql, params)),
-      executeValues: (sql, params) => guard(() => values(sql, params) as ReadonlyArray<ReadonlyArray<unknown>>),
-      executeUnprepared: (sql, params, transform) =>
-        guard(() => transform === undefined ? rows(sql, params ?? []) : transform(rows(sql, params ?? []))),
-      executeStream: () => Effect.dieMessage("a SQLite statement is not read as a stream here")
-    })
+    const connection = (guard: <A>(f: () => A) => Effect.Effect<A, SqlError>): Connection => {
+      const execute: Connection["execute"] = (sql, params, transform) =>
+        guard(() => transform === undefined ? rows(sql, params) : transform(rows(sql, params)))
+      return {
+        execute,
+        executeRaw: (sql, params) => guard(() => info(sql, params)),
+        executeValues: (sql, params) => guard(() => values(sql, params) as ReadonlyArray<ReadonlyArray<unknown>>),
+        executeUnprepared: (sql, params, transform) => execute(sql, params ?? [], transform),
+        executeStream: () => Effect.dieMessage("a SQLite statement is not read as a stream here")
+      }
+    }
     /** Inside a transaction (its fiber holds the lock). */
     const held = connection((f) => Effect.suspend(() => attempt(f)))
     /** On its own: at once when no transaction is open, checked in the step that runs it; else after the lock. */

@@ -36,22 +36,27 @@ export interface Db {
  * The store's context over `sql`; `limit` bounds every stored value. With `direct` (the SQLite connection of
  * `layerSqlite`), transactions and statements on their own take its hot path instead of the client's wrappers.
  */
-export const make = (sql: SqlClient.SqlClient, limit: number, direct: Option.Option<Sqlite.Direct>): Db => ({
-  sql,
-  limit,
-  tx: <A, E>(site: Site, effect: Effect.Effect<A, E>, transaction = true): Effect.Effect<A, Exclude<E, SqlError> | Errors.SessionStoreError> =>
-    (Option.isNone(direct)
-      ? transaction ? sql.withTransaction(effect) : effect
-      : transaction
-      ? direct.value.transaction(effect)
-      : Effect.provideService(effect, Sqlite.LoneConnection, direct.value.lone)).pipe(
-      Effect.mapError((e): Exclude<E, SqlError> | Errors.SessionStoreError =>
-        e instanceof SqlError
-          ? new Errors.SessionStoreError({ ...site, detail: `the database failed: ${e.message}${e.cause instanceof Error ? ` (${e.cause.message})` : ""}` })
-          : e as Exclude<E, SqlError>
+export const make = (sql: SqlClient.SqlClient, limit: number, direct: Option.Option<Sqlite.Direct>): Db => {
+  // decided once: where a transaction, and a statement on its own, run
+  const transaction: <A, E>(effect: Effect.Effect<A, E>) => Effect.Effect<A, E | SqlError> = Option.isSome(direct)
+    ? direct.value.transaction
+    : sql.withTransaction
+  const alone: <A, E>(effect: Effect.Effect<A, E>) => Effect.Effect<A, E> = Option.isSome(direct)
+    ? (effect) => Effect.provideService(effect, Sqlite.LoneConnection, direct.value.lone)
+    : (effect) => effect
+  return {
+    sql,
+    limit,
+    tx: <A, E>(site: Site, effect: Effect.Effect<A, E>, inTransaction = true): Effect.Effect<A, Exclude<E, SqlError> | Errors.SessionStoreError> =>
+      (inTransaction ? transaction(effect) : alone(effect)).pipe(
+        Effect.mapError((e): Exclude<E, SqlError> | Errors.SessionStoreError =>
+          e instanceof SqlError
+            ? new Errors.SessionStoreError({ ...site, detail: `the database failed: ${e.message}${e.cause instanceof Error ? ` (${e.cause.message})` : ""}` })
+            : e as Exclude<E, SqlError>
+        )
       )
-    )
-})
+  }
+}
 
 /**
  * Runs `statement` on the connection of the transaction it is in, under the transaction's span; outside one,
